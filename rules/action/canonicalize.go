@@ -1,0 +1,476 @@
+package action
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// Limits bound the work canonicalisation may do for one request.
+type Limits struct {
+	// MaxPayloadBytes bounds the JSON arguments (default 512 KiB).
+	MaxPayloadBytes int
+	// MaxDepth bounds JSON nesting (default 32).
+	MaxDepth int
+	// MaxStrings bounds the number of string values (default 4096).
+	MaxStrings int
+	// MaxDecodeLayers bounds nested encodings decoded per string (default 3).
+	MaxDecodeLayers int
+}
+
+// DefaultLimits are used for zero fields of Limits.
+var DefaultLimits = Limits{MaxPayloadBytes: 512 << 10, MaxDepth: 32, MaxStrings: 4096, MaxDecodeLayers: 3}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxPayloadBytes <= 0 {
+		l.MaxPayloadBytes = DefaultLimits.MaxPayloadBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxStrings <= 0 {
+		l.MaxStrings = DefaultLimits.MaxStrings
+	}
+	if l.MaxDecodeLayers <= 0 {
+		l.MaxDecodeLayers = DefaultLimits.MaxDecodeLayers
+	}
+	return l
+}
+
+// Canonicalize validates req and returns its canonical Action. Errors are
+// *Error values whose message names the problem.
+func Canonicalize(req Request, lim Limits) (*Action, error) {
+	lim = lim.withDefaults()
+	if strings.TrimSpace(req.Type) == "" {
+		return nil, invalidf("action_type is empty")
+	}
+	if len(req.Type) > 256 {
+		return nil, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
+	}
+	if !utf8.ValidString(req.Type) {
+		return nil, invalidf("action_type is not valid UTF-8")
+	}
+	if len(req.Payload) > lim.MaxPayloadBytes {
+		return nil, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"caller.workspace_root", req.Caller.WorkspaceRoot}, {"caller.home_dir", req.Caller.Home},
+		{"caller.tenant", req.Caller.Tenant},
+	} {
+		if !utf8.ValidString(f.v) {
+			return nil, invalidf("%s is not valid UTF-8", f.name)
+		}
+		if len(f.v) > 4096 {
+			return nil, tooLargef("%s is %d bytes, limit 4096", f.name, len(f.v))
+		}
+	}
+
+	payload := bytes.TrimSpace(req.Payload)
+	if len(payload) == 0 {
+		payload = []byte("{}")
+	}
+	if i := invalidUTF8At(payload); i >= 0 {
+		return nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
+	}
+	args, err := decodeObject(payload, lim)
+	if err != nil {
+		return nil, err
+	}
+	canon := jsontext.Value(bytes.Clone(payload))
+	if err := canon.Canonicalize(); err != nil {
+		return nil, invalidf("payload_json: %v", err)
+	}
+
+	t, known := ResolveType(req.Type)
+	a := &Action{
+		Type:          t,
+		RawType:       req.Type,
+		Known:         known,
+		Args:          args,
+		Caller:        req.Caller,
+		CanonicalJSON: canon,
+	}
+	a.Caller.WorkspaceRoot = cleanRoot(req.Caller.WorkspaceRoot)
+	a.Caller.Home = cleanRoot(req.Caller.Home)
+	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
+
+	c := collector{a: a, lim: lim}
+	if err := c.collectStrings(args); err != nil {
+		return nil, err
+	}
+	c.collectByType()
+	return a, nil
+}
+
+func invalidUTF8At(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// decodeObject parses a JSON object into a tree. jsontext rejects duplicate
+// member names, invalid UTF-8 and lone surrogates: an engine and the shield
+// must never read different arguments from the same bytes.
+func decodeObject(payload []byte, lim Limits) (map[string]any, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(payload))
+	if k := dec.PeekKind(); k != '{' {
+		if k == 0 {
+			_, err := dec.ReadToken()
+			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
+		}
+		return nil, invalidf("payload_json must be a JSON object, got %s", kindName(k))
+	}
+	v, err := decodeValue(dec, 0, lim)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, invalidf("payload_json has data after the top-level object")
+	}
+	return v.(map[string]any), nil
+}
+
+func decodeValue(dec *jsontext.Decoder, depth int, lim Limits) (any, error) {
+	if depth > lim.MaxDepth {
+		return nil, tooLargef("payload_json nests deeper than %d levels", lim.MaxDepth)
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
+	}
+	switch tok.Kind() {
+	case '{':
+		m := make(map[string]any)
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
+			}
+			key := k.String() // a token is void after the next decoder call
+			v, err := decodeValue(dec, depth+1, lim)
+			if err != nil {
+				return nil, err
+			}
+			m[key] = v
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
+		}
+		return m, nil
+	case '[':
+		var arr []any
+		for dec.PeekKind() != ']' {
+			v, err := decodeValue(dec, depth+1, lim)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
+		}
+		return arr, nil
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return Number(tok.String()), nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, invalidf("payload_json is not valid JSON: unexpected %s", kindName(tok.Kind()))
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "something else"
+}
+
+func trimJSONErr(err error) string {
+	if err == nil {
+		return "unexpected end of input"
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	return strings.TrimPrefix(err.Error(), "jsontext: ")
+}
+
+// collector fills the derived views of an Action.
+type collector struct {
+	a   *Action
+	lim Limits
+}
+
+// collectStrings records every string value, normalised, with its field
+// path, and decodes encoding layers for inspection.
+func (c *collector) collectStrings(args map[string]any) error {
+	var walk func(prefix string, v any) error
+	walk = func(prefix string, v any) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				vv := x[k]
+				name := k
+				if prefix != "" {
+					name = prefix + "." + k
+				}
+				if err := walk(name, vv); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, vv := range x {
+				if err := walk(prefix, vv); err != nil {
+					return err
+				}
+			}
+		case string:
+			if len(c.a.Strings) >= c.lim.MaxStrings {
+				return tooLargef("payload_json has more than %d string values", c.lim.MaxStrings)
+			}
+			c.addString(prefix, x)
+		}
+		return nil
+	}
+	return walk("", args)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (c *collector) addString(field, raw string) {
+	norm, ev := Normalize(raw)
+	for _, e := range ev {
+		e.Field = field
+		c.a.Evasions = append(c.a.Evasions, e)
+	}
+	c.a.Strings = append(c.a.Strings, String{Field: field, Value: norm, Raw: raw})
+	for _, layer := range decodeLayers(norm, c.lim.MaxDecodeLayers) {
+		layer.Field = field
+		c.a.Strings = append(c.a.Strings, layer)
+	}
+}
+
+// String returns the normalised top-level string argument key, or "".
+func (a *Action) String(key string) string {
+	s, _ := a.Args[key].(string)
+	if s == "" {
+		return ""
+	}
+	norm, _ := Normalize(s)
+	return norm
+}
+
+// collectByType derives paths, the command and URLs from the arguments.
+func (c *collector) collectByType() {
+	a := c.a
+	switch a.Type {
+	case "execute_command":
+		c.collectCommand()
+	case "read_file", "list_directory", "search_files", "glob_files", "git_status", "git_diff", "git_log":
+		c.collectPaths(AccessRead)
+	case "write_file", "edit_file", "create_directory", "git_add", "git_commit", "git_checkout", "git_branch", "git_pull":
+		c.collectPaths(AccessWrite)
+	case "delete_file":
+		c.collectPaths(AccessDelete)
+	case "move_file", "copy_file":
+		c.collectPaths(AccessRead)
+		for _, k := range []string{"destination", "dest", "dst", "to", "target", "new_path"} {
+			c.addPathArg(k, AccessWrite)
+		}
+	case "send_email", "send_message":
+		for _, k := range []string{"attachments", "attachment", "files", "file", "path"} {
+			c.addPathArg(k, AccessRead)
+		}
+	default:
+		c.collectPaths(AccessUnknown)
+	}
+	c.collectURLs()
+}
+
+// pathKeys are argument names that hold a filesystem path.
+var pathKeys = []string{
+	"path", "file", "file_path", "filepath", "filename", "source", "src", "from",
+	"dir", "directory", "cwd", "working_dir", "workdir", "paths", "files", "target_file",
+	"old_path", "repo", "repository", "notebook_path",
+}
+
+func (c *collector) collectPaths(access Access) {
+	for _, k := range pathKeys {
+		c.addPathArg(k, access)
+	}
+}
+
+func (c *collector) addPathArg(key string, access Access) {
+	switch v := c.a.Args[key].(type) {
+	case string:
+		c.addPath(key, v, access)
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				c.addPath(key, s, access)
+			}
+		}
+	}
+}
+
+func (c *collector) addPath(field, raw string, access Access) {
+	if raw == "" {
+		return
+	}
+	norm, _ := Normalize(raw)
+	p, encoded := ResolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home)
+	if encoded {
+		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: truncate(raw, 80)})
+	}
+	p.Raw, p.Field, p.Access = raw, field, access
+	c.a.Paths = append(c.a.Paths, p)
+}
+
+// commandKeys are argument names that hold a shell command line.
+var commandKeys = []string{"command", "cmd", "script", "commandLine", "command_line", "code"}
+
+func (c *collector) collectCommand() {
+	a := c.a
+	var line string
+	for _, k := range commandKeys {
+		switch v := a.Args[k].(type) {
+		case string:
+			line = v
+		case []any: // argv form: quote each word so the parse sees the same argv
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, shellQuote(s))
+				}
+			}
+			line = strings.Join(words, " ")
+		}
+		if line != "" {
+			break
+		}
+	}
+	if extra, ok := a.Args["args"].([]any); ok && line != "" {
+		for _, w := range extra {
+			if s, ok := w.(string); ok {
+				line += " " + shellQuote(s)
+			}
+		}
+	}
+	line, _ = Normalize(line)
+	a.Command = line
+	a.Script = shell.Parse(line)
+	for _, e := range a.Script.Evasions {
+		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
+	}
+	for _, k := range []string{"cwd", "working_dir", "workdir", "dir", "directory"} {
+		c.addPathArg(k, AccessUnknown)
+	}
+	for _, cmd := range a.Script.Commands {
+		access := commandAccess(cmd.Program)
+		for _, arg := range cmd.Args {
+			if looksLikePath(arg) {
+				c.addPath("command", arg, access)
+			}
+		}
+		for _, r := range cmd.Redirects {
+			if r.Target == "" || strings.HasPrefix(r.Target, "&") {
+				continue
+			}
+			acc := AccessWrite
+			if strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
+				acc = AccessRead
+			}
+			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
+				continue
+			}
+			c.addPath("command", r.Target, acc)
+		}
+	}
+}
+
+// commandAccess guesses what a program does to its path arguments.
+func commandAccess(program string) Access {
+	switch program {
+	case "cat", "less", "more", "head", "tail", "grep", "rg", "egrep", "fgrep", "wc", "diff",
+		"stat", "file", "strings", "xxd", "od", "base64", "md5sum", "sha256sum", "sha1sum",
+		"sort", "uniq", "jq", "awk", "sed", "source", ".", "ls", "find", "tree", "nl", "tac":
+		return AccessRead
+	case "rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate":
+		return AccessDelete
+	case "cp", "mv", "tee", "touch", "mkdir", "chmod", "chown", "chgrp", "ln", "install", "dd", "rsync", "scp":
+		return AccessWrite
+	case "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "exec":
+		return AccessExec
+	}
+	return AccessUnknown
+}
+
+// looksLikePath reports whether a command argument is worth treating as a
+// path: not a flag, not a URL, and not an obviously dynamic fragment.
+func looksLikePath(arg string) bool {
+	if arg == "" || arg[0] == '-' || len(arg) > 4096 {
+		return false
+	}
+	if strings.Contains(arg, "://") || strings.ContainsAny(arg, "\n") {
+		return false
+	}
+	return true
+}
+
+// shellQuote single-quotes a word for the shell parser.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

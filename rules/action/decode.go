@@ -1,0 +1,155 @@
+package action
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDecodedBytes bounds the decoded text kept per string value.
+const maxDecodedBytes = 64 << 10
+
+// decodeLayers finds URL-encoded, base64 and hex layers in s, decodes them
+// and repeats on the result up to maxLayers deep, so that later tiers scan
+// what an encoded payload really says.
+func decodeLayers(s string, maxLayers int) []String {
+	var out []String
+	budget := maxDecodedBytes
+	current := []string{s}
+	for layer := 1; layer <= maxLayers && len(current) > 0 && budget > 0; layer++ {
+		var next []string
+		for _, text := range current {
+			for _, d := range decodeOnce(text) {
+				if budget-len(d.text) < 0 {
+					return out
+				}
+				budget -= len(d.text)
+				norm, _ := Normalize(d.text)
+				out = append(out, String{Value: norm, Raw: d.text, Layer: layer, Encoding: d.encoding})
+				next = append(next, norm)
+			}
+		}
+		current = next
+	}
+	return out
+}
+
+type decoded struct {
+	text, encoding string
+}
+
+func decodeOnce(s string) []decoded {
+	if len(s) < 8 {
+		return nil
+	}
+	var out []decoded
+	if strings.IndexByte(s, '%') >= 0 {
+		if u, err := url.PathUnescape(s); err == nil && u != s && utf8.ValidString(u) {
+			out = append(out, decoded{u, "url"})
+		}
+	}
+	if strings.Contains(s, `\x`) {
+		if d, ok := decodeHexEscapes(s); ok {
+			out = append(out, decoded{d, "hex"})
+		}
+	}
+	forEachRun(s, isBase64Byte, 16, func(run string) {
+		if d, ok := decodeBase64(run); ok {
+			out = append(out, decoded{d, "base64"})
+		} else if len(run)%2 == 0 && isAllHex(run) {
+			if b, err := hex.DecodeString(run); err == nil && printable(b) {
+				out = append(out, decoded{string(b), "hex"})
+			}
+		}
+	})
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+}
+
+func isAllHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// forEachRun calls fn for each maximal run of bytes accepted by ok that is
+// at least min bytes long.
+func forEachRun(s string, ok func(byte) bool, min int, fn func(string)) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && ok(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= min {
+			fn(s[start:i])
+		}
+		start = -1
+	}
+}
+
+func decodeBase64(run string) (string, bool) {
+	trimmed := strings.TrimRight(run, "=")
+	if strings.Contains(trimmed, "=") {
+		return "", false
+	}
+	var enc *base64.Encoding
+	if strings.ContainsAny(trimmed, "-_") {
+		if strings.ContainsAny(trimmed, "+/") {
+			return "", false
+		}
+		enc = base64.RawURLEncoding
+	} else {
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.DecodeString(trimmed)
+	if err != nil || len(b) < 6 || !printable(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// printable reports whether b is UTF-8 text with few control characters:
+// random identifiers decode to binary and are skipped.
+func printable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	bad := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+			bad++
+		}
+	}
+	return bad*20 <= len(b)
+}
+
+func decodeHexEscapes(s string) (string, bool) {
+	var b []byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isAllHex(s[i+2:i+4]) {
+			v, _ := hex.DecodeString(s[i+2 : i+4])
+			b = append(b, v[0])
+			i += 3
+			n++
+			continue
+		}
+		b = append(b, s[i])
+	}
+	if n < 2 || !printable(b) {
+		return "", false
+	}
+	return string(b), true
+}

@@ -1,0 +1,36 @@
+package action
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// hashDomain separates Parapet action hashes from any other SHA-256 use.
+const hashDomain = "parapet.action.v1"
+
+// hashAction computes the canonical action hash:
+//
+//	SHA-256( "parapet.action.v1" LF type LF canonical-args LF workspace-root LF home )
+//
+// where type is the alias-resolved action type, canonical-args the RFC 8785
+// (JCS) form of the JSON arguments, and workspace-root and home the cleaned
+// directories the caller stated (empty when not given). Strings are hashed
+// as sent, not normalised: the hash names exactly what would execute.
+func hashAction(typ string, canonicalArgs []byte, root, home string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(hashDomain))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(typ))
+	h.Write([]byte{'\n'})
+	h.Write(canonicalArgs)
+	h.Write([]byte{'\n'})
+	h.Write([]byte(root))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(home))
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// HashHex returns the action hash as lower-case hex.
+func (a *Action) HashHex() string { return hex.EncodeToString(a.Hash[:]) }

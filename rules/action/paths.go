@@ -1,0 +1,82 @@
+package action
+
+import (
+	"net/url"
+	"path"
+	"strings"
+)
+
+// ResolvePath cleans p and places it relative to the caller's workspace
+// root and home. "~", "$HOME" and "${HOME}" mean the caller's home; when the
+// caller gave none they stay as "~". It reports whether percent-encoding
+// hid path structure ("%2e%2e%2f"), which is decoded before matching.
+func ResolvePath(p, root, home string) (Path, bool) {
+	encoded := false
+	if strings.IndexByte(p, '%') >= 0 {
+		if d, err := url.PathUnescape(p); err == nil && d != p &&
+			(strings.Contains(d, "..") || strings.Count(d, "/") > strings.Count(p, "/") || strings.Contains(d, "~")) {
+			p, encoded = d, true
+		}
+	}
+	p = expandHome(p, home)
+	var abs string
+	switch {
+	case strings.HasPrefix(p, "/"):
+		abs = path.Clean(p)
+	case strings.HasPrefix(p, "~"):
+		abs = path.Clean(p)
+	case root != "":
+		abs = path.Join(root, p)
+	default:
+		abs = path.Clean(p)
+	}
+	out := Path{Abs: abs}
+	switch {
+	case root != "":
+		if abs == root {
+			out.Rel, out.InWorkspace = ".", true
+		} else if root == "/" && strings.HasPrefix(abs, "/") {
+			out.Rel, out.InWorkspace = abs[1:], true
+		} else if strings.HasPrefix(abs, root+"/") {
+			out.Rel, out.InWorkspace = abs[len(root)+1:], true
+		}
+	case !strings.HasPrefix(abs, "/") && !strings.HasPrefix(abs, "~") && abs != ".." && !strings.HasPrefix(abs, "../"):
+		// No workspace root given: a relative path that stays below the
+		// working directory is taken as workspace-relative.
+		out.Rel, out.InWorkspace = abs, true
+	}
+	return out, encoded
+}
+
+func expandHome(p, home string) string {
+	rest, ok := "", false
+	for _, prefix := range []string{"~", "$HOME", "${HOME}"} {
+		if p == prefix {
+			rest, ok = "", true
+			break
+		}
+		if strings.HasPrefix(p, prefix+"/") {
+			rest, ok = p[len(prefix):], true
+			break
+		}
+	}
+	if !ok {
+		if strings.HasPrefix(p, "~") && len(p) > 1 { // ~user/…
+			user, tail, _ := strings.Cut(p[1:], "/")
+			return "/home/" + user + "/" + tail
+		}
+		return p
+	}
+	if home == "" {
+		return "~" + rest
+	}
+	return home + rest
+}
+
+// cleanRoot cleans a caller-stated directory; "" stays "".
+func cleanRoot(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return path.Clean(dir)
+}
