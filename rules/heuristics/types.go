@@ -1,0 +1,58 @@
+// Package heuristics is Tier 1 of the Shield: deterministic detection of
+// dangerous actions that a policy author did not write down. Every rule has
+// a stable id, a category, a severity and an outcome (BLOCK or ESCALATE),
+// and every finding carries a message a user can act on.
+package heuristics
+
+import (
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// Rule describes one heuristic.
+type Rule struct {
+	// ID is stable and dotted, e.g. "rce.download-pipe-shell".
+	ID       string
+	Category string
+	Severity pb.Severity
+	// Outcome is BLOCK or ESCALATE.
+	Outcome     pb.VerdictDecision
+	Description string
+}
+
+// Finding is one rule that matched an action.
+type Finding struct {
+	RuleID   string
+	Category string
+	Severity pb.Severity
+	Outcome  pb.VerdictDecision
+	// Message says what was found and what to do about it.
+	Message string
+	// Evidence is the fragment that matched, truncated to 120 bytes.
+	Evidence string
+}
+
+// Config is the part of a policy that tunes Tier 1.
+type Config struct {
+	// TrustedHosts are hosts outbound data may go to without an
+	// exfiltration finding: "github.com" (exact), ".github.com" (the domain
+	// and its subdomains) or a glob such as "*.internal.example".
+	TrustedHosts []string
+	// Disabled rule ids produce no findings.
+	Disabled []string
+	// Overrides set a rule's outcome (BLOCK or ESCALATE; ALLOW disables it).
+	Overrides map[string]pb.VerdictDecision
+}
+
+// Categories of heuristic rules.
+const (
+	CategoryRemoteCodeExec   = "remote_code_execution"
+	CategoryDecodeExec       = "decode_execute"
+	CategoryReverseShell     = "reverse_shell"
+	CategoryDestructive      = "destructive"
+	CategoryPrivilege        = "privilege_persistence"
+	CategoryCredentialAccess = "credential_access"
+	CategoryExfiltration     = "exfiltration"
+	CategorySecrets          = "secret_material"
+	CategoryPromptInjection  = "prompt_injection"
+	CategoryEncodingEvasion  = "encoding_evasion"
+)
