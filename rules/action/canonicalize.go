@@ -474,3 +474,6 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// MaxPayloadBytesOrDefault is the payload limit in force for l.
+func (l Limits) MaxPayloadBytesOrDefault() int { return l.withDefaults().MaxPayloadBytes }
