@@ -1,0 +1,149 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/heuristics"
+)
+
+const (
+	allow    = pb.VerdictDecision_VERDICT_DECISION_ALLOW
+	block    = pb.VerdictDecision_VERDICT_DECISION_BLOCK
+	escalate = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
+)
+
+// severity orders decisions: BLOCK > ESCALATE > ALLOW. An unset decision
+// ranks like BLOCK so that it can never read as ALLOW.
+func severity(d pb.VerdictDecision) int {
+	switch d {
+	case allow:
+		return 0
+	case escalate:
+		return 1
+	}
+	return 2
+}
+
+// decide runs the tiers on a cache miss.
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time) (*pb.Verdict, error) {
+	req := in.Request
+	// Verdicts are cached across sessions, so nothing may depend on the session.
+	req.Caller.SessionID = ""
+	act, err := action.Canonicalize(req, p.limits)
+	if err != nil {
+		return nil, err
+	}
+
+	v := &pb.Verdict{
+		ActionHash:    act.HashHex(),
+		ActionType:    act.Type,
+		PolicyVersion: rs.version,
+		Confidence:    1.0,
+		EvaluatedAt:   now.Unix(),
+	}
+	if p.cache != nil {
+		v.ExpiresAt = now.Add(p.cache.ttl).Unix()
+	}
+
+	// Tier 0.
+	pol := rs.policy.Evaluate(act)
+	v.Decision, v.Tier = pol.Outcome, TierPolicy
+	if v.Decision == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+		v.Decision = block // fail closed on a policy that could not decide
+	}
+	v.RuleIds = append(v.RuleIds, pol.RuleID)
+	v.Findings = append(v.Findings, &pb.Finding{
+		RuleId: pol.RuleID, Category: "policy." + pol.Section, Outcome: v.Decision, Message: pol.Reason,
+		Tier: TierPolicy, Severity: policySeverity(v.Decision),
+	})
+	required := max(in.MinTier, pol.RequiredTier)
+	reasons := []string{pol.Reason}
+
+	// Tier 1 runs unless the policy already blocked.
+	if v.Decision != block {
+		findings := rs.analyzer.Analyze(act)
+		var decisive []string
+		worst := allow
+		for _, f := range findings {
+			v.Findings = append(v.Findings, findingProto(f))
+			if severity(f.Outcome) > severity(worst) {
+				worst = f.Outcome
+			}
+		}
+		if severity(worst) > severity(v.Decision) {
+			v.Decision, v.Tier = worst, TierHeuristics
+			v.RuleIds, reasons = nil, nil
+		}
+		if worst == v.Decision && worst != allow {
+			for _, f := range findings {
+				if f.Outcome == worst {
+					v.RuleIds = append(v.RuleIds, f.RuleID)
+					decisive = append(decisive, f.Message)
+				}
+			}
+			reasons = append(reasons, decisive...)
+		}
+	}
+
+	// What the deterministic tiers escalate, or what must be judged at
+	// Tier 2 or above, goes to the evaluator; without one, to a human.
+	if v.Decision != block && (v.Decision == escalate || required >= TierEvaluator) {
+		v.RequiredTier = max(required, TierEvaluator)
+		if required < TierHuman && p.evaluator != nil {
+			prior := v
+			ev, err := p.evaluator.Evaluate(ctx, act, in, prior)
+			if err != nil {
+				return nil, err
+			}
+			return ev, nil
+		}
+		if v.Decision == allow {
+			v.Decision, v.Tier = escalate, required
+			reasons = append(reasons, fmt.Sprintf("the caller or policy requires tier %d review", required))
+		}
+		if required < TierHuman {
+			reasons = append(reasons, "no LLM evaluator is configured, so a human must decide")
+		}
+	}
+	v.Reasoning = summarize(v.Decision, reasons)
+	return v, nil
+}
+
+func summarize(d pb.VerdictDecision, reasons []string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range reasons {
+		r = strings.TrimSpace(r)
+		if r != "" && !seen[r] {
+			seen[r] = true
+			parts = append(parts, strings.TrimSuffix(r, "."))
+		}
+	}
+	word := map[pb.VerdictDecision]string{allow: "Allowed", block: "Blocked", escalate: "Needs approval"}[d]
+	if len(parts) == 0 {
+		return word + "."
+	}
+	return word + ": " + strings.Join(parts, "; ") + "."
+}
+
+func policySeverity(d pb.VerdictDecision) pb.Severity {
+	switch d {
+	case block:
+		return pb.Severity_SEVERITY_HIGH
+	case escalate:
+		return pb.Severity_SEVERITY_MEDIUM
+	}
+	return pb.Severity_SEVERITY_LOW
+}
+
+func findingProto(f heuristics.Finding) *pb.Finding {
+	return &pb.Finding{
+		RuleId: f.RuleID, Category: f.Category, Severity: f.Severity, Outcome: f.Outcome,
+		Message: f.Message, Tier: TierHeuristics, Evidence: f.Evidence,
+	}
+}

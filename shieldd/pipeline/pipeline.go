@@ -1,0 +1,183 @@
+// Package pipeline is the Shield's evaluation pipeline: canonicalise →
+// cache → Tier 0 (policy) → Tier 1 (heuristics) → Tier 2 hook → verdict.
+// Severity order is BLOCK > ESCALATE > ALLOW and every error fails closed:
+// Evaluate returns an error (never an ALLOW) when the action cannot be read.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/heuristics"
+	"github.com/parapet-dev/parapet/rules/policy"
+)
+
+// Tier numbers as they appear in verdicts.
+const (
+	TierPolicy     int32 = 0
+	TierHeuristics int32 = 1
+	TierEvaluator  int32 = 2
+	TierHuman      int32 = 3
+)
+
+// Input is one action to evaluate.
+type Input struct {
+	Request action.Request
+	// MinTier is the lowest tier that must judge the action before it may
+	// be allowed (0-3).
+	MinTier int32
+	// Context is free-form caller context, passed to Tier 2.
+	Context map[string]string
+}
+
+// Evaluator is the Tier 2 hook: an independent judge of actions that the
+// deterministic tiers could not settle. Until one is configured, what
+// would go to Tier 2 goes to a human (ESCALATE).
+type Evaluator interface {
+	Evaluate(ctx context.Context, a *action.Action, in Input, prior *pb.Verdict) (*pb.Verdict, error)
+}
+
+// Config configures a Pipeline. Zero values take the defaults.
+type Config struct {
+	// Policy is the Tier 0 policy; nil means the embedded default policy.
+	Policy *policy.Policy
+	// CacheSize bounds cached verdicts (default 100 000; negative disables).
+	CacheSize int
+	// CacheTTL bounds a cached verdict's life (default 5 minutes).
+	CacheTTL time.Duration
+	Limits   action.Limits
+	// Evaluator is the optional Tier 2 hook.
+	Evaluator Evaluator
+	// Metrics receives instrumentation; nil records nothing.
+	Metrics *Metrics
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Pipeline evaluates actions. It is safe for concurrent use; SetPolicy
+// swaps the policy atomically.
+type Pipeline struct {
+	rules     atomic.Pointer[ruleset]
+	cache     *verdictCache
+	limits    action.Limits
+	evaluator Evaluator
+	metrics   *Metrics
+	now       func() time.Time
+	counters  dailyCounters
+	hits      atomic.Int64
+	misses    atomic.Int64
+}
+
+// ruleset is one compiled policy with its Tier 1 analyser; swapped whole.
+type ruleset struct {
+	policy    *policy.Policy
+	analyzer  *heuristics.Analyzer
+	version   string
+	maxTier   int32
+	ruleCount int
+}
+
+// New builds a pipeline.
+func New(cfg Config) (*Pipeline, error) {
+	if cfg.Policy == nil {
+		p, err := policy.Embedded("default")
+		if err != nil {
+			return nil, fmt.Errorf("embedded default policy: %w", err)
+		}
+		cfg.Policy = p
+	}
+	if cfg.CacheSize == 0 {
+		cfg.CacheSize = 100_000
+	}
+	if cfg.CacheTTL <= 0 {
+		cfg.CacheTTL = 5 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Pipeline{
+		limits:    cfg.Limits,
+		evaluator: cfg.Evaluator,
+		metrics:   cfg.Metrics,
+		now:       cfg.Now,
+	}
+	if cfg.CacheSize > 0 {
+		p.cache = newVerdictCache(cfg.CacheSize, cfg.CacheTTL)
+	}
+	if err := p.SetPolicy(cfg.Policy); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SetPolicy compiles the policy's Tier 1 settings and swaps it in. On error
+// the running policy stays. Cached verdicts of the old policy can no longer
+// be served: the policy version is part of the cache key.
+func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
+	analyzer, err := heuristics.New(pol.Heuristics)
+	if err != nil {
+		return fmt.Errorf("policy %s: heuristics: %w", pol.Source, err)
+	}
+	maxTier := TierHeuristics
+	if p.evaluator != nil {
+		maxTier = TierEvaluator
+	}
+	p.rules.Store(&ruleset{policy: pol, analyzer: analyzer, version: pol.Version, maxTier: maxTier, ruleCount: pol.RuleCount()})
+	return nil
+}
+
+// Policy returns the running policy.
+func (p *Pipeline) Policy() *policy.Policy { return p.rules.Load().policy }
+
+// MaxTier is the highest tier this pipeline can decide at itself.
+func (p *Pipeline) MaxTier() int32 { return p.rules.Load().maxTier }
+
+// EvaluatorConfigured reports whether a Tier 2 evaluator is set.
+func (p *Pipeline) EvaluatorConfigured() bool { return p.evaluator != nil }
+
+// Evaluate judges one action. A non-nil error means the action must not
+// run; it is an *action.Error for malformed or oversized input.
+func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) {
+	start := p.now()
+	rs := p.rules.Load()
+	if in.MinTier < 0 || in.MinTier > TierHuman {
+		return nil, &action.Error{Kind: action.Invalid, Msg: fmt.Sprintf("min_tier must be between 0 and 3, got %d", in.MinTier)}
+	}
+	if limit := p.limits.MaxPayloadBytesOrDefault(); len(in.Request.Payload) > limit {
+		return nil, &action.Error{Kind: action.TooLarge, Msg: fmt.Sprintf("payload_json is %d bytes, limit %d", len(in.Request.Payload), limit)}
+	}
+
+	var key cacheKey
+	if p.cache != nil {
+		key = makeCacheKey(rs.version, &in)
+		if v, ok := p.cache.get(key, start); ok {
+			p.hits.Add(1)
+			p.metrics.recordCacheHit(ctx)
+			p.finish(ctx, v, start)
+			return v, nil
+		}
+		p.misses.Add(1)
+		p.metrics.recordCacheMiss(ctx)
+	}
+
+	v, err := p.decide(ctx, rs, in, start)
+	if err != nil {
+		p.metrics.recordError(ctx)
+		return nil, err
+	}
+	if p.cache != nil {
+		p.cache.put(key, v)
+		v = copyVerdict(v, false) // the template stays private to the cache
+	}
+	p.finish(ctx, v, start)
+	return v, nil
+}
+
+func (p *Pipeline) finish(ctx context.Context, v *pb.Verdict, start time.Time) {
+	p.counters.record(v.Decision, start)
+	p.metrics.recordDecision(ctx, v, p.now().Sub(start))
+}

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/heuristics"
+)
+
+// dailyCounters count verdicts since UTC midnight for GetShieldStatus.
+type dailyCounters struct {
+	day         atomic.Int64
+	mu          sync.Mutex // serialises the reset at a day change
+	evaluations atomic.Int64
+	blocks      atomic.Int64
+	escalations atomic.Int64
+}
+
+func (c *dailyCounters) record(d pb.VerdictDecision, now time.Time) {
+	day := now.UTC().Unix() / 86400
+	if c.day.Load() != day {
+		c.mu.Lock()
+		if c.day.Load() != day {
+			c.evaluations.Store(0)
+			c.blocks.Store(0)
+			c.escalations.Store(0)
+			c.day.Store(day)
+		}
+		c.mu.Unlock()
+	}
+	c.evaluations.Add(1)
+	switch d {
+	case block:
+		c.blocks.Add(1)
+	case escalate:
+		c.escalations.Add(1)
+	}
+}
+
+// Status is a snapshot of the pipeline for GetShieldStatus.
+type Status struct {
+	PolicyName, PolicyVersion string
+	PolicyRules               int
+	HeuristicRules            int
+	EvaluationsToday          int64
+	BlocksToday               int64
+	EscalationsToday          int64
+	CacheEntries              int
+	EvaluatorConfigured       bool
+	MaxTier                   int32
+}
+
+// Status reports counters and the running policy.
+func (p *Pipeline) Status() Status {
+	rs := p.rules.Load()
+	s := Status{
+		PolicyName: rs.policy.Name, PolicyVersion: rs.version, PolicyRules: rs.ruleCount,
+		HeuristicRules:      len(heuristics.Catalogue()),
+		EvaluatorConfigured: p.evaluator != nil,
+		MaxTier:             rs.maxTier,
+		CacheHits:           p.hits.Load(),
+		CacheMisses:         p.misses.Load(),
+	}
+	if p.counters.day.Load() == p.now().UTC().Unix()/86400 {
+		s.EvaluationsToday = p.counters.evaluations.Load()
+		s.BlocksToday = p.counters.blocks.Load()
+		s.EscalationsToday = p.counters.escalations.Load()
+	}
+	if p.cache != nil {
+		s.CacheEntries = p.cache.Len()
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parapet-dev/parapet/observability"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// DefaultMaxMessageBytes bounds a gRPC message (and an HTTP body).
+const DefaultMaxMessageBytes = 1 << 20
+
+// GRPCOptions configure the gRPC server.
+type GRPCOptions struct {
+	Logger          *slog.Logger
+	MaxMessageBytes int
+}
+
+// NewGRPC builds the gRPC server with ShieldService, grpc.health.v1 and
+// reflection registered. The returned health server lets the caller mark
+// the service NOT_SERVING while draining.
+func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	log := o.Logger
+	recoverOpt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		log.ErrorContext(ctx, "panic in gRPC handler", "panic", p, "stack", string(debug.Stack()))
+		return status.Error(codes.Internal, "internal error; the action was not evaluated")
+	})
+	logOpts := []logging.Option{
+		logging.WithLogOnEvents(logging.FinishCall),
+		logging.WithLevels(func(c codes.Code) logging.Level {
+			switch c {
+			case codes.OK, codes.Canceled:
+				return logging.LevelDebug
+			case codes.InvalidArgument, codes.ResourceExhausted, codes.NotFound, codes.Unauthenticated:
+				return logging.LevelInfo
+			}
+			return logging.LevelError
+		}),
+	}
+	grpcLog := observability.GRPCLogger(log)
+	s := grpc.NewServer(
+		grpc.ForceServerCodecV2(requestCodec{}),
+		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 15 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(
+			recovery.UnaryServerInterceptor(recoverOpt),
+			logging.UnaryServerInterceptor(grpcLog, logOpts...),
+			validator.UnaryServerInterceptor(),
+		),
+		grpc.ChainStreamInterceptor(
+			recovery.StreamServerInterceptor(recoverOpt),
+			logging.StreamServerInterceptor(grpcLog, logOpts...),
+			validator.StreamServerInterceptor(),
+		),
+	)
+	pb.RegisterShieldServiceServer(s, svc)
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(pb.ShieldService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, hs)
+	reflection.Register(s)
+	return s, hs
+}
+
+// requestCodec is the proto codec, except that an EvaluateRequest whose
+// wire form cannot be decoded (for example invalid UTF-8 in a string
+// field, which only non-Go clients can send) is marked instead of failing,
+// so the validator rejects it as InvalidArgument naming the problem rather
+// than gRPC's generic Internal error.
+type requestCodec struct{}
+
+func (requestCodec) Name() string { return "proto" }
+
+func (requestCodec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("cannot marshal %T: not a proto message", v)
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+}
+
+func (requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return fmt.Errorf("cannot unmarshal into %T: not a proto message", v)
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	err := proto.Unmarshal(buf.ReadOnlyData(), m)
+	if err != nil {
+		if req, ok := m.(*pb.EvaluateRequest); ok {
+			pb.MarkDecodeError(req, err)
+			return nil
+		}
+	}
+	return err
+}

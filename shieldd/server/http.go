@@ -1,0 +1,128 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// HTTPOptions configure the HTTP mirror.
+type HTTPOptions struct {
+	// Metrics serves GET /metrics; nil answers 404.
+	Metrics         http.Handler
+	MaxMessageBytes int
+	// Ready reports readiness for /readyz; nil means always ready.
+	Ready *atomic.Bool
+}
+
+// NewHTTP returns the HTTP handler: POST /v1/evaluate (protojson
+// EvaluateRequest in, EvaluateResponse out), GET /healthz, GET /readyz and
+// GET /metrics.
+func NewHTTP(svc *ShieldService, o HTTPOptions) http.Handler {
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/evaluate", func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(o.MaxMessageBytes)))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, status.Errorf(codes.ResourceExhausted, "request body exceeds %d bytes", o.MaxMessageBytes))
+				return
+			}
+			writeError(w, status.Errorf(codes.InvalidArgument, "reading request body: %v", err))
+			return
+		}
+		req := &pb.EvaluateRequest{}
+		if err := protojson.Unmarshal(body, req); err != nil {
+			writeError(w, status.Errorf(codes.InvalidArgument, "request body is not a valid EvaluateRequest: %v", err))
+			return
+		}
+		if err := req.Validate(); err != nil {
+			writeError(w, status.Error(codes.InvalidArgument, err.Error()))
+			return
+		}
+		resp, err := svc.Evaluate(r.Context(), req)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeProto(w, http.StatusOK, resp)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		resp, _ := svc.Health(r.Context(), &pb.HealthRequest{})
+		writeProto(w, http.StatusOK, resp)
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if o.Ready != nil && !o.Ready.Load() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "policy_version": svc.Pipeline.Status().PolicyVersion})
+	})
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		resp, _ := svc.GetShieldStatus(r.Context(), &pb.ShieldStatusRequest{})
+		writeProto(w, http.StatusOK, resp)
+	})
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", o.Metrics)
+	}
+	return mux
+}
+
+var marshaler = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+func writeProto(w http.ResponseWriter, code int, m proto.Message) {
+	b, err := marshaler.Marshal(m)
+	if err != nil {
+		writeError(w, status.Errorf(codes.Internal, "encoding response: %v", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// httpStatus maps gRPC codes to HTTP statuses for the JSON mirror.
+func httpStatus(c codes.Code) int {
+	switch c {
+	case codes.InvalidArgument:
+		return http.StatusBadRequest
+	case codes.ResourceExhausted:
+		return http.StatusRequestEntityTooLarge
+	case codes.Unauthenticated:
+		return http.StatusUnauthorized
+	case codes.PermissionDenied:
+		return http.StatusForbidden
+	case codes.NotFound:
+		return http.StatusNotFound
+	case codes.Unavailable:
+		return http.StatusServiceUnavailable
+	case codes.DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	s, _ := status.FromError(err)
+	writeJSON(w, httpStatus(s.Code()), map[string]any{
+		"error": map[string]string{"code": s.Code().String(), "message": s.Message()},
+	})
+}
