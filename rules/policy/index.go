@@ -1,0 +1,79 @@
+package policy
+
+import (
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// ruleSet is the rules that can apply to one action type, in policy order.
+type ruleSet struct {
+	deny, verify, allow []*rule
+}
+
+// ruleIndex holds a ruleSet per action type, so Evaluate skips rules
+// whose `action:` excludes the type without looking at them.
+type ruleIndex struct {
+	// known covers every known type; custom every custom: name a rule lists.
+	known, custom map[string]*ruleSet
+	// otherKnown is for a known type missing from known (an Action built
+	// by hand); unknown is for every other unknown type.
+	otherKnown, unknown *ruleSet
+}
+
+func buildIndex(deny, verify, allow []*rule) ruleIndex {
+	idx := ruleIndex{known: map[string]*ruleSet{}, custom: map[string]*ruleSet{}}
+	for _, t := range action.KnownTypes() {
+		idx.known[t] = filterRules(deny, verify, allow, t, true)
+	}
+	for _, section := range [][]*rule{deny, verify, allow} {
+		for _, r := range section {
+			if r.actions == nil {
+				continue
+			}
+			for _, t := range r.actions.custom {
+				if idx.custom[t] == nil {
+					idx.custom[t] = filterRules(deny, verify, allow, t, false)
+				}
+			}
+		}
+	}
+	idx.otherKnown = filterRules(deny, verify, allow, "", true)
+	idx.unknown = filterRules(deny, verify, allow, "", false)
+	return idx
+}
+
+// filterRules selects the rules applicable to type t. For unknown types,
+// allow rules apply only when they name the type explicitly.
+func filterRules(deny, verify, allow []*rule, t string, known bool) *ruleSet {
+	s := &ruleSet{}
+	for _, r := range deny {
+		if r.actions == nil || r.actions.covers(t) {
+			s.deny = append(s.deny, r)
+		}
+	}
+	for _, r := range verify {
+		if r.actions == nil || r.actions.covers(t) {
+			s.verify = append(s.verify, r)
+		}
+	}
+	for _, r := range allow {
+		if known && (r.actions == nil || r.actions.covers(t)) ||
+			!known && r.actions != nil && t != "" && r.actions.namesExplicitly(t) {
+			s.allow = append(s.allow, r)
+		}
+	}
+	return s
+}
+
+// lookup returns the rules that can apply to a.
+func (idx *ruleIndex) lookup(a *action.Action) *ruleSet {
+	if a.Known {
+		if s, ok := idx.known[a.Type]; ok {
+			return s
+		}
+		return idx.otherKnown
+	}
+	if s, ok := idx.custom[a.Type]; ok {
+		return s
+	}
+	return idx.unknown
+}

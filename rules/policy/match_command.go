@@ -1,0 +1,299 @@
+package policy
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// commandMatcher matches the parsed simple commands of an action, never
+// its raw text. `command:` is one spec or a list of alternative specs; a
+// simple command matches when it satisfies any alternative.
+type commandMatcher struct {
+	alts  []*commandSpec
+	every bool
+}
+
+// commandSpec is one alternative: all of its given parts must hold for
+// the same simple command.
+type commandSpec struct {
+	program, subcommand wordGlobs
+	argsAny, argsNone   wordGlobs
+	argsAll             []wordGlob
+	flags               []flagSpec
+	assigns             wordGlobs
+	hasAssigns          bool
+}
+
+func (m *commandMatcher) kind() string { return "command" }
+
+func (m *commandMatcher) eval(st *evalState) (bool, string) {
+	s := st.act.Script
+	if s == nil {
+		return false, ""
+	}
+	if m.every {
+		// An allow rule never vouches for a command line the parser could
+		// not fully read: its best-effort words are not what would run.
+		if s.ParseError != "" || s.TooDeep || len(s.Commands) == 0 {
+			return false, ""
+		}
+		for i := range s.Commands {
+			if !m.holdsFor(&s.Commands[i]) {
+				return false, s.Commands[i].Name
+			}
+		}
+		return true, ""
+	}
+	for i := range s.Commands {
+		if m.holdsFor(&s.Commands[i]) {
+			return true, s.Commands[i].Name
+		}
+	}
+	return false, ""
+}
+
+func (m *commandMatcher) holdsFor(cmd *shell.Command) bool {
+	for _, a := range m.alts {
+		if a.holdsFor(cmd, m.every) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *commandSpec) holdsFor(cmd *shell.Command, every bool) bool {
+	if s.program != nil && (cmd.Program == "" || !s.program.match(cmd.Program)) {
+		return false
+	}
+	if s.subcommand != nil {
+		sub := subcommandOf(cmd)
+		if sub == "" || !s.subcommand.match(sub) {
+			return false
+		}
+	}
+	if s.argsAny != nil && !anyArg(cmd.Args, s.argsAny) {
+		return false
+	}
+	for _, g := range s.argsAll {
+		if !anyArg(cmd.Args, wordGlobs{g}) {
+			return false
+		}
+	}
+	if s.argsNone != nil && anyArg(cmd.Args, s.argsNone) {
+		return false
+	}
+	if s.flags != nil && !hasAnyFlag(cmd.Args, s.flags) {
+		return false
+	}
+	return s.assignsHold(cmd.Assigns, every)
+}
+
+// assignsHold applies `assigns:`. Environment assignments can change what
+// a program does (LD_PRELOAD=…, GIT_SSH_COMMAND=…), so an allow rule
+// vouches only for assignments it lists; deny/verify rules without
+// `assigns:` ignore them and with it need one that matches.
+func (s *commandSpec) assignsHold(assigns []string, every bool) bool {
+	if every {
+		for _, a := range assigns {
+			if !s.assigns.match(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return !s.hasAssigns || anyArg(assigns, s.assigns)
+}
+
+func anyArg(args []string, gs wordGlobs) bool {
+	for _, a := range args {
+		if gs.match(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// globalOptionsWithValue lists, per program, options before the
+// subcommand that take a separate value, so `git -C dir push` has the
+// subcommand push, not dir.
+var globalOptionsWithValue = map[string][]string{
+	"git":     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix"},
+	"docker":  {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"},
+	"podman":  {"--connection", "-c", "--url", "--root", "--runroot"},
+	"kubectl": {"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"},
+	"helm":    {"-n", "--namespace", "--kube-context", "--kubeconfig"},
+	"npm":     {"--prefix", "-C", "--workspace", "-w"},
+	"cargo":   {"-C", "--config", "-Z"},
+	"make":    {"-C", "-f", "--file", "--directory", "-j", "-I"},
+	"go":      {"-C"},
+}
+
+// subcommandOf returns the first operand of cmd: its first argument that
+// is neither an option nor an option's value.
+func subcommandOf(cmd *shell.Command) string {
+	withValue := globalOptionsWithValue[cmd.Program]
+	for i := 0; i < len(cmd.Args); i++ {
+		a := cmd.Args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(cmd.Args) {
+				return cmd.Args[i+1]
+			}
+			return ""
+		case len(a) > 1 && a[0] == '-':
+			if !strings.Contains(a, "=") && containsString(withValue, a) {
+				i++ // skip the option's value
+			}
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// flagSpec is one entry of flags_any: a long option ("--force") or a set
+// of short letters that must all be present ("-f"; "-rf" needs r and f).
+type flagSpec struct {
+	long  string
+	short string
+}
+
+func (f flagSpec) String() string {
+	if f.long != "" {
+		return f.long
+	}
+	return "-" + f.short
+}
+
+// hasAnyFlag reports whether args carry one of flags. Short options may
+// be combined (-rf has -r and -f); --long=value has --long. Arguments
+// after "--" are operands.
+func hasAnyFlag(args []string, flags []flagSpec) bool {
+	for _, f := range flags {
+		if f.long != "" {
+			for _, a := range args {
+				if a == "--" {
+					break
+				}
+				if strings.HasPrefix(a, f.long) && (len(a) == len(f.long) || a[len(f.long)] == '=') {
+					return true
+				}
+			}
+			continue
+		}
+		seen := 0
+		for i := 0; i < len(f.short); i++ {
+			for _, a := range args {
+				if a == "--" {
+					break
+				}
+				if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f.short[i]) >= 0 {
+					seen++
+					break
+				}
+			}
+		}
+		if seen == len(f.short) {
+			return true
+		}
+	}
+	return false
+}
+
+var commandKeys = []string{"program", "subcommand", "args_any", "args_all", "args_none", "flags_any", "assigns"}
+
+func (c *compiler) commandMatcher(label string, n *yaml.Node, every bool) *commandMatcher {
+	m := &commandMatcher{every: every}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if s := c.commandSpec(label, n); s != nil {
+			m.alts = append(m.alts, s)
+		}
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			c.ps.add(n.Line, label, "command is an empty list")
+		}
+		for _, alt := range n.Content {
+			if s := c.commandSpec(label, alt); s != nil {
+				m.alts = append(m.alts, s)
+			}
+		}
+	default:
+		c.ps.add(n.Line, label, "command must be a mapping (program, subcommand, args_any, …) or a list of them, got %s", kindName(n))
+		return nil
+	}
+	return m
+}
+
+func (c *compiler) commandSpec(label string, n *yaml.Node) *commandSpec {
+	kvs := c.ps.entries(n, label, "command")
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	if len(kvs) == 0 {
+		c.ps.add(n.Line, label, "command is empty (give program, subcommand, args_*, flags_any or assigns)")
+		return nil
+	}
+	c.ps.checkKeys(kvs, commandKeys, label, "command")
+	s := &commandSpec{}
+	globs := func(kv keyValue) wordGlobs {
+		var out wordGlobs
+		for _, it := range c.ps.stringList(kv.value, label, "command."+kv.key) {
+			g, err := compileWordGlob(it.value)
+			if err != nil {
+				c.ps.add(it.line, label, "command.%s: bad pattern %q: %v", kv.key, it.value, err)
+				continue
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	for _, kv := range kvs {
+		switch kv.key {
+		case "program":
+			s.program = globs(kv)
+		case "subcommand":
+			s.subcommand = globs(kv)
+		case "args_any":
+			s.argsAny = globs(kv)
+		case "args_all":
+			s.argsAll = globs(kv)
+		case "args_none":
+			s.argsNone = globs(kv)
+		case "assigns":
+			s.assigns, s.hasAssigns = globs(kv), true
+		case "flags_any":
+			for _, it := range c.ps.stringList(kv.value, label, "command.flags_any") {
+				f, ok := parseFlag(it.value)
+				if !ok {
+					c.ps.add(it.line, label, "command.flags_any: %q is not a flag (write -x, -xy or --name)", it.value)
+					continue
+				}
+				s.flags = append(s.flags, f)
+			}
+		}
+	}
+	return s
+}
+
+func parseFlag(v string) (flagSpec, bool) {
+	switch {
+	case strings.HasPrefix(v, "--") && len(v) > 2 && !strings.ContainsAny(v, "= \t"):
+		return flagSpec{long: v}, true
+	case len(v) > 1 && v[0] == '-' && !strings.ContainsAny(v[1:], "-= \t"):
+		return flagSpec{short: v[1:]}, true
+	}
+	return flagSpec{}, false
+}
