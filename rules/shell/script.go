@@ -24,10 +24,23 @@ type Script struct {
 	Evasions []Evasion
 	// ParseError is set when the source is not valid shell. Commands then
 	// holds a best-effort whitespace split so later tiers still see words;
-	// callers should treat an unparseable command as suspicious.
+	// callers should treat an unparseable command as suspicious. It is also
+	// set, prefixed with how the script was reached ("in bash -c: …"), when
+	// a nested script (bash -c, eval, heredoc) is not valid shell.
 	ParseError string
-	// TooDeep is set when nesting exceeded MaxDepth.
+	// TooDeep is set when nesting exceeded MaxDepth (or the syntax nesting
+	// guard); the commands past that point are not in Commands.
 	TooDeep bool
+}
+
+// HasEvasion reports whether an evasion of the given kind was found.
+func (s *Script) HasEvasion(kind string) bool {
+	for _, e := range s.Evasions {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // Command is one simple command (a program and its arguments).
@@ -40,16 +53,24 @@ type Command struct {
 	// Args are the arguments after quote removal. Parts that are only known
 	// at run time are rendered as written, e.g. "$HOME/x" or "$(cat f)".
 	Args []string
-	// Assigns are environment assignments before the command (FOO=bar cmd).
+	// Assigns are environment assignments before the command (FOO=bar cmd),
+	// or given to a wrapper (env FOO=bar cmd, sudo FOO=bar cmd). A bare
+	// assignment statement (FOO=bar) is a Command with an empty Name.
 	Assigns []string
 	// Redirects are the command's redirections.
 	Redirects []Redirect
 	// Pipeline is the index into Script.Pipelines, or -1.
 	Pipeline int
-	// Depth is 0 for top-level commands, 1+ inside bash -c / eval / $(…).
+	// Depth is 0 for top-level commands, 1+ inside bash -c / eval / heredoc
+	// scripts and $(…) / <(…). Subshells, blocks and wrappers (sudo, xargs, …)
+	// do not add depth. Never more than MaxDepth.
 	Depth int
-	// Via says how a nested command was reached: "", "bash -c", "eval",
-	// "$()", "<()", "subshell", "decoded".
+	// Via says how a nested or wrapped command was reached: "" (top level),
+	// "<shell> -c" ("bash -c", "sh -c", "busybox sh -c", "su -c"), "eval",
+	// "heredoc" (a shell reading a here-document or here-string), "$()"
+	// (also backquotes), "<()" / ">()", "subshell", "function", "coproc",
+	// "time", or the wrapper that runs it: "sudo", "env", "xargs",
+	// "find -exec", "watch", …
 	Via string
 	// Background is true for commands run with &.
 	Background bool
@@ -61,14 +82,30 @@ type Redirect struct {
 	Op string
 	// FD is the file descriptor number if given ("2" in 2>), else "".
 	FD string
-	// Target is the word after the operator (a path, "&1", "/dev/tcp/…").
+	// Target is the word after the operator, after quote removal (a path,
+	// "/dev/tcp/…"). For the descriptor duplications >& and <& with a
+	// number or "-" it is written "&1" / "&-" so it never looks like a
+	// path; ">& file" keeps the file name. For << and <<- it is the
+	// delimiter word; for <<< it is the here-string.
 	Target string
+	// Body is the here-document body as written (<< and <<- only). With an
+	// unquoted delimiter the shell expands it; commands substituted in it
+	// appear in Script.Commands.
+	Body string
 }
 
 // Evasion is an obfuscation technique found in the source.
 type Evasion struct {
-	// Kind is a stable identifier: "quote-split", "ifs", "ansi-c-escape",
-	// "backslash-split", "variable-program", "too-deep".
+	// Kind is a stable identifier:
+	//   - "quote-split": the program word is split by quotes or backslashes
+	//     (r''m, "r"m, c'u'rl, \r\m);
+	//   - "ifs": ${IFS} / $IFS used as a word separator;
+	//   - "ansi-c-escape": $'…' spelling printable text with numeric escapes;
+	//   - "variable-program": the program word is computed at run time;
+	//   - "glob-program": the program word is a glob (/???/r?);
+	//   - "brace-expansion": the program word is a brace expansion ({rm,-rf,x});
+	//   - "too-deep": nesting beyond what is analysed (MaxDepth, or syntax
+	//     nesting too deep to parse safely).
 	Kind string
 	// Evidence is the fragment that showed it.
 	Evidence string

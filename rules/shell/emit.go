@@ -1,0 +1,196 @@
+package shell
+
+import (
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxNestedParses bounds how many nested scripts (bash -c, eval, heredoc,
+// watch) one Parse re-parses, so that a line repeating them cannot
+// multiply the work; past it the rest is reported as too deep.
+const maxNestedParses = 64
+
+// maxEvidence bounds Evasion.Evidence.
+const maxEvidence = 120
+
+// emitCall records one simple command given as rendered fields, then
+// follows what it runs: nested scripts (bash -c, eval, a shell reading a
+// heredoc) and wrapped programs (sudo, xargs, find -exec, …).
+func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, fr frame) {
+	if len(fields) == 0 {
+		if len(assigns) > 0 || len(redirs) > 0 {
+			w.add(Command{Assigns: assigns, Redirects: redirs}, fr)
+		}
+		return
+	}
+	prog := fields[0]
+	cmd := Command{
+		Name:      prog.text,
+		Program:   w.programOf(prog),
+		Args:      texts(fields[1:]),
+		Assigns:   assigns,
+		Redirects: redirs,
+	}
+	w.add(cmd, fr)
+	if cmd.Program == "" {
+		return
+	}
+	args := fields[1:]
+	if w.nestedScript(cmd.Program, args, redirs, fr) {
+		return
+	}
+	w.unwrap(cmd.Program, args, redirs, fr)
+}
+
+// programOf derives Program from the program word, recording evasions.
+// Program is empty when the word is only known at run time.
+func (w *walker) programOf(f field) string {
+	if f.quoteSplit {
+		w.evasion("quote-split", f.raw)
+	}
+	switch {
+	case f.dynamic:
+		w.evasion("variable-program", f.raw)
+		return ""
+	case f.brace && (strings.Contains(f.text, ",") || strings.Contains(f.text, "..")) && strings.Contains(f.text, "}"):
+		w.evasion("brace-expansion", f.raw)
+		return ""
+	case f.glob && f.text != "[" && f.text != "[[":
+		w.evasion("glob-program", f.raw)
+		return ""
+	case f.text == "":
+		return ""
+	}
+	return path.Base(f.text)
+}
+
+func texts(fs []field) []string {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.text
+	}
+	return out
+}
+
+// shells run their -c argument, or stdin, as a script.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+	"ash": true, "mksh": true,
+}
+
+// nestedScript parses the script a command runs, if it is one we can see:
+// a shell's -c STRING or here-document, eval's arguments, su -c STRING.
+// It reports whether the command was such a runner.
+func (w *walker) nestedScript(program string, args []field, redirs []Redirect, fr frame) bool {
+	via := program
+	if program == "busybox" && len(args) > 0 && shells[args[0].text] {
+		via = "busybox " + args[0].text
+		program, args = args[0].text, args[1:]
+	}
+	switch {
+	case shells[program]:
+		script, hasC, readsStdin := shellInvocation(args)
+		switch {
+		case hasC:
+			w.nested(script, fr, via+" -c")
+		case readsStdin:
+			for _, r := range redirs {
+				switch r.Op {
+				case "<<", "<<-":
+					w.nested(r.Body, fr, "heredoc")
+				case "<<<":
+					w.nested(r.Target, fr, "heredoc")
+				}
+			}
+		}
+		return true
+	case program == "eval":
+		if len(args) > 0 {
+			w.nested(strings.Join(texts(args), " "), fr, "eval")
+		}
+		return true
+	case program == "su":
+		if script, ok := flagValue(texts(args), "c", "command"); ok {
+			w.nested(script, fr, "su -c")
+		}
+		return true
+	}
+	return false
+}
+
+// shellInvocation reads a shell's options: with -c (alone or combined, as
+// in -lc, -ec) the first operand is the script; with no operand (or -s)
+// the shell reads its script from stdin.
+func shellInvocation(args []field) (script string, hasC, readsStdin bool) {
+	hasS := false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i].text
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			if a == "--rcfile" || a == "--init-file" {
+				i++
+			}
+			continue
+		}
+		opts := a[1:]
+		if a[0] == '-' {
+			hasC = hasC || strings.IndexByte(opts, 'c') >= 0
+			hasS = hasS || strings.IndexByte(opts, 's') >= 0
+		}
+		if strings.ContainsAny(opts, "oO") {
+			i++ // -o pipefail, -O extglob
+		}
+	}
+	if hasC {
+		if i < len(args) {
+			return args[i].text, true, false
+		}
+		return "", false, false
+	}
+	return "", false, hasS || i >= len(args)
+}
+
+// nested analyses a script that a command runs, one level deeper.
+func (w *walker) nested(src string, fr frame, via string) {
+	inner := frame{depth: fr.depth + 1, via: via, background: fr.background}
+	if inner.depth > MaxDepth || w.nestedParses >= maxNestedParses {
+		w.s.TooDeep = true
+		w.evasion("too-deep", src)
+		return
+	}
+	w.nestedParses++
+	w.parseScript(src, inner, false)
+}
+
+// evasion records an obfuscation once per kind and evidence.
+func (w *walker) evasion(kind, evidence string) {
+	evidence = truncateEvidence(evidence)
+	for _, e := range w.s.Evasions {
+		if e.Kind == kind && e.Evidence == evidence {
+			return
+		}
+	}
+	w.s.Evasions = append(w.s.Evasions, Evasion{Kind: kind, Evidence: evidence})
+}
+
+func truncateEvidence(s string) string {
+	if len(s) <= maxEvidence {
+		return s
+	}
+	cut := maxEvidence
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

@@ -1,0 +1,279 @@
+package shell
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxNesting bounds how many compound commands (subshells, blocks, if,
+// while, case, functions, …) the walker descends through. The bracket
+// guard in prescan.go does not see keyword nesting (if … then if … then).
+const maxNesting = 200
+
+// frame is the context a statement is analysed in.
+type frame struct {
+	// src is the source that AST positions refer to (the top-level line or
+	// the nested script being analysed).
+	src        string
+	depth      int
+	via        string
+	background bool
+	// redirs are redirections of enclosing compound commands, which apply
+	// to every command inside them ({ a; b; } > f).
+	redirs []Redirect
+	// nest counts enclosing compound commands; wrap counts enclosing
+	// wrappers (sudo env nice …), both bounded to keep work finite.
+	nest, wrap int
+}
+
+// walker accumulates the analysis of one Parse call.
+type walker struct {
+	s *Script
+	// nestedParses counts re-parsed nested scripts, bounded by
+	// maxNestedParses so a line full of bash -c cannot multiply work.
+	nestedParses int
+	buf          []byte // scratch space for building words
+}
+
+// subst is a command or process substitution found while rendering words;
+// it is analysed after the command that contains it.
+type subst struct {
+	stmts []*syntax.Stmt
+	via   string
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, fr frame) {
+	for _, st := range list {
+		w.stmt(st, fr)
+	}
+}
+
+func (w *walker) stmt(st *syntax.Stmt, fr frame) {
+	if st == nil {
+		return
+	}
+	if st.Background || st.Coprocess || st.Disown {
+		fr.background = true
+	}
+	var subs []subst
+	redirs := w.redirects(st.Redirs, fr, &subs)
+	switch cmd := st.Cmd.(type) {
+	case nil:
+		// Only redirections: "> file" still truncates a file.
+		w.emitCall(nil, nil, joinRedirs(fr.redirs, redirs), fr)
+	case *syntax.CallExpr:
+		fields := w.words(cmd.Args, fr, &subs)
+		assigns := w.assigns(cmd.Assigns, fr, &subs)
+		w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
+	case *syntax.DeclClause:
+		fields := make([]field, 0, 1+len(cmd.Args))
+		fields = append(fields, field{text: cmd.Variant.Value, raw: cmd.Variant.Value})
+		for _, a := range cmd.Args {
+			s := w.assign(a, fr, &subs)
+			fields = append(fields, field{text: s, raw: s})
+		}
+		w.emitCall(fields, nil, joinRedirs(fr.redirs, redirs), fr)
+	default:
+		if fr.nest >= maxNesting {
+			w.s.TooDeep = true
+			w.evasion("too-deep", w.raw(st, fr))
+			return
+		}
+		inner := fr
+		inner.nest++
+		if len(redirs) > 0 {
+			inner.redirs = joinRedirs(fr.redirs, redirs)
+		}
+		w.compound(st.Cmd, inner, &subs)
+	}
+	w.substitutions(subs, fr)
+}
+
+// compound walks the bodies and conditions of a compound command.
+func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
+	switch cmd := c.(type) {
+	case *syntax.BinaryCmd:
+		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
+			w.pipeline(cmd, fr)
+			return
+		}
+		// a && b || c nests to the left; walk it as a flat list so a
+		// long chain does not recurse once per element.
+		w.stmts(flattenBinary(cmd, syntax.AndStmt, syntax.OrStmt), fr)
+	case *syntax.Subshell:
+		fr.via = "subshell"
+		w.stmts(cmd.Stmts, fr)
+	case *syntax.Block:
+		w.stmts(cmd.Stmts, fr)
+	case *syntax.IfClause:
+		for clause := cmd; clause != nil; clause = clause.Else {
+			w.stmts(clause.Cond, fr)
+			w.stmts(clause.Then, fr)
+		}
+	case *syntax.WhileClause:
+		w.stmts(cmd.Cond, fr)
+		w.stmts(cmd.Do, fr)
+	case *syntax.ForClause:
+		switch loop := cmd.Loop.(type) {
+		case *syntax.WordIter:
+			w.words(loop.Items, fr, subs)
+		case *syntax.CStyleLoop:
+			collectSubsts(loop, subs)
+		}
+		w.stmts(cmd.Do, fr)
+	case *syntax.CaseClause:
+		w.words([]*syntax.Word{cmd.Word}, fr, subs)
+		for _, item := range cmd.Items {
+			w.words(item.Patterns, fr, subs)
+			w.stmts(item.Stmts, fr)
+		}
+	case *syntax.FuncDecl:
+		fr.via = "function"
+		w.stmt(cmd.Body, fr)
+	case *syntax.TimeClause:
+		// "time" is a keyword in bash; show it like the wrapper it is.
+		var args []string
+		if cmd.PosixFormat {
+			args = []string{"-p"}
+		}
+		w.add(Command{Name: "time", Program: "time", Args: args, Redirects: fr.redirs}, fr)
+		fr.via = "time"
+		w.stmt(cmd.Stmt, fr)
+	case *syntax.CoprocClause:
+		fr.via = "coproc"
+		fr.background = true
+		w.stmt(cmd.Stmt, fr)
+	case *syntax.TestDecl:
+		w.stmt(cmd.Body, fr)
+	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
+		// Not commands, but $(…) inside them runs.
+		collectSubsts(cmd, subs)
+	}
+}
+
+// pipeline walks a | b | c and records which commands form it. Commands
+// inside a compound element ( … ) or { …; } belong to the pipeline too;
+// commands inside $(…) or bash -c of an element do not (they are deeper).
+func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
+	elems := flattenBinary(b, syntax.Pipe, syntax.PipeAll)
+	members := make([]int, 0, len(elems)+2)
+	for _, el := range elems {
+		start := len(w.s.Commands)
+		w.stmt(el, fr)
+		members = w.appendMembers(members, start, fr.depth)
+	}
+	w.registerPipeline(members)
+}
+
+// appendMembers adds the indexes of commands from start on that are at
+// the given depth.
+func (w *walker) appendMembers(members []int, start, depth int) []int {
+	for i := start; i < len(w.s.Commands); i++ {
+		if w.s.Commands[i].Depth == depth {
+			members = append(members, i)
+		}
+	}
+	return members
+}
+
+// registerPipeline records a pipeline of two or more commands. A command
+// already in an inner pipeline keeps that (innermost) index.
+func (w *walker) registerPipeline(members []int) {
+	if len(members) < 2 {
+		return
+	}
+	idx := len(w.s.Pipelines)
+	w.s.Pipelines = append(w.s.Pipelines, members)
+	for _, m := range members {
+		if w.s.Commands[m].Pipeline == -1 {
+			w.s.Commands[m].Pipeline = idx
+		}
+	}
+}
+
+// flattenBinary turns a left-nested chain of the given operators into its
+// statements, left to right, without recursion.
+func flattenBinary(b *syntax.BinaryCmd, op1, op2 syntax.BinCmdOperator) []*syntax.Stmt {
+	var rev []*syntax.Stmt
+	for {
+		rev = append(rev, b.Y)
+		x := b.X
+		if xb, ok := x.Cmd.(*syntax.BinaryCmd); ok && (xb.Op == op1 || xb.Op == op2) &&
+			len(x.Redirs) == 0 && !x.Negated && !x.Background && !x.Coprocess && !x.Disown {
+			b = xb
+			continue
+		}
+		rev = append(rev, x)
+		break
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}
+
+// substitutions analyses $(…), `…`, <(…) and >(…) found in a statement's
+// words, one level deeper than the statement.
+func (w *walker) substitutions(subs []subst, fr frame) {
+	if len(subs) == 0 {
+		return
+	}
+	inner := fr
+	inner.depth++
+	inner.redirs = nil
+	inner.background = false
+	inner.nest = 0
+	inner.wrap = 0
+	for _, sub := range subs {
+		if inner.depth > MaxDepth {
+			w.s.TooDeep = true
+			w.evasion("too-deep", w.rawStmts(sub.stmts, fr))
+			continue
+		}
+		inner.via = sub.via
+		w.stmts(sub.stmts, inner)
+	}
+}
+
+// collectSubsts finds command and process substitutions anywhere under n
+// (arithmetic, tests, parameter expansion operands) without descending
+// into them: they are walked later as statements.
+func collectSubsts(n syntax.Node, subs *[]subst) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			*subs = append(*subs, subst{stmts: x.Stmts, via: "$()"})
+			return false
+		case *syntax.ProcSubst:
+			*subs = append(*subs, subst{stmts: x.Stmts, via: procVia(x.Op)})
+			return false
+		}
+		return true
+	})
+}
+
+func procVia(op syntax.ProcOperator) string {
+	if op == syntax.CmdOut {
+		return ">()"
+	}
+	return "<()"
+}
+
+// add appends a command with the frame's context and returns its index.
+func (w *walker) add(c Command, fr frame) int {
+	c.Pipeline = -1
+	c.Depth = fr.depth
+	c.Via = fr.via
+	c.Background = fr.background
+	w.s.Commands = append(w.s.Commands, c)
+	return len(w.s.Commands) - 1
+}
+
+// joinRedirs returns outer followed by own, sharing nothing with either.
+func joinRedirs(outer, own []Redirect) []Redirect {
+	if len(outer) == 0 {
+		return own
+	}
+	out := make([]Redirect, 0, len(outer)+len(own))
+	out = append(out, outer...)
+	return append(out, own...)
+}

@@ -1,0 +1,247 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// maxWrapChain bounds wrappers of wrappers (sudo env nice timeout …).
+const maxWrapChain = 16
+
+// wrapper describes a program that runs another program given in its
+// arguments. The wrapper stays a Command; the wrapped program is added as
+// another Command at the same depth, with Via set to the wrapper.
+type wrapper struct {
+	// valueShort lists short options that take a value (-u root, -uroot).
+	valueShort string
+	// valueLong lists long options that take the next argument as value
+	// (--user root); --opt=value needs no entry.
+	valueLong []string
+	// noRun lists short options that mean nothing is run (command -v x).
+	noRun string
+	// operands is how many operands come before the program
+	// (timeout DURATION, chroot DIR).
+	operands int
+	// assigns: NAME=VAL before the program sets its environment.
+	assigns bool
+	// keepsStdio: the program inherits the wrapper's redirections, so a
+	// heredoc given to "sudo bash <<EOF" reaches bash.
+	keepsStdio bool
+}
+
+var wrappers = map[string]wrapper{
+	"sudo": {
+		valueShort: "ugpCDrtURT",
+		valueLong:  []string{"user", "group", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout", "host"},
+		noRun:      "elvVK",
+		assigns:    true, keepsStdio: true,
+	},
+	"doas":    {valueShort: "uC", keepsStdio: true},
+	"pkexec":  {valueLong: []string{"user"}, keepsStdio: true},
+	"env":     {valueShort: "uC", valueLong: []string{"unset", "chdir"}, assigns: true, keepsStdio: true},
+	"nohup":   {keepsStdio: true},
+	"timeout": {valueShort: "sk", valueLong: []string{"signal", "kill-after"}, operands: 1, keepsStdio: true},
+	"nice":    {valueShort: "n", valueLong: []string{"adjustment"}, keepsStdio: true},
+	"ionice":  {valueShort: "cn", valueLong: []string{"class", "classdata"}, noRun: "pPu", keepsStdio: true},
+	"time":    {valueShort: "fo", valueLong: []string{"format", "output"}, keepsStdio: true},
+	"command": {noRun: "vV", keepsStdio: true},
+	"builtin": {keepsStdio: true},
+	"exec":    {valueShort: "a", keepsStdio: true},
+	"stdbuf":  {valueShort: "ioe", valueLong: []string{"input", "output", "error"}, keepsStdio: true},
+	"setsid":  {keepsStdio: true},
+	"chroot":  {valueLong: []string{"userspec", "groups"}, operands: 1, keepsStdio: true},
+	"xargs": {
+		valueShort: "adEILnPs",
+		valueLong:  []string{"arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"},
+	},
+	"watch": {valueShort: "nq", valueLong: []string{"interval", "equexit"}},
+}
+
+// unwrap adds the program a wrapper runs. fields are the wrapper's
+// arguments.
+func (w *walker) unwrap(program string, args []field, redirs []Redirect, fr frame) {
+	if program == "find" {
+		w.findExec(args, fr)
+		return
+	}
+	spec, ok := wrappers[program]
+	if !ok {
+		return
+	}
+	if fr.wrap >= maxWrapChain {
+		w.s.TooDeep = true
+		w.evasion("too-deep", strings.Join(texts(args), " "))
+		return
+	}
+	inner := fr
+	inner.via = program
+	inner.wrap++
+	if program == "env" {
+		if script, ok := envSplitString(args); ok {
+			inner.via = "env -S"
+			w.sameDepthScript(script, inner)
+			return
+		}
+	}
+	start, assigns, ok := spec.commandStart(args)
+	if !ok {
+		return
+	}
+	if !spec.keepsStdio {
+		redirs = nil
+	}
+	if program == "watch" && !watchExecs(args[:start]) {
+		// watch hands its arguments, joined, to sh -c.
+		w.sameDepthScript(strings.Join(texts(args[start:]), " "), inner)
+		return
+	}
+	w.emitCall(args[start:], assigns, redirs, inner)
+}
+
+// commandStart finds where the wrapped program starts in args, collecting
+// environment assignments before it. ok is false when nothing is run.
+func (spec wrapper) commandStart(args []field) (start int, assigns []string, ok bool) {
+	operands := spec.operands
+	optionsDone := false
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		if !optionsDone && a == "--" {
+			optionsDone = true
+			continue
+		}
+		if !optionsDone && len(a) > 1 && a[0] == '-' {
+			if strings.HasPrefix(a, "--") {
+				if !strings.Contains(a, "=") && slices.Contains(spec.valueLong, a[2:]) {
+					i++
+				}
+				continue
+			}
+			opts := a[1:]
+			for j := 0; j < len(opts); j++ {
+				if strings.IndexByte(spec.noRun, opts[j]) >= 0 {
+					return 0, nil, false
+				}
+				if strings.IndexByte(spec.valueShort, opts[j]) >= 0 {
+					if j == len(opts)-1 {
+						i++ // value is the next argument
+					}
+					break
+				}
+			}
+			continue
+		}
+		if spec.assigns && isAssignment(a) {
+			assigns = append(assigns, a)
+			continue
+		}
+		if operands > 0 {
+			operands--
+			continue
+		}
+		return i, assigns, true
+	}
+	return 0, nil, false
+}
+
+// isAssignment reports whether a word is NAME=value.
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || isAlnum(c)) || (i == 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// findExec adds the programs of find's -exec, -execdir, -ok and -okdir
+// actions, each running up to ";" or "+".
+func (w *walker) findExec(args []field, fr frame) {
+	for i := 0; i < len(args); i++ {
+		action := args[i].text
+		switch action {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		start := i + 1
+		end := start
+		for end < len(args) && args[end].text != ";" && args[end].text != "+" {
+			end++
+		}
+		if end > start {
+			if fr.wrap >= maxWrapChain {
+				w.s.TooDeep = true
+				w.evasion("too-deep", strings.Join(texts(args[start:end]), " "))
+				return
+			}
+			inner := fr
+			inner.via = "find " + action
+			inner.wrap++
+			w.emitCall(args[start:end], nil, nil, inner)
+		}
+		i = end
+	}
+}
+
+// watchExecs reports whether watch was given -x/--exec, so it runs its
+// arguments directly instead of through sh -c.
+func watchExecs(opts []field) bool {
+	for _, f := range opts {
+		a := f.text
+		if a == "--exec" {
+			return true
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], 'x') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// envSplitString returns the command line given to env -S / --split-string,
+// with any arguments after it, which env splits and runs.
+func envSplitString(args []field) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		var script string
+		rest := i + 1
+		switch {
+		case a == "-S" || a == "--split-string":
+			if rest >= len(args) {
+				return "", false
+			}
+			script = args[rest].text
+			rest++
+		case strings.HasPrefix(a, "--split-string="):
+			script = a[len("--split-string="):]
+		case strings.HasPrefix(a, "-S") && !strings.HasPrefix(a, "--"):
+			script = a[2:]
+		case a == "--" || !strings.HasPrefix(a, "-"):
+			return "", false
+		default:
+			continue
+		}
+		if rest < len(args) {
+			script += " " + strings.Join(texts(args[rest:]), " ")
+		}
+		return script, true
+	}
+	return "", false
+}
+
+// sameDepthScript analyses a command line a wrapper runs through a shell
+// (watch, env -S) as if its commands were wrapped directly.
+func (w *walker) sameDepthScript(src string, fr frame) {
+	if w.nestedParses >= maxNestedParses {
+		w.s.TooDeep = true
+		w.evasion("too-deep", src)
+		return
+	}
+	w.nestedParses++
+	w.parseScript(src, fr, false)
+}
