@@ -64,16 +64,21 @@ func filterRules(deny, verify, allow []*rule, t string, known bool) *ruleSet {
 	return s
 }
 
+// noRules serves a Policy that was not built by Parse (the zero value).
+var noRules = &ruleSet{}
+
 // lookup returns the rules that can apply to a.
 func (idx *ruleIndex) lookup(a *action.Action) *ruleSet {
+	s := idx.unknown
 	if a.Known {
-		if s, ok := idx.known[a.Type]; ok {
-			return s
+		if s = idx.known[a.Type]; s == nil {
+			s = idx.otherKnown
 		}
-		return idx.otherKnown
+	} else if c := idx.custom[a.Type]; c != nil {
+		s = c
 	}
-	if s, ok := idx.custom[a.Type]; ok {
-		return s
+	if s == nil {
+		return noRules
 	}
-	return idx.unknown
+	return s
 }

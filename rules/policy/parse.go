@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,7 @@ func Parse(source string, src []byte) (*Policy, error) {
 	ps := &problems{file: source}
 	p := parse(ps, source, src)
 	if len(ps.list) > 0 {
+		slices.SortStableFunc(ps.list, func(a, b Problem) int { return a.Line - b.Line })
 		return nil, &LoadError{Problems: ps.list}
 	}
 	return p, nil
@@ -129,7 +131,7 @@ func parseYAML(ps *problems, src []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
-		ps.add(yamlErrorLine(err), "", "invalid YAML: %s", yamlErrorMessage(err))
+		ps.add(yamlErrorLine(src, err), "", "invalid YAML: %s", yamlErrorMessage(err))
 		return nil
 	}
 	var extra yaml.Node
@@ -137,7 +139,7 @@ func parseYAML(ps *problems, src []byte) *yaml.Node {
 		ps.add(extra.Line, "", "a policy file holds one YAML document; found another")
 		return nil
 	} else if !errors.Is(err, io.EOF) {
-		ps.add(yamlErrorLine(err), "", "invalid YAML: %s", yamlErrorMessage(err))
+		ps.add(yamlErrorLine(src, err), "", "invalid YAML: %s", yamlErrorMessage(err))
 		return nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
@@ -174,10 +176,42 @@ func stripComments(src []byte) []byte {
 	return out
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = regexp.MustCompile(`^line (\d+): `)
 
-func yamlErrorLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+// yamlErrorLine finds the line of a YAML syntax error. The library reports
+// the line where the enclosing block began, not where it broke, so the
+// loader looks for the shortest prefix of the file that fails to parse:
+// its last line is where the problem is.
+func yamlErrorLine(src []byte, err error) int {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	lo, hi := 1, len(lines)
+	if !yamlFails(src) {
+		return yamlReportedLine(err)
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if yamlFails(bytes.Join(lines[:mid], nil)) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+func yamlFails(src []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			return !errors.Is(err, io.EOF)
+		}
+	}
+}
+
+func yamlReportedLine(err error) int {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, e := strconv.Atoi(m[1]); e == nil {
 			return n
 		}
@@ -186,8 +220,7 @@ func yamlErrorLine(err error) int {
 }
 
 func yamlErrorMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	return yamlLineRE.ReplaceAllString(strings.TrimPrefix(msg, "line "), "")
+	return yamlLineRE.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
 }
 
 func policyNameFromSource(source string) string {
