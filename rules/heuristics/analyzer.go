@@ -1,0 +1,173 @@
+package heuristics
+
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Analyzer runs the Tier 1 rules. It is immutable after New and safe for
+// concurrent use.
+type Analyzer struct {
+	// outcome is each rule's effective outcome; ALLOW means disabled.
+	outcome [numRules]pb.VerdictDecision
+	trusted hostSet
+}
+
+// New validates cfg and builds an Analyzer. It fails on an unknown rule id,
+// a malformed trusted-host pattern or an override outcome other than BLOCK,
+// ESCALATE or ALLOW (ALLOW disables the rule).
+func New(cfg Config) (*Analyzer, error) {
+	a := &Analyzer{}
+	for i := range rules {
+		a.outcome[i] = rules[i].Outcome
+	}
+	for _, id := range cfg.Disabled {
+		i, ok := ruleByID[id]
+		if !ok {
+			return nil, fmt.Errorf("heuristics: disabled rule %q is not a known rule id", id)
+		}
+		a.outcome[i] = allow
+	}
+	// Sorted so the error for several bad overrides is deterministic.
+	ids := make([]string, 0, len(cfg.Overrides))
+	for id := range cfg.Overrides {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		i, ok := ruleByID[id]
+		if !ok {
+			return nil, fmt.Errorf("heuristics: override for %q: not a known rule id", id)
+		}
+		switch o := cfg.Overrides[id]; o {
+		case block, escalate:
+			if a.outcome[i] != allow { // Disabled wins over an override.
+				a.outcome[i] = o
+			}
+		case allow:
+			a.outcome[i] = allow
+		default:
+			return nil, fmt.Errorf("heuristics: override for %q: outcome %s is not BLOCK, ESCALATE or ALLOW", id, o)
+		}
+	}
+	hs, err := newHostSet(cfg.TrustedHosts)
+	if err != nil {
+		return nil, err
+	}
+	a.trusted = hs
+	return a, nil
+}
+
+// Analyze runs every enabled rule on act. The result is deterministic: one
+// finding per rule id, BLOCK before ESCALATE, then higher severity first,
+// then by rule id. A nil action, or a command without a parse, yields an
+// "unanalysable" finding: what cannot be read is never silently allowed.
+func (a *Analyzer) Analyze(act *action.Action) []Finding {
+	s := scan{an: a, act: act}
+	if act == nil {
+		s.add(rEvUnanalysable, "no action to analyse: refuse it and report the bug", "")
+		return s.findings
+	}
+	s.run()
+	if len(s.findings) > 1 {
+		slices.SortFunc(s.findings, compareFindings)
+	}
+	return s.findings
+}
+
+func compareFindings(x, y Finding) int {
+	if rx, ry := outcomeRank(x.Outcome), outcomeRank(y.Outcome); rx != ry {
+		return rx - ry
+	}
+	if x.Severity != y.Severity {
+		return int(y.Severity) - int(x.Severity)
+	}
+	switch {
+	case x.RuleID < y.RuleID:
+		return -1
+	case x.RuleID > y.RuleID:
+		return 1
+	}
+	return 0
+}
+
+func outcomeRank(o pb.VerdictDecision) int {
+	switch o {
+	case block:
+		return 0
+	case escalate:
+		return 1
+	}
+	return 2
+}
+
+// scan is the state of one Analyze call.
+type scan struct {
+	an       *Analyzer
+	act      *action.Action
+	findings []Finding
+	seen     [numRules]bool
+	// collectOnly runs rules with their default outcomes whatever the
+	// configuration, to judge a decoded layer (see checkDecodedLayers).
+	collectOnly bool
+}
+
+// enabled reports whether rule r can still produce a finding.
+func (s *scan) enabled(r ruleIndex) bool {
+	return !s.seen[r] && (s.collectOnly || s.an.outcome[r] != allow)
+}
+
+// add records a finding for rule r unless the rule is disabled or already
+// reported (the first occurrence wins).
+func (s *scan) add(r ruleIndex, msg, evidence string) {
+	if !s.enabled(r) {
+		return
+	}
+	s.seen[r] = true
+	rule := &rules[r]
+	s.findings = append(s.findings, Finding{
+		RuleID:   rule.ID,
+		Category: rule.Category,
+		Severity: rule.Severity,
+		Outcome:  s.outcome(r),
+		Message:  msg,
+		Evidence: truncateEvidence(evidence),
+	})
+}
+
+func (s *scan) outcome(r ruleIndex) pb.VerdictDecision {
+	if s.collectOnly {
+		return rules[r].Outcome
+	}
+	return s.an.outcome[r]
+}
+
+// run dispatches on the action type.
+func (s *scan) run() {
+	act := s.act
+	s.checkEvasions()
+	if act.Type == "execute_command" {
+		s.checkCommandAction()
+	}
+	s.checkFilePaths()
+	s.checkOutbound()
+	s.checkInjection()
+	s.checkEnvAssignments()
+}
+
+const maxEvidence = 120
+
+func truncateEvidence(s string) string {
+	if len(s) <= maxEvidence {
+		return s
+	}
+	n := maxEvidence
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,250 @@
+package heuristics
+
+import (
+	"slices"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// ruleIndex numbers the rules so the hot path can use arrays instead of maps.
+type ruleIndex int
+
+const (
+	rRCEPipe ruleIndex = iota
+	rRCESubstitute
+	rRCESaveExec
+	rRCEInlineFetch
+
+	rDecodeExec
+	rDecodeLayer
+
+	rRevDevTCP
+	rRevNetcat
+	rRevSocat
+	rRevScript
+
+	rDelRecursive
+	rDelUnsetVar
+	rDiskWipe
+	rForkBomb
+	rRecursivePerms
+	rFindDelete
+	rTruncateSystem
+
+	rPrivElevation
+	rPrivUnsafePerms
+	rPersistCron
+	rPersistSystemd
+	rPersistServiceEnable
+	rPersistShellRC
+	rPersistAuthorizedKeys
+	rPersistGitHooks
+	rPersistLaunchd
+	rPersistLDPreload
+
+	rCredSecretFile
+	rCredDotenv
+	rCredSystemFile
+	rCredBrowser
+	rCredCLIToken
+
+	rExfilFile
+	rExfilDNS
+
+	rSecretPrivateKey
+	rSecretAWSKeyID
+	rSecretAWSSecret
+	rSecretGitHub
+	rSecretGitLab
+	rSecretSlackToken
+	rSecretSlackWebhook
+	rSecretStripe
+	rSecretGoogle
+	rSecretOpenAI
+	rSecretAnthropic
+	rSecretJWT
+	rSecretNPM
+	rSecretSendGrid
+
+	rInjectOverride
+	rInjectTemplate
+
+	rEvInvisibleCommand
+	rEvInvisibleText
+	rEvHomoglyph
+	rEvFullwidth
+	rEvShell
+	rEvEncodedPath
+	rEvUnanalysable
+
+	numRules
+)
+
+const (
+	block    = pb.VerdictDecision_VERDICT_DECISION_BLOCK
+	escalate = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
+	allow    = pb.VerdictDecision_VERDICT_DECISION_ALLOW
+
+	low      = pb.Severity_SEVERITY_LOW
+	medium   = pb.Severity_SEVERITY_MEDIUM
+	high     = pb.Severity_SEVERITY_HIGH
+	critical = pb.Severity_SEVERITY_CRITICAL
+)
+
+// rules is the catalogue, indexed by ruleIndex.
+var rules = [numRules]Rule{
+	rRCEPipe: {"rce.download-pipe-shell", CategoryRemoteCodeExec, critical, block,
+		"A download (curl, wget, …) is piped straight into an interpreter."},
+	rRCESubstitute: {"rce.download-substitute-shell", CategoryRemoteCodeExec, critical, block,
+		"A download is executed through process or command substitution: bash <(curl …), sh -c \"$(curl …)\", eval \"$(wget -O- …)\"."},
+	rRCESaveExec: {"rce.download-then-execute", CategoryRemoteCodeExec, critical, block,
+		"A file is downloaded and executed in the same command line."},
+	rRCEInlineFetch: {"rce.interpreter-fetch-exec", CategoryRemoteCodeExec, critical, block,
+		"An interpreter one-liner fetches code over the network and executes it."},
+
+	rDecodeExec: {"decode.execute", CategoryDecodeExec, critical, block,
+		"Encoded text (base64, hex, escapes, reversed) is decoded and executed."},
+	rDecodeLayer: {"decode.dangerous-layer", CategoryDecodeExec, critical, block,
+		"An encoded part of the command decodes to a dangerous command."},
+
+	rRevDevTCP: {"revshell.dev-tcp", CategoryReverseShell, critical, block,
+		"Uses bash /dev/tcp or /dev/udp sockets, the classic reverse shell."},
+	rRevNetcat: {"revshell.netcat", CategoryReverseShell, critical, block,
+		"netcat / ncat / telnet attached to a shell (-e, -c, pipes or a fifo)."},
+	rRevSocat: {"revshell.socat", CategoryReverseShell, critical, block,
+		"socat connects a network socket to a program (exec:, system:)."},
+	rRevScript: {"revshell.script-socket", CategoryReverseShell, critical, block,
+		"An interpreter one-liner opens a socket and spawns a shell or process."},
+
+	rDelRecursive: {"destructive.recursive-delete", CategoryDestructive, critical, block,
+		"Recursive delete of the filesystem root, a home directory, the workspace root or a system directory."},
+	rDelUnsetVar: {"destructive.recursive-delete-variable", CategoryDestructive, high, escalate,
+		"Recursive delete of \"$VAR/\" or \"$VAR/*\": an unset variable makes it delete from /."},
+	rDiskWipe: {"destructive.disk-wipe", CategoryDestructive, critical, block,
+		"Formats or overwrites a disk device (mkfs, dd of=/dev/…, wipefs, shred, > /dev/sda)."},
+	rForkBomb: {"destructive.fork-bomb", CategoryDestructive, high, block,
+		"A fork bomb exhausts the machine's processes."},
+	rRecursivePerms: {"destructive.recursive-permissions", CategoryDestructive, critical, block,
+		"Recursive chmod / chown of the filesystem root, a home or a system directory."},
+	rFindDelete: {"destructive.find-delete", CategoryDestructive, critical, block,
+		"find -delete / -exec rm over the filesystem root, a home or a system directory."},
+	rTruncateSystem: {"destructive.system-file-truncate", CategoryDestructive, high, block,
+		"Truncates or overwrites a system file."},
+
+	rPrivElevation: {"privilege.elevation", CategoryPrivilege, medium, escalate,
+		"Runs a command as another user (sudo, su, doas, pkexec)."},
+	rPrivUnsafePerms: {"privilege.unsafe-permissions", CategoryPrivilege, high, block,
+		"Sets setuid/setgid bits, or makes a system or home path world-writable."},
+	rPersistCron: {"persistence.cron", CategoryPrivilege, high, block,
+		"Installs or edits scheduled jobs (crontab, /etc/cron*, /var/spool/cron)."},
+	rPersistSystemd: {"persistence.systemd-unit", CategoryPrivilege, high, block,
+		"Writes a systemd unit or init script."},
+	rPersistServiceEnable: {"persistence.service-enable", CategoryPrivilege, medium, escalate,
+		"Enables a service to start automatically (systemctl enable / link)."},
+	rPersistShellRC: {"persistence.shell-rc", CategoryPrivilege, high, block,
+		"Writes a shell startup file (~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile.d, …)."},
+	rPersistAuthorizedKeys: {"persistence.authorized-keys", CategoryPrivilege, critical, block,
+		"Writes ~/.ssh/authorized_keys, granting SSH access."},
+	rPersistGitHooks: {"persistence.git-hooks", CategoryPrivilege, medium, escalate,
+		"Writes a git hook or points core.hooksPath elsewhere: hooks run on every git operation."},
+	rPersistLaunchd: {"persistence.launchd", CategoryPrivilege, high, block,
+		"Installs or loads a macOS LaunchAgent / LaunchDaemon."},
+	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
+		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload)."},
+
+	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
+		"Reads a credential file (SSH private key, cloud or registry credentials, keyrings)."},
+	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
+		"Reads a .env file, which usually holds secrets."},
+	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
+		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys)."},
+	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
+		"Reads a browser's saved passwords or cookies."},
+	rCredCLIToken: {"credential.cli-token", CategoryCredentialAccess, high, escalate,
+		"Asks a CLI to print a stored token or secret (gh auth token, gcloud auth print-access-token, …)."},
+
+	rExfilFile: {"exfil.sensitive-file", CategoryExfiltration, critical, block,
+		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
+	rExfilDNS: {"exfil.dns", CategoryExfiltration, high, block,
+		"Builds a host name from command output (dig $(…).host): data leaves through DNS."},
+
+	rSecretPrivateKey: {"secret.private-key", CategorySecrets, critical, block,
+		"A PEM private key leaves the machine."},
+	rSecretAWSKeyID: {"secret.aws-access-key-id", CategorySecrets, critical, block,
+		"An AWS access key id (AKIA…/ASIA…) goes to a host that did not issue it."},
+	rSecretAWSSecret: {"secret.aws-secret-key", CategorySecrets, critical, block,
+		"An AWS secret access key goes to a host that did not issue it."},
+	rSecretGitHub: {"secret.github-token", CategorySecrets, critical, block,
+		"A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_) goes to a non-GitHub host."},
+	rSecretGitLab: {"secret.gitlab-token", CategorySecrets, critical, block,
+		"A GitLab token (glpat-) goes to a non-GitLab host."},
+	rSecretSlackToken: {"secret.slack-token", CategorySecrets, critical, block,
+		"A Slack token (xoxb-, xoxp-, …) goes to a non-Slack host."},
+	rSecretSlackWebhook: {"secret.slack-webhook", CategorySecrets, high, block,
+		"A Slack incoming-webhook URL is sent somewhere other than Slack."},
+	rSecretStripe: {"secret.stripe-key", CategorySecrets, critical, block,
+		"A live Stripe key (sk_live_, rk_live_) goes to a non-Stripe host."},
+	rSecretGoogle: {"secret.google-api-key", CategorySecrets, high, block,
+		"A Google API key (AIza…) goes to a non-Google host."},
+	rSecretOpenAI: {"secret.openai-key", CategorySecrets, critical, block,
+		"An OpenAI API key (sk-…, sk-proj-…) goes to a non-OpenAI host."},
+	rSecretAnthropic: {"secret.anthropic-key", CategorySecrets, critical, block,
+		"An Anthropic API key (sk-ant-…) goes to a non-Anthropic host."},
+	rSecretJWT: {"secret.jwt", CategorySecrets, high, block,
+		"A JSON Web Token goes to an untrusted host or a message recipient."},
+	rSecretNPM: {"secret.npm-token", CategorySecrets, critical, block,
+		"An npm token (npm_…) goes to a non-npm host."},
+	rSecretSendGrid: {"secret.sendgrid-key", CategorySecrets, critical, block,
+		"A SendGrid API key (SG.…) goes to a non-SendGrid host."},
+
+	rInjectOverride: {"injection.instruction-override", CategoryPromptInjection, high, escalate,
+		"Text tries to override the agent's instructions (\"ignore previous instructions\", \"you are now …\", \"do not tell the user\")."},
+	rInjectTemplate: {"injection.chat-template", CategoryPromptInjection, high, escalate,
+		"Text carries chat-template or role markers (<|im_start|>, [INST], ### System:) that spoof another speaker."},
+
+	rEvInvisibleCommand: {"evasion.invisible-in-command", CategoryEncodingEvasion, high, block,
+		"Zero-width, bidi or control characters hidden in a command or path."},
+	rEvInvisibleText: {"evasion.invisible-in-text", CategoryEncodingEvasion, medium, escalate,
+		"Zero-width, bidi or control characters hidden in text or a URL."},
+	rEvHomoglyph: {"evasion.homoglyph", CategoryEncodingEvasion, high, block,
+		"A word in a command, path or host mixes Latin with look-alike Cyrillic or Greek letters."},
+	rEvFullwidth: {"evasion.fullwidth", CategoryEncodingEvasion, medium, escalate,
+		"A command uses fullwidth or compatibility characters that normalise to ASCII."},
+	rEvShell: {"evasion.shell-obfuscation", CategoryEncodingEvasion, medium, escalate,
+		"A command hides its words (r''m, ${IFS}, $'\\x72m', a program name from a variable)."},
+	rEvEncodedPath: {"evasion.encoded-path", CategoryEncodingEvasion, medium, escalate,
+		"A path hides its structure with percent-encoding (%2e%2e%2f)."},
+	rEvUnanalysable: {"evasion.unanalysable", CategoryEncodingEvasion, high, escalate,
+		"The action could not be analysed (unparseable or too deeply nested command)."},
+}
+
+// ruleByID maps ids to indexes; built once.
+var ruleByID = func() map[string]ruleIndex {
+	m := make(map[string]ruleIndex, numRules)
+	for i := range rules {
+		m[rules[i].ID] = ruleIndex(i)
+	}
+	return m
+}()
+
+// Catalogue returns every rule, sorted by id.
+func Catalogue() []Rule {
+	out := make([]Rule, len(rules))
+	copy(out, rules[:])
+	slices.SortFunc(out, func(a, b Rule) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Known reports whether id names a rule.
+func Known(id string) bool {
+	_, ok := ruleByID[id]
+	return ok
+}

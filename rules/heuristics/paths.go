@@ -1,0 +1,344 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Path classification shared by the destructive, persistence, credential
+// and exfiltration rules. Paths are judged by their cleaned absolute form
+// (action.ResolvePath), so "~/x", "$HOME/x" and "/home/dev/x" are the same.
+
+// systemDirs are top-level directories whose loss or corruption breaks the
+// machine.
+var systemDirs = map[string]bool{
+	"/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true, "/lib32": true,
+	"/lib64": true, "/libx32": true, "/media": true, "/mnt": true, "/opt": true, "/proc": true, "/root": true,
+	"/run": true, "/sbin": true, "/srv": true, "/sys": true, "/usr": true, "/var": true, "/snap": true,
+	"/System": true, "/Library": true, "/Applications": true, "/Users": true, "/private": true, "/Volumes": true,
+	"/nix": true,
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return "/"
+	}
+	return p[:i]
+}
+
+// homeRel splits a path inside some user's home directory: the caller's
+// home, "~", /root, /home/<user> or /Users/<user>. It returns the rest
+// (".ssh/id_rsa"), whether p is the home itself, and whether p is in a home.
+func homeRel(abs, home string) (rest string, isHome, ok bool) {
+	if home != "" && home != "/" {
+		if abs == home {
+			return "", true, true
+		}
+		if strings.HasPrefix(abs, home+"/") {
+			return abs[len(home)+1:], false, true
+		}
+	}
+	switch {
+	case abs == "~":
+		return "", true, true
+	case strings.HasPrefix(abs, "~/"):
+		return abs[2:], false, true
+	case abs == "/root":
+		return "", true, true
+	case strings.HasPrefix(abs, "/root/"):
+		return abs[6:], false, true
+	}
+	for _, base := range []string{"/home/", "/Users/"} {
+		if strings.HasPrefix(abs, base) {
+			user, r, more := strings.Cut(abs[len(base):], "/")
+			if user == "" || user == "*" {
+				return "", false, false
+			}
+			if !more {
+				return "", true, true
+			}
+			return r, false, true
+		}
+	}
+	return "", false, false
+}
+
+// underOrAt reports whether p is dir or below it.
+func underOrAt(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// stripGlobChild turns "d/*", "d/.*" and "d/." into d: deleting every
+// child of d is as bad as deleting d.
+func stripGlobChild(abs string) string {
+	for {
+		switch {
+		case strings.HasSuffix(abs, "/*") || strings.HasSuffix(abs, "/."):
+			abs = abs[:len(abs)-2]
+		case strings.HasSuffix(abs, "/.*"):
+			abs = abs[:len(abs)-3]
+		case abs == "*" || abs == ".*":
+			return "."
+		default:
+			if abs == "" {
+				return "/"
+			}
+			return abs
+		}
+	}
+}
+
+// criticalDir says why deleting (or chmod -R'ing) p would wreck the
+// machine, the user's home or the whole workspace, or returns "".
+func criticalDir(p action.Path, root, home string) string {
+	if p.Rel == "." {
+		return "the whole workspace"
+	}
+	d := stripGlobChild(p.Abs)
+	if d == "." && root == "" {
+		return "the whole workspace"
+	}
+	switch {
+	case d == "/":
+		return "the filesystem root"
+	case root != "" && d == root:
+		return "the whole workspace"
+	case root != "" && strings.HasPrefix(root, d+"/"):
+		return "a directory containing the workspace (" + d + ")"
+	case home != "" && strings.HasPrefix(home, d+"/"):
+		return "a directory containing your home (" + d + ")"
+	}
+	if _, isHome, _ := homeRel(d, home); isHome {
+		return "a home directory (" + d + ")"
+	}
+	if systemDirs[d] {
+		return "the system directory " + d
+	}
+	parent := parentDir(d)
+	switch parent {
+	case "/usr", "/etc", "/boot", "/System", "/Library":
+		return "the system directory " + d
+	case "/var":
+		if d != "/var/tmp" {
+			return "the system directory " + d
+		}
+	}
+	if rest, _, ok := homeRel(d, home); ok && (rest == ".ssh" || rest == ".config" || rest == ".local" || rest == "Library") {
+		return "your " + rest + " directory"
+	}
+	return ""
+}
+
+// isSystemFile reports whether abs is a file the system depends on, or a
+// log whose truncation hides activity.
+func isSystemFile(abs string) bool {
+	for _, d := range []string{"/etc/", "/boot/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/var/lib/", "/var/log/", "/System/", "/private/etc/"} {
+		if strings.HasPrefix(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDiskDevice reports whether p names a block device (not /dev/null,
+// /dev/zero, /dev/tty, /dev/std*).
+func isDiskDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
+	name := p[5:]
+	for _, prefix := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop", "sr", "nbd", "root", "by-id/", "disk/"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitivity classes of files.
+type sensitivity uint8
+
+const (
+	sensNone sensitivity = iota
+	sensDotenv
+	sensUserSecret
+	sensSystemSecret
+	sensBrowser
+)
+
+// homeSecrets are credential files and directories relative to a home.
+var homeSecrets = []struct{ rel, label string }{
+	{".aws", "AWS credentials"},
+	{".config/gcloud", "Google Cloud credentials"},
+	{".azure", "Azure credentials"},
+	{".kube/config", "Kubernetes credentials"},
+	{".docker/config.json", "Docker registry credentials"},
+	{".netrc", ".netrc passwords"},
+	{"_netrc", ".netrc passwords"},
+	{".git-credentials", "git credentials"},
+	{".config/git/credentials", "git credentials"},
+	{".npmrc", "npm token"},
+	{".pypirc", "PyPI token"},
+	{".gem/credentials", "RubyGems token"},
+	{".cargo/credentials", "crates.io token"},
+	{".cargo/credentials.toml", "crates.io token"},
+	{".composer/auth.json", "Composer credentials"},
+	{".config/gh/hosts.yml", "GitHub CLI token"},
+	{".config/hub", "GitHub token"},
+	{".terraform.d/credentials.tfrc.json", "Terraform Cloud token"},
+	{".vault-token", "Vault token"},
+	{".pgpass", "PostgreSQL passwords"},
+	{".my.cnf", "MySQL credentials"},
+	{".s3cfg", "S3 credentials"},
+	{".boto", "cloud credentials"},
+	{".oci/config", "Oracle Cloud credentials"},
+	{".config/rclone/rclone.conf", "rclone credentials"},
+	{".gnupg", "GnuPG keys"},
+	{".password-store", "password store"},
+	{".local/share/keyrings", "keyring"},
+	{"Library/Keychains", "macOS keychain"},
+	{".config/op", "1Password CLI data"},
+	{".ssh", "SSH keys"},
+}
+
+// browserRoots are browser profile directories relative to a home.
+var browserRoots = []string{
+	".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
+	".mozilla/firefox", "snap/firefox/common/.mozilla/firefox", "snap/chromium/common/chromium",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Chromium", "Library/Application Support/BraveSoftware",
+	"Library/Application Support/Microsoft Edge", "Library/Application Support/Firefox", "Library/Safari", "Library/Cookies",
+}
+
+var browserFiles = map[string]bool{
+	"Login Data": true, "Login Data For Account": true, "Cookies": true, "Web Data": true, "Local State": true,
+	"key3.db": true, "key4.db": true, "logins.json": true, "cookies.sqlite": true, "signons.sqlite": true,
+	"Cookies.binarycookies": true,
+}
+
+// classify says how sensitive a path is to read, with a label for messages.
+func classify(abs, home string) (sensitivity, string) {
+	abs = strings.TrimPrefix(abs, "/private") // macOS /private/etc
+	if abs == "" {
+		return sensNone, ""
+	}
+	if rest, _, ok := homeRel(abs, home); ok && rest != "" {
+		for _, r := range browserRoots {
+			if underOrAt(rest, r) {
+				if rest == r || browserFiles[baseName(rest)] || strings.Count(rest[len(r):], "/") <= 1 {
+					return sensBrowser, "browser passwords and cookies"
+				}
+			}
+		}
+		for _, h := range homeSecrets {
+			if underOrAt(rest, h.rel) {
+				if h.rel == ".ssh" && !isSSHPrivate(rest) {
+					break
+				}
+				return sensUserSecret, h.label
+			}
+		}
+	}
+	switch {
+	case abs == "/etc/shadow" || abs == "/etc/shadow-" || abs == "/etc/gshadow" || abs == "/etc/gshadow-" || abs == "/etc/master.passwd" ||
+		abs == "/etc/security/opasswd":
+		return sensSystemSecret, "system password hashes"
+	case underOrAt(abs, "/etc/sudoers") || underOrAt(abs, "/etc/sudoers.d"):
+		return sensSystemSecret, "sudo configuration"
+	case strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && !strings.HasSuffix(abs, ".pub"):
+		return sensSystemSecret, "SSH host private key"
+	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
+		return sensUserSecret, "process environment (API keys, tokens)"
+	}
+	if isDotenv(baseName(abs)) {
+		return sensDotenv, "a .env file"
+	}
+	return sensNone, ""
+}
+
+// isSSHPrivate reports whether a path under .ssh may hold a private key:
+// everything except public keys, known_hosts, config and authorized_keys.
+func isSSHPrivate(rest string) bool {
+	if rest == ".ssh" {
+		return true
+	}
+	b := baseName(rest)
+	switch {
+	case strings.HasSuffix(b, ".pub"), strings.HasPrefix(b, "known_hosts"), b == "config", b == "authorized_keys", b == "authorized_keys2":
+		return false
+	}
+	return true
+}
+
+// isDotenv matches .env, .env.local, .env.production, .envrc, but not the
+// committed templates (.env.example, .env.sample, …).
+func isDotenv(base string) bool {
+	if base == ".env" || base == ".envrc" {
+		return true
+	}
+	if !strings.HasPrefix(base, ".env.") {
+		return false
+	}
+	switch strings.ToLower(base[5:]) {
+	case "example", "sample", "template", "dist", "defaults", "default", "schema", "tpl", "example.local":
+		return false
+	}
+	return true
+}
+
+// persistTarget says which persistence rule a write to abs falls under.
+func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
+	abs := strings.TrimPrefix(p.Abs, "/private")
+	if rest, _, ok := homeRel(abs, home); ok && rest != "" {
+		switch rest {
+		case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
+			".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".config/fish/config.fish":
+			return rPersistShellRC, "the shell startup file ~/" + rest, true
+		case ".ssh/authorized_keys", ".ssh/authorized_keys2", ".ssh/rc":
+			return rPersistAuthorizedKeys, "~/" + rest, true
+		}
+		switch {
+		case underOrAt(rest, ".config/fish/conf.d"):
+			return rPersistShellRC, "a fish startup file", true
+		case underOrAt(rest, ".config/systemd"), underOrAt(rest, ".local/share/systemd"), underOrAt(rest, ".config/autostart"):
+			return rPersistSystemd, "a user service or autostart entry (~/" + rest + ")", true
+		case underOrAt(rest, "Library/LaunchAgents"):
+			return rPersistLaunchd, "a LaunchAgent (~/" + rest + ")", true
+		}
+	}
+	switch {
+	case abs == "/etc/crontab" || abs == "/etc/anacrontab" || strings.HasPrefix(abs, "/etc/cron.") || strings.HasPrefix(abs, "/etc/cron/") ||
+		underOrAt(abs, "/var/spool/cron") || underOrAt(abs, "/var/spool/anacron") || underOrAt(abs, "/var/at/tabs") || underOrAt(abs, "/usr/lib/cron/tabs"):
+		return rPersistCron, abs, true
+	case underOrAt(abs, "/etc/systemd") || underOrAt(abs, "/lib/systemd") || underOrAt(abs, "/usr/lib/systemd") || underOrAt(abs, "/run/systemd/system") ||
+		underOrAt(abs, "/etc/init.d") || underOrAt(abs, "/etc/init") || abs == "/etc/rc.local" || underOrAt(abs, "/etc/rc.d") || underOrAt(abs, "/etc/xdg/autostart"):
+		return rPersistSystemd, abs, true
+	case abs == "/etc/profile" || underOrAt(abs, "/etc/profile.d") || abs == "/etc/bash.bashrc" || abs == "/etc/bashrc" ||
+		abs == "/etc/zshrc" || abs == "/etc/zprofile" || abs == "/etc/zshenv" || underOrAt(abs, "/etc/zsh") || abs == "/etc/environment":
+		return rPersistShellRC, "the system shell startup file " + abs, true
+	case abs == "/etc/ld.so.preload" || abs == "/etc/ld.so.conf" || underOrAt(abs, "/etc/ld.so.conf.d"):
+		return rPersistLDPreload, abs, true
+	case underOrAt(abs, "/Library/LaunchAgents") || underOrAt(abs, "/Library/LaunchDaemons") ||
+		underOrAt(abs, "/System/Library/LaunchAgents") || underOrAt(abs, "/System/Library/LaunchDaemons"):
+		return rPersistLaunchd, abs, true
+	}
+	if isGitHookPath(p) {
+		return rPersistGitHooks, "a git hook (" + p.Raw + ")", true
+	}
+	return 0, "", false
+}
+
+func isGitHookPath(p action.Path) bool {
+	return strings.Contains(p.Abs+"/", "/.git/hooks/") || strings.HasPrefix(p.Rel, ".git/hooks/") ||
+		strings.HasPrefix(p.Abs, ".git/hooks/")
+}
+
+const (
+	actionRead   = action.AccessRead
+	actionWrite  = action.AccessWrite
+	actionDelete = action.AccessDelete
+)

@@ -1,0 +1,271 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Privilege and persistence: running as another user, weakening
+// permissions, and anything that makes code run again later (cron,
+// services, shell startup files, SSH keys, git hooks, preloaded libraries).
+
+func (s *scan) checkPrivilege(cs *cmdScan) {
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.elevated != "" || isElevation(v.prog) {
+			who := v.elevated
+			if who == "" {
+				who = v.prog
+			}
+			s.add(rPrivElevation, "runs a command with "+who+": a human should approve anything run with elevated rights",
+				v.c.Name+" "+strings.Join(v.c.Args, " "))
+		}
+		switch v.prog {
+		case "chmod":
+			s.checkChmod(cs, v)
+		case "crontab":
+			if crontabWrites(v.args) {
+				s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
+					"crontab "+strings.Join(v.args, " "))
+			}
+		case "systemctl":
+			if verb := firstOperand(v.args); verb == "enable" || verb == "reenable" || verb == "link" || verb == "preset" || verb == "add-wants" || verb == "set-default" || verb == "edit" {
+				s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+strings.Join(v.args, " "))
+			}
+		case "update-rc.d", "chkconfig", "rc-update":
+			s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+strings.Join(v.args, " "))
+		case "launchctl":
+			switch firstOperand(v.args) {
+			case "load", "bootstrap", "submit", "enable":
+				s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+strings.Join(v.args, " "))
+			}
+		case "git":
+			for _, a := range v.args {
+				if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
+					s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+strings.Join(v.args, " "))
+					break
+				}
+			}
+		}
+		// Writes to persistence locations, however they are made.
+		writeTargets(v, func(target string) {
+			p := cs.resolve(target)
+			if r, what, ok := persistTarget(p, cs.home); ok {
+				s.add(r, persistMessage(r, what), target)
+			}
+		})
+		s.checkPreloadWords(v.c.Assigns)
+		if v.prog == "export" || v.prog == "env" || v.prog == "declare" || v.prog == "typeset" || v.c.Program == "env" {
+			s.checkPreloadWords(v.c.Args)
+		}
+	}
+}
+
+func isElevation(prog string) bool {
+	switch prog {
+	case "sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit":
+		return true
+	}
+	return false
+}
+
+func firstOperand(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// crontabWrites is false only for listing (crontab -l [-u user]).
+func crontabWrites(args []string) bool {
+	if hasShortFlag(args, 'l') {
+		return false
+	}
+	return len(args) > 0
+}
+
+func (s *scan) checkPreloadWords(words []string) {
+	for _, w := range words {
+		for _, name := range []string{"LD_PRELOAD=", "LD_AUDIT=", "DYLD_INSERT_LIBRARIES="} {
+			if strings.HasPrefix(w, name) && len(w) > len(name) {
+				s.add(rPersistLDPreload, "sets "+name[:len(name)-1]+": the library is injected into every program started; refuse unless you built it yourself for debugging", w)
+			}
+		}
+	}
+}
+
+func persistMessage(r ruleIndex, what string) string {
+	switch r {
+	case rPersistShellRC:
+		return "writes " + what + ": it runs in every new shell; make this change by hand if you need it"
+	case rPersistAuthorizedKeys:
+		return "writes " + what + ": this grants SSH access to whoever holds the key; refuse unless you add the key yourself"
+	case rPersistCron:
+		return "writes the cron file " + what + ": scheduled jobs keep running after this session; add them by hand"
+	case rPersistSystemd:
+		return "writes " + what + ": a service or autostart entry runs code at every boot or login; install it by hand"
+	case rPersistLaunchd:
+		return "writes " + what + ": it runs at every login or boot; install it by hand"
+	case rPersistLDPreload:
+		return "writes " + what + ": the library would be injected into every program; refuse it"
+	case rPersistGitHooks:
+		return "writes " + what + ": it runs on every git operation; review the hook before approving"
+	}
+	return "writes " + what
+}
+
+// writeTargets calls fn with each path a command writes: output
+// redirections, tee, the destination of cp/mv/install/ln/rsync, dd of=,
+// sed -i files and curl/wget output files.
+func writeTargets(v *cmdView, fn func(string)) {
+	for _, r := range v.c.Redirects {
+		if isOutputRedirect(r.Op) && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
+			fn(r.Target)
+		}
+	}
+	switch v.prog {
+	case "tee":
+		for _, op := range operands(v.args, "", nil) {
+			fn(op)
+		}
+	case "cp", "mv", "install", "ln", "rsync", "scp":
+		dirSet := false
+		flagValues(v.args, 't', "target-directory", func(d string) { dirSet = true; fn(d) })
+		if !dirSet {
+			ops := operands(v.args, "mogSe", []string{"--mode", "--owner", "--group", "--suffix", "--rsh"})
+			if len(ops) >= 2 {
+				fn(ops[len(ops)-1])
+			}
+		}
+	case "dd":
+		for _, a := range v.args {
+			if strings.HasPrefix(a, "of=") {
+				fn(a[3:])
+			}
+		}
+	case "sed", "perl":
+		if hasShortFlag(v.args, 'i') || hasLongFlag(v.args, "in-place") {
+			ops := operands(v.args, "ef", []string{"--expression", "--file"})
+			scriptGiven := false
+			flagValues(v.args, 'e', "expression", func(string) { scriptGiven = true })
+			if !scriptGiven && len(ops) > 0 {
+				ops = ops[1:]
+			}
+			for _, op := range ops {
+				fn(op)
+			}
+		}
+	case "curl":
+		flagValues(v.args, 'o', "output", fn)
+	case "wget":
+		flagValues(v.args, 'O', "output-document", func(p string) {
+			if p != "-" {
+				fn(p)
+			}
+		})
+	}
+}
+
+// checkChmod flags setuid/setgid anywhere and world-writable modes on
+// system, home or credential paths.
+func (s *scan) checkChmod(cs *cmdScan, v *cmdView) {
+	ops := operands(v.args, "", []string{"--reference"})
+	if len(ops) < 2 {
+		return
+	}
+	mode := ops[0]
+	if setsID(mode) {
+		s.add(rPrivUnsafePerms, "chmod "+mode+" sets the setuid/setgid bit: the program would run with its owner's rights; refuse it",
+			"chmod "+strings.Join(v.args, " "))
+		return
+	}
+	if !worldWritable(mode) {
+		return
+	}
+	for _, op := range ops[1:] {
+		p := cs.resolve(op)
+		why := criticalDir(p, cs.root, cs.home)
+		if why == "the whole workspace" {
+			why = ""
+		}
+		if why == "" && isSystemFile(p.Abs) {
+			why = "the system file " + p.Abs
+		}
+		if why == "" {
+			if sens, label := classify(p.Abs, cs.home); sens != sensNone {
+				why = label + " (" + op + ")"
+			}
+		}
+		if why == "" {
+			if _, what, ok := persistTarget(p, cs.home); ok {
+				why = what
+			}
+		}
+		if why != "" {
+			s.add(rPrivUnsafePerms, "chmod "+mode+" makes "+why+" writable by every user: use the narrowest permissions that work (e.g. 755 / 644)",
+				"chmod "+strings.Join(v.args, " "))
+			return
+		}
+	}
+}
+
+// setsID reports whether a chmod mode sets setuid or setgid.
+func setsID(mode string) bool {
+	if isOctal(mode) {
+		if len(mode) >= 4 {
+			d := mode[len(mode)-4] - '0'
+			return d&6 != 0
+		}
+		return false
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		if i := strings.IndexAny(clause, "+="); i >= 0 && strings.IndexByte(clause[i:], 's') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// worldWritable reports whether a chmod mode grants write to others.
+func worldWritable(mode string) bool {
+	if isOctal(mode) {
+		d := mode[len(mode)-1] - '0'
+		return d&2 != 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i < 0 {
+			continue
+		}
+		who := clause[:i]
+		if (who == "" && clause[i] == '=') || strings.ContainsAny(who, "oa") {
+			if strings.IndexByte(clause[i:], 'w') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isOctal(s string) bool {
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPathWrites judges paths written by file tools (write_file,
+// edit_file, copy_file destinations, unknown tools naming a path).
+func (s *scan) checkPathWrite(p *action.Path) {
+	if r, what, ok := persistTarget(*p, s.act.Caller.Home); ok {
+		s.add(r, persistMessage(r, what), p.Raw)
+	}
+}

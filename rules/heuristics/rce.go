@@ -1,0 +1,305 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Remote code execution: code fetched over the network and run without a
+// chance to review it.
+
+// isFetcher reports whether v writes network content to its stdout or a
+// file: curl, wget, netcat and friends, or an interpreter one-liner that
+// downloads.
+func isFetcher(v *cmdView) bool {
+	switch v.prog {
+	case "curl", "wget", "fetch", "http", "https", "xh", "httpie", "lwp-request", "lwp-download", "GET",
+		"aria2c", "lynx", "w3m", "links", "nc", "ncat", "netcat", "telnet", "socat":
+		return true
+	case "openssl":
+		return len(v.args) > 0 && v.args[0] == "s_client"
+	}
+	if code, ok := inlineCode(v); ok {
+		return codeFetches(code)
+	}
+	return false
+}
+
+// codeFetches reports whether interpreter code downloads something.
+func codeFetches(code string) bool {
+	for _, w := range fetchMarkers {
+		if containsFold(code, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var fetchMarkers = []string{
+	"urllib", "urlopen", "requests.get", "requests.post", "http.client", "httpx.", // python
+	"lwp::", "lwp", "http::tiny", "getstore", "getprint", // perl
+	"open-uri", "net::http", "uri.open", // ruby
+	"https.get", "http.get", "fetch(", "axios", // node
+	"file_get_contents(\"http", "file_get_contents('http", "curl_exec", // php
+	"invoke-webrequest", "iwr ", "invoke-restmethod", "irm ", "downloadstring", "net.webclient", "downloadfile", // powershell
+}
+
+// fetcherWords are program names that, inside a substitution, mean the
+// substituted text comes from the network.
+var fetcherWords = []string{"curl", "wget", "fetch", "lwp-request", "aria2c", "xh", "nc", "ncat", "netcat", "urlopen", "urllib", "Invoke-WebRequest", "iwr", "DownloadString"}
+
+func mentionsFetcher(s string) bool {
+	for _, w := range fetcherWords {
+		if containsWord(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstHost returns the host of the first URL or host-like operand of v,
+// for messages.
+func firstHost(args []string) string {
+	for _, a := range args {
+		if h := urlHost(a); h != "" {
+			return h
+		}
+	}
+	for _, a := range args {
+		if a != "" && a[0] != '-' && looksLikeHost(a) {
+			h, _, _ := strings.Cut(a, "/")
+			return h
+		}
+	}
+	return "the network"
+}
+
+// urlHost returns the lower-case host of a URL-looking word, or "".
+func urlHost(w string) string {
+	i := strings.Index(w, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := w[i+3:]
+	if at := strings.IndexByte(rest, '@'); at >= 0 {
+		if sl := strings.IndexAny(rest, "/?#"); sl < 0 || at < sl {
+			rest = rest[at+1:]
+		}
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	if strings.HasPrefix(rest, "[") { // IPv6 literal
+		if j := strings.IndexByte(rest, ']'); j > 0 {
+			return strings.ToLower(rest[1:j])
+		}
+	}
+	if c := strings.LastIndexByte(rest, ':'); c >= 0 {
+		rest = rest[:c]
+	}
+	return strings.TrimSuffix(strings.ToLower(rest), ".")
+}
+
+func looksLikeHost(a string) bool {
+	h, _, _ := strings.Cut(a, "/")
+	h, _, _ = strings.Cut(h, ":")
+	if !strings.Contains(h, ".") || strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") || strings.ContainsAny(h, " @$`'\"=") {
+		return false
+	}
+	return strings.IndexFunc(h, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+}
+
+func (s *scan) checkRCE(cs *cmdScan) {
+	if !s.enabled(rRCEPipe) && !s.enabled(rRCESubstitute) && !s.enabled(rRCESaveExec) && !s.enabled(rRCEInlineFetch) {
+		return
+	}
+	var saved []savedFile
+	for i := range cs.views {
+		v := &cs.views[i]
+		if isFetcher(v) {
+			var runner *cmdView
+			cs.downstream(v, func(d *cmdView) bool {
+				if readsProgramFromStdin(d) {
+					runner = d
+					return true
+				}
+				return false
+			})
+			if runner != nil {
+				s.add(rRCEPipe, "pipes a download from "+firstHost(v.args)+" into "+runner.prog+
+					": download the script to a file, review it, then run the local file", v.c.Name+" … | "+runner.prog)
+			}
+			saved = appendSaved(saved, v)
+		}
+		if code, ok := executedText(v); ok && hasSubstitution(code) && mentionsFetcher(code) {
+			s.add(rRCESubstitute, "runs the output of a download as code ("+progLabel(v)+
+				"): save the script to a file, review it, then run the local file", code)
+		}
+		if len(saved) > 0 {
+			if f, ok := executesSaved(v, saved); ok {
+				s.add(rRCESaveExec, "downloads "+f.name+" from "+f.host+" and runs it in the same step: "+
+					"download first, review the file, then run it in a separate action", v.c.Name+" "+strings.Join(v.args, " "))
+			}
+		}
+		if code, ok := inlineCode(v); ok && codeFetches(code) && codeExecutes(code) {
+			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", code)
+		}
+	}
+}
+
+func progLabel(v *cmdView) string {
+	if v.prog == "" {
+		return "a command name computed from a download"
+	}
+	return v.prog
+}
+
+// executedText returns the text an executor will run: the inline program
+// of an interpreter, the script operand, every argument of eval / source,
+// or the name of a command computed at run time.
+func executedText(v *cmdView) (string, bool) {
+	if v.prog == "" {
+		return v.c.Name, true
+	}
+	switch v.prog {
+	case "eval", "source", ".", "exec":
+		return strings.Join(v.args, " "), len(v.args) > 0
+	}
+	kind := interpreterKind(v.prog)
+	if kind == "" {
+		return "", false
+	}
+	if code, ok := inlineCode(v); ok {
+		return code, true
+	}
+	// The script file operand: bash <(curl …), python3 <(wget -O- …).
+	for _, a := range v.args {
+		if len(a) > 0 && a[0] != '-' {
+			return a, true
+		}
+		if hasSubstitution(a) {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// codeExecutes reports whether interpreter code runs dynamic code or
+// programs.
+func codeExecutes(code string) bool {
+	for _, w := range execMarkers {
+		if containsFold(code, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var execMarkers = []string{
+	"exec(", "eval(", "eval ", "subprocess", "os.system", "os.popen", "pty.spawn", "system(", "popen(",
+	"child_process", "execsync", "spawn(", "function(", "shell_exec", "passthru", "proc_open",
+	"iex", "invoke-expression", "`", "compile(", "runpy", "importlib",
+}
+
+type savedFile struct {
+	name string // base name of the saved file
+	host string
+}
+
+// appendSaved records files a fetcher writes: curl -o / -O, wget (-O),
+// or a > redirection.
+func appendSaved(saved []savedFile, v *cmdView) []savedFile {
+	host := firstHost(v.args)
+	add := func(p string) {
+		if p == "" || p == "-" || p == "/dev/null" || isStdinPath(p) {
+			return
+		}
+		saved = append(saved, savedFile{name: baseName(p), host: host})
+	}
+	remoteName := func() {
+		for _, a := range v.args {
+			if i := strings.Index(a, "://"); i >= 0 {
+				rest := a[i+3:]
+				if j := strings.IndexAny(rest, "?#"); j >= 0 {
+					rest = rest[:j]
+				}
+				if j := strings.IndexByte(rest, '/'); j >= 0 && j+1 < len(rest) {
+					add(baseName(rest[j:]))
+				}
+			}
+		}
+	}
+	switch v.prog {
+	case "curl":
+		flagValues(v.args, 'o', "output", add)
+		if hasFlag(v.args, 'O', "remote-name") || hasLongFlag(v.args, "remote-name-all") {
+			remoteName()
+		}
+	case "wget":
+		named := false
+		flagValues(v.args, 'O', "output-document", func(p string) { named = true; add(p) })
+		if !named {
+			remoteName()
+		}
+	default:
+		if code, ok := inlineCode(v); ok && codeFetches(code) {
+			// python -c "urllib.request.urlretrieve(url, 'x.py')": any
+			// quoted file name in the code may be the saved file.
+			for _, w := range strings.FieldsFunc(code, func(r rune) bool { return r == '\'' || r == '"' || r == ' ' || r == ',' || r == '(' || r == ')' }) {
+				if strings.Contains(w, ".") && !strings.Contains(w, "://") && !strings.ContainsAny(w, "=;") {
+					add(w)
+				}
+			}
+		}
+	}
+	for _, r := range v.c.Redirects {
+		if r.Op == ">" || r.Op == ">>" || r.Op == ">|" || r.Op == "&>" {
+			if r.FD == "" || r.FD == "1" {
+				add(r.Target)
+			}
+		}
+	}
+	return saved
+}
+
+// executesSaved reports whether v runs one of the saved files: ./x.sh,
+// sh x.sh, python3 x.py, source x.sh.
+func executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
+	match := func(p string) (savedFile, bool) {
+		b := baseName(p)
+		for _, f := range saved {
+			if f.name == b {
+				return f, true
+			}
+		}
+		return savedFile{}, false
+	}
+	if strings.Contains(v.c.Name, "/") && v.prog == baseName(v.c.Name) && v.c.Program == v.prog {
+		if f, ok := match(v.c.Name); ok {
+			return f, true
+		}
+	}
+	if v.prog != "" && v.prog != baseName(v.c.Name) { // a wrapper ran it: sudo ./x.sh
+		if f, ok := match(v.prog); ok {
+			return f, true
+		}
+	}
+	switch v.prog {
+	case "source", ".", "exec":
+		if len(v.args) > 0 {
+			return match(v.args[0])
+		}
+		return savedFile{}, false
+	}
+	if interpreterKind(v.prog) == "" {
+		return savedFile{}, false
+	}
+	if _, inline := inlineCode(v); inline {
+		return savedFile{}, false
+	}
+	ops := operands(v.args, "oOWXIM", nil)
+	if len(ops) > 0 {
+		return match(ops[0])
+	}
+	return savedFile{}, false
+}

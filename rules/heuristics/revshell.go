@@ -1,0 +1,133 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Reverse and bind shells: a shell's input and output wired to a network
+// socket so someone elsewhere can drive the machine.
+
+func isNetcat(prog string) bool {
+	switch prog {
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "telnet":
+		return true
+	}
+	return false
+}
+
+func (s *scan) checkReverseShell(cs *cmdScan, src string) {
+	if s.enabled(rRevDevTCP) {
+		// Text check: works even when the redirection sits in a nested or
+		// unparseable part of the command.
+		for _, marker := range []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/"} {
+			if i := strings.Index(src, marker); i >= 0 {
+				s.add(rRevDevTCP, "opens a raw network socket through "+strings.Trim(marker[:len(marker)-1], "/")+
+					": this is how reverse shells connect out; refuse unless you wrote this yourself", around(src, i))
+				break
+			}
+		}
+	}
+	if s.enabled(rRevNetcat) {
+		s.checkNetcat(cs)
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.prog == "socat" && s.enabled(rRevSocat) {
+			for _, a := range v.args {
+				if containsFold(a, "exec:") || containsFold(a, "system:") {
+					s.add(rRevSocat, "socat connects a socket to a program ("+a+"): this gives whoever is on the other end a shell", strings.Join(v.args, " "))
+					break
+				}
+			}
+		}
+		if s.enabled(rRevScript) {
+			if code, ok := inlineCode(v); ok && codeOpensSocket(code) && codeSpawnsShell(code) {
+				s.add(rRevScript, "a "+v.prog+" one-liner connects a socket to a shell or process: this is a reverse shell", code)
+			}
+		}
+	}
+}
+
+func (s *scan) checkNetcat(cs *cmdScan) {
+	hasFifo := false
+	for i := range cs.views {
+		if cs.views[i].prog == "mkfifo" || cs.views[i].prog == "mknod" {
+			hasFifo = true
+		}
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if !isNetcat(v.prog) && !(v.prog == "openssl" && len(v.args) > 0 && v.args[0] == "s_client") {
+			continue
+		}
+		line := v.prog + " " + strings.Join(v.args, " ")
+		// telnet and openssl use -e / -c for other things.
+		isNC := v.prog != "telnet" && v.prog != "openssl"
+		if isNC && (hasShortFlag(v.args, 'e') || hasShortFlag(v.args, 'c') || hasLongFlag(v.args, "exec") ||
+			hasLongFlag(v.args, "sh-exec") || hasLongFlag(v.args, "lua-exec")) {
+			s.add(rRevNetcat, v.prog+" runs a program for whoever connects (-e/-c): this is a remote shell; refuse it", line)
+			return
+		}
+		if hasFifo {
+			s.add(rRevNetcat, v.prog+" with a named pipe (mkfifo) relays a shell over the network: this is a reverse shell", line)
+			return
+		}
+		var sh *cmdView
+		find := func(o *cmdView) bool {
+			if isShell(o.prog) || interpreterKind(o.prog) != "" {
+				sh = o
+				return true
+			}
+			return false
+		}
+		if cs.upstream(v, find) || cs.downstream(v, find) {
+			s.add(rRevNetcat, v.prog+" is piped to or from "+sh.prog+": this relays a shell over the network", line)
+			return
+		}
+	}
+}
+
+var socketMarkers = []string{
+	"socket", "tcpsocket", "fsockopen", "net.connect", "net.socket", "createconnection", "io::socket", "tcpclient", "stream_socket_client",
+}
+
+var shellMarkers = []string{
+	"/bin/sh", "/bin/bash", "/bin/zsh", "cmd.exe", "pty.spawn", "os.dup2", "subprocess", "child_process", "os.execute", "io.popen",
+	"exec(", "exec ", "system(", "popen", "spawn(", "proc_open", "shell_exec", "passthru", "iex", "invoke-expression",
+}
+
+func codeOpensSocket(code string) bool {
+	for _, m := range socketMarkers {
+		if containsFold(code, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func codeSpawnsShell(code string) bool {
+	for _, m := range shellMarkers {
+		if containsFold(code, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// around returns up to 60 bytes either side of s[i], for evidence.
+func around(s string, i int) string {
+	lo, hi := i-60, i+60
+	if lo < 0 {
+		lo = 0
+	}
+	if hi > len(s) {
+		hi = len(s)
+	}
+	for lo > 0 && lo < len(s) && s[lo]&0xC0 == 0x80 {
+		lo--
+	}
+	for hi < len(s) && s[hi]&0xC0 == 0x80 {
+		hi++
+	}
+	return s[lo:hi]
+}

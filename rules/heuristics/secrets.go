@@ -1,0 +1,358 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Secret material: recognisable credentials in data that leaves the
+// machine. Every detector is a hand-written matcher behind a cheap literal
+// prefilter, so ordinary text costs one pass of strings.Contains.
+//
+// A token sent to the service that issued it (a GitHub token to
+// api.github.com, an OpenAI key to api.openai.com) is how it is meant to be
+// used and is not reported; neither is anything sent to Config.TrustedHosts.
+// Writing a secret into a workspace file is not exfiltration and is not
+// judged here: the file stays on the machine.
+
+type secretDetector struct {
+	rule ruleIndex
+	// anchor is a literal every match contains; find returns the match
+	// starting around the anchor at index i, or "".
+	anchor string
+	find   func(s string, i int) string
+	// issuers are domains the secret is legitimately sent to.
+	issuers []string
+}
+
+var secretDetectors = []secretDetector{
+	{rSecretPrivateKey, "PRIVATE KEY", findPEM, nil},
+	{rSecretAWSKeyID, "AKIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}},
+	{rSecretAWSKeyID, "ASIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}},
+	{rSecretAWSSecret, "ws_secret", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
+	{rSecretAWSSecret, "WS_SECRET", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
+	{rSecretAWSSecret, "SecretAccessKey", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
+	{rSecretGitHub, "gh", findGitHub, []string{"github.com", "githubusercontent.com", "ghcr.io"}},
+	{rSecretGitHub, "github_pat_", findGitHubPAT, []string{"github.com", "githubusercontent.com", "ghcr.io"}},
+	{rSecretGitLab, "glpat-", prefixToken("glpat-", 20, false), []string{"gitlab.com"}},
+	{rSecretSlackToken, "xox", findSlackToken, []string{"slack.com"}},
+	{rSecretSlackWebhook, "hooks.slack.com/services/", findSlackWebhook, []string{"hooks.slack.com"}},
+	{rSecretStripe, "k_live_", findStripe, []string{"stripe.com"}},
+	{rSecretGoogle, "AIza", findGoogleKey, []string{"googleapis.com", "google.com"}},
+	{rSecretAnthropic, "sk-ant-", prefixToken("sk-ant-", 32, false), []string{"anthropic.com"}},
+	{rSecretOpenAI, "sk-", findOpenAI, []string{"openai.com"}},
+	{rSecretJWT, "eyJ", findJWT, nil},
+	{rSecretNPM, "npm_", prefixToken("npm_", 36, true), []string{"npmjs.org", "npmjs.com"}},
+	{rSecretSendGrid, "SG.", findSendGrid, []string{"sendgrid.com", "sendgrid.net"}},
+}
+
+var secretNames = [numRules]string{
+	rSecretPrivateKey: "a private key", rSecretAWSKeyID: "an AWS access key id", rSecretAWSSecret: "an AWS secret access key",
+	rSecretGitHub: "a GitHub token", rSecretGitLab: "a GitLab token", rSecretSlackToken: "a Slack token",
+	rSecretSlackWebhook: "a Slack webhook URL", rSecretStripe: "a live Stripe key", rSecretGoogle: "a Google API key",
+	rSecretOpenAI: "an OpenAI API key", rSecretAnthropic: "an Anthropic API key", rSecretJWT: "a JSON Web Token",
+	rSecretNPM: "an npm token", rSecretSendGrid: "a SendGrid API key",
+}
+
+// destination describes where outbound data goes.
+type destination struct {
+	hosts []string
+	// recipients is true for email and chat messages: any recipient is a
+	// person outside the machine, so no host can make it safe.
+	recipients bool
+	label      string
+}
+
+// okFor reports whether a secret with the given issuers may go to every
+// destination host.
+func (s *scan) destinationOK(d *destination, issuers []string) bool {
+	if d.recipients || len(d.hosts) == 0 {
+		return false
+	}
+	for _, h := range d.hosts {
+		if s.an.trusted.match(h) {
+			continue
+		}
+		issued := false
+		for _, dom := range issuers {
+			if domainMatch(h, dom) {
+				issued = true
+				break
+			}
+		}
+		if !issued {
+			return false
+		}
+	}
+	return true
+}
+
+// scanSecrets looks for secret material in text bound for d.
+func (s *scan) scanSecrets(text string, d *destination) {
+	if len(text) < 8 {
+		return
+	}
+	for k := range secretDetectors {
+		det := &secretDetectors[k]
+		if s.seen[det.rule] {
+			continue
+		}
+		off := 0
+		for off < len(text) {
+			i := strings.Index(text[off:], det.anchor)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + 1
+			m := det.find(text, i)
+			if m == "" {
+				continue
+			}
+			if s.destinationOK(d, det.issuers) {
+				break
+			}
+			s.add(det.rule, "sends "+secretNames[det.rule]+" to "+d.label+
+				": remove the secret from the request, or add the host to trusted_hosts if it is meant to receive it", redactSecret(m))
+			break
+		}
+	}
+}
+
+// redactSecret keeps the recognisable prefix and hides the rest.
+func redactSecret(m string) string {
+	if len(m) <= 12 {
+		return m
+	}
+	return m[:10] + "…[redacted]"
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isTokenByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+// boundaryBefore reports whether s[i] starts a token.
+func boundaryBefore(s string, i int) bool {
+	return i == 0 || !isAlnum(s[i-1])
+}
+
+// runLen counts bytes from i accepted by ok.
+func runLen(s string, i int, ok func(byte) bool) int {
+	n := 0
+	for i+n < len(s) && ok(s[i+n]) {
+		n++
+	}
+	return n
+}
+
+// prefixToken matches prefix followed by at least min token bytes.
+func prefixToken(prefix string, min int, alnumOnly bool) func(string, int) string {
+	return func(s string, i int) string {
+		if !boundaryBefore(s, i) {
+			return ""
+		}
+		ok := isTokenByte
+		if alnumOnly {
+			ok = isAlnum
+		}
+		n := runLen(s, i+len(prefix), ok)
+		if n < min {
+			return ""
+		}
+		return s[i : i+len(prefix)+n]
+	}
+}
+
+func findPEM(s string, i int) string {
+	// "-----BEGIN [RSA|EC|OPENSSH|ENCRYPTED|PGP] PRIVATE KEY[ BLOCK]-----"
+	lo := max(0, i-40)
+	b := strings.LastIndex(s[lo:i], "-----BEGIN ")
+	if b < 0 {
+		return ""
+	}
+	start := lo + b
+	if !strings.HasPrefix(s[i+len("PRIVATE KEY"):], "-----") && !strings.HasPrefix(s[i+len("PRIVATE KEY"):], " BLOCK-----") {
+		return ""
+	}
+	return s[start:min(len(s), i+len("PRIVATE KEY")+16)]
+}
+
+func findAWSKeyID(s string, i int) string {
+	if !boundaryBefore(s, i) || i+20 > len(s) {
+		return ""
+	}
+	for j := i + 4; j < i+20; j++ {
+		c := s[j]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return ""
+		}
+	}
+	if i+20 < len(s) && isAlnum(s[i+20]) {
+		return ""
+	}
+	return s[i : i+20]
+}
+
+// findAWSSecret looks for a 40-character key shortly after a name such as
+// aws_secret_access_key.
+func findAWSSecret(s string, i int) string {
+	end := min(len(s), i+80)
+	for j := i; j < end; j++ {
+		if !isAWSSecretByte(s[j]) || (j > 0 && isAWSSecretByte(s[j-1])) {
+			continue
+		}
+		n := runLen(s, j, isAWSSecretByte)
+		if n == 40 && mixedToken(s[j:j+40]) {
+			return s[j : j+40]
+		}
+		j += n
+	}
+	return ""
+}
+
+func isAWSSecretByte(c byte) bool { return isAlnum(c) || c == '/' || c == '+' }
+
+// mixedToken requires upper case, lower case and digits, which random keys
+// have and words or identifiers rarely do.
+func mixedToken(t string) bool {
+	var up, lo, dig bool
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= 'a' && c <= 'z':
+			lo = true
+		case c >= '0' && c <= '9':
+			dig = true
+		}
+	}
+	return up && lo && dig
+}
+
+func findGitHub(s string, i int) string {
+	if !boundaryBefore(s, i) || i+4 > len(s) || s[i+3] != '_' || strings.IndexByte("pousr", s[i+2]) < 0 {
+		return ""
+	}
+	n := runLen(s, i+4, isAlnum)
+	if n < 30 {
+		return ""
+	}
+	return s[i : i+4+n]
+}
+
+func findGitHubPAT(s string, i int) string {
+	if !boundaryBefore(s, i) {
+		return ""
+	}
+	n := runLen(s, i+len("github_pat_"), func(c byte) bool { return isAlnum(c) || c == '_' })
+	if n < 22 {
+		return ""
+	}
+	return s[i : i+len("github_pat_")+n]
+}
+
+func findSlackToken(s string, i int) string {
+	if !boundaryBefore(s, i) || i+5 > len(s) || strings.IndexByte("abprs", s[i+3]) < 0 || s[i+4] != '-' {
+		return ""
+	}
+	n := runLen(s, i+5, func(c byte) bool { return isAlnum(c) || c == '-' })
+	if n < 10 {
+		return ""
+	}
+	return s[i : i+5+n]
+}
+
+func findSlackWebhook(s string, i int) string {
+	start := i + len("hooks.slack.com/services/")
+	n := runLen(s, start, func(c byte) bool { return isAlnum(c) || c == '/' })
+	if n < 20 || strings.Count(s[start:start+n], "/") < 2 {
+		return ""
+	}
+	return s[i : start+n]
+}
+
+func findStripe(s string, i int) string {
+	if i == 0 || (s[i-1] != 's' && s[i-1] != 'r') || !boundaryBefore(s, i-1) {
+		return ""
+	}
+	n := runLen(s, i+len("k_live_"), isAlnum)
+	if n < 20 {
+		return ""
+	}
+	return s[i-1 : i+len("k_live_")+n]
+}
+
+func findGoogleKey(s string, i int) string {
+	if !boundaryBefore(s, i) {
+		return ""
+	}
+	n := runLen(s, i+4, isTokenByte)
+	if n != 35 {
+		return ""
+	}
+	return s[i : i+39]
+}
+
+// findOpenAI matches sk-proj-…, sk-svcacct-…, sk-admin-… and legacy sk-…
+// keys, but not Anthropic's sk-ant- or ordinary words after "sk-".
+func findOpenAI(s string, i int) string {
+	if !boundaryBefore(s, i) || strings.HasPrefix(s[i:], "sk-ant-") {
+		return ""
+	}
+	n := runLen(s, i+3, isTokenByte)
+	tok := s[i+3 : i+3+n]
+	if n < 32 {
+		return ""
+	}
+	for _, p := range []string{"proj-", "svcacct-", "admin-"} {
+		if strings.HasPrefix(tok, p) {
+			if mixedToken(tok[len(p):]) {
+				return s[i : i+3+n]
+			}
+			return ""
+		}
+	}
+	if !mixedToken(tok) {
+		return ""
+	}
+	return s[i : i+3+n]
+}
+
+func findJWT(s string, i int) string {
+	if !boundaryBefore(s, i) {
+		return ""
+	}
+	isB64URL := func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+	j := i
+	for seg := 0; seg < 3; seg++ {
+		n := runLen(s, j, isB64URL)
+		if n < 8 {
+			return ""
+		}
+		j += n
+		if seg < 2 {
+			if j >= len(s) || s[j] != '.' {
+				return ""
+			}
+			j++
+		}
+	}
+	return s[i:j]
+}
+
+func findSendGrid(s string, i int) string {
+	if !boundaryBefore(s, i) {
+		return ""
+	}
+	n1 := runLen(s, i+3, isTokenByte)
+	if n1 < 16 || i+3+n1 >= len(s) || s[i+3+n1] != '.' {
+		return ""
+	}
+	n2 := runLen(s, i+4+n1, isTokenByte)
+	if n2 < 30 {
+		return ""
+	}
+	return s[i : i+4+n1+n2]
+}
