@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+)
+
+// TestMeasureFillsCache checks the bookkeeping on a small fill; the
+// memory figures themselves are not asserted.
+func TestMeasureFillsCache(t *testing.T) {
+	wl, err := workload.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	res, err := measure(t.Context(), n, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := n + len(wl.Items); res.CacheEntries > want || res.CacheEntries < n {
+		t.Errorf("cache entries %d, want %d distinct plus at most %d corpus actions", res.CacheEntries, n, len(wl.Items))
+	}
+	var total int64
+	for _, c := range res.Decisions {
+		total += c
+	}
+	if total != n {
+		t.Errorf("decisions %v sum to %d, want %d", res.Decisions, total, n)
+	}
+	if res.AfterGC.RSS == 0 || res.Baseline.HeapAlloc == 0 {
+		t.Errorf("memory not read: %+v", res)
+	}
+	var out bytes.Buffer
+	printText(&out, res)
+	if !strings.Contains(out.String(), "VmRSS") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestKB(t *testing.T) {
+	if n, err := kB("   2048 kB"); err != nil || n != 2<<20 {
+		t.Errorf("kB = %d, %v", n, err)
+	}
+	if _, err := kB("12 MB"); err == nil {
+		t.Error("accepted a unit other than kB")
+	}
+}

@@ -1,0 +1,80 @@
+// Command cachemem measures the memory of the Shield pipeline holding N
+// cached verdicts (100 000 by default, shieldd's cache size): it builds
+// the pipeline as shieldd serve does, evaluates N distinct actions, and
+// prints resident memory (VmRSS) and Go heap figures before and after.
+// For a running shieldd, use loadgen --distinct 100000 --metrics-url.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+)
+
+// targetRSS is the budget for a pipeline holding 100 000 verdicts.
+const targetRSS = 64 << 20
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("cachemem", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 100_000, "distinct verdicts to cache")
+	corpusDir := fs.String("corpus", "", "directory of case files (default: the embedded rules/corpus)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *n < 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json]")
+		return 2
+	}
+	wl, err := workload.Load(*corpusDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "cachemem: %v\n", err)
+		return 2
+	}
+	res, err := measure(context.Background(), *n, wl)
+	if err != nil {
+		fmt.Fprintf(stderr, "cachemem: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return 2
+		}
+		return 0
+	}
+	printText(stdout, res)
+	return 0
+}
+
+func printText(w io.Writer, r *Result) {
+	mib := func(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+	fmt.Fprintf(w, "pipeline with %d distinct cached verdicts (cache entries %d); workload %d actions from %s\n",
+		r.Verdicts, r.CacheEntries, r.Actions, r.Workload)
+	fmt.Fprintf(w, "decisions: %v\n\n", r.Decisions)
+	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", "", "VmRSS", "VmHWM", "heap alloc", "heap inuse", "Go sys")
+	for _, row := range []struct {
+		name string
+		m    Memory
+	}{{"baseline", r.Baseline}, {"filled, after GC", r.AfterGC}, {"filled, scavenged", r.AfterScavenge}} {
+		fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", row.name,
+			mib(row.m.RSS), mib(row.m.HWM), mib(row.m.HeapAlloc), mib(row.m.HeapInuse), mib(row.m.Sys))
+	}
+	fmt.Fprintf(w, "\nlive heap per cached verdict: %.0f bytes\n", r.BytesPerVerdict)
+	if r.Verdicts == 100_000 {
+		verdict := "met"
+		if r.AfterGC.RSS > targetRSS {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "target: VmRSS ≤ 64 MiB with 100 000 verdicts (after GC): %s\n", verdict)
+	}
+}

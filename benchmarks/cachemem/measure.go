@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	"github.com/parapet-dev/parapet/observability"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+)
+
+// Result is what one measurement found.
+type Result struct {
+	Verdicts     int    `json:"verdicts"`
+	CacheEntries int    `json:"cache_entries"`
+	Workload     string `json:"workload"`
+	Actions      int    `json:"actions"`
+	// Baseline is after the pipeline is built and has seen each corpus
+	// action once, before the fill.
+	Baseline Memory `json:"baseline"`
+	// AfterGC is after the fill and a garbage collection: the state the
+	// brief's figure is about. Freed pages may still be resident.
+	AfterGC Memory `json:"after_gc"`
+	// AfterScavenge is after debug.FreeOSMemory returned freed pages to
+	// the kernel: the live cost of the cache.
+	AfterScavenge Memory `json:"after_scavenge"`
+	// BytesPerVerdict is the live-heap growth per cached verdict.
+	BytesPerVerdict float64          `json:"bytes_per_verdict"`
+	Decisions       map[string]int64 `json:"decisions"`
+}
+
+// measure builds the pipeline as shieldd serve does (metrics included),
+// fills its cache with n distinct verdicts and reports memory before and
+// after.
+func measure(ctx context.Context, n int, wl *workload.Workload) (*Result, error) {
+	m, err := observability.NewMetrics()
+	if err != nil {
+		return nil, err
+	}
+	pm, err := pipeline.NewMetrics(m.Meter("parapet/shieldd"))
+	if err != nil {
+		return nil, err
+	}
+	// The cache must hold all n verdicts; below 100 000 keep shieldd's default.
+	p, err := pipeline.New(pipeline.Config{CacheSize: max(n, 100_000), Metrics: pm})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Decisions: map[string]int64{}}
+	for _, it := range wl.Items { // load code paths and lazy tables before the baseline
+		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Request, MinTier: it.MinTier}); err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Name, err)
+		}
+	}
+	settle(true)
+	if res.Baseline, err = snapshot(); err != nil {
+		return nil, err
+	}
+
+	for i := range n {
+		it := wl.Items[i%len(wl.Items)]
+		req := it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "mem", uint64(i)))
+		v, err := p.Evaluate(ctx, pipeline.Input{Request: req, MinTier: it.MinTier})
+		if err != nil {
+			return nil, fmt.Errorf("%s (request %d): %w", it.Name, i, err)
+		}
+		if v.CacheHit {
+			return nil, fmt.Errorf("request %d was a cache hit: the variation is not distinct", i)
+		}
+		res.Decisions[v.Decision.String()]++
+	}
+
+	settle(false)
+	if res.AfterGC, err = snapshot(); err != nil {
+		return nil, err
+	}
+	settle(true)
+	if res.AfterScavenge, err = snapshot(); err != nil {
+		return nil, err
+	}
+	res.CacheEntries = p.Status().CacheEntries
+	if n > 0 {
+		res.BytesPerVerdict = (float64(res.AfterScavenge.HeapAlloc) - float64(res.Baseline.HeapAlloc)) / float64(n)
+	}
+	runtime.KeepAlive(p)
+	return res, nil
+}
+
+// settle collects garbage twice (the second pass frees what finalisers
+// released) and, with scavenge, returns free pages to the kernel.
+func settle(scavenge bool) {
+	runtime.GC()
+	runtime.GC()
+	if scavenge {
+		debug.FreeOSMemory()
+	}
+}

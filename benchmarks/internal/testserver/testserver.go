@@ -1,0 +1,57 @@
+// Package testserver runs an in-process shieldd on loopback for tests and
+// benchmarks: the production pipeline, metrics and gRPC server, bound to
+// 127.0.0.1 on free ports.
+package testserver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/parapet-dev/parapet/observability"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/server"
+)
+
+// Server is a running in-process shieldd.
+type Server struct {
+	GRPCAddr string
+	// HTTPAddr serves /metrics, as shieldd's HTTP mirror does.
+	HTTPAddr string
+	Pipeline *pipeline.Pipeline
+}
+
+// Start serves a pipeline built from cfg until the test ends. Metrics are
+// wired as in shieldd serve, so their cost is part of what is measured.
+func Start(tb testing.TB, cfg pipeline.Config) *Server {
+	tb.Helper()
+	m, err := observability.NewMetrics()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if cfg.Metrics == nil {
+		if cfg.Metrics, err = pipeline.NewMetrics(m.Meter("parapet/shieldd")); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	p, err := pipeline.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench"}, server.DaemonConfig{
+		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("shieldd: %v", err)
+		}
+	})
+	return &Server{GRPCAddr: d.GRPCAddr(), HTTPAddr: d.HTTPAddr(), Pipeline: p}
+}

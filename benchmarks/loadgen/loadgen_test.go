@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/testserver"
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+)
+
+// These tests check that the load generator's books balance against a
+// real shieldd; they never assert on timings.
+
+func loadWorkload(t *testing.T) *workload.Workload {
+	t.Helper()
+	wl, err := workload.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wl
+}
+
+func baseConfig(addr string) Config {
+	return Config{Addr: addr, Concurrency: 4, Conns: 1, Duration: time.Second, Warmup: 100 * time.Millisecond}
+}
+
+// checkPhase asserts the invariants of a clean run.
+func checkPhase(t *testing.T, p *Phase, mode string) {
+	t.Helper()
+	if p == nil {
+		t.Fatalf("%s: no result", mode)
+	}
+	if p.Mode != mode {
+		t.Errorf("phase mode %q, want %q", p.Mode, mode)
+	}
+	if p.Requests <= 0 {
+		t.Errorf("%s: %d requests, want some", mode, p.Requests)
+	}
+	if p.Errors != 0 || p.Warmup.Errors != 0 {
+		t.Errorf("%s: %d errors (%v), %d in warm-up (%v)", mode, p.Errors, p.ErrorsByCode, p.Warmup.Errors, p.Warmup.ErrorsByCode)
+	}
+	if p.Errors != sum(p.ErrorsByCode) {
+		t.Errorf("%s: errors %d but by code %v", mode, p.Errors, p.ErrorsByCode)
+	}
+	if p.PerSecond <= 0 || p.LatencyNs.P50 <= 0 {
+		t.Errorf("%s: no throughput or latency recorded: %+v", mode, p)
+	}
+	l := p.LatencyNs
+	if !(l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
+		t.Errorf("%s: percentiles out of order: %+v", mode, l)
+	}
+	if mode == ModeEvaluate {
+		if got := sum(p.Decisions); got != p.Requests-p.Errors {
+			t.Errorf("decisions %v sum to %d, want %d (requests %d - errors %d)", p.Decisions, got, p.Requests-p.Errors, p.Requests, p.Errors)
+		}
+	} else if p.Decisions != nil {
+		t.Errorf("%s: decisions %v", mode, p.Decisions)
+	}
+}
+
+func TestRunEachMode(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	wl := loadWorkload(t)
+	for _, mode := range []string{ModeEvaluate, ModeHealth, ModeBoth} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := baseConfig(srv.GRPCAddr)
+			cfg.Mode = mode
+			rep, err := Run(t.Context(), cfg, wl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Errors() != 0 {
+				t.Errorf("%d errors", rep.Errors())
+			}
+			switch mode {
+			case ModeEvaluate:
+				checkPhase(t, rep.Evaluate, ModeEvaluate)
+				if rep.Health != nil || rep.Ratios != nil {
+					t.Errorf("evaluate run has health results")
+				}
+			case ModeHealth:
+				checkPhase(t, rep.Health, ModeHealth)
+				if rep.Evaluate != nil || rep.Server != nil {
+					t.Errorf("health run has evaluate results")
+				}
+			case ModeBoth:
+				checkPhase(t, rep.Health, ModeHealth)
+				checkPhase(t, rep.Evaluate, ModeEvaluate)
+				if rep.Ratios == nil || rep.Ratios.P50 <= 0 || rep.Ratios.Throughput <= 0 {
+					t.Errorf("ratios %+v", rep.Ratios)
+				}
+			}
+			var text, js bytes.Buffer
+			writeText(&text, rep)
+			if !strings.Contains(text.String(), "p99.9") {
+				t.Errorf("text report lacks percentiles:\n%s", text.String())
+			}
+			if err := writeJSON(&js, rep); err != nil {
+				t.Fatal(err)
+			}
+			var back Report
+			if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+				t.Fatalf("JSON report does not read back: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunMaxRequestsIsExact(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	cfg := baseConfig(srv.GRPCAddr)
+	cfg.Mode, cfg.Warmup, cfg.Duration, cfg.MaxRequests = ModeEvaluate, 0, time.Minute, 137
+	rep, err := Run(t.Context(), cfg, loadWorkload(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPhase(t, rep.Evaluate, ModeEvaluate)
+	if rep.Evaluate.Requests != 137 {
+		t.Errorf("%d requests, want exactly 137", rep.Evaluate.Requests)
+	}
+}
+
+// TestRunDistinctFillsCache checks that --distinct N leaves N verdicts in
+// the server's cache besides the replayed corpus, and --unique misses on
+// every request.
+func TestRunDistinctFillsCache(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	wl := loadWorkload(t)
+	cfg := baseConfig(srv.GRPCAddr)
+	cfg.Mode, cfg.Warmup, cfg.Duration = ModeEvaluate, 0, time.Minute
+	cfg.Distinct, cfg.MaxRequests = 250, 400
+	cfg.MetricsURL = "http://" + srv.HTTPAddr + "/metrics"
+	rep, err := Run(t.Context(), cfg, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPhase(t, rep.Evaluate, ModeEvaluate)
+	if rep.Evaluate.Distinct != 250 {
+		t.Errorf("%d distinct requests, want 250", rep.Evaluate.Distinct)
+	}
+	if rep.Server == nil {
+		t.Fatalf("no server status: %s", rep.ServerError)
+	}
+	if e := rep.Server.CacheEntries; e < 250 || e > 250+int64(len(wl.Items)) {
+		t.Errorf("cache entries %d, want 250 distinct + at most %d corpus actions", e, len(wl.Items))
+	}
+	if rep.MetricsError != "" || rep.Metrics["process_resident_memory_bytes"] <= 0 {
+		t.Errorf("metrics %v, error %q", rep.Metrics, rep.MetricsError)
+	}
+
+	before := rep.Server.CacheMisses
+	cfg.Distinct, cfg.Unique, cfg.MaxRequests, cfg.MetricsURL = 0, true, 200, ""
+	rep, err = Run(t.Context(), cfg, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPhase(t, rep.Evaluate, ModeEvaluate)
+	if got := rep.Server.CacheMisses - before; got != 200 {
+		t.Errorf("--unique: %d cache misses for 200 requests", got)
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--mode", "sideways"}, &out, &errOut); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "--mode") {
+		t.Errorf("stderr %q does not name the flag", errOut.String())
+	}
+}
+
+func TestRunUnreachableServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cfg := baseConfig("127.0.0.1:1") // nothing listens on port 1
+	cfg.Mode = ModeHealth
+	if _, err := Run(ctx, cfg, loadWorkload(t)); err == nil {
+		t.Fatal("no error for an unreachable server")
+	}
+}

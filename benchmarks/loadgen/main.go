@@ -1,0 +1,75 @@
+// Command loadgen drives a running shieldd over gRPC and reports
+// throughput, latency percentiles, decisions and every error. It replays
+// the labelled corpus; --distinct and --unique make requests miss the
+// verdict cache. See benchmarks/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: 0 success, 1 errors were counted,
+// 2 the run could not start.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg Config
+	var corpusDir string
+	var asJSON bool
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:7700", "shieldd gRPC address")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 16, "concurrent workers, each with one request in flight")
+	fs.IntVar(&cfg.Conns, "conns", 1, "gRPC connections shared by the workers")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "measured time per mode")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "untimed warm-up per mode")
+	fs.StringVar(&cfg.Mode, "mode", ModeEvaluate, "evaluate, health, or both (health first, then evaluate)")
+	fs.StringVar(&corpusDir, "corpus", "", "directory of case files (default: the embedded rules/corpus)")
+	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "make the first `N` evaluate requests (warm-up included) unique, filling the cache with N verdicts")
+	fs.BoolVar(&cfg.Unique, "unique", false, "make every evaluate request unique (the uncached server path)")
+	fs.Int64Var(&cfg.MaxRequests, "max-requests", 0, "bound on measured requests per mode (0: none)")
+	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "shieldd /metrics `URL` to scrape after the run, e.g. http://127.0.0.1:7701/metrics")
+	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	wl, err := workload.Load(corpusDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 2
+	}
+	rep, err := Run(ctx, cfg, wl)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 2
+	}
+	if asJSON {
+		if err := writeJSON(stdout, rep); err != nil {
+			fmt.Fprintf(stderr, "loadgen: %v\n", err)
+			return 2
+		}
+	} else {
+		writeText(stdout, rep)
+	}
+	if n := rep.Errors(); n > 0 {
+		fmt.Fprintf(stderr, "loadgen: %d requests failed\n", n)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// Report is everything one run measured.
+type Report struct {
+	Addr        string       `json:"addr"`
+	Mode        string       `json:"mode"`
+	Concurrency int          `json:"concurrency"`
+	Conns       int          `json:"conns"`
+	Duration    string       `json:"duration"`
+	Warmup      string       `json:"warmup"`
+	Distinct    uint64       `json:"distinct"`
+	Unique      bool         `json:"unique"`
+	MaxRequests int64        `json:"max_requests"`
+	Workload    WorkloadInfo `json:"workload"`
+	Health      *Phase       `json:"health,omitempty"`
+	Evaluate    *Phase       `json:"evaluate,omitempty"`
+	Ratios      *Ratios      `json:"ratios,omitempty"`
+	Server      *ServerInfo  `json:"server,omitempty"`
+	// ServerError is why GetShieldStatus failed after the run, if it did.
+	ServerError string `json:"server_error,omitempty"`
+	// Metrics are values scraped from MetricsURL after the run.
+	Metrics      map[string]float64 `json:"metrics,omitempty"`
+	MetricsError string             `json:"metrics_error,omitempty"`
+}
+
+// WorkloadInfo describes the replayed actions.
+type WorkloadInfo struct {
+	Source  string `json:"source"`
+	Actions int    `json:"actions"`
+	Skipped int    `json:"skipped_error_cases"`
+}
+
+// Ratios compare Evaluate with the health check in a `both` run.
+type Ratios struct {
+	// P50 is Evaluate p50 / Health p50 (target ≤ 1.5).
+	P50 float64 `json:"p50"`
+	// Throughput is Evaluate per second / Health per second (target ≥ 0.7).
+	Throughput float64 `json:"throughput"`
+}
+
+// ServerInfo is shieldd's own account after the run (GetShieldStatus).
+type ServerInfo struct {
+	CacheEntries  int64  `json:"cache_entries"`
+	CacheHits     int64  `json:"cache_hits"`
+	CacheMisses   int64  `json:"cache_misses"`
+	PolicyName    string `json:"policy_name"`
+	PolicyVersion string `json:"policy_version"`
+	Version       string `json:"version"`
+}
+
+// Errors is the number of failed requests, warm-up included.
+func (r *Report) Errors() int64 {
+	var n int64
+	for _, p := range []*Phase{r.Health, r.Evaluate} {
+		if p != nil {
+			n += p.Errors + p.Warmup.Errors
+		}
+	}
+	return n
+}
+
+type runner struct {
+	cfg    Config
+	items  []workload.Item
+	base   []*pb.EvaluateRequest // the corpus as sent when not varied
+	eval   []pb.ShieldServiceClient
+	health []healthpb.HealthClient
+	// seq numbers evaluate requests across phases; it picks the action
+	// and decides whether the request is made distinct.
+	seq   atomic.Uint64
+	nonce string
+}
+
+// Run drives shieldd at cfg.Addr with wl and reports what it measured.
+func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce()}
+	for _, it := range wl.Items {
+		r.base = append(r.base, it.Proto(""))
+	}
+	for range cfg.Conns {
+		cc, err := grpc.NewClient(cfg.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: %w", cfg.Addr, err)
+		}
+		defer cc.Close()
+		r.eval = append(r.eval, pb.NewShieldServiceClient(cc))
+		r.health = append(r.health, healthpb.NewHealthClient(cc))
+	}
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
+
+	rep := &Report{
+		Addr: cfg.Addr, Mode: cfg.Mode, Concurrency: cfg.Concurrency, Conns: cfg.Conns,
+		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Distinct: cfg.Distinct,
+		Unique: cfg.Unique, MaxRequests: cfg.MaxRequests,
+		Workload: WorkloadInfo{Source: wl.Source, Actions: len(wl.Items), Skipped: wl.Skipped},
+	}
+	if cfg.Mode == ModeHealth || cfg.Mode == ModeBoth {
+		rep.Health = r.phase(ctx, ModeHealth, r.checkHealth)
+	}
+	if cfg.Mode == ModeEvaluate || cfg.Mode == ModeBoth {
+		rep.Evaluate = r.phase(ctx, ModeEvaluate, r.evaluate)
+		if st, err := r.eval[0].GetShieldStatus(ctx, &pb.ShieldStatusRequest{}); err != nil {
+			rep.ServerError = err.Error()
+		} else {
+			rep.Server = &ServerInfo{
+				CacheEntries: st.GetCacheEntries(), CacheHits: st.GetCacheHits(), CacheMisses: st.GetCacheMisses(),
+				PolicyName: st.GetPolicyName(), PolicyVersion: st.GetPolicyVersion(), Version: st.GetVersion(),
+			}
+		}
+	}
+	if h, e := rep.Health, rep.Evaluate; h != nil && e != nil && h.LatencyNs.P50 > 0 && h.PerSecond > 0 {
+		rep.Ratios = &Ratios{
+			P50:        float64(e.LatencyNs.P50) / float64(h.LatencyNs.P50),
+			Throughput: e.PerSecond / h.PerSecond,
+		}
+	}
+	if cfg.MetricsURL != "" {
+		var err error
+		if rep.Metrics, err = scrape(ctx, cfg.MetricsURL); err != nil {
+			rep.MetricsError = err.Error()
+		}
+	}
+	return rep, nil
+}
+
+// preflight fails fast, with a clear message, when nothing answers.
+func (r *runner) preflight(ctx context.Context) error {
+	for i, h := range r.health {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := h.Check(cctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+		cancel()
+		if err != nil {
+			return fmt.Errorf("shieldd at %s (connection %d) did not answer a health check: %w", r.cfg.Addr, i, err)
+		}
+		if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			return fmt.Errorf("shieldd at %s is %s", r.cfg.Addr, resp.GetStatus())
+		}
+	}
+	return nil
+}
+
+// callFunc sends one request as worker w and records its outcome in t;
+// it reports whether the request succeeded.
+type callFunc func(ctx context.Context, t *tally, w int) bool
+
+var healthReq = &healthpb.HealthCheckRequest{}
+
+func (r *runner) checkHealth(ctx context.Context, t *tally, w int) bool {
+	resp, err := r.health[w%len(r.health)].Check(ctx, healthReq)
+	if err != nil {
+		t.fail(status.Code(err).String())
+		return false
+	}
+	if s := resp.GetStatus(); s != healthpb.HealthCheckResponse_SERVING {
+		t.fail(s.String())
+		return false
+	}
+	return true
+}
+
+func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
+	i := r.seq.Add(1) - 1
+	k := int(i % uint64(len(r.items)))
+	req := r.base[k]
+	if r.cfg.Unique || i < r.cfg.Distinct {
+		it := r.items[k]
+		req = it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
+		t.distinct++
+	}
+	resp, err := r.eval[w%len(r.eval)].Evaluate(ctx, req)
+	if err != nil {
+		t.fail(status.Code(err).String())
+		return false
+	}
+	v := resp.GetVerdict()
+	if v == nil {
+		t.fail("no_verdict")
+		return false
+	}
+	d := v.GetDecision()
+	if d <= pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED || int(d) >= len(t.decisions) {
+		// An unset decision must never read as a decision at all.
+		t.fail("unspecified_decision")
+		return false
+	}
+	t.decisions[d]++
+	return true
+}
+
+// phase runs an untimed warm-up, then the measured run, for one mode.
+func (r *runner) phase(ctx context.Context, mode string, call callFunc) *Phase {
+	p := &Phase{Mode: mode}
+	if r.cfg.Warmup > 0 {
+		ts, _ := r.drive(ctx, call, r.cfg.Warmup, 0, false)
+		req, _, fails, _, _ := merge(ts)
+		p.Warmup = Warmup{Requests: req, Errors: sum(fails), ErrorsByCode: nonEmpty(fails)}
+	}
+	ts, elapsed := r.drive(ctx, call, r.cfg.Duration, r.cfg.MaxRequests, true)
+	req, lat, fails, dec, distinct := merge(ts)
+	p.Requests, p.Errors, p.ErrorsByCode, p.Distinct = req, sum(fails), nonEmpty(fails), distinct
+	p.ElapsedSeconds = elapsed.Seconds()
+	p.PerSecond = float64(len(lat)) / elapsed.Seconds()
+	p.LatencyNs = percentiles(lat)
+	if mode == ModeEvaluate {
+		p.Decisions = map[string]int64{}
+		for d, n := range dec[1:] {
+			p.Decisions[decisionNames[d+1]] = n
+		}
+	}
+	return p
+}
+
+// drive runs the workers for d or until max requests (0: unbounded) have
+// started, and returns their tallies and the wall time until the last
+// in-flight request finished.
+func (r *runner) drive(ctx context.Context, call callFunc, d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
+	n := r.cfg.Concurrency
+	ts := make([]*tally, n)
+	per := expectedPerWorker(d, max, n)
+	for w := range ts {
+		ts[w] = &tally{}
+		if timed {
+			ts[w].lat = make([]int64, 0, per)
+		}
+	}
+	var budget atomic.Int64
+	budget.Store(max)
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Go(func() {
+			t := ts[w]
+			for ctx.Err() == nil {
+				if max > 0 && budget.Add(-1) < 0 {
+					return
+				}
+				t0 := time.Now()
+				if !t0.Before(deadline) {
+					return
+				}
+				ok := call(ctx, t, w)
+				t.requests++
+				if ok && timed {
+					t.lat = append(t.lat, int64(time.Since(t0)))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ts, time.Since(start)
+}
+
+// expectedPerWorker sizes the latency slices so the hot loop rarely
+// grows them: the request bound when there is one, else a generous
+// loopback rate (200 000 requests/s in all), capped at 8 Mi entries.
+func expectedPerWorker(d time.Duration, max int64, workers int) int {
+	total := int64(d.Seconds() * 200_000)
+	if max > 0 {
+		total = max
+	}
+	total = min(total, 8<<20)
+	return int(total/int64(workers)) + 1
+}
+
+func nonEmpty(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func newNonce() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
