@@ -245,15 +245,29 @@ func hasFlag(args []string, short byte, long string) bool {
 
 // flagValues calls fn with every value given to a flag: "-o x", "-ox",
 // "-fsSLo x", "--output x", "--output=x". short may be 0, long "".
+// Exact "-o" / "--output" forms are preferred: when one is present,
+// combined groups are ignored, so "-rsocket -e code" yields only "code".
 func flagValues(args []string, short byte, long string, fn func(v string)) {
+	if flagValuesPass(args, short, long, false, fn) {
+		return
+	}
+	flagValuesPass(args, short, long, true, fn)
+}
+
+func flagValuesPass(args []string, short byte, long string, grouped bool, fn func(v string)) bool {
+	found := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return
+			return found
 		}
-		if long != "" && strings.HasPrefix(a, "--") {
+		if strings.HasPrefix(a, "--") {
+			if grouped || long == "" {
+				continue
+			}
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			if name == long {
+				found = true
 				if hasVal {
 					fn(val)
 				} else if i+1 < len(args) {
@@ -263,19 +277,32 @@ func flagValues(args []string, short byte, long string, fn func(v string)) {
 			}
 			continue
 		}
-		if short != 0 && len(a) >= 2 && a[0] == '-' && a[1] != '-' {
-			j := strings.IndexByte(a[1:], short)
-			if j < 0 || !isFlagWord(a[1:j+1]) {
-				continue
+		if short == 0 || len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		if !grouped {
+			if len(a) == 2 && a[1] == short {
+				found = true
+				if i+1 < len(args) {
+					fn(args[i+1])
+					i++
+				}
 			}
-			if j+2 < len(a) {
-				fn(a[j+2:])
-			} else if i+1 < len(args) {
-				fn(args[i+1])
-				i++
-			}
+			continue
+		}
+		j := strings.IndexByte(a[1:], short)
+		if j < 0 || !isFlagWord(a[1:j+1]) {
+			continue
+		}
+		found = true
+		if j+2 < len(a) {
+			fn(a[j+2:])
+		} else if i+1 < len(args) {
+			fn(args[i+1])
+			i++
 		}
 	}
+	return found
 }
 
 // operands returns the non-flag arguments; valued lists short flags that

