@@ -7,12 +7,20 @@ import (
 )
 
 // maxNestedParses bounds how many nested scripts (bash -c, eval, heredoc,
-// watch) one Parse re-parses, so that a line repeating them cannot
-// multiply the work; past it the rest is reported as too deep.
+// watch) one Parse re-parses, and nestedBudget how many bytes in total, so
+// that a line repeating them cannot multiply the work; past either the rest
+// is reported as too deep.
 const maxNestedParses = 64
 
-// maxEvidence bounds Evasion.Evidence.
-const maxEvidence = 120
+// nestedBudget is the number of nested-script bytes one Parse may re-parse.
+func nestedBudget(src string) int { return MaxDepth*len(src) + 64<<10 }
+
+// maxEvidence bounds Evasion.Evidence; maxEvasions bounds how many are
+// listed (past it, only kinds not yet seen are added).
+const (
+	maxEvidence = 120
+	maxEvasions = 64
+)
 
 // emitCall records one simple command given as rendered fields, then
 // follows what it runs: nested scripts (bash -c, eval, a shell reading a
@@ -164,24 +172,35 @@ func shellInvocation(args []field) (script string, hasC, readsStdin bool) {
 // nested analyses a script that a command runs, one level deeper.
 func (w *walker) nested(src string, fr frame, via string) {
 	inner := frame{depth: fr.depth + 1, via: via, background: fr.background}
-	if inner.depth > MaxDepth || w.nestedParses >= maxNestedParses {
+	if inner.depth > MaxDepth || !w.takeNestedBudget(src) {
 		w.s.TooDeep = true
 		w.evasion("too-deep", src)
 		return
 	}
-	w.nestedParses++
 	w.parseScript(src, inner, false)
 }
 
 // evasion records an obfuscation once per kind and evidence.
 func (w *walker) evasion(kind, evidence string) {
 	evidence = truncateEvidence(evidence)
+	full := len(w.s.Evasions) >= maxEvasions
 	for _, e := range w.s.Evasions {
-		if e.Kind == kind && e.Evidence == evidence {
+		if e.Kind == kind && (full || e.Evidence == evidence) {
 			return
 		}
 	}
 	w.s.Evasions = append(w.s.Evasions, Evasion{Kind: kind, Evidence: evidence})
+}
+
+// takeNestedBudget accounts for re-parsing src, reporting false when the
+// budget is spent.
+func (w *walker) takeNestedBudget(src string) bool {
+	if w.nestedParses >= maxNestedParses || w.nestedBytes+len(src) > nestedBudget(w.s.Source) {
+		return false
+	}
+	w.nestedParses++
+	w.nestedBytes += len(src)
+	return true
 }
 
 func truncateEvidence(s string) string {

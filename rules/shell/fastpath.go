@@ -1,5 +1,7 @@
 package shell
 
+import "strings"
+
 // plainByte marks bytes that never change meaning in bash: letters,
 // digits, space and ._/-,:@+%=. A line made only of these is a list of
 // plain words separated by spaces.
@@ -31,45 +33,112 @@ var keywords = map[string]bool{
 	"let": true,
 }
 
-// fastPathFields splits src on spaces when that is exactly what the full
-// parse would do: only plain bytes, and a first word that is neither an
-// assignment nor a keyword. ok is false when the full parse is needed.
+// fastPathFields lexes src without the full parser when that gives exactly
+// what the full parse would: words of plain bytes, '…' and "…" (without
+// $ ` \ or control characters inside) separated by spaces, and a first
+// word that is neither an assignment nor a keyword. ok is false when the
+// full parse is needed.
 func fastPathFields(src string) (fields []field, ok bool) {
-	n := 0
-	inWord := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if !plainByte[c] {
-			return nil, false
-		}
-		if c == ' ' {
-			inWord = false
-		} else if !inWord {
-			inWord = true
-			n++
-		}
-	}
-	if n == 0 {
-		return nil, true
-	}
-	fields = make([]field, 0, n)
-	start := -1
-	for i := 0; i <= len(src); i++ {
-		if i < len(src) && src[i] != ' ' {
-			if start < 0 {
-				start = i
-			}
+	for i := 0; i < len(src); {
+		if src[i] == ' ' {
+			i++
 			continue
 		}
-		if start >= 0 {
-			word := src[start:i]
-			fields = append(fields, field{text: word, raw: word})
-			start = -1
+		end, quoted, ok := scanPlainWord(src, i)
+		if !ok {
+			return nil, false
 		}
-	}
-	first := fields[0].text
-	if keywords[first] || containsByte(first, '=') {
-		return nil, false
+		raw := src[i:end]
+		if fields == nil {
+			if keywordOrAssignment(raw) {
+				return nil, false
+			}
+			fields = make([]field, 0, 4)
+		}
+		if quoted {
+			fields = append(fields, unquotePlainWord(raw))
+		} else {
+			fields = append(fields, field{text: raw, raw: raw})
+		}
+		i = end
 	}
 	return fields, true
+}
+
+// scanPlainWord returns the end of the word starting at src[i] and
+// whether it holds quotes; ok is false if it needs the full parser.
+func scanPlainWord(src string, i int) (end int, quoted, ok bool) {
+	for i < len(src) && src[i] != ' ' {
+		switch c := src[i]; c {
+		case '\'', '"':
+			close := i + 1
+			for close < len(src) && src[close] != c {
+				if !quotableByte(src[close], c == '"') {
+					return 0, false, false
+				}
+				close++
+			}
+			if close == len(src) {
+				return 0, false, false // unterminated: let the parser report it
+			}
+			quoted = true
+			i = close + 1
+		default:
+			if !plainByte[c] {
+				return 0, false, false
+			}
+			i++
+		}
+	}
+	return i, quoted, true
+}
+
+// quotableByte reports whether c may appear inside quotes on the fast
+// path: printable ASCII or tab, and in double quotes not $ ` or \.
+func quotableByte(c byte, double bool) bool {
+	if c != '\t' && (c < ' ' || c > '~') {
+		return false
+	}
+	return !double || (c != '$' && c != '`' && c != '\\')
+}
+
+// unquotePlainWord removes the quotes of a word accepted by scanPlainWord,
+// flagging quote-splitting exactly as the full parse's wordBuilder does.
+func unquotePlainWord(raw string) field {
+	parts := 0
+	for i := 0; i < len(raw); parts++ {
+		i = plainPartEnd(raw, i)
+	}
+	b := wordBuilder{raw: raw, multi: parts > 1}
+	for i := 0; i < len(raw); {
+		end := plainPartEnd(raw, i)
+		before := len(b.buf)
+		if q := raw[i]; q == '\'' || q == '"' {
+			b.buf = append(b.buf, raw[i+1:end-1]...)
+			b.quoted(before)
+		} else {
+			b.buf = append(b.buf, raw[i:end]...)
+			b.boundary(before, false)
+		}
+		i = end
+	}
+	b.flush()
+	return b.out[0]
+}
+
+// plainPartEnd returns the end of the quoted or unquoted part at raw[i].
+func plainPartEnd(raw string, i int) int {
+	if q := raw[i]; q == '\'' || q == '"' {
+		return i + 1 + strings.IndexByte(raw[i+1:], q) + 1
+	}
+	for i < len(raw) && raw[i] != '\'' && raw[i] != '"' {
+		i++
+	}
+	return i
+}
+
+// keywordOrAssignment reports whether a first word needs the full parser
+// because the shell gives it a meaning of its own.
+func keywordOrAssignment(raw string) bool {
+	return keywords[raw] || strings.IndexByte(raw, '=') >= 0
 }

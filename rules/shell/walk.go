@@ -30,8 +30,9 @@ type walker struct {
 	s *Script
 	// nestedParses counts re-parsed nested scripts, bounded by
 	// maxNestedParses so a line full of bash -c cannot multiply work.
-	nestedParses int
-	buf          []byte // scratch space for building words
+	nestedParses, nestedBytes int
+	buf                       []byte // scratch space for building words
+	noFastPath                bool   // tests only: always run the full parser
 }
 
 // subst is a command or process substitution found while rendering words;

@@ -237,11 +237,10 @@ func envSplitString(args []field) (string, bool) {
 // sameDepthScript analyses a command line a wrapper runs through a shell
 // (watch, env -S) as if its commands were wrapped directly.
 func (w *walker) sameDepthScript(src string, fr frame) {
-	if w.nestedParses >= maxNestedParses {
+	if !w.takeNestedBudget(src) {
 		w.s.TooDeep = true
 		w.evasion("too-deep", src)
 		return
 	}
-	w.nestedParses++
 	w.parseScript(src, fr, false)
 }
