@@ -283,8 +283,9 @@ func isDotenv(base string) bool {
 	if !strings.HasPrefix(base, ".env.") {
 		return false
 	}
-	switch strings.ToLower(base[5:]) {
-	case "example", "sample", "template", "dist", "defaults", "default", "schema", "tpl", "example.local":
+	kind, _, _ := strings.Cut(strings.ToLower(base[5:]), ".")
+	switch kind {
+	case "example", "sample", "template", "dist", "defaults", "default", "schema", "tpl":
 		return false
 	}
 	return true

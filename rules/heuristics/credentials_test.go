@@ -1,0 +1,106 @@
+package heuristics
+
+import "testing"
+
+func TestCredentialSecretFileRead(t *testing.T) {
+	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+		cmdCase("cat ~/.ssh/id_rsa", true),
+		cmdCase("cat $HOME/.ssh/id_ed25519", true),
+		cmdCase("cp /home/dev/.ssh/id_ecdsa /tmp/k", true),
+		cmdCase("tar czf keys.tgz ~/.ssh", true),
+		cmdCase("cat ~/.aws/credentials", true),
+		cmdCase("head -n 5 ~/.aws/config", true),
+		cmdCase("base64 ~/.kube/config", true),
+		cmdCase("cat ~/.docker/config.json", true),
+		cmdCase("cat ~/.netrc", true),
+		cmdCase("cat ~/.git-credentials", true),
+		cmdCase("cat ~/.npmrc", true),
+		cmdCase("less ~/.pypirc", true),
+		cmdCase("tar cf - ~/.gnupg | gzip > g.tgz", true),
+		cmdCase("ls ~/.config/gcloud && cat ~/.config/gcloud/application_default_credentials.json", true),
+		cmdCase("cat ~/.azure/accessTokens.json", true),
+		cmdCase("cat /root/.ssh/id_rsa", true),
+		cmdCase("cat < ~/.ssh/id_rsa", true),
+		cmdCase("cat /proc/self/environ", true),
+		toolCase("read_file ssh key", "read_file", map[string]any{"path": "~/.ssh/id_rsa"}, true),
+		toolCase("read_file aws", "read_file", map[string]any{"path": "/home/dev/.aws/credentials"}, true),
+		toolCase("unknown tool path", "mcp_call", map[string]any{"path": "~/.ssh/id_ed25519"}, true),
+		cmdCase("cat ~/.ssh/id_rsa.pub", false),
+		cmdCase("cat ~/.ssh/known_hosts", false),
+		cmdCase("cat ~/.ssh/config", false),
+		cmdCase("ssh -i ~/.ssh/id_rsa dev@example.com", false),
+		cmdCase("chmod 600 ~/.ssh/id_rsa", false),
+		cmdCase("ls -la ~/.ssh", false),
+		toolCase("list ssh", "list_directory", map[string]any{"path": "~/.ssh"}, false),
+		toolCase("read pub", "read_file", map[string]any{"path": "~/.ssh/id_rsa.pub"}, false),
+		toolCase("read source", "read_file", map[string]any{"path": "internal/aws/credentials.go"}, false),
+	})
+}
+
+func TestCredentialDotenvRead(t *testing.T) {
+	runRuleCases(t, "credential.dotenv-read", []ruleCase{
+		cmdCase("cat .env", true),
+		cmdCase("cat .env.production", true),
+		cmdCase("grep KEY .env.local", true),
+		cmdCase("source .env", true),
+		toolCase("read_file .env", "read_file", map[string]any{"path": ".env"}, true),
+		toolCase("read_file nested .env", "read_file", map[string]any{"path": "services/api/.env"}, true),
+		cmdCase("cat .env.example", false),
+		cmdCase("cp .env.sample .env.example.bak", false),
+		cmdCase("docker compose --env-file .env up", false),
+		toolCase("read_file .env.example", "read_file", map[string]any{"path": ".env.example"}, false),
+		toolCase("read environment.go", "read_file", map[string]any{"path": "config/env.go"}, false),
+	})
+}
+
+func TestCredentialSystemFileRead(t *testing.T) {
+	runRuleCases(t, "credential.system-file-read", []ruleCase{
+		cmdCase("cat /etc/shadow", true),
+		cmdCase("sudo cat /etc/gshadow", true),
+		cmdCase("cat /etc/sudoers", true),
+		cmdCase("ls /etc/sudoers.d && cat /etc/sudoers.d/90-cloud", true),
+		cmdCase("cp /etc/ssh/ssh_host_ed25519_key /tmp/", true),
+		toolCase("read shadow", "read_file", map[string]any{"path": "/etc/shadow"}, true),
+		cmdCase("cat /etc/passwd", false),
+		cmdCase("cat /etc/ssh/ssh_host_ed25519_key.pub", false),
+		cmdCase("cat /etc/hosts", false),
+	})
+}
+
+func TestCredentialBrowserStoreRead(t *testing.T) {
+	runRuleCases(t, "credential.browser-store-read", []ruleCase{
+		cmdCase(`cp "$HOME/.config/google-chrome/Default/Login Data" /tmp/ld`, true),
+		cmdCase("sqlite3 ~/.config/chromium/Default/Cookies 'select * from cookies'", true),
+		cmdCase("cat ~/.mozilla/firefox/abcd.default-release/logins.json", true),
+		cmdCase("cp ~/.mozilla/firefox/abcd.default-release/key4.db .", true),
+		cmdCase(`cat "$HOME/Library/Application Support/Google/Chrome/Default/Login Data"`, true),
+		cmdCase("tar czf b.tgz ~/.config/BraveSoftware", true),
+		toolCase("read cookies", "read_file", map[string]any{"path": "~/.config/google-chrome/Default/Cookies"}, true),
+		cmdCase("ls ~/.mozilla/firefox/abcd.default-release/extensions", false),
+		cmdCase("google-chrome --headless --dump-dom https://example.com", false),
+	})
+}
+
+func TestCredentialCLIToken(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase("aws configure get aws_secret_access_key", true),
+		cmdCase("aws configure get aws_access_key_id --profile prod", true),
+		cmdCase("gcloud auth print-access-token", true),
+		cmdCase("gcloud auth application-default print-access-token", true),
+		cmdCase("gh auth token", true),
+		cmdCase("gh auth status --show-token", true),
+		cmdCase("security find-generic-password -s github -w", true),
+		cmdCase("az account get-access-token", true),
+		cmdCase("kubectl config view --raw", true),
+		cmdCase("kubectl get secret db-creds -o yaml", true),
+		cmdCase("vault kv get secret/prod", true),
+		cmdCase("pass show email/work", true),
+		cmdCase("aws configure get region", false),
+		cmdCase("gcloud config list", false),
+		cmdCase("gh auth status", false),
+		cmdCase("gh pr list", false),
+		cmdCase("kubectl config view", false),
+		cmdCase("kubectl get pods", false),
+		cmdCase("pass ls", false),
+	})
+}
