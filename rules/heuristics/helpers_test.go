@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -120,3 +121,5 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
