@@ -4,7 +4,15 @@
 //
 // Parsing uses mvdan.cc/sh/v3. Nested scripts (bash -c '…', sh -c, eval,
 // $(…), `…`, <(…)) are parsed recursively up to MaxDepth, and their commands
-// are flattened into Script.Commands with their nesting recorded.
+// are flattened into Script.Commands with their nesting recorded. Wrappers
+// that run another program (sudo, env, timeout, xargs, find -exec, watch, …)
+// stay in Commands and the program they run is added after them.
+//
+// Analysis is bounded for any input: bracket nesting is checked before the
+// parser runs (its recursion would otherwise overflow the stack), compound
+// nesting, wrapper chains and nested re-parses are capped, and whatever is
+// cut off is reported through TooDeep and a "too-deep" evasion. Input the
+// parser rejects still yields commands (see ParseError).
 package shell
 
 // MaxDepth bounds recursion into nested scripts (bash -c, eval, …).
