@@ -1,5 +1,7 @@
 package heuristics
 
+import "strings"
+
 // Prompt injection: text in an action that tries to steer an agent, either
 // this one (content it is about to act on) or the next one (file contents
 // and messages it writes for others).
@@ -49,9 +51,12 @@ func nextWord(s string, j int) (string, int) {
 	return s[j:k], k
 }
 
+// wordIs reports whether w is the lower-case word x, ignoring case.
+func wordIs(w, x string) bool { return len(w) == len(x) && equalFoldASCII(w, x) }
+
 func wordIn(w string, set []string) bool {
 	for _, x := range set {
-		if len(w) == len(x) && equalFoldASCII(w, x) {
+		if len(w) == len(x) && wordIs(w, x) {
 			return true
 		}
 	}
@@ -82,10 +87,10 @@ func overridePhrase(s string, j int, needTarget bool) bool {
 			return sawQualifier
 		case wordIn(w, injTime):
 			sawQualifier = true
-			if !needTarget && (equalFoldASCII(w, "above") || equalFoldASCII(w, "previous") || equalFoldASCII(w, "prior")) {
+			if !needTarget && (wordIs(w, "above") || wordIs(w, "previous") || wordIs(w, "prior")) {
 				return true
 			}
-		case equalFoldASCII(w, "all") || equalFoldASCII(w, "your") || equalFoldASCII(w, "any") || equalFoldASCII(w, "everything"):
+		case wordIs(w, "all") || wordIs(w, "your") || wordIs(w, "any") || wordIs(w, "everything"):
 			sawQualifier = true
 		case wordIn(w, injFillers):
 		default:
@@ -129,7 +134,7 @@ func findInjection(s string) (ruleIndex, string, bool) {
 		case 'y':
 			if hasPrefixFold(rest, "you are now ") {
 				w, k := nextWord(s, i+12)
-				if equalFoldASCII(w, "a") || equalFoldASCII(w, "an") || equalFoldASCII(w, "in") || equalFoldASCII(w, "the") {
+				if wordIs(w, "a") || wordIs(w, "an") || wordIs(w, "in") || wordIs(w, "the") {
 					w, _ = nextWord(s, k)
 				}
 				if wordIn(w, injRoles) {
@@ -205,9 +210,9 @@ func chatToken(s string) string {
 // keepSecretFromUser matches "do not tell the user", "don't mention this to
 // the user", …: the verb right after the negation, a user within 4 words.
 func keepSecretFromUser(s string, i int) bool {
-	j := i
-	for n := 0; n < 2; n++ { // skip "do not" / "don't"
-		_, j = nextWord(s, j)
+	w, j := nextWord(s, i) // "do" or "don't"
+	if wordIs(w, "do") {
+		_, j = nextWord(s, j) // "not"
 	}
 	w, k := nextWord(s, j)
 	if !wordIn(w, injTell) {
@@ -222,7 +227,7 @@ func userWithin(s string, j, n int) bool {
 		if w == "" {
 			return false
 		}
-		if equalFoldASCII(w, "user") || equalFoldASCII(w, "users") || equalFoldASCII(w, "human") || equalFoldASCII(w, "operator") || equalFoldASCII(w, "owner") {
+		if wordIs(w, "user") || wordIs(w, "users") || wordIs(w, "human") || wordIs(w, "operator") || wordIs(w, "owner") {
 			return true
 		}
 		j = k
@@ -235,6 +240,9 @@ func userWithin(s string, j, n int) bool {
 func asksToReveal(s string, i int) bool {
 	lo := max(0, i-40)
 	window := s[lo:i]
+	if p := strings.LastIndex(window, "\n\n"); p >= 0 {
+		window = window[p+2:]
+	}
 	for j := 0; j < len(window); {
 		w, k := nextWord(window, j)
 		if w == "" {
