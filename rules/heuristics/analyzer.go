@@ -69,6 +69,9 @@ func New(cfg Config) (*Analyzer, error) {
 func (a *Analyzer) Analyze(act *action.Action) []Finding {
 	s := scan{an: a, act: act}
 	if act == nil {
+		// Not subject to configuration: disabling a rule must never turn
+		// "nothing to analyse" into an ALLOW.
+		s.collectOnly = true
 		s.add(rEvUnanalysable, "no action to analyse: refuse it and report the bug", "")
 		return s.findings
 	}

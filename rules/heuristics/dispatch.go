@@ -10,6 +10,7 @@ func (s *scan) checkCommandAction() {
 	act := s.act
 	if act.Script == nil {
 		if hasCode(act.Command) {
+			s.collectOnly = true // fail closed whatever the configuration
 			s.add(rEvUnanalysable, "the command was not parsed and could not be analysed: refuse it and report the bug", act.Command)
 		}
 		return
