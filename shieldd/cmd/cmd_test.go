@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,19 +64,20 @@ cases:
     action: {type: execute_command, args: {command: "go test ./..."}}
     expect: allow
 `)
-	code, out, _ := run(t, "policy", "test", dir)
+	code, out, errOut := run(t, "policy", "test", dir)
 	if code != 0 || !strings.Contains(out, "2 passed, 0 failed") {
-		t.Fatalf("exit %d\n%s", code, out)
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	writeFile(t, dir, "wrong.yaml", `category: wrong
+kind: everyday
 cases:
   - name: mislabelled
     action: {type: execute_command, args: {command: "go test ./..."}}
     expect: block
 `)
-	code, out, _ = run(t, "policy", "test", dir)
+	code, out, errOut = run(t, "policy", "test", dir)
 	if code != 1 || !strings.Contains(out, "2 passed, 1 failed") || !strings.Contains(out, "wrong.yaml:") {
-		t.Fatalf("exit %d\n%s", code, out)
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -85,7 +87,8 @@ func TestEval(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "eval", "--type", "execute_command", "--args", `{"command":"ls -la"}`, "--json")
-	if code != 0 || !strings.Contains(out, `"decision": "VERDICT_DECISION_ALLOW"`) {
+	var verdict map[string]any
+	if err := json.Unmarshal([]byte(out), &verdict); code != 0 || err != nil || verdict["decision"] != "VERDICT_DECISION_ALLOW" {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if code, _, errOut := run(t, "eval", "--type", "read_file", "--args", `{"path":`); code != 2 || !strings.Contains(errOut, "not valid JSON") {

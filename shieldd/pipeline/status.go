@@ -48,6 +48,7 @@ type Status struct {
 	BlocksToday               int64
 	EscalationsToday          int64
 	CacheEntries              int
+	CacheHits, CacheMisses    int64
 	EvaluatorConfigured       bool
 	MaxTier                   int32
 }
