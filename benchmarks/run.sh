@@ -80,6 +80,7 @@ date -u '+%Y-%m-%d %H:%M:%S UTC'
 go version
 echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (working tree has changes)')"
 echo "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+echo "load average: $(cut -d" " -f1-3 /proc/loadavg) (other work on the machine skews timings, not memory)"
 
 section "build"
 go build -o "$work/shieldd" ./shieldd
@@ -113,6 +114,7 @@ section "Go benchmarks"
 run_step 240s go test -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" -timeout 4m ./benchmarks/
 
 section "done"
+echo "load average: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "raw output: $raw"
 if [ "$failures" -gt 0 ]; then
 	echo "$failures step(s) failed"

@@ -16,7 +16,7 @@ func TestMeasureFillsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 3000
-	res, err := measure(t.Context(), n, wl)
+	res, err := measure(t.Context(), n, wl, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	n := fs.Int("n", 100_000, "distinct verdicts to cache")
 	corpusDir := fs.String("corpus", "", "directory of case files (default: the embedded rules/corpus)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *n < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json]")
+		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE]")
 		return 2
 	}
 	wl, err := workload.Load(*corpusDir)
@@ -39,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 2
 	}
-	res, err := measure(context.Background(), *n, wl)
+	res, err := measure(context.Background(), *n, wl, *memProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 1

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/observability"
@@ -33,8 +35,9 @@ type Result struct {
 
 // measure builds the pipeline as shieldd serve does (metrics included),
 // fills its cache with n distinct verdicts and reports memory before and
-// after.
-func measure(ctx context.Context, n int, wl *workload.Workload) (*Result, error) {
+// after. With profile set it also writes a heap profile of the filled
+// pipeline there, to show what a cached verdict is made of.
+func measure(ctx context.Context, n int, wl *workload.Workload, profile string) (*Result, error) {
 	m, err := observability.NewMetrics()
 	if err != nil {
 		return nil, err
@@ -80,6 +83,11 @@ func measure(ctx context.Context, n int, wl *workload.Workload) (*Result, error)
 	if res.AfterScavenge, err = snapshot(); err != nil {
 		return nil, err
 	}
+	if profile != "" {
+		if err := writeHeapProfile(profile); err != nil {
+			return nil, err
+		}
+	}
 	res.CacheEntries = p.Status().CacheEntries
 	if n > 0 {
 		res.BytesPerVerdict = (float64(res.AfterScavenge.HeapAlloc) - float64(res.Baseline.HeapAlloc)) / float64(n)
@@ -96,4 +104,16 @@ func settle(scavenge bool) {
 	if scavenge {
 		debug.FreeOSMemory()
 	}
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
