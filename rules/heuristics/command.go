@@ -27,9 +27,19 @@ type cmdScan struct {
 	home   string
 }
 
-func newCmdScan(sc *shell.Script, root, home string) *cmdScan {
-	cs := &cmdScan{script: sc, root: root, home: home}
-	cs.views = make([]cmdView, len(sc.Commands))
+// smallScript is how many commands fit the caller's stack buffer.
+const smallScript = 4
+
+// newCmdScan prepares the views of sc. buf, usually a stack array of the
+// caller, holds the views of short command lines so they cost no heap
+// allocation (hence a value result, not a pointer).
+func newCmdScan(sc *shell.Script, root, home string, buf *[smallScript]cmdView) cmdScan {
+	cs := cmdScan{script: sc, root: root, home: home}
+	if len(sc.Commands) <= len(buf) {
+		cs.views = buf[:len(sc.Commands)]
+	} else {
+		cs.views = make([]cmdView, len(sc.Commands))
+	}
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
 		v := &cs.views[i]
@@ -55,32 +65,35 @@ func (cs *cmdScan) pipelineOf(v *cmdView) []int {
 	return cs.script.Pipelines[p]
 }
 
-// upstream calls fn for each command before v in v's pipeline.
-func (cs *cmdScan) upstream(v *cmdView, fn func(u *cmdView) bool) bool {
-	for _, i := range cs.pipelineOf(v) {
+// before returns the indexes of the commands before v in its pipeline.
+// (Indexes, not callbacks with pointers, keep the views on the stack.)
+func (cs *cmdScan) before(v *cmdView) []int {
+	p := cs.pipelineOf(v)
+	for k, i := range p {
 		if i == v.idx {
-			return false
-		}
-		if i >= 0 && i < len(cs.views) && fn(&cs.views[i]) {
-			return true
+			return p[:k]
 		}
 	}
-	return false
+	return nil
 }
 
-// downstream calls fn for each command after v in v's pipeline.
-func (cs *cmdScan) downstream(v *cmdView, fn func(d *cmdView) bool) bool {
-	after := false
-	for _, i := range cs.pipelineOf(v) {
+// after returns the indexes of the commands after v in its pipeline.
+func (cs *cmdScan) after(v *cmdView) []int {
+	p := cs.pipelineOf(v)
+	for k, i := range p {
 		if i == v.idx {
-			after = true
-			continue
-		}
-		if after && i >= 0 && i < len(cs.views) && fn(&cs.views[i]) {
-			return true
+			return p[k+1:]
 		}
 	}
-	return false
+	return nil
+}
+
+// view returns the view at index i, or nil when i is out of range.
+func (cs *cmdScan) view(i int) *cmdView {
+	if i < 0 || i >= len(cs.views) {
+		return nil
+	}
+	return &cs.views[i]
 }
 
 func baseName(p string) string {
@@ -309,6 +322,16 @@ func flagValuesPass(args []string, short byte, long string, grouped bool, fn fun
 // take a separate value and longValued long ones, so their values are not
 // mistaken for operands.
 func operands(args []string, valued string, longValued []string) []string {
+	flags := false
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			flags = true
+			break
+		}
+	}
+	if !flags {
+		return args // the common case: no options, nothing to copy
+	}
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -75,6 +75,20 @@ func pathInArg(a string) string {
 	return a
 }
 
+// classifyArg classifies a command argument as a path. A bare name (no
+// "/", "~" or "$") stays in the workspace, where only .env files are
+// sensitive, so the resolver is skipped for the common case.
+func (cs *cmdScan) classifyArg(p string) (sensitivity, string) {
+	if strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '~') < 0 && strings.IndexByte(p, '$') < 0 &&
+		cs.root != "" && cs.root != cs.home {
+		if isDotenv(p) {
+			return sensDotenv, "a .env file"
+		}
+		return sensNone, ""
+	}
+	return classify(cs.resolve(p).Abs, cs.home)
+}
+
 // sensitiveReads calls fn for each sensitive path v reads.
 func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivity, label string) bool) bool {
 	for _, r := range v.c.Redirects {
@@ -97,7 +111,7 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 		if i := strings.IndexByte(p, ':'); i > 0 && (v.prog == "scp" || v.prog == "rsync" || v.prog == "sftp") {
 			continue // a remote path
 		}
-		if sens, label := classify(cs.resolve(p).Abs, cs.home); sens != sensNone {
+		if sens, label := cs.classifyArg(p); sens != sensNone {
 			if fn(a, sens, label) {
 				return true
 			}
@@ -122,6 +136,13 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 
 // cliTokenCommand names a CLI invocation that prints a stored secret.
 func cliTokenCommand(v *cmdView) string {
+	switch v.prog {
+	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2":
+	default:
+		if !strings.HasPrefix(v.prog, "docker-credential-") {
+			return ""
+		}
+	}
 	ops := operands(v.args, "", nil)
 	has := func(words ...string) bool {
 		for _, w := range words {

@@ -118,15 +118,7 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		if isDecoder(v) {
-			var runner *cmdView
-			cs.downstream(v, func(d *cmdView) bool {
-				if readsProgramFromStdin(d) {
-					runner = d
-					return true
-				}
-				return false
-			})
-			if runner != nil {
+			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rDecodeExec, "decodes hidden text with "+v.prog+" and pipes it into "+runner.prog+
 					": decode it separately, read what it does, and run the plain command if it is safe", v.c.Name+" … | "+runner.prog)
 				return
@@ -144,7 +136,9 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 	}
 }
 
-// layerRules are the command rules a decoded layer is judged by.
+// checkDecodedLayers parses each decoded layer of the command that looks
+// like shell and judges it with the command rules: a BLOCK there means the
+// encoding hides a dangerous command.
 func (s *scan) checkDecodedLayers(cs *cmdScan) {
 	if !s.enabled(rDecodeLayer) {
 		return
@@ -155,8 +149,9 @@ func (s *scan) checkDecodedLayers(cs *cmdScan) {
 			continue
 		}
 		inner := scan{an: s.an, act: s.act, collectOnly: true}
-		ics := newCmdScan(shell.Parse(str.Value), cs.root, cs.home)
-		inner.commandRules(ics, str.Value)
+		var buf [smallScript]cmdView
+		ics := newCmdScan(shell.Parse(str.Value), cs.root, cs.home, &buf)
+		inner.commandRules(&ics, str.Value)
 		for _, f := range inner.findings {
 			if f.Outcome == block {
 				s.add(rDecodeLayer, "a "+str.Encoding+"-encoded part of the command decodes to something dangerous ("+

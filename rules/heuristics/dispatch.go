@@ -15,11 +15,12 @@ func (s *scan) checkCommandAction() {
 		}
 		return
 	}
-	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home)
-	s.commandRules(cs, act.Command)
-	s.checkUnanalysable(cs)
-	s.checkDecodedLayers(cs)
-	s.checkCommandSecrets(cs)
+	var buf [smallScript]cmdView
+	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home, &buf)
+	s.commandRules(&cs, act.Command)
+	s.checkUnanalysable(&cs)
+	s.checkDecodedLayers(&cs)
+	s.checkCommandSecrets(&cs)
 }
 
 // commandRules runs every rule that judges a parsed command line. It is

@@ -151,12 +151,18 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			})
 		}
 		// 2. Data piped in from an earlier command that read a secret.
-		cs.upstream(v, func(u *cmdView) bool {
-			return cs.sensitiveReads(u, func(raw string, sens sensitivity, label string) bool {
+		for _, i := range cs.before(v) {
+			u := cs.view(i)
+			if u == nil {
+				continue
+			}
+			if cs.sensitiveReads(u, func(raw string, sens sensitivity, label string) bool {
 				report(label + " (" + raw + ", piped from " + u.prog + ")")
 				return true
-			}) || homeArchive(cs, u, report)
-		})
+			}) || homeArchive(cs, u, report) {
+				break
+			}
+		}
 		// 3. A substitution in the arguments that mentions a secret file:
 		// curl -d "$(cat ~/.aws/credentials)".
 		for _, a := range v.args {

@@ -39,7 +39,7 @@ func homeRel(abs, home string) (rest string, isHome, ok bool) {
 		if abs == home {
 			return "", true, true
 		}
-		if strings.HasPrefix(abs, home+"/") {
+		if isBelow(abs, home) {
 			return abs[len(home)+1:], false, true
 		}
 	}
@@ -70,7 +70,15 @@ func homeRel(abs, home string) (rest string, isHome, ok bool) {
 
 // underOrAt reports whether p is dir or below it.
 func underOrAt(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return p == dir || isBelow(p, dir)
+}
+
+// isBelow reports whether p is strictly inside dir, without allocating.
+func isBelow(p, dir string) bool {
+	if dir == "/" {
+		return len(p) > 1 && p[0] == '/'
+	}
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // stripGlobChild turns "d/*", "d/.*" and "d/." into d: deleting every
@@ -108,9 +116,9 @@ func criticalDir(p action.Path, root, home string) string {
 		return "the filesystem root"
 	case root != "" && d == root:
 		return "the whole workspace"
-	case root != "" && strings.HasPrefix(root, d+"/"):
+	case root != "" && isBelow(root, d):
 		return "a directory containing the workspace (" + d + ")"
-	case home != "" && strings.HasPrefix(home, d+"/"):
+	case home != "" && isBelow(home, d):
 		return "a directory containing your home (" + d + ")"
 	}
 	if _, isHome, _ := homeRel(d, home); isHome {
@@ -334,7 +342,7 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 }
 
 func isGitHookPath(p action.Path) bool {
-	return strings.Contains(p.Abs+"/", "/.git/hooks/") || strings.HasPrefix(p.Rel, ".git/hooks/") ||
+	return strings.Contains(p.Abs, "/.git/hooks/") || strings.HasSuffix(p.Abs, "/.git/hooks") || strings.HasPrefix(p.Rel, ".git/hooks/") ||
 		strings.HasPrefix(p.Abs, ".git/hooks/")
 }
 

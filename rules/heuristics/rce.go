@@ -117,15 +117,7 @@ func (s *scan) checkRCE(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		if isFetcher(v) {
-			var runner *cmdView
-			cs.downstream(v, func(d *cmdView) bool {
-				if readsProgramFromStdin(d) {
-					runner = d
-					return true
-				}
-				return false
-			})
-			if runner != nil {
+			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rRCEPipe, "pipes a download from "+firstHost(v.args)+" into "+runner.prog+
 					": download the script to a file, review it, then run the local file", v.c.Name+" … | "+runner.prog)
 			}
@@ -145,6 +137,17 @@ func (s *scan) checkRCE(cs *cmdScan) {
 			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", code)
 		}
 	}
+}
+
+// stdinRunnerAfter returns the first command after v in its pipeline that
+// executes its standard input, or nil.
+func (cs *cmdScan) stdinRunnerAfter(v *cmdView) *cmdView {
+	for _, i := range cs.after(v) {
+		if d := cs.view(i); d != nil && readsProgramFromStdin(d) {
+			return d
+		}
+	}
+	return nil
 }
 
 func progLabel(v *cmdView) string {

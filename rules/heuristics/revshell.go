@@ -72,17 +72,11 @@ func (s *scan) checkNetcat(cs *cmdScan) {
 			s.add(rRevNetcat, v.prog+" with a named pipe (mkfifo) relays a shell over the network: this is a reverse shell", line)
 			return
 		}
-		var sh *cmdView
-		find := func(o *cmdView) bool {
-			if isShell(o.prog) || interpreterKind(o.prog) != "" {
-				sh = o
-				return true
+		for _, i := range cs.pipelineOf(v) {
+			if o := cs.view(i); o != nil && o != v && interpreterKind(o.prog) != "" {
+				s.add(rRevNetcat, v.prog+" is piped to or from "+o.prog+": this relays a shell over the network", line)
+				return
 			}
-			return false
-		}
-		if cs.upstream(v, find) || cs.downstream(v, find) {
-			s.add(rRevNetcat, v.prog+" is piped to or from "+sh.prog+": this relays a shell over the network", line)
-			return
 		}
 	}
 }
