@@ -16,6 +16,8 @@ type cmdView struct {
 	args []string // effective arguments (a sub-slice of c.Args, never copied)
 	// elevated names the elevation wrapper (sudo, doas, pkexec) or "".
 	elevated string
+	// kind is interpreterKind(prog), computed once.
+	kind string
 }
 
 // cmdScan is one parsed command line being judged, with the caller's
@@ -45,6 +47,7 @@ func newCmdScan(sc *shell.Script, root, home string, buf *[smallScript]cmdView) 
 		v := &cs.views[i]
 		v.c, v.idx = c, i
 		v.prog, v.args, v.elevated = unwrap(c.Name, c.Program, c.Args)
+		v.kind = interpreterKind(v.prog)
 	}
 	return cs
 }
@@ -396,7 +399,7 @@ func interpreterKind(prog string) string {
 // inlineFlag is the flag that gives an interpreter its program as an
 // argument ("-c" for sh and python, "-e" for perl, ruby, node, "-r" for php).
 func inlineCode(v *cmdView) (code string, ok bool) {
-	kind := interpreterKind(v.prog)
+	kind := v.kind
 	var short byte
 	var long string
 	switch kind {
@@ -450,7 +453,7 @@ func readsProgramFromStdin(v *cmdView) bool {
 	case "source", ".":
 		return len(v.args) > 0 && isStdinPath(v.args[0])
 	}
-	kind := interpreterKind(v.prog)
+	kind := v.kind
 	if kind == "" {
 		return false
 	}
@@ -503,7 +506,7 @@ func isExecutor(v *cmdView) bool {
 	case "eval", "source", ".", "exec":
 		return true
 	}
-	return interpreterKind(v.prog) != ""
+	return v.kind != ""
 }
 
 // hasSubstitution reports whether a word contains $(…), `…` or <(…).

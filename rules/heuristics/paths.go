@@ -234,7 +234,9 @@ func classify(abs, home string) (sensitivity, string) {
 	if abs == "" {
 		return sensNone, ""
 	}
-	if rest, _, ok := homeRel(abs, home); ok && rest != "" {
+	// Every home secret and browser root starts with '.', '_', "Library"
+	// or "snap": other home paths (projects, documents) skip the tables.
+	if rest, _, ok := homeRel(abs, home); ok && rest != "" && strings.IndexByte("._Ls", rest[0]) >= 0 {
 		for _, r := range browserRoots {
 			if underOrAt(rest, r) {
 				if rest == r || browserFiles[baseName(rest)] || strings.Count(rest[len(r):], "/") <= 1 {

@@ -168,8 +168,7 @@ func executedText(v *cmdView) (string, bool) {
 	case "eval", "source", ".", "exec":
 		return strings.Join(v.args, " "), len(v.args) > 0
 	}
-	kind := interpreterKind(v.prog)
-	if kind == "" {
+	if v.kind == "" {
 		return "", false
 	}
 	if code, ok := inlineCode(v); ok {
@@ -294,7 +293,7 @@ func executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
 		}
 		return savedFile{}, false
 	}
-	if interpreterKind(v.prog) == "" {
+	if v.kind == "" {
 		return savedFile{}, false
 	}
 	if _, inline := inlineCode(v); inline {

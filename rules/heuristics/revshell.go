@@ -73,7 +73,7 @@ func (s *scan) checkNetcat(cs *cmdScan) {
 			return
 		}
 		for _, i := range cs.pipelineOf(v) {
-			if o := cs.view(i); o != nil && o != v && interpreterKind(o.prog) != "" {
+			if o := cs.view(i); o != nil && o != v && o.kind != "" {
 				s.add(rRevNetcat, v.prog+" is piped to or from "+o.prog+": this relays a shell over the network", line)
 				return
 			}

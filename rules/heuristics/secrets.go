@@ -88,7 +88,7 @@ func (s *scan) destinationOK(d *destination, issuers []string) bool {
 
 // scanSecrets looks for secret material in text bound for d.
 func (s *scan) scanSecrets(text string, d *destination) {
-	if len(text) < 8 {
+	if len(text) < 16 { // shorter than any detectable secret
 		return
 	}
 	for k := range secretDetectors {
