@@ -12,10 +12,12 @@ import (
 func BenchmarkCanonicalize(b *testing.B) {
 	wl := loadWorkload(b)
 	b.ReportAllocs()
+	cpu := processCPU(b)
 	for i := 0; b.Loop(); i++ {
 		it := wl.Items[i%len(wl.Items)]
 		if _, err := action.Canonicalize(it.Request, action.Limits{}); err != nil {
 			b.Fatalf("%s: %v", it.Name, err)
 		}
 	}
+	reportCPU(b, cpu)
 }

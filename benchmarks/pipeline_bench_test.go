@@ -14,6 +14,7 @@ func BenchmarkPipelineUncached(b *testing.B) {
 			p := newPipeline(b, cacheOff, mode.on)
 			ctx := context.Background()
 			b.ReportAllocs()
+			cpu := processCPU(b)
 			for i := 0; b.Loop(); i++ {
 				v, err := p.Evaluate(ctx, in[i%len(in)])
 				if err != nil {
@@ -23,6 +24,7 @@ func BenchmarkPipelineUncached(b *testing.B) {
 					b.Fatal("cache hit with the cache disabled")
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -41,6 +43,7 @@ func BenchmarkPipelineCacheHit(b *testing.B) {
 				}
 			}
 			b.ReportAllocs()
+			cpu := processCPU(b)
 			for i := 0; b.Loop(); i++ {
 				v, err := p.Evaluate(ctx, in[i%len(in)])
 				if err != nil {
@@ -50,6 +53,7 @@ func BenchmarkPipelineCacheHit(b *testing.B) {
 					b.Fatalf("%s: cache miss after warming", in[i%len(in)].Request.Type)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

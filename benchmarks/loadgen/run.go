@@ -122,7 +122,10 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	}
 	if cfg.Mode == ModeEvaluate || cfg.Mode == ModeBoth {
 		rep.Evaluate = r.phase(ctx, ModeEvaluate, r.evaluate)
-		if st, err := r.eval[0].GetShieldStatus(ctx, &pb.ShieldStatusRequest{}); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		st, err := r.eval[0].GetShieldStatus(sctx, &pb.ShieldStatusRequest{})
+		cancel()
+		if err != nil {
 			rep.ServerError = err.Error()
 		} else {
 			rep.Server = &ServerInfo{
