@@ -46,14 +46,17 @@ run_step() {
 
 # start_shieldd starts a fresh daemon on free loopback ports and sets
 # GRPC and HTTP to the addresses it bound.
+# Each daemon logs to its own file, so a previous daemon's start-up line
+# can never be mistaken for this one's.
 start_shieldd() {
+	log=$(mktemp "$work/shieldd.XXXXXX.log")
 	"$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 \
-		--log-level info --log-format text >"$work/shieldd.log" 2>&1 &
+		--log-level info --log-format text >"$log" 2>&1 &
 	shieldd_pid=$!
 	for _ in $(seq 100); do
-		if grep -q 'msg="shieldd serving"' "$work/shieldd.log"; then
-			GRPC=$(grep -o ' grpc=[^ ]*' "$work/shieldd.log" | head -1 | cut -d= -f2)
-			HTTP=$(grep -o ' http=[^ ]*' "$work/shieldd.log" | head -1 | cut -d= -f2)
+		if grep -q 'msg="shieldd serving"' "$log"; then
+			GRPC=$(grep -o ' grpc=[^ ]*' "$log" | head -1 | cut -d= -f2)
+			HTTP=$(grep -o ' http=[^ ]*' "$log" | head -1 | cut -d= -f2)
 			echo "shieldd (pid $shieldd_pid) serving gRPC on $GRPC, HTTP on $HTTP"
 			return 0
 		fi
@@ -63,7 +66,7 @@ start_shieldd() {
 		sleep 0.1
 	done
 	echo "shieldd did not start:"
-	cat "$work/shieldd.log"
+	cat "$log"
 	exit 1
 }
 
