@@ -70,6 +70,9 @@ func TestRunEachMode(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			cfg := baseConfig(srv.GRPCAddr)
 			cfg.Mode = mode
+			if mode == ModeBoth {
+				cfg.Conns = 2 // workers spread over several connections
+			}
 			rep, err := Run(t.Context(), cfg, wl)
 			if err != nil {
 				t.Fatal(err)
