@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -9,6 +10,8 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // Limits on `when:` expressions. Policies are written by people, but a
@@ -27,6 +30,7 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 	dynMap := cel.MapType(cel.StringType, cel.DynType)
 	dynMaps := cel.ListType(dynMap)
 	return cel.NewEnv(
+		cel.CustomTypeAdapter(celAdapter{}),
 		cel.Variable("action", dynMap),
 		cel.Variable("args", dynMap),
 		cel.Variable("caller", strMap),
@@ -63,4 +67,28 @@ func celItems(v ref.Val) ref.Val {
 		return types.Int(0)
 	}
 	return types.Int(1)
+}
+
+// celAdapter lets CEL read the decoded JSON tree in place, without a copy:
+// action.Number becomes int or double on access, and nested maps and
+// lists keep using this adapter.
+type celAdapter struct{}
+
+func (a celAdapter) NativeToValue(v any) ref.Val {
+	switch x := v.(type) {
+	case action.Number:
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return types.Int(n)
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return types.NewErr("number %s is out of range", string(x))
+		}
+		return types.Double(f)
+	case map[string]any:
+		return types.NewStringInterfaceMap(a, x)
+	case []any:
+		return types.NewDynamicList(a, x)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(v)
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"strconv"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -120,7 +119,11 @@ func (a *celActivation) ResolveName(name string) (any, bool) {
 		return a.vAction, true
 	case "args":
 		if !a.doneArgs {
-			a.vArgs, a.doneArgs = celValue(map[string]any(act.Args)), true
+			args := act.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			a.vArgs, a.doneArgs = args, true
 		}
 		return a.vArgs, true
 	case "caller":
@@ -185,30 +188,4 @@ func stringsToAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-// celValue converts the decoded JSON tree for CEL: action.Number becomes
-// int64 when it is an integer, else float64.
-func celValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = celValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = celValue(e)
-		}
-		return out
-	case action.Number:
-		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return n
-		}
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
-	}
-	return v
 }

@@ -85,7 +85,7 @@ func (s *commandSpec) holdsFor(cmd *shell.Command, every bool) bool {
 	if s.argsNone != nil && anyArg(cmd.Args, s.argsNone) {
 		return false
 	}
-	if s.flags != nil && !hasAnyFlag(cmd.Args, s.flags) {
+	if s.flags != nil && !hasAnyFlag(cmd, s.flags) {
 		return false
 	}
 	return s.assignsHold(cmd.Assigns, every)
@@ -177,35 +177,22 @@ func (f flagSpec) String() string {
 	return "-" + f.short
 }
 
-// hasAnyFlag reports whether args carry one of flags. Short options may
-// be combined (-rf has -r and -f); --long=value has --long. Arguments
-// after "--" are operands.
-func hasAnyFlag(args []string, flags []flagSpec) bool {
+// hasAnyFlag reports whether cmd carries one of flags, with the getopt
+// conventions of shell.Command.HasFlag: -rf has -r and -f, --long=value
+// has --long, nothing after "--" counts.
+func hasAnyFlag(cmd *shell.Command, flags []flagSpec) bool {
 	for _, f := range flags {
 		if f.long != "" {
-			for _, a := range args {
-				if a == "--" {
-					break
-				}
-				if strings.HasPrefix(a, f.long) && (len(a) == len(f.long) || a[len(f.long)] == '=') {
-					return true
-				}
+			if cmd.HasFlag(0, f.long[2:]) {
+				return true
 			}
 			continue
 		}
-		seen := 0
-		for i := 0; i < len(f.short); i++ {
-			for _, a := range args {
-				if a == "--" {
-					break
-				}
-				if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f.short[i]) >= 0 {
-					seen++
-					break
-				}
-			}
+		all := true
+		for i := 0; i < len(f.short) && all; i++ {
+			all = cmd.HasFlag(f.short[i], "")
 		}
-		if seen == len(f.short) {
+		if all {
 			return true
 		}
 	}

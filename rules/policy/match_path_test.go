@@ -1,7 +1,11 @@
 package policy
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/parapet-dev/parapet/rules/action"
 )
@@ -91,4 +95,22 @@ func TestPathQuantifiers(t *testing.T) {
 	if matched(allowNot, act(t, "copy_file", twoPaths)) {
 		t.Fatal("allow path_not: every path must avoid the excluded patterns")
 	}
+}
+
+// The literal-run prefilter must never reject what doublestar accepts.
+func FuzzPathGlobPrefilter(f *testing.F) {
+	for _, s := range [][2]string{{"/home/*/.ssh/**", "/home/x/.ssh"}, {"**/*.go", "a.go"}, {"/a/**/b", "/a/b"}, {"/usr/lib/python3*/**", "/usr/lib/python3.12/x"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, subject string) {
+		g, err := compilePathGlob(pattern)
+		// Canonical paths are valid UTF-8 (canonicalisation rejects the rest).
+		if err != nil || g.anchor != anchorAbs || !strings.HasPrefix(subject, "/") || !utf8.ValidString(subject) {
+			return
+		}
+		p := action.Path{Abs: subject}
+		if got, want := g.match(&p, ""), doublestar.MatchUnvalidated(g.pattern, subject); got != want {
+			t.Fatalf("%q ~ %q: fast %v, doublestar %v", g.pattern, subject, got, want)
+		}
+	})
 }

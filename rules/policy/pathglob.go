@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -29,6 +30,9 @@ type pathGlob struct {
 	// Fast forms, so the common patterns need no doublestar call.
 	kind   globKind
 	prefix string // kindExact: the literal; kindTree: the literal directory
+	// needs are literal runs every matching path contains, checked before
+	// the doublestar call: "/home/*/.ssh/**" needs "home" and ".ssh".
+	needs []string
 }
 
 type globKind uint8
@@ -45,6 +49,9 @@ func compilePathGlob(raw string) (pathGlob, error) {
 	p := strings.TrimSpace(raw)
 	if p == "" {
 		return pathGlob{}, errors.New("empty path pattern")
+	}
+	if !utf8.ValidString(p) {
+		return pathGlob{}, errors.New("pattern is not valid UTF-8")
 	}
 	var g pathGlob
 	switch {
@@ -83,6 +90,14 @@ func compilePathGlob(raw string) (pathGlob, error) {
 		g.kind, g.prefix = kindExact, p
 	case strings.HasSuffix(p, "/**") && !meta(p[:len(p)-3]):
 		g.kind, g.prefix = kindTree, p[:len(p)-3]
+	case !strings.ContainsAny(p, `[{\`):
+		// With only * and ? as metacharacters, every literal run appears
+		// in a match ("/" trimmed: "a/**/b" also matches "a/b").
+		for _, run := range strings.FieldsFunc(p, func(r rune) bool { return r == '*' || r == '?' }) {
+			if run = strings.Trim(run, "/"); run != "" {
+				g.needs = append(g.needs, run)
+			}
+		}
 	}
 	return g, nil
 }
@@ -117,6 +132,11 @@ func (g *pathGlob) match(p *action.Path, home string) bool {
 	case kindTree:
 		return subject == g.prefix || (len(subject) > len(g.prefix) &&
 			subject[len(g.prefix)] == '/' && strings.HasPrefix(subject, g.prefix))
+	}
+	for _, n := range g.needs {
+		if !strings.Contains(subject, n) {
+			return false
+		}
 	}
 	return doublestar.MatchUnvalidated(g.pattern, subject)
 }

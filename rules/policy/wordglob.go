@@ -14,10 +14,20 @@ type wordGlob struct {
 	// literal is set when the pattern has no metacharacters; matching is
 	// then a string comparison.
 	literal bool
-	// prefix is set for "literal*" patterns, the most common glob form.
-	prefix   string
-	isPrefix bool
+	// form and lit let the common shapes skip the general matcher:
+	// "lit*", "*lit" and "*lit*".
+	form globForm
+	lit  string
 }
+
+type globForm uint8
+
+const (
+	formGeneral globForm = iota
+	formPrefix
+	formSuffix
+	formContains
+)
 
 func compileWordGlob(p string) (wordGlob, error) {
 	if p == "" {
@@ -30,8 +40,14 @@ func compileWordGlob(p string) (wordGlob, error) {
 		return wordGlob{}, err
 	}
 	g := wordGlob{pattern: p}
-	if i := strings.IndexByte(p, '*'); i == len(p)-1 && !strings.ContainsAny(p[:i], `*?[\`) {
-		g.prefix, g.isPrefix = p[:i], true
+	isLit := func(s string) bool { return !strings.ContainsAny(s, `*?[\`) }
+	switch {
+	case len(p) >= 2 && p[0] == '*' && p[len(p)-1] == '*' && isLit(p[1:len(p)-1]):
+		g.form, g.lit = formContains, p[1:len(p)-1]
+	case p[len(p)-1] == '*' && isLit(p[:len(p)-1]):
+		g.form, g.lit = formPrefix, p[:len(p)-1]
+	case p[0] == '*' && isLit(p[1:]):
+		g.form, g.lit = formSuffix, p[1:]
 	}
 	return g, nil
 }
@@ -77,11 +93,16 @@ func classEnd(p string, i int) int {
 }
 
 func (g wordGlob) match(s string) bool {
-	switch {
-	case g.literal:
+	if g.literal {
 		return s == g.pattern
-	case g.isPrefix:
-		return strings.HasPrefix(s, g.prefix)
+	}
+	switch g.form {
+	case formPrefix:
+		return strings.HasPrefix(s, g.lit)
+	case formSuffix:
+		return strings.HasSuffix(s, g.lit)
+	case formContains:
+		return strings.Contains(s, g.lit)
 	}
 	return globMatch(g.pattern, s)
 }
