@@ -16,8 +16,8 @@ testdata/many-problems.yaml:2: unknown key "nmae" in the policy (allowed: versio
 testdata/many-problems.yaml:4: defaults.no_match: unknown outcome "maybe" (use allow, block or escalate)
 testdata/many-problems.yaml:6: defaults.unknown_action_tier only applies when unknown_action is escalate
 testdata/many-problems.yaml:8: heuristics.trusted_hosts: "https://x.io": a host pattern is a bare host name, without scheme, port or path
-testdata/many-problems.yaml:9: heuristics.disable: "NotAnId" is not a heuristic rule id (ids look like category.name)
-testdata/many-problems.yaml:10: heuristics.override.rce.curl-pipe: unknown outcome "sometimes" (use allow, block or escalate)
+testdata/many-problems.yaml:9: heuristics.disable: unknown heuristic rule "NotAnId"
+testdata/many-problems.yaml:10: heuristics.override: unknown heuristic rule "rce.curl-pipe"
 testdata/many-problems.yaml:14: rule a: unknown key "pth" in match (allowed: action, path, path_not, access, command, url, fields, when)
 testdata/many-problems.yaml:15: rule a: duplicate rule id (first defined at line 12)
 testdata/many-problems.yaml:16: rule a: path: bad pattern "[bad": invalid glob
@@ -75,7 +75,8 @@ func TestValidationSingleProblems(t *testing.T) {
 		{"bad method", "version: 1\ndeny:\n  - id: a\n    match: {url: {method: [G3T]}}\n", `p.yaml:4: rule a: url.method: bad method "G3T"`},
 		{"trusted token without hosts", "version: 1\ndeny:\n  - id: a\n    match: {url: {host: [$TRUSTED_HOSTS]}}\n", "p.yaml:4: rule a: url.host: $TRUSTED_HOSTS is used but heuristics.trusted_hosts is empty"},
 		{"unknown heuristics key", "version: 1\nheuristics:\n  trust: [x]\n", `p.yaml:3: unknown key "trust" in heuristics (allowed: trusted_hosts, disable, override)`},
-		{"bad outcome override", "version: 1\nheuristics:\n  override: {exfil.x: deny}\n", `p.yaml:3: heuristics.override.exfil.x: unknown outcome "deny" (use allow, block or escalate)`},
+		{"bad outcome override", "version: 1\nheuristics:\n  override: {exfil.dns: deny}\n", `p.yaml:3: heuristics.override.exfil.dns: unknown outcome "deny" (use allow, block or escalate)`},
+		{"unknown heuristic", "version: 1\nheuristics:\n  disable: [exfil.dns, rce.typo]\n", "p.yaml:3: heuristics.disable: unknown heuristic rule \"rce.typo\""},
 		{"tier on deny", "version: 1\ndeny:\n  - id: a\n    tier: 3\n    match: {action: [bash]}\n", `p.yaml:4: rule a: unknown key "tier" in the rule (allowed: id, description, reason, match)`},
 		{"match not a mapping", "version: 1\ndeny:\n  - id: a\n    match: [x]\n", "p.yaml:4: rule a: match must be a mapping, got a list"},
 	}
@@ -125,17 +126,17 @@ func TestParseHeuristics(t *testing.T) {
 	p := mustParse(t, `version: 1
 heuristics:
   trusted_hosts: [GitHub.com, .githubusercontent.com, "*.npmjs.org"]
-  disable: [exfil.dns-tunnel]
-  override: {rce.download-pipe-shell: escalate, secrets.aws-key: allow}
+  disable: [exfil.dns]
+  override: {rce.download-pipe-shell: escalate, secret.jwt: allow}
 `)
 	h := p.Heuristics
 	if strings.Join(h.TrustedHosts, ",") != "github.com,.githubusercontent.com,*.npmjs.org" {
 		t.Errorf("trusted hosts: %v", h.TrustedHosts)
 	}
-	if len(h.Disabled) != 1 || h.Disabled[0] != "exfil.dns-tunnel" {
+	if len(h.Disabled) != 1 || h.Disabled[0] != "exfil.dns" {
 		t.Errorf("disabled: %v", h.Disabled)
 	}
-	if h.Overrides["rce.download-pipe-shell"] != escalate || h.Overrides["secrets.aws-key"] != allow || len(h.Overrides) != 2 {
+	if h.Overrides["rce.download-pipe-shell"] != escalate || h.Overrides["secret.jwt"] != allow || len(h.Overrides) != 2 {
 		t.Errorf("overrides: %v", h.Overrides)
 	}
 }
