@@ -90,3 +90,14 @@ func BenchmarkParseDefault(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCanonicalizeOnly is the baseline for BenchmarkCanonicalizeAndEvaluate.
+func BenchmarkCanonicalizeOnly(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c := typicalActions[i%len(typicalActions)]
+		if _, err := action.Canonicalize(action.Request{Type: c.typ, Payload: []byte(c.args), Caller: testCaller}, action.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

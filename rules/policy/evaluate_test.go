@@ -121,3 +121,32 @@ verify:
 		t.Fatalf("aliases must resolve on both sides: %+v", d)
 	}
 }
+
+// A Policy is shared by every request: evaluate concurrently (run with -race).
+func TestConcurrentEvaluate(t *testing.T) {
+	p, _ := Embedded("default")
+	actions := []*action.Action{
+		act(t, "send_email", `{"to":"a@b","cc":"c@d"}`),
+		act(t, "bash", `{"command":"git push -f origin main"}`),
+		act(t, "read_file", `{"path":"/etc/passwd"}`),
+	}
+	want := make([]Decision, len(actions))
+	for i, a := range actions {
+		want[i] = p.Evaluate(a)
+	}
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				if d := p.Evaluate(actions[i%len(actions)]); d != want[i%len(actions)] {
+					t.Errorf("concurrent evaluation differs: %+v", d)
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}
