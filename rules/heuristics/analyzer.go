@@ -117,6 +117,8 @@ type scan struct {
 	// collectOnly runs rules with their default outcomes whatever the
 	// configuration, to judge a decoded layer (see checkDecodedLayers).
 	collectOnly bool
+	// nested counts how deep shell text inside shell text is being judged.
+	nested int
 }
 
 // enabled reports whether rule r can still produce a finding.
@@ -157,6 +159,9 @@ func (s *scan) run() {
 		s.checkCommandAction()
 	}
 	s.checkFilePaths()
+	s.checkScriptWrites()
+	s.checkSecretWrites()
+	s.checkCloudMetadata()
 	s.checkOutbound()
 	s.checkInjection()
 	s.checkEnvAssignments()

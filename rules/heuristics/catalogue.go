@@ -14,6 +14,8 @@ const (
 	rRCESubstitute
 	rRCESaveExec
 	rRCEInlineFetch
+	rRCEScriptWrite
+	rRCEPackageURL
 
 	rDecodeExec
 	rDecodeLayer
@@ -22,6 +24,7 @@ const (
 	rRevNetcat
 	rRevSocat
 	rRevScript
+	rRevSSHTunnel
 
 	rDelRecursive
 	rDelUnsetVar
@@ -30,6 +33,8 @@ const (
 	rRecursivePerms
 	rFindDelete
 	rTruncateSystem
+	rDelCredential
+	rDelGitHistory
 
 	rPrivElevation
 	rPrivUnsafePerms
@@ -41,12 +46,16 @@ const (
 	rPersistGitHooks
 	rPersistLaunchd
 	rPersistLDPreload
+	rPrivAccount
+	rPrivContainer
 
 	rCredSecretFile
 	rCredDotenv
 	rCredSystemFile
 	rCredBrowser
 	rCredCLIToken
+	rCredSearch
+	rCredMetadata
 
 	rExfilFile
 	rExfilDNS
@@ -65,9 +74,12 @@ const (
 	rSecretJWT
 	rSecretNPM
 	rSecretSendGrid
+	rSecretInFile
 
 	rInjectOverride
 	rInjectTemplate
+	rInjectOutbound
+	rInjectAgentRules
 
 	rEvInvisibleCommand
 	rEvInvisibleText
@@ -102,6 +114,11 @@ var rules = [numRules]Rule{
 	rRCEInlineFetch: {"rce.interpreter-fetch-exec", CategoryRemoteCodeExec, critical, block,
 		"An interpreter one-liner fetches code over the network and executes it."},
 
+	rRCEScriptWrite: {"rce.dangerous-script-write", CategoryRemoteCodeExec, critical, block,
+		"Writes a script, git hook or package lifecycle script whose commands are dangerous (curl | sh, a reverse shell, …)."},
+	rRCEPackageURL: {"rce.package-from-url", CategoryRemoteCodeExec, medium, escalate,
+		"Installs a package straight from a URL or git repository instead of the registry; its build hooks run code."},
+
 	rDecodeExec: {"decode.execute", CategoryDecodeExec, critical, block,
 		"Encoded text (base64, hex, escapes, reversed) is decoded and executed."},
 	rDecodeLayer: {"decode.dangerous-layer", CategoryDecodeExec, critical, block,
@@ -115,6 +132,9 @@ var rules = [numRules]Rule{
 		"socat connects a network socket to a program (exec:, system:)."},
 	rRevScript: {"revshell.script-socket", CategoryReverseShell, critical, block,
 		"An interpreter one-liner opens a socket and spawns a shell or process."},
+
+	rRevSSHTunnel: {"revshell.ssh-tunnel", CategoryReverseShell, medium, escalate,
+		"ssh -R exposes a local port (often sshd) on a remote host."},
 
 	rDelRecursive: {"destructive.recursive-delete", CategoryDestructive, critical, block,
 		"Recursive delete of the filesystem root, a home directory, the workspace root or a system directory."},
@@ -130,6 +150,11 @@ var rules = [numRules]Rule{
 		"find -delete / -exec rm over the filesystem root, a home or a system directory."},
 	rTruncateSystem: {"destructive.system-file-truncate", CategoryDestructive, high, block,
 		"Truncates or overwrites a system file."},
+
+	rDelCredential: {"destructive.credential-destroy", CategoryDestructive, high, block,
+		"Destroys keys or credentials (shred, rm, mv to /dev/null of ~/.ssh, cloud credentials, …)."},
+	rDelGitHistory: {"destructive.git-history", CategoryDestructive, medium, escalate,
+		"Recursively deletes a repository's .git directory, losing its history."},
 
 	rPrivElevation: {"privilege.elevation", CategoryPrivilege, medium, escalate,
 		"Runs a command as another user (sudo, su, doas, pkexec)."},
@@ -152,6 +177,11 @@ var rules = [numRules]Rule{
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
 		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload)."},
 
+	rPrivAccount: {"privilege.account-tamper", CategoryPrivilege, critical, block,
+		"Edits sudoers or the account databases, or creates a root-equivalent account."},
+	rPrivContainer: {"privilege.container-escape", CategoryPrivilege, critical, block,
+		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted: root on the host."},
+
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
 		"Reads a credential file (SSH private key, cloud or registry credentials, keyrings)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
@@ -161,7 +191,12 @@ var rules = [numRules]Rule{
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
 		"Reads a browser's saved passwords or cookies."},
 	rCredCLIToken: {"credential.cli-token", CategoryCredentialAccess, high, escalate,
-		"Asks a CLI to print a stored token or secret (gh auth token, gcloud auth print-access-token, …)."},
+		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …)."},
+
+	rCredSearch: {"credential.secret-search", CategoryCredentialAccess, high, block,
+		"Searches the disk or a home directory for private keys or credentials."},
+	rCredMetadata: {"credential.cloud-metadata", CategoryCredentialAccess, critical, block,
+		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal)."},
 
 	rExfilFile: {"exfil.sensitive-file", CategoryExfiltration, critical, block,
 		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
@@ -197,10 +232,18 @@ var rules = [numRules]Rule{
 	rSecretSendGrid: {"secret.sendgrid-key", CategorySecrets, critical, block,
 		"A SendGrid API key (SG.…) goes to a non-SendGrid host."},
 
+	rSecretInFile: {"secret.written-to-file", CategorySecrets, medium, escalate,
+		"Writes live-looking secret material into a file, where it tends to get committed and pushed."},
+
 	rInjectOverride: {"injection.instruction-override", CategoryPromptInjection, high, escalate,
 		"Text tries to override the agent's instructions (\"ignore previous instructions\", \"you are now …\", \"do not tell the user\")."},
 	rInjectTemplate: {"injection.chat-template", CategoryPromptInjection, high, escalate,
 		"Text carries chat-template or role markers (<|im_start|>, [INST], ### System:) that spoof another speaker."},
+
+	rInjectOutbound: {"injection.outbound", CategoryPromptInjection, high, block,
+		"An email, chat message or HTTP body sent out carries instructions aimed at another agent."},
+	rInjectAgentRules: {"injection.agent-rules-file", CategoryPromptInjection, critical, block,
+		"Writes injection wording into a file agents load as instructions (AGENTS.md, .cursorrules, CLAUDE.md, …)."},
 
 	rEvInvisibleCommand: {"evasion.invisible-in-command", CategoryEncodingEvasion, high, block,
 		"Zero-width, bidi or control characters hidden in a command or path."},

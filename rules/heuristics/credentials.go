@@ -21,6 +21,8 @@ var nonReaders = map[string]bool{
 	"git": true, "kubectl": true, "helm": true, "terraform": true,
 }
 
+// credentialRule maps a sensitivity to its read rule; ok is false for
+// files that are ordinary to read (the account list).
 func credentialRule(sens sensitivity) ruleIndex {
 	switch sens {
 	case sensDotenv:
@@ -124,9 +126,12 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+strings.Join(v.c.Args, " "))
+			if sens != sensAccountList {
+				s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+strings.Join(v.c.Args, " "))
+			}
 			return false
 		})
+		s.checkSecretSearch(cs, v)
 		if what := cliTokenCommand(v); what != "" {
 			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
 				v.prog+" "+strings.Join(v.args, " "))
@@ -137,6 +142,20 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 // cliTokenCommand names a CLI invocation that prints a stored secret.
 func cliTokenCommand(v *cmdView) string {
 	switch v.prog {
+	case "printenv":
+		for _, op := range v.args {
+			if isSecretVarName(op) {
+				return "printenv " + op
+			}
+		}
+		return ""
+	case "echo", "printf":
+		for _, a := range v.args {
+			if name := varRef(a); name != "" && isSecretVarName(name) {
+				return v.prog + " $" + name
+			}
+		}
+		return ""
 	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2":
 	default:
 		if !strings.HasPrefix(v.prog, "docker-credential-") {
@@ -231,6 +250,125 @@ func cliTokenCommand(v *cmdView) string {
 	return ""
 }
 
+// varRef returns NAME for an argument that is exactly $NAME or ${NAME}.
+func varRef(a string) string {
+	switch {
+	case strings.HasPrefix(a, "${") && strings.HasSuffix(a, "}"):
+		return a[2 : len(a)-1]
+	case strings.HasPrefix(a, "$") && len(a) > 1:
+		return a[1:]
+	}
+	return ""
+}
+
+// isSecretVarName matches environment variable names that hold secrets.
+func isSecretVarName(n string) bool {
+	if n == "" || strings.ContainsAny(n, " /.$") {
+		return false
+	}
+	u := strings.ToUpper(n)
+	if strings.Contains(u, "PUBLIC") || strings.HasSuffix(u, "_PATH") || strings.HasSuffix(u, "_FILE") || strings.HasSuffix(u, "_ID") {
+		return false
+	}
+	for _, w := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyHuntNames are find -name patterns that look for keys and credentials.
+var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem", ".key", ".p12", ".pfx", ".kdbx", ".ppk",
+	"credentials", ".env", ".netrc", ".git-credentials", "wallet.dat", "keystore", ".jks", "secrets"}
+
+// keyHuntText are grep patterns that look for key material.
+var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",
+	"secret_key", "api_key", "apikey", "password=", "passwd", "ghp_", "xoxb-", "sk_live_", "akia"}
+
+// checkSecretSearch flags find / grep sweeps for keys over the filesystem
+// root, a home or system directories (inside the workspace it is an audit).
+func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rCredSearch) {
+		return
+	}
+	switch v.prog {
+	case "find", "locate", "mlocate", "plocate", "fd":
+	case "grep", "egrep", "rg", "ag", "ack", "git":
+		if v.prog == "git" && firstOperand(v.args) != "grep" {
+			return
+		}
+	default:
+		return
+	}
+	var wideStart, hunting bool
+	for i, a := range v.args {
+		la := strings.ToLower(a)
+		if v.prog == "find" && i > 0 && (v.args[i-1] == "-name" || v.args[i-1] == "-iname" || v.args[i-1] == "-path" || v.args[i-1] == "-regex") {
+			for _, n := range keyHuntNames {
+				if strings.Contains(la, n) {
+					hunting = true
+				}
+			}
+			continue
+		}
+		if v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate" || v.prog == "fd" {
+			for _, n := range keyHuntNames {
+				if strings.Contains(la, n) {
+					hunting, wideStart = true, true
+				}
+			}
+		}
+		if v.prog != "find" {
+			for _, t := range keyHuntText {
+				if strings.Contains(la, t) {
+					hunting = true
+				}
+			}
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if why := criticalDir(cs.resolve(a), cs.root, cs.home); why != "" && why != "the whole workspace" {
+			wideStart = true
+		}
+	}
+	if hunting && wideStart {
+		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
+			v.prog+" "+strings.Join(v.args, " "))
+	}
+}
+
+// metadataHosts serve cloud instance credentials.
+func isMetadataHost(h string) bool {
+	switch h {
+	case "169.254.169.254", "fd00:ec2::254", "metadata.google.internal", "metadata", "100.100.100.200", "169.254.170.2", "metadata.azure.internal":
+		return true
+	}
+	return false
+}
+
+// checkCloudMetadata flags requests for credentials or user data to a
+// cloud metadata service, from any action type.
+func (s *scan) checkCloudMetadata() {
+	if !s.enabled(rCredMetadata) {
+		return
+	}
+	for i := range s.act.URLs {
+		u := &s.act.URLs[i]
+		if !isMetadataHost(u.Host) {
+			continue
+		}
+		lp := strings.ToLower(u.Path)
+		for _, w := range []string{"credential", "token", "identity", "iam", "service-account", "user-data", "userdata", "/metadata/instance", "secret"} {
+			if strings.Contains(lp, w) {
+				s.add(rCredMetadata, "asks the cloud metadata service "+u.Host+" for credentials ("+u.Path+"): these give the machine's cloud permissions to whoever holds them; refuse it", u.Raw)
+				return
+			}
+		}
+	}
+}
+
 // listingTypes name paths without reading contents.
 func isListingType(t string) bool {
 	switch t {
@@ -243,7 +381,7 @@ func isListingType(t string) bool {
 // checkPathRead judges a path read by a file tool (or named by an unknown
 // tool, which is treated as a read: fail closed).
 func (s *scan) checkPathRead(p *action.Path) {
-	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone {
+	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone && sens != sensAccountList {
 		s.add(credentialRule(sens), credentialMessage(sens, label, p.Raw), p.Raw)
 	}
 }

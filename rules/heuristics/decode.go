@@ -2,8 +2,6 @@ package heuristics
 
 import (
 	"strings"
-
-	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Decode-and-execute: a payload hidden by an encoding and run, so that no
@@ -117,6 +115,14 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if v.kind == "powershell" {
+			for _, a := range v.args {
+				if l := strings.ToLower(a); l == "-encodedcommand" || l == "-enc" || l == "-ec" || l == "-e" || l == "-en" || l == "-encoded" {
+					s.add(rDecodeExec, "runs a base64-encoded PowerShell command ("+a+"): decode it separately, read what it does, and run the plain command if it is safe", strings.Join(v.args, " "))
+					return
+				}
+			}
+		}
 		if isDecoder(v) {
 			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rDecodeExec, "decodes hidden text with "+v.prog+" and pipes it into "+runner.prog+
@@ -139,25 +145,19 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 // checkDecodedLayers parses each decoded layer of the command that looks
 // like shell and judges it with the command rules: a BLOCK there means the
 // encoding hides a dangerous command.
-func (s *scan) checkDecodedLayers(cs *cmdScan) {
+func (s *scan) checkDecodedLayers() {
 	if !s.enabled(rDecodeLayer) {
 		return
 	}
 	for i := range s.act.Strings {
 		str := &s.act.Strings[i]
-		if str.Layer == 0 || !looksLikeShell(str.Value) {
+		if str.Layer == 0 {
 			continue
 		}
-		inner := scan{an: s.an, act: s.act, collectOnly: true}
-		var buf [smallScript]cmdView
-		ics := newCmdScan(shell.Parse(str.Value), cs.root, cs.home, &buf)
-		inner.commandRules(&ics, str.Value)
-		for _, f := range inner.findings {
-			if f.Outcome == block {
-				s.add(rDecodeLayer, "a "+str.Encoding+"-encoded part of the command decodes to something dangerous ("+
-					f.Message+"): refuse it, the encoding only hides it", str.Value)
-				return
-			}
+		if f, bad := s.judgeShell(str.Value); bad {
+			s.add(rDecodeLayer, "a "+str.Encoding+"-encoded part of the command decodes to something dangerous ("+
+				f.Message+"): refuse it, the encoding only hides it", str.Value)
+			return
 		}
 	}
 }

@@ -55,6 +55,10 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		switch v.prog {
+		case "rm", "srm", "shred", "wipe", "unlink", "mv":
+			s.checkCredentialDestroy(cs, v)
+		}
+		switch v.prog {
 		case "rm", "srm":
 			s.checkRm(cs, v)
 		case "find":
@@ -105,6 +109,28 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 	}
 }
 
+// checkCredentialDestroy flags deleting, shredding or moving away keys
+// and credential stores (not .env files, which projects recreate).
+func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rDelCredential) {
+		return
+	}
+	ops := operands(v.args, "ns", []string{"--iterations", "--size"})
+	if v.prog == "mv" {
+		if len(ops) < 2 || ops[len(ops)-1] != "/dev/null" {
+			return
+		}
+		ops = ops[:len(ops)-1]
+	}
+	for _, op := range ops {
+		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensSystemSecret || sens == sensBrowser {
+			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
+				v.prog+" "+strings.Join(v.args, " "))
+			return
+		}
+	}
+}
+
 func isOutputRedirect(op string) bool {
 	switch op {
 	case ">", ">>", ">|", "&>", "&>>", "<>", ">&":
@@ -117,7 +143,19 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 	if !hasFlag(v.args, 'r', "recursive") && !hasShortFlag(v.args, 'R') {
 		return
 	}
-	for _, op := range operands(v.args, "", nil) {
+	ops := operands(v.args, "", nil)
+	if len(ops) == 0 && v.c.Program == "xargs" {
+		// echo ~ | xargs rm -rf: the operands come from the pipe.
+		for _, i := range cs.before(v) {
+			if u := cs.view(i); u != nil && (u.prog == "echo" || u.prog == "printf") {
+				ops = u.args
+			}
+		}
+	}
+	for _, op := range ops {
+		if base := baseName(strings.TrimSuffix(op, "/")); base == ".git" {
+			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+strings.Join(v.args, " "))
+		}
 		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" {
 			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
 				"rm "+strings.Join(v.args, " "))
@@ -185,7 +223,7 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 		}
 		// A filtered find inside the workspace is housekeeping; over the
 		// whole system or a home it is not.
-		if filtered && (why == "the whole workspace" || strings.HasPrefix(why, "a directory containing the workspace")) {
+		if filtered && why == "the whole workspace" {
 			continue
 		}
 		s.add(rFindDelete, "find deletes files across "+why+": limit it to a project subdirectory and a narrow -name",

@@ -19,7 +19,7 @@ func (s *scan) checkCommandAction() {
 	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home, &buf)
 	s.commandRules(&cs, act.Command)
 	s.checkUnanalysable(&cs)
-	s.checkDecodedLayers(&cs)
+	s.checkDecodedLayers()
 	s.checkCommandSecrets(&cs)
 }
 
@@ -33,6 +33,9 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkPrivilege(cs)
 	s.checkCredentialCommands(cs)
 	s.checkExfilCommands(cs)
+	s.checkInlineExfil(cs)
+	s.checkPackageScriptCommands(cs)
+	s.checkPackageFromURL(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material
@@ -65,6 +68,9 @@ func (s *scan) checkFilePaths() {
 			}
 		case actionWrite:
 			s.checkPathWrite(p)
+			if isDiskDevice(p.Abs) {
+				s.add(rDiskWipe, "writes straight onto the disk device "+p.Abs+": this destroys its file systems; refuse it", p.Raw)
+			}
 		case actionDelete:
 			if why := criticalDir(*p, act.Caller.WorkspaceRoot, act.Caller.Home); why != "" {
 				s.add(rDelRecursive, "deletes "+why+": nothing could be recovered; delete only the specific file or subdirectory you mean", p.Raw)

@@ -32,6 +32,11 @@ func netKind(v *cmdView) string {
 		if len(v.args) > 0 && v.args[0] == "s_client" {
 			return "socket"
 		}
+	case "gh":
+		ops := operands(v.args, "", nil)
+		if len(ops) >= 2 && (ops[0] == "gist" && ops[1] == "create" || ops[0] == "release" && ops[1] == "upload") {
+			return "upload"
+		}
 	case "git":
 		if op := firstOperand(v.args); op == "push" || op == "remote" || op == "clone" || op == "fetch" || op == "ls-remote" {
 			return "git"
@@ -125,7 +130,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			continue
 		}
 		hosts := hostsOf(v, kind)
-		if kind != "mail" && s.allTrusted(hosts) {
+		if kind != "mail" && kind != "upload" && s.allTrusted(hosts) {
 			continue
 		}
 		dest := "another host"
@@ -162,6 +167,10 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			}) || homeArchive(cs, u, report) {
 				break
 			}
+			if dumpsEnvironment(u) {
+				report("the environment variables (API keys, tokens), piped from " + u.prog)
+				break
+			}
 		}
 		// 3. A substitution in the arguments that mentions a secret file:
 		// curl -d "$(cat ~/.aws/credentials)".
@@ -173,6 +182,36 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 				report(label + " (" + raw + ")")
 				break
 			}
+		}
+	}
+}
+
+// dumpsEnvironment reports commands that print every environment variable.
+func dumpsEnvironment(u *cmdView) bool {
+	switch u.prog {
+	case "env", "printenv":
+		return len(operands(u.args, "u", nil)) == 0
+	case "set", "export", "declare", "typeset", "compgen":
+		return len(u.args) == 0 || hasShortFlag(u.args, 'p') || hasShortFlag(u.args, 'x') || hasShortFlag(u.args, 'e')
+	}
+	return false
+}
+
+// checkInlineExfil flags interpreter one-liners that send a sensitive
+// file: python3 -c "requests.post(url, data=open('~/.ssh/id_rsa').read())".
+func (s *scan) checkInlineExfil(cs *cmdScan) {
+	if !s.enabled(rExfilFile) {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		code, ok := inlineCode(v)
+		if !ok || !(codeFetches(code) || containsFold(code, ".post(") || containsFold(code, "socket")) {
+			continue
+		}
+		if raw, label, found := cs.sensitiveMention(code); found {
+			s.add(rExfilFile, "a "+v.prog+" one-liner sends "+label+" ("+raw+") over the network: secrets must not leave the machine", code)
+			return
 		}
 	}
 }
@@ -213,7 +252,7 @@ func homeArchive(cs *cmdScan, u *cmdView, report func(string)) bool {
 // "$(cat ~/.aws/credentials)".
 func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
 	for _, tok := range strings.FieldsFunc(w, func(r rune) bool {
-		return r == ' ' || r == '(' || r == ')' || r == '`' || r == '"' || r == '\'' || r == '<' || r == '|' || r == ';' || r == '@' || r == '='
+		return r == ' ' || r == '(' || r == ')' || r == '`' || r == '"' || r == '\'' || r == '<' || r == '|' || r == ';' || r == '@' || r == '=' || r == ','
 	}) {
 		if !(strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~") || strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.HasPrefix(tok, ".env")) {
 			continue

@@ -16,7 +16,7 @@ import "strings"
 // positions where a phrase can start, and only there are words compared.
 
 var injectionStart = func() (t [256]bool) {
-	for _, c := range "idfynswhaDFIYNSWHA<[#" {
+	for _, c := range "idfynswhapDFIYNSWHAP<[#" {
 		t[c] = true
 	}
 	return t
@@ -66,10 +66,14 @@ func wordIn(w string, set []string) bool {
 var (
 	injTime    = []string{"previous", "prior", "above", "earlier", "preceding", "former", "original", "initial", "system", "existing"}
 	injTarget  = []string{"instructions", "instruction", "prompt", "prompts", "rules", "directions", "directives", "guidelines", "guardrails", "constraints", "messages", "context", "commands", "orders"}
-	injFillers = []string{"all", "any", "the", "your", "my", "of", "these", "those", "every", "everything", "and", "that", "you", "were", "have", "been", "given", "above"}
-	injRoles   = []string{"dan", "jailbroken", "unrestricted", "unfiltered", "uncensored", "developer", "evil", "ai", "assistant", "chatbot", "model", "bot", "gpt", "chatgpt", "claude", "different", "no", "freed", "liberated"}
-	injTell    = []string{"tell", "inform", "mention", "reveal", "show", "alert", "notify", "warn", "ask"}
-	injRevealV = []string{"reveal", "print", "show", "output", "repeat", "leak", "dump", "display", "share", "give", "what", "disclose"}
+	injFillers = []string{"all", "any", "the", "your", "my", "of", "these", "those", "every", "everything", "and", "that", "you", "were", "have", "been", "given", "above",
+		"user's", "users'", "safety", "security", "developer's", "operator's", "shield's", "other", "current"}
+	injRoles     = []string{"dan", "jailbroken", "unrestricted", "unfiltered", "uncensored", "developer", "evil", "ai", "assistant", "chatbot", "model", "bot", "gpt", "chatgpt", "claude", "different", "no", "freed", "liberated"}
+	injUnbound   = []string{"bound", "restricted", "limited", "constrained", "required", "obligated", "subject"}
+	injJailRoles = []string{"dan", "jailbroken", "unrestricted", "unfiltered", "uncensored", "evil"}
+	injConfirm   = []string{"for", "before", "the", "permission", "confirmation", "questions", "whether"}
+	injTell      = []string{"tell", "inform", "mention", "reveal", "show", "alert", "notify", "warn", "ask"}
+	injRevealV   = []string{"reveal", "print", "show", "output", "repeat", "leak", "dump", "display", "share", "give", "what", "disclose"}
 )
 
 // overridePhrase checks "ignore/disregard/forget … previous … instructions"
@@ -115,12 +119,17 @@ func findInjection(s string) (ruleIndex, string, bool) {
 		rest := s[i:]
 		switch lowerByte(c) {
 		case 'i':
-			if hasPrefixFold(rest, "ignore ") && overridePhrase(s, i+6, true) {
+			if hasPrefixFold(rest, "ignore") && len(rest) > 6 && !isLetter(rest[6]) && overridePhrase(s, i+6, true) {
+				return rInjectOverride, around(s, i), true
+			}
+			// A few other languages' "ignore all previous instructions".
+			if hasPrefixFold(rest, "ignorez toutes les instructions") || hasPrefixFold(rest, "ignora todas las instrucciones") ||
+				hasPrefixFold(rest, "ignoriere alle vorherigen anweisungen") || hasPrefixFold(rest, "ignora tutte le istruzioni") {
 				return rInjectOverride, around(s, i), true
 			}
 		case 'd':
 			switch {
-			case hasPrefixFold(rest, "disregard ") && overridePhrase(s, i+9, false):
+			case hasPrefixFold(rest, "disregard") && len(rest) > 9 && !isLetter(rest[9]) && overridePhrase(s, i+9, false):
 				return rInjectOverride, around(s, i), true
 			case hasPrefixFold(rest, "do not ") || hasPrefixFold(rest, "don't ") || hasPrefixFold(rest, "dont "):
 				if keepSecretFromUser(s, i) {
@@ -141,8 +150,23 @@ func findInjection(s string) (ruleIndex, string, bool) {
 					return rInjectOverride, around(s, i), true
 				}
 			}
+			if hasPrefixFold(rest, "you are no longer ") {
+				w, _ := nextWord(s, i+18)
+				if wordIn(w, injUnbound) {
+					return rInjectOverride, around(s, i), true
+				}
+			}
 		case 'n':
 			if hasPrefixFold(rest, "new instructions:") || hasPrefixFold(rest, "new system prompt") {
+				return rInjectOverride, around(s, i), true
+			}
+			if hasPrefixFold(rest, "never ask ") || hasPrefixFold(rest, "no need to confirm") || hasPrefixFold(rest, "never confirm") {
+				if w, _ := nextWord(s, i+10); hasPrefixFold(rest, "no need") || wordIn(w, injConfirm) {
+					return rInjectOverride, around(s, i), true
+				}
+			}
+		case 'p':
+			if hasPrefixFold(rest, "pre-approved") || hasPrefixFold(rest, "preapproved") || hasPrefixFold(rest, "pre-authorized") || hasPrefixFold(rest, "pre-authorised") {
 				return rInjectOverride, around(s, i), true
 			}
 		case 'w':
@@ -160,6 +184,9 @@ func findInjection(s string) (ruleIndex, string, bool) {
 			if hasPrefixFold(rest, "system prompt") && asksToReveal(s, i) {
 				return rInjectOverride, around(s, i), true
 			}
+			if hasPrefixFold(rest, "skip all checks") || hasPrefixFold(rest, "skip all confirmations") || hasPrefixFold(rest, "skip the security") || hasPrefixFold(rest, "skip the safety") {
+				return rInjectOverride, around(s, i), true
+			}
 		case 'h':
 			if lineStart && hasPrefixFold(rest, "human:") {
 				human = i
@@ -167,6 +194,15 @@ func findInjection(s string) (ruleIndex, string, bool) {
 		case 'a':
 			if lineStart && hasPrefixFold(rest, "assistant:") {
 				assistant = i
+			}
+			if hasPrefixFold(rest, "act as ") {
+				w, k := nextWord(s, i+7)
+				if wordIs(w, "a") || wordIs(w, "an") {
+					w, _ = nextWord(s, k)
+				}
+				if wordIn(w, injJailRoles) {
+					return rInjectOverride, around(s, i), true
+				}
 			}
 		case '<':
 			if tok := chatToken(rest); tok != "" {
@@ -193,6 +229,20 @@ func findInjection(s string) (ruleIndex, string, bool) {
 func chatToken(s string) string {
 	if len(s) >= 7 && s[:7] == "<<SYS>>" {
 		return s[:7]
+	}
+	// <system>…</system> holding a sentence (Maven's <system>GitHub</system>
+	// holds a name), or a closing </user> tag spoofing the end of a turn.
+	if hasPrefixFold(s, "</user>") || hasPrefixFold(s, "</human>") {
+		return s[:len("</user>")]
+	}
+	if hasPrefixFold(s, "<system>") {
+		body := s[len("<system>"):]
+		if end := strings.Index(body, "</"); end >= 0 {
+			body = body[:end]
+		}
+		if len(body) >= 24 && strings.Count(body, " ") >= 3 {
+			return s[:min(len(s), 60)]
+		}
 	}
 	if len(s) < 4 || s[1] != '|' {
 		return ""
@@ -257,11 +307,15 @@ func asksToReveal(s string, i int) bool {
 }
 
 // checkInjection scans every string the action carries, decoded layers
-// included.
+// included. Wording found in a message or HTTP body that leaves the
+// machine, or in a file agents load as instructions, is planted for
+// another agent and is blocked; elsewhere (files, queries, memory) it is
+// escalated.
 func (s *scan) checkInjection() {
-	if !s.enabled(rInjectOverride) && !s.enabled(rInjectTemplate) {
+	if !s.enabled(rInjectOverride) && !s.enabled(rInjectTemplate) && !s.enabled(rInjectOutbound) && !s.enabled(rInjectAgentRules) {
 		return
 	}
+	rulesFile := s.writesAgentRulesFile()
 	for i := range s.act.Strings {
 		str := &s.act.Strings[i]
 		r, frag, ok := findInjection(str.Value)
@@ -272,12 +326,118 @@ func (s *scan) checkInjection() {
 		if str.Layer > 0 {
 			where = "a " + str.Encoding + "-encoded part of the " + fieldLabel(str.Field) + " field"
 		}
+		switch {
+		case rulesFile != "":
+			s.add(rInjectAgentRules, "writes instructions aimed at agents into "+rulesFile+
+				", which every future agent session loads: refuse it and review the file by hand", frag)
+		case s.sendsOut(str.Field):
+			s.add(rInjectOutbound, "sends text with prompt-injection wording ("+where+
+				") to other people or agents: refuse it; if it is a quotation, send it as an attachment or rephrase", frag)
+		}
 		msg := "contains prompt-injection wording in " + where + ": check whether this text is trying to steer an agent before approving"
 		if r == rInjectTemplate {
 			msg = "contains chat-template or role markers in " + where + " that could make a model treat it as a system or assistant turn: check it before approving"
 		}
 		s.add(r, msg, frag)
 	}
+	if rulesFile != "" && s.enabled(rInjectAgentRules) {
+		s.checkAgentRulesCommands(rulesFile)
+	}
+}
+
+// agentRulesFiles are files coding agents read as standing instructions.
+var agentRulesFiles = map[string]bool{
+	"AGENTS.md": true, "CLAUDE.md": true, "GEMINI.md": true, ".cursorrules": true, ".windsurfrules": true,
+	".clinerules": true, "copilot-instructions.md": true, ".goosehints": true, "AGENT.md": true, ".roorules": true,
+}
+
+// writesAgentRulesFile returns the base name of an agent instruction file
+// the action writes, or "".
+func (s *scan) writesAgentRulesFile() string {
+	if s.act.Type != "write_file" && s.act.Type != "edit_file" {
+		return ""
+	}
+	for i := range s.act.Paths {
+		p := &s.act.Paths[i]
+		b := baseName(p.Abs)
+		if p.Access == actionWrite && (agentRulesFiles[b] || strings.Contains(p.Abs, "/.cursor/rules/")) {
+			return b
+		}
+	}
+	return ""
+}
+
+// checkAgentRulesCommands judges shell snippets (`…`) in an agent rules
+// file: a standing order to run curl | sh is as bad as running it.
+func (s *scan) checkAgentRulesCommands(file string) {
+	for i := range s.act.Strings {
+		str := &s.act.Strings[i]
+		if str.Layer != 0 {
+			continue
+		}
+		v := str.Value
+		for {
+			a := strings.IndexByte(v, '`')
+			if a < 0 {
+				break
+			}
+			b := strings.IndexByte(v[a+1:], '`')
+			if b < 0 {
+				break
+			}
+			snippet := v[a+1 : a+1+b]
+			v = v[a+2+b:]
+			if f, bad := s.judgeShell(snippet); bad {
+				s.add(rInjectAgentRules, "tells every future agent reading "+file+" to run a command that would be refused ("+f.Message+"): refuse it", snippet)
+				return
+			}
+		}
+	}
+}
+
+// sendsOut reports whether the string in field leaves the machine as a
+// message or request body (not a URL, whose query is escalated only).
+func (s *scan) sendsOut(field string) bool {
+	top, _, _ := strings.Cut(field, ".")
+	switch s.act.Type {
+	case "send_email", "send_message":
+		switch top {
+		case "to", "cc", "bcc", "channel", "recipient", "recipients", "user", "thread_ts":
+			return false
+		}
+		return true
+	case "http_request", "browser_type":
+		switch top {
+		case "url", "method", "uri", "endpoint":
+			return false
+		}
+		return true
+	case "execute_command":
+		var buf [smallScript]cmdView
+		cs := newCmdScan(s.act.Script, s.act.Caller.WorkspaceRoot, s.act.Caller.Home, &buf)
+		for i := range cs.views {
+			if sendsData(&cs.views[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sendsData reports network commands that upload a body.
+func sendsData(v *cmdView) bool {
+	switch netKind(v) {
+	case "mail", "socket", "upload":
+		return true
+	case "http":
+		for _, a := range v.args {
+			if a == "-d" || a == "-F" || a == "-T" || strings.HasPrefix(a, "--data") || strings.HasPrefix(a, "--form") ||
+				strings.HasPrefix(a, "--json") || strings.HasPrefix(a, "--upload-file") || strings.HasPrefix(a, "--post-") || strings.HasPrefix(a, "--body") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func fieldLabel(f string) string {

@@ -1,6 +1,8 @@
 package heuristics
 
 import (
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -116,20 +118,22 @@ func criticalDir(p action.Path, root, home string) string {
 		return "the filesystem root"
 	case root != "" && d == root:
 		return "the whole workspace"
+	}
+	if _, isHome, _ := homeRel(d, home); isHome {
+		return "a home directory (" + d + ")"
+	}
+	switch {
 	case root != "" && isBelow(root, d):
 		return "a directory containing the workspace (" + d + ")"
 	case home != "" && isBelow(home, d):
 		return "a directory containing your home (" + d + ")"
-	}
-	if _, isHome, _ := homeRel(d, home); isHome {
-		return "a home directory (" + d + ")"
 	}
 	if systemDirs[d] {
 		return "the system directory " + d
 	}
 	parent := parentDir(d)
 	switch parent {
-	case "/usr", "/etc", "/boot", "/System", "/Library":
+	case "/usr", "/etc", "/boot", "/System", "/Library", "/var/lib", "/usr/lib", "/usr/local", "/usr/share":
 		return "the system directory " + d
 	case "/var":
 		if d != "/var/tmp" {
@@ -177,6 +181,9 @@ const (
 	sensUserSecret
 	sensSystemSecret
 	sensBrowser
+	// sensAccountList: /etc/passwd and /etc/group. Reading them is
+	// ordinary, sending them away is reconnaissance being exfiltrated.
+	sensAccountList
 )
 
 // homeSecrets are credential files and directories relative to a home.
@@ -229,7 +236,13 @@ var browserFiles = map[string]bool{
 }
 
 // classify says how sensitive a path is to read, with a label for messages.
+// Percent-encoding ("%2essh") is decoded first: it hides nothing from us.
 func classify(abs, home string) (sensitivity, string) {
+	if strings.IndexByte(abs, '%') >= 0 {
+		if d, err := url.PathUnescape(abs); err == nil && d != abs {
+			abs = path.Clean(d)
+		}
+	}
 	abs = strings.TrimPrefix(abs, "/private") // macOS /private/etc
 	if abs == "" {
 		return sensNone, ""
@@ -261,6 +274,10 @@ func classify(abs, home string) (sensitivity, string) {
 		return sensSystemSecret, "sudo configuration"
 	case strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && !strings.HasSuffix(abs, ".pub"):
 		return sensSystemSecret, "SSH host private key"
+	case underOrAt(abs, "/var/run/secrets") || underOrAt(abs, "/run/secrets"):
+		return sensSystemSecret, "service account or container secrets"
+	case abs == "/etc/passwd" || abs == "/etc/group":
+		return sensAccountList, "the account list"
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
@@ -331,6 +348,8 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 	case abs == "/etc/profile" || underOrAt(abs, "/etc/profile.d") || abs == "/etc/bash.bashrc" || abs == "/etc/bashrc" ||
 		abs == "/etc/zshrc" || abs == "/etc/zprofile" || abs == "/etc/zshenv" || underOrAt(abs, "/etc/zsh") || abs == "/etc/environment":
 		return rPersistShellRC, "the system shell startup file " + abs, true
+	case isAccountFile(abs):
+		return rPrivAccount, abs, true
 	case abs == "/etc/ld.so.preload" || abs == "/etc/ld.so.conf" || underOrAt(abs, "/etc/ld.so.conf.d"):
 		return rPersistLDPreload, abs, true
 	case underOrAt(abs, "/Library/LaunchAgents") || underOrAt(abs, "/Library/LaunchDaemons") ||

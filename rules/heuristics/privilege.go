@@ -24,6 +24,18 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 		switch v.prog {
 		case "chmod":
 			s.checkChmod(cs, v)
+		case "at", "batch":
+			if !hasShortFlag(v.args, 'l') && !hasShortFlag(v.args, 'c') && !hasShortFlag(v.args, 'r') && !hasShortFlag(v.args, 'd') {
+				s.add(rPersistCron, v.prog+" schedules a job to run later, after this session: run it now or add it by hand", v.prog+" "+strings.Join(v.args, " "))
+			}
+		case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "vipw", "visudo", "passwd":
+			if why := accountTamper(v); why != "" {
+				s.add(rPrivAccount, why+": this changes who can log in or become root; refuse it", v.prog+" "+strings.Join(v.args, " "))
+			}
+		case "docker", "podman", "nerdctl":
+			if why := containerEscape(v); why != "" {
+				s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+strings.Join(v.args, " "))
+			}
 		case "crontab":
 			if crontabWrites(v.args) {
 				s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
@@ -62,6 +74,91 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 	}
 }
 
+// accountTamper says how an account command grants root, or "".
+func accountTamper(v *cmdView) string {
+	switch v.prog {
+	case "visudo", "vipw":
+		return v.prog + " edits sudoers or the account database"
+	case "chpasswd":
+		return "chpasswd sets account passwords"
+	case "passwd":
+		if ops := operands(v.args, "", nil); len(ops) > 0 && ops[0] == "root" {
+			return "passwd sets the root password"
+		}
+		return ""
+	}
+	var found string
+	flagValues(v.args, 'u', "uid", func(uid string) {
+		if uid == "0" {
+			found = v.prog + " gives an account uid 0 (root)"
+		}
+	})
+	if found == "" && (hasShortFlag(v.args, 'o') || hasLongFlag(v.args, "non-unique")) {
+		found = v.prog + " creates an account sharing another account's uid"
+	}
+	check := func(g string) {
+		for _, name := range strings.Split(g, ",") {
+			switch name {
+			case "sudo", "wheel", "admin", "root", "docker":
+				found = v.prog + " adds an account to the " + name + " group"
+			}
+		}
+	}
+	flagValues(v.args, 'G', "groups", check)
+	flagValues(v.args, 'g', "gid", func(g string) {
+		if g == "0" || g == "root" {
+			found = v.prog + " gives an account the root group"
+		}
+	})
+	if v.prog == "gpasswd" {
+		flagValues(v.args, 'a', "add", func(string) {
+			for _, op := range operands(v.args, "adAM", nil) {
+				check(op)
+			}
+		})
+	}
+	return found
+}
+
+// containerEscape says which host mount or flag hands a container the
+// host, or "".
+func containerEscape(v *cmdView) string {
+	if op := firstOperand(v.args); op != "run" && op != "create" && op != "exec" {
+		return ""
+	}
+	var why string
+	inspect := func(spec string) {
+		src, _, _ := strings.Cut(spec, ":")
+		if strings.HasPrefix(spec, "type=") || strings.Contains(spec, "source=") || strings.Contains(spec, "src=") {
+			for _, kv := range strings.Split(spec, ",") {
+				if k, val, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
+					src = val
+				}
+			}
+		}
+		switch strings.TrimSuffix(src, "/") {
+		case "":
+			if strings.HasPrefix(src, "/") {
+				why = "the host's root filesystem mounted"
+			}
+		case "/etc", "/root", "/boot", "/usr", "/var", "/home", "/proc", "/sys", "/dev":
+			why = "the host's " + src + " mounted"
+		case "/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock":
+			why = "the container engine socket mounted"
+		}
+	}
+	flagValues(v.args, 'v', "volume", inspect)
+	flagValues(v.args, 0, "mount", inspect)
+	if why == "" && hasLongFlag(v.args, "privileged") && (hasLongFlag(v.args, "pid") || hasLongFlag(v.args, "net")) {
+		for _, a := range v.args {
+			if a == "--pid=host" {
+				why = "--privileged and the host's process namespace"
+			}
+		}
+	}
+	return why
+}
+
 func isElevation(prog string) bool {
 	switch prog {
 	case "sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit":
@@ -79,9 +176,10 @@ func firstOperand(args []string) string {
 	return ""
 }
 
-// crontabWrites is false only for listing (crontab -l [-u user]).
+// crontabWrites is false for listing (crontab -l) and removing (crontab
+// -r): neither installs a job.
 func crontabWrites(args []string) bool {
-	if hasShortFlag(args, 'l') {
+	if hasShortFlag(args, 'l') || hasShortFlag(args, 'r') {
 		return false
 	}
 	return len(args) > 0
@@ -99,6 +197,8 @@ func (s *scan) checkPreloadWords(words []string) {
 
 func persistMessage(r ruleIndex, what string) string {
 	switch r {
+	case rPrivAccount:
+		return "writes " + what + ": this changes who can log in or become root; refuse it"
 	case rPersistShellRC:
 		return "writes " + what + ": it runs in every new shell; make this change by hand if you need it"
 	case rPersistAuthorizedKeys:
@@ -268,4 +368,14 @@ func (s *scan) checkPathWrite(p *action.Path) {
 	if r, what, ok := persistTarget(*p, s.act.Caller.Home); ok {
 		s.add(r, persistMessage(r, what), p.Raw)
 	}
+}
+
+// isAccountFile reports the sudoers and account databases.
+func isAccountFile(abs string) bool {
+	abs = strings.TrimPrefix(abs, "/private")
+	switch abs {
+	case "/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/master.passwd", "/etc/doas.conf":
+		return true
+	}
+	return underOrAt(abs, "/etc/sudoers") || underOrAt(abs, "/etc/sudoers.d")
 }

@@ -19,9 +19,23 @@ func isFetcher(v *cmdView) bool {
 		return len(v.args) > 0 && v.args[0] == "s_client"
 	}
 	if code, ok := inlineCode(v); ok {
-		return codeFetches(code)
+		return codeFetches(code) || codeFetches(moduleFlags(v))
 	}
 	return false
+}
+
+// moduleFlags returns the module options of perl (-MLWP::Simple) and ruby
+// (-ropen-uri, -rsocket), which load network code outside the -e text.
+func moduleFlags(v *cmdView) string {
+	if v.kind != "perl" && v.kind != "ruby" {
+		return ""
+	}
+	for _, a := range v.args {
+		if strings.HasPrefix(a, "-M") || strings.HasPrefix(a, "-r") && len(a) > 2 {
+			return a
+		}
+	}
+	return ""
 }
 
 // codeFetches reports whether interpreter code downloads something.
@@ -36,7 +50,7 @@ func codeFetches(code string) bool {
 
 var fetchMarkers = []string{
 	"urllib", "urlopen", "requests.get", "requests.post", "http.client", "httpx.", // python
-	"lwp::", "lwp", "http::tiny", "getstore", "getprint", // perl
+	"lwp::", "lwp", "http::tiny", "getstore", "getprint", "get(\"http", "get('http", // perl
 	"open-uri", "net::http", "uri.open", // ruby
 	"https.get", "http.get", "fetch(", "axios", "require('https')", "require(\"https\")", "require('http')", "require(\"http\")", // node
 	"file_get_contents(\"http", "file_get_contents('http", "curl_exec", // php
@@ -133,7 +147,7 @@ func (s *scan) checkRCE(cs *cmdScan) {
 					"download first, review the file, then run it in a separate action", v.c.Name+" "+strings.Join(v.args, " "))
 			}
 		}
-		if code, ok := inlineCode(v); ok && codeFetches(code) && codeExecutes(code) {
+		if code, ok := inlineCode(v); ok && (codeFetches(code) || codeFetches(moduleFlags(v))) && codeExecutes(code) {
 			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", code)
 		}
 	}
@@ -148,6 +162,48 @@ func (cs *cmdScan) stdinRunnerAfter(v *cmdView) *cmdView {
 		}
 	}
 	return nil
+}
+
+// checkPackageFromURL escalates installs that bypass the package registry:
+// pip install https://…/x.tar.gz, npm install git+https://…, their build
+// hooks run arbitrary code.
+func (s *scan) checkPackageFromURL(cs *cmdScan) {
+	if !s.enabled(rRCEPackageURL) {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if !isPackageInstall(v) {
+			continue
+		}
+		for _, op := range operands(v.args, "ricte", []string{"--index-url", "--extra-index-url", "--requirement", "--constraint", "--target", "--registry"}) {
+			if strings.Contains(op, "://") || strings.HasPrefix(op, "git+") || strings.HasPrefix(op, "github:") {
+				host := urlHost(strings.TrimPrefix(op, "git+"))
+				if host != "" && s.an.trusted.match(host) {
+					continue
+				}
+				s.add(rRCEPackageURL, v.prog+" installs "+op+" straight from a URL: its install hooks run code; check the source or install from the registry", v.prog+" "+strings.Join(v.args, " "))
+				return
+			}
+		}
+	}
+}
+
+func isPackageInstall(v *cmdView) bool {
+	op := firstOperand(v.args)
+	switch v.prog {
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install":
+		if v.prog == "uv" && op == "pip" {
+			ops := operands(v.args, "", nil)
+			return len(ops) > 1 && ops[1] == "install"
+		}
+		return op == "install" || op == "add"
+	case "npm", "pnpm", "yarn", "bun", "cnpm":
+		return op == "install" || op == "i" || op == "add"
+	case "gem":
+		return op == "install"
+	}
+	return v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") && containsArg(v.args, "install")
 }
 
 func progLabel(v *cmdView) string {

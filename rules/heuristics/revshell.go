@@ -19,7 +19,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 	if s.enabled(rRevDevTCP) {
 		// Text check: works even when the redirection sits in a nested or
 		// unparseable part of the command.
-		for _, marker := range []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/"} {
+		for _, marker := range []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/", "zsh/net/tcp", "zsh/net/socket"} {
 			if i := strings.Index(src, marker); i >= 0 {
 				s.add(rRevDevTCP, "opens a raw network socket through "+strings.Trim(marker[:len(marker)-1], "/")+
 					": this is how reverse shells connect out; refuse unless you wrote this yourself", around(src, i))
@@ -41,9 +41,13 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 			}
 		}
 		if s.enabled(rRevScript) {
-			if code, ok := inlineCode(v); ok && codeOpensSocket(code) && codeSpawnsShell(code) {
+			if code, ok := inlineCode(v); ok && codeSpawnsShell(code) && (codeOpensSocket(code) || codeOpensSocket(moduleFlags(v)) || runsNetcatShell(code)) {
 				s.add(rRevScript, "a "+v.prog+" one-liner connects a socket to a shell or process: this is a reverse shell", code)
 			}
+		}
+		if v.prog == "ssh" && s.enabled(rRevSSHTunnel) && (hasShortFlag(v.args, 'R') || hasLongFlag(v.args, "remote-forward")) {
+			s.add(rRevSSHTunnel, "ssh -R opens a port on "+firstHost(operands(v.args, "RLDipoFlbcEeIJmOQSWw", nil))+
+				" that leads back into this machine: approve only if you know who uses the tunnel", "ssh "+strings.Join(v.args, " "))
 		}
 	}
 }
@@ -88,6 +92,17 @@ var socketMarkers = []string{
 var shellMarkers = []string{
 	"/bin/sh", "/bin/bash", "/bin/zsh", "cmd.exe", "pty.spawn", "os.dup2", "subprocess", "child_process", "os.execute", "io.popen",
 	"exec(", "exec ", "system(", "popen", "spawn(", "proc_open", "shell_exec", "passthru", "iex", "invoke-expression",
+}
+
+// runsNetcatShell reports code that starts netcat with a shell or an
+// interactive shell: child_process.exec("nc -e /bin/sh …").
+func runsNetcatShell(code string) bool {
+	for _, m := range []string{"nc -e", "ncat -e", "nc -c", "netcat -e", "ncat --exec", "sh -i", "bash -i"} {
+		if strings.Contains(code, m) {
+			return true
+		}
+	}
+	return false
 }
 
 func codeOpensSocket(code string) bool {

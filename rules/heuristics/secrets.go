@@ -88,33 +88,60 @@ func (s *scan) destinationOK(d *destination, issuers []string) bool {
 
 // scanSecrets looks for secret material in text bound for d.
 func (s *scan) scanSecrets(text string, d *destination) {
+	findSecrets(text, func(det *secretDetector, m string) bool {
+		if s.seen[det.rule] {
+			return true
+		}
+		if s.destinationOK(d, det.issuers) {
+			return true
+		}
+		s.add(det.rule, "sends "+secretNames[det.rule]+" to "+d.label+
+			": remove the secret from the request, or add the host to trusted_hosts if it is meant to receive it", redactSecret(m))
+		return true
+	})
+}
+
+// findSecrets calls fn with each detector's first match in text; fn
+// returns false to stop.
+func findSecrets(text string, fn func(det *secretDetector, match string) bool) {
 	if len(text) < 16 { // shorter than any detectable secret
 		return
 	}
 	for k := range secretDetectors {
 		det := &secretDetectors[k]
-		if s.seen[det.rule] {
-			continue
-		}
-		off := 0
-		for off < len(text) {
+		for off := 0; off < len(text); {
 			i := strings.Index(text[off:], det.anchor)
 			if i < 0 {
 				break
 			}
 			i += off
 			off = i + 1
-			m := det.find(text, i)
-			if m == "" {
-				continue
-			}
-			if s.destinationOK(d, det.issuers) {
+			if m := det.find(text, i); m != "" {
+				if !fn(det, m) {
+					return
+				}
 				break
 			}
-			s.add(det.rule, "sends "+secretNames[det.rule]+" to "+d.label+
-				": remove the secret from the request, or add the host to trusted_hosts if it is meant to receive it", redactSecret(m))
-			break
 		}
+	}
+}
+
+// checkSecretWrites escalates secrets written into files: not an
+// exfiltration (the file stays here), but hard-coded keys get committed.
+func (s *scan) checkSecretWrites() {
+	if !s.enabled(rSecretInFile) || (s.act.Type != "write_file" && s.act.Type != "edit_file") {
+		return
+	}
+	for i := range s.act.Strings {
+		str := &s.act.Strings[i]
+		top, _, _ := strings.Cut(str.Field, ".")
+		if !contentFields[top] {
+			continue
+		}
+		findSecrets(str.Value, func(det *secretDetector, m string) bool {
+			s.add(rSecretInFile, "writes "+secretNames[det.rule]+" into a file: keep secrets out of files that get committed (use a secret manager or an untracked, git-ignored file) and confirm this is intended", redactSecret(m))
+			return false
+		})
 	}
 }
 
