@@ -301,31 +301,23 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	default:
 		return
 	}
-	var wideStart, hunting bool
+	// The cheap test first: does it look for keys at all?
+	hunting := false
 	for i, a := range v.args {
-		la := strings.ToLower(a)
-		if v.prog == "find" && i > 0 && (v.args[i-1] == "-name" || v.args[i-1] == "-iname" || v.args[i-1] == "-path" || v.args[i-1] == "-regex") {
-			for _, n := range keyHuntNames {
-				if strings.Contains(la, n) {
-					hunting = true
-				}
+		if v.prog == "find" {
+			if i == 0 || (v.args[i-1] != "-name" && v.args[i-1] != "-iname" && v.args[i-1] != "-path" && v.args[i-1] != "-regex") {
+				continue
 			}
+			hunting = hunting || containsAnyFold(a, keyHuntNames)
 			continue
 		}
-		if v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate" || v.prog == "fd" {
-			for _, n := range keyHuntNames {
-				if strings.Contains(la, n) {
-					hunting, wideStart = true, true
-				}
-			}
-		}
-		if v.prog != "find" {
-			for _, t := range keyHuntText {
-				if strings.Contains(la, t) {
-					hunting = true
-				}
-			}
-		}
+		hunting = hunting || containsAnyFold(a, keyHuntText) || (v.prog != "grep" && v.prog != "rg" && containsAnyFold(a, keyHuntNames))
+	}
+	if !hunting {
+		return
+	}
+	wideStart := v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate"
+	for _, a := range v.args {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
@@ -337,6 +329,15 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
 			v.prog+" "+strings.Join(v.args, " "))
 	}
+}
+
+func containsAnyFold(s string, needles []string) bool {
+	for _, n := range needles {
+		if containsFold(s, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // metadataHosts serve cloud instance credentials.

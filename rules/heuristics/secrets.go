@@ -104,8 +104,8 @@ func (s *scan) scanSecrets(text string, d *destination) {
 // findSecrets calls fn with each detector's first match in text; fn
 // returns false to stop.
 func findSecrets(text string, fn func(det *secretDetector, match string) bool) {
-	if len(text) < 16 { // shorter than any detectable secret
-		return
+	if len(text) < 16 || (!hasLongRun(text, 16) && !strings.Contains(text, "PRIVATE KEY")) {
+		return // every secret but a PEM block is a long unbroken token
 	}
 	for k := range secretDetectors {
 		det := &secretDetectors[k]
@@ -124,6 +124,31 @@ func findSecrets(text string, fn func(det *secretDetector, match string) bool) {
 			}
 		}
 	}
+}
+
+// tokenRunByte marks bytes that can appear inside a token.
+var tokenRunByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = isAlnum(b) || b == '_' || b == '-' || b == '.' || b == '/' || b == '+' || b == '='
+	}
+	return t
+}()
+
+// hasLongRun reports whether text holds n or more token bytes in a row.
+func hasLongRun(text string, n int) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		if tokenRunByte[text[i]] {
+			run++
+			if run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // checkSecretWrites escalates secrets written into files: not an
