@@ -36,18 +36,18 @@ func inputs(wl *workload.Workload) []pipeline.Input {
 func newPipeline(tb testing.TB, cacheSize int, withMetrics bool) *pipeline.Pipeline {
 	tb.Helper()
 	cfg := pipeline.Config{CacheSize: cacheSize}
+	p, err := pipeline.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if withMetrics {
 		m, err := observability.NewMetrics()
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if cfg.Metrics, err = pipeline.NewMetrics(m.Meter("parapet/shieldd")); err != nil {
+		if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 			tb.Fatal(err)
 		}
-	}
-	p, err := pipeline.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
 	}
 	return p
 }

@@ -42,13 +42,12 @@ func measure(ctx context.Context, n int, wl *workload.Workload, profile string) 
 	if err != nil {
 		return nil, err
 	}
-	pm, err := pipeline.NewMetrics(m.Meter("parapet/shieldd"))
+	// The cache must hold all n verdicts; below 100 000 keep shieldd's default.
+	p, err := pipeline.New(pipeline.Config{CacheSize: max(n, 100_000)})
 	if err != nil {
 		return nil, err
 	}
-	// The cache must hold all n verdicts; below 100 000 keep shieldd's default.
-	p, err := pipeline.New(pipeline.Config{CacheSize: max(n, 100_000), Metrics: pm})
-	if err != nil {
+	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		return nil, err
 	}
 	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Decisions: map[string]int64{}}

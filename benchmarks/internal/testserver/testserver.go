@@ -29,13 +29,11 @@ func Start(tb testing.TB, cfg pipeline.Config) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if cfg.Metrics == nil {
-		if cfg.Metrics, err = pipeline.NewMetrics(m.Meter("parapet/shieldd")); err != nil {
-			tb.Fatal(err)
-		}
-	}
 	p, err := pipeline.New(cfg)
 	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		tb.Fatal(err)
 	}
 	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench"}, server.DaemonConfig{
