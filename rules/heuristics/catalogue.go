@@ -97,7 +97,6 @@ const (
 	escalate = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
 	allow    = pb.VerdictDecision_VERDICT_DECISION_ALLOW
 
-	low      = pb.Severity_SEVERITY_LOW
 	medium   = pb.Severity_SEVERITY_MEDIUM
 	high     = pb.Severity_SEVERITY_HIGH
 	critical = pb.Severity_SEVERITY_CRITICAL

@@ -396,8 +396,8 @@ func interpreterKind(prog string) string {
 	return ""
 }
 
-// inlineFlag is the flag that gives an interpreter its program as an
-// argument ("-c" for sh and python, "-e" for perl, ruby, node, "-r" for php).
+// inlineCode returns the program an interpreter was given as an argument:
+// "-c" for sh and python, "-e" for perl, ruby and node, "-r" for php.
 func inlineCode(v *cmdView) (code string, ok bool) {
 	kind := v.kind
 	var short byte
@@ -494,19 +494,6 @@ func isStdinPath(p string) bool {
 		return true
 	}
 	return false
-}
-
-// isExecutor reports whether v runs code given as an argument: an
-// interpreter, eval, source, or a program name computed at run time.
-func isExecutor(v *cmdView) bool {
-	if v.prog == "" {
-		return true
-	}
-	switch v.prog {
-	case "eval", "source", ".", "exec":
-		return true
-	}
-	return v.kind != ""
 }
 
 // hasSubstitution reports whether a word contains $(…), `…` or <(…).

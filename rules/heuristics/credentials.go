@@ -21,8 +21,7 @@ var nonReaders = map[string]bool{
 	"git": true, "kubectl": true, "helm": true, "terraform": true,
 }
 
-// credentialRule maps a sensitivity to its read rule; ok is false for
-// files that are ordinary to read (the account list).
+// credentialRule maps a sensitivity to the rule for reading it.
 func credentialRule(sens sensitivity) ruleIndex {
 	switch sens {
 	case sensDotenv:

@@ -325,15 +325,13 @@ func (s *scan) checkOutbound() {
 	if !ok {
 		return
 	}
-	if s.enabled(rExfilFile) && (d.recipients || !s.allHostsTrusted(d.hosts)) {
+	if s.enabled(rExfilFile) && (d.recipients || !s.allTrusted(d.hosts)) {
 		s.checkOutboundFiles(&d)
 	}
 	for i := range s.act.Strings {
 		s.scanSecrets(s.act.Strings[i].Value, &d)
 	}
 }
-
-func (s *scan) allHostsTrusted(hosts []string) bool { return s.allTrusted(hosts) }
 
 // checkOutboundFiles flags sensitive paths an outbound action carries:
 // attachments and path arguments, file:// URLs and "@path" upload

@@ -83,10 +83,6 @@ func (hs *hostSet) match(host string) bool {
 	return false
 }
 
-func (hs *hostSet) empty() bool {
-	return len(hs.exact) == 0 && len(hs.suffixes) == 0 && len(hs.globs) == 0
-}
-
 // globMatch matches s against pattern where '*' stands for one or more
 // characters. Iterative with backtracking to the last star: linear in
 // practice, never exponential.
