@@ -23,9 +23,11 @@ import (
 // not in them.
 //
 // Each sample times a batch of calls of one action (so the clock's own
-// cost is spread out), and b.N is the number of samples per action: the
-// benchmark grows it like any other. Its ns/op is one sample of every
-// action and means little on its own.
+// cost is spread out). b.N is the number of samples over the whole corpus,
+// shared out evenly between actions, with at least minSamples and at most
+// maxSamples per action: enough for a stable median, and bounded even
+// under -benchtime=Nx with a large N. ns/op (about one batch) means
+// little on its own.
 func BenchmarkPipelinePerActionP50(b *testing.B) {
 	in := inputs(loadWorkload(b))
 	b.Run("uncached", func(b *testing.B) {
@@ -36,13 +38,20 @@ func BenchmarkPipelinePerActionP50(b *testing.B) {
 	})
 }
 
+// Samples per action in BenchmarkPipelinePerActionP50.
+const (
+	minSamples = 5
+	maxSamples = 1000
+)
+
 func perAction(b *testing.B, p *pipeline.Pipeline, in []pipeline.Input, batch int) {
 	// The thread CPU clock is per OS thread: stay on one.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	ctx := context.Background()
-	wall := make([]float64, b.N)
-	cpu := make([]float64, b.N)
+	n := min(max((b.N+len(in)-1)/len(in), minSamples), maxSamples)
+	wall := make([]float64, n)
+	cpu := make([]float64, n)
 	wallMedians := make([]float64, len(in))
 	cpuMedians := make([]float64, len(in))
 	_, haveCPU := threadCPU()
