@@ -83,9 +83,9 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	if err != nil {
 		return nil, err
 	}
-	canon := jsontext.Value(bytes.Clone(payload))
-	if err := canon.Canonicalize(); err != nil {
-		return nil, invalidf("payload_json: %v", err)
+	canon, err := appendCanonical(make([]byte, 0, len(payload)), args)
+	if err != nil {
+		return nil, err
 	}
 
 	t, known := ResolveType(req.Type)

@@ -55,7 +55,7 @@ func decodeOnce(s string) []decoded {
 			out = append(out, decoded{d, "hex"})
 		}
 	}
-	forEachRun(s, isBase64Byte, 16, func(run string) {
+	forEachBase64Run(s, func(run string) {
 		if d, ok := decodeBase64(run); ok {
 			out = append(out, decoded{d, "base64"})
 		} else if len(run)%2 == 0 && isAllHex(run) {
@@ -68,7 +68,31 @@ func decodeOnce(s string) []decoded {
 }
 
 func isBase64Byte(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+// forEachBase64Run calls fn for each run of at least 16 base64 characters
+// with up to two "=" of padding after it. "=" only ends a run, so the value
+// in "X=aGVsbG8…" is found without its "X=" prefix.
+func forEachBase64Run(s string, fn func(string)) {
+	for i := 0; i < len(s); {
+		if !isBase64Byte(s[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(s) && isBase64Byte(s[i]) {
+			i++
+		}
+		end := i
+		for end < len(s) && end-i < 2 && s[end] == '=' {
+			end++
+		}
+		if i-start >= 16 {
+			fn(s[start:end])
+		}
+		i = end
+	}
 }
 
 func isAllHex(s string) bool {
@@ -79,24 +103,6 @@ func isAllHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// forEachRun calls fn for each maximal run of bytes accepted by ok that is
-// at least min bytes long.
-func forEachRun(s string, ok func(byte) bool, min int, fn func(string)) {
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && ok(s[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start >= min {
-			fn(s[start:i])
-		}
-		start = -1
-	}
 }
 
 func decodeBase64(run string) (string, bool) {

@@ -3,6 +3,8 @@ package action
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
 	"testing"
 )
 
@@ -13,6 +15,8 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add("bash", `{"command":["ls","-la"],"args":["x y"]}`, "/", "/root")
 	f.Add("send_email", "{\"to\":[\"a@b\"],\"body\":\"r\u200bm\"}", "/w", "/h")
 	f.Add("x", `{"a":{"b":[1,2,{"c":null}]}}`, "w", "h")
+	f.Add("x", `{"n":[1e21,1e-7,-0,0.1,123456789012345678901,1.5e300,5e-324],"é":1,"e":"\u0001\"\\\u2028"}`, "", "")
+	f.Add("x", `{"\ud83d\ude00":1,"\uffff":2,"z":3}`, "", "")
 	f.Fuzz(func(t *testing.T, typ, payload, root, home string) {
 		req := Request{Type: typ, Payload: []byte(payload), Caller: Caller{WorkspaceRoot: root, Home: home}}
 		a, err := Canonicalize(req, Limits{})
@@ -24,6 +28,14 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 		if !json.Valid(a.CanonicalJSON) {
 			t.Fatalf("canonical form is not JSON: %q", a.CanonicalJSON)
+		}
+		// Our RFC 8785 encoder must agree with jsontext's, byte for byte.
+		want := jsontext.Value(bytes.Clone(bytes.TrimSpace(req.Payload)))
+		if len(want) == 0 {
+			want = jsontext.Value("{}")
+		}
+		if err := want.Canonicalize(); err == nil && !bytes.Equal(want, a.CanonicalJSON) {
+			t.Fatalf("canonical form %s, jsontext says %s", a.CanonicalJSON, want)
 		}
 		b, err := Canonicalize(req, Limits{})
 		if err != nil || b.Hash != a.Hash || !bytes.Equal(a.CanonicalJSON, b.CanonicalJSON) {

@@ -17,19 +17,17 @@ const hashDomain = "parapet.action.v1"
 // directories the caller stated (empty when not given). Strings are hashed
 // as sent, not normalised: the hash names exactly what would execute.
 func hashAction(typ string, canonicalArgs []byte, root, home string) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(hashDomain))
-	h.Write([]byte{'\n'})
-	h.Write([]byte(typ))
-	h.Write([]byte{'\n'})
-	h.Write(canonicalArgs)
-	h.Write([]byte{'\n'})
-	h.Write([]byte(root))
-	h.Write([]byte{'\n'})
-	h.Write([]byte(home))
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+	b := make([]byte, 0, len(hashDomain)+len(typ)+len(canonicalArgs)+len(root)+len(home)+4)
+	b = append(b, hashDomain...)
+	b = append(b, '\n')
+	b = append(b, typ...)
+	b = append(b, '\n')
+	b = append(b, canonicalArgs...)
+	b = append(b, '\n')
+	b = append(b, root...)
+	b = append(b, '\n')
+	b = append(b, home...)
+	return sha256.Sum256(b)
 }
 
 // HashHex returns the action hash as lower-case hex.

@@ -12,9 +12,8 @@ import (
 // hid path structure ("%2e%2e%2f"), which is decoded before matching.
 func ResolvePath(p, root, home string) (Path, bool) {
 	encoded := false
-	if strings.IndexByte(p, '%') >= 0 {
-		if d, err := url.PathUnescape(p); err == nil && d != p &&
-			(strings.Contains(d, "..") || strings.Count(d, "/") > strings.Count(p, "/") || strings.Contains(d, "~")) {
+	if strings.IndexByte(p, '%') >= 0 && hidesPathSyntax(p) {
+		if d, err := url.PathUnescape(p); err == nil {
 			p, encoded = d, true
 		}
 	}
@@ -46,6 +45,22 @@ func ResolvePath(p, root, home string) (Path, bool) {
 		out.Rel, out.InWorkspace = abs, true
 	}
 	return out, encoded
+}
+
+// hidesPathSyntax reports whether p percent-encodes a character that
+// shapes a path (".", "/", "~", "\\"). Only then is it decoded: a file may
+// really be called "a%20b.txt", but "%2e%2e%2f" is only ever a disguise.
+func hidesPathSyntax(p string) bool {
+	for i := 0; i+2 < len(p); i++ {
+		if p[i] != '%' {
+			continue
+		}
+		switch strings.ToLower(p[i+1 : i+3]) {
+		case "2e", "2f", "7e", "5c":
+			return true
+		}
+	}
+	return false
 }
 
 func expandHome(p, home string) string {

@@ -55,11 +55,27 @@ var aliases = map[string]string{
 	"recall": "memory_read",
 }
 
+var typeSeparators = strings.NewReplacer("-", "_", " ", "_", ".", "_")
+
+// isCanonicalName reports whether s is already lower-case snake case, the
+// common case, which needs no rewriting.
+func isCanonicalName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // ResolveType normalises a type or tool name and resolves aliases. It
 // returns the canonical name and whether it is a known action type.
 func ResolveType(raw string) (string, bool) {
-	t := strings.ToLower(strings.TrimSpace(raw))
-	t = strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(t)
+	t := raw
+	if !isCanonicalName(t) {
+		t = typeSeparators.Replace(strings.ToLower(strings.TrimSpace(raw)))
+	}
 	if canonical, ok := aliases[t]; ok {
 		t = canonical
 	}

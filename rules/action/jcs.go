@@ -1,0 +1,136 @@
+package action
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// appendCanonical appends the RFC 8785 (JCS) form of a decoded JSON tree.
+// Building it from the tree we already decoded saves parsing the payload a
+// second time; FuzzCanonicalize checks it byte for byte against jsontext's
+// canonicaliser.
+func appendCanonical(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, compareUTF16)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJCSString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendCanonical(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendCanonical(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendJCSString(b, x), nil
+	case Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return nil, invalidf("payload_json: number %s is out of the range JSON numbers can be compared in", truncate(string(x), 40))
+		}
+		return appendES6Number(b, f), nil
+	case bool:
+		if x {
+			return append(b, "true"...), nil
+		}
+		return append(b, "false"...), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	return nil, invalidf("payload_json: unexpected value %T", v)
+}
+
+// compareUTF16 orders object keys by their UTF-16 code units, as RFC 8785
+// requires; for the usual ASCII keys that is byte order.
+func compareUTF16(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] >= utf8.RuneSelf || b[i] >= utf8.RuneSelf {
+			return slices.Compare(utf16.Encode([]rune(a[i:])), utf16.Encode([]rune(b[i:])))
+		}
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return len(a) - len(b)
+}
+
+// appendJCSString escapes only what JSON requires: quote, backslash and
+// control characters, with the short forms where they exist.
+func appendJCSString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendES6Number formats f as ECMAScript's Number.prototype.toString does,
+// which RFC 8785 adopts: plain notation from 1e-6 up to 1e21, exponent
+// notation outside, shortest digits that round-trip, no "-0".
+func appendES6Number(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// strconv writes "1e-07"; ECMAScript writes "1e-7".
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
