@@ -25,6 +25,7 @@ const (
 	rRevSocat
 	rRevScript
 	rRevSSHTunnel
+	rRevX11Display
 
 	rDelRecursive
 	rDelUnsetVar
@@ -35,6 +36,7 @@ const (
 	rTruncateSystem
 	rDelCredential
 	rDelGitHistory
+	rDelCrontab
 
 	rPrivElevation
 	rPrivUnsafePerms
@@ -59,6 +61,8 @@ const (
 
 	rExfilFile
 	rExfilDNS
+	rExfilGitPush
+	rExfilGitRemote
 
 	rSecretPrivateKey
 	rSecretAWSKeyID
@@ -134,6 +138,8 @@ var rules = [numRules]Rule{
 
 	rRevSSHTunnel: {"revshell.ssh-tunnel", CategoryReverseShell, medium, escalate,
 		"ssh -R exposes a local port (often sshd) on a remote host."},
+	rRevX11Display: {"revshell.x11-display", CategoryReverseShell, critical, block,
+		"Sends an X11 client (xterm, …) to a display on another host (-display host:N, DISPLAY=host:N): whoever owns that display drives it."},
 
 	rDelRecursive: {"destructive.recursive-delete", CategoryDestructive, critical, block,
 		"Recursive delete of the filesystem root, a home directory, the workspace root or a system directory."},
@@ -154,6 +160,8 @@ var rules = [numRules]Rule{
 		"Destroys keys or credentials (shred, rm, mv to /dev/null of ~/.ssh, cloud credentials, …)."},
 	rDelGitHistory: {"destructive.git-history", CategoryDestructive, medium, escalate,
 		"Recursively deletes a repository's .git directory, losing its history."},
+	rDelCrontab: {"destructive.crontab-remove", CategoryDestructive, high, escalate,
+		"crontab -r removes every scheduled job of the user; only a backup brings them back."},
 
 	rPrivElevation: {"privilege.elevation", CategoryPrivilege, medium, escalate,
 		"Runs a command as another user (sudo, su, doas, pkexec)."},
@@ -201,6 +209,10 @@ var rules = [numRules]Rule{
 		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
 	rExfilDNS: {"exfil.dns", CategoryExfiltration, high, block,
 		"Builds a host name from command output (dig $(…).host): data leaves through DNS."},
+	rExfilGitPush: {"exfil.git-push", CategoryExfiltration, high, block,
+		"Pushes the repository to a host not in trusted_hosts: a URL given to git push, or a remote added in the same command line."},
+	rExfilGitRemote: {"exfil.git-remote", CategoryExfiltration, medium, escalate,
+		"Adds a git remote (or repoints one) to a host not in trusted_hosts: the next push sends the code there."},
 
 	rSecretPrivateKey: {"secret.private-key", CategorySecrets, critical, block,
 		"A PEM private key leaves the machine."},

@@ -83,6 +83,13 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			if v.prog == "wipefs" && len(v.args) > 0 && hasFlag(v.args, 'a', "all") {
 				s.add(rDiskWipe, "wipefs --all erases file system signatures: this destroys the data on the device; refuse it", "wipefs "+strings.Join(v.args, " "))
 			}
+		case "crontab":
+			// -r removes the whole table (-ri asks first, but an agent
+			// answers for the user); -l lists it, -e and a file install.
+			if s.enabled(rDelCrontab) && hasShortFlag(v.args, 'r') {
+				s.add(rDelCrontab, "crontab -r removes every scheduled job of the user and keeps no copy: save it first (crontab -l > crontab.bak) and remove only the lines you mean with crontab -e, or let a human confirm",
+					"crontab "+strings.Join(v.args, " "))
+			}
 		case "truncate":
 			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
 				if p := cs.resolve(op); isSystemFile(p.Abs) {

@@ -33,6 +33,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkPrivilege(cs)
 	s.checkCredentialCommands(cs)
 	s.checkExfilCommands(cs)
+	s.checkGitExfil(cs)
 	s.checkInlineExfil(cs)
 	s.checkPackageScriptCommands(cs)
 	s.checkPackageFromURL(cs)

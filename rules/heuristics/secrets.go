@@ -10,7 +10,14 @@ import (
 //
 // A token sent to the service that issued it (a GitHub token to
 // api.github.com, an OpenAI key to api.openai.com) is how it is meant to be
-// used and is not reported; neither is anything sent to Config.TrustedHosts.
+// used and is not reported. Config.TrustedHosts does not widen that: a
+// trusted host is trusted with the project's data, not with another
+// service's credentials (an AWS key pair posted to api.github.com lands in
+// a gist). Secrets that organisations also issue themselves (JWTs, tokens
+// of GitHub Enterprise, self-managed GitLab or a private npm registry) may
+// go to a trusted host, which stands in for their issuer, unless the host
+// belongs to another known service (a GitLab token to api.github.com). A
+// private key has no host it may go to.
 // Writing a secret into a workspace file is not exfiltration and is not
 // judged here: the file stays on the machine.
 
@@ -22,27 +29,32 @@ type secretDetector struct {
 	find   func(s string, i int) string
 	// issuers are domains the secret is legitimately sent to.
 	issuers []string
+	// trustedIssues lets the secret go to Config.TrustedHosts too, for
+	// secrets an organisation may issue itself (JWTs, GitHub Enterprise,
+	// self-managed GitLab, private npm registries), except to a trusted
+	// host that is another detector's issuer.
+	trustedIssues bool
 }
 
 var secretDetectors = []secretDetector{
-	{rSecretPrivateKey, "PRIVATE KEY", findPEM, nil},
-	{rSecretAWSKeyID, "AKIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}},
-	{rSecretAWSKeyID, "ASIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}},
-	{rSecretAWSSecret, "ws_secret", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
-	{rSecretAWSSecret, "WS_SECRET", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
-	{rSecretAWSSecret, "SecretAccessKey", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}},
-	{rSecretGitHub, "gh", findGitHub, []string{"github.com", "githubusercontent.com", "ghcr.io"}},
-	{rSecretGitHub, "github_pat_", findGitHubPAT, []string{"github.com", "githubusercontent.com", "ghcr.io"}},
-	{rSecretGitLab, "glpat-", prefixToken("glpat-", 20, false), []string{"gitlab.com"}},
-	{rSecretSlackToken, "xox", findSlackToken, []string{"slack.com"}},
-	{rSecretSlackWebhook, "hooks.slack.com/services/", findSlackWebhook, []string{"hooks.slack.com"}},
-	{rSecretStripe, "k_live_", findStripe, []string{"stripe.com"}},
-	{rSecretGoogle, "AIza", findGoogleKey, []string{"googleapis.com", "google.com"}},
-	{rSecretAnthropic, "sk-ant-", prefixToken("sk-ant-", 32, false), []string{"anthropic.com"}},
-	{rSecretOpenAI, "sk-", findOpenAI, []string{"openai.com"}},
-	{rSecretJWT, "eyJ", findJWT, nil},
-	{rSecretNPM, "npm_", prefixToken("npm_", 36, true), []string{"npmjs.org", "npmjs.com"}},
-	{rSecretSendGrid, "SG.", findSendGrid, []string{"sendgrid.com", "sendgrid.net"}},
+	{rSecretPrivateKey, "PRIVATE KEY", findPEM, nil, false},
+	{rSecretAWSKeyID, "AKIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}, false},
+	{rSecretAWSKeyID, "ASIA", findAWSKeyID, []string{"amazonaws.com", "aws.amazon.com"}, false},
+	{rSecretAWSSecret, "ws_secret", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}, false},
+	{rSecretAWSSecret, "WS_SECRET", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}, false},
+	{rSecretAWSSecret, "SecretAccessKey", findAWSSecret, []string{"amazonaws.com", "aws.amazon.com"}, false},
+	{rSecretGitHub, "gh", findGitHub, []string{"github.com", "githubusercontent.com", "ghcr.io"}, true},
+	{rSecretGitHub, "github_pat_", findGitHubPAT, []string{"github.com", "githubusercontent.com", "ghcr.io"}, true},
+	{rSecretGitLab, "glpat-", prefixToken("glpat-", 20, false), []string{"gitlab.com"}, true},
+	{rSecretSlackToken, "xox", findSlackToken, []string{"slack.com"}, false},
+	{rSecretSlackWebhook, "hooks.slack.com/services/", findSlackWebhook, []string{"hooks.slack.com"}, false},
+	{rSecretStripe, "k_live_", findStripe, []string{"stripe.com"}, false},
+	{rSecretGoogle, "AIza", findGoogleKey, []string{"googleapis.com", "google.com"}, false},
+	{rSecretAnthropic, "sk-ant-", prefixToken("sk-ant-", 32, false), []string{"anthropic.com"}, false},
+	{rSecretOpenAI, "sk-", findOpenAI, []string{"openai.com"}, false},
+	{rSecretJWT, "eyJ", findJWT, nil, true},
+	{rSecretNPM, "npm_", prefixToken("npm_", 36, true), []string{"npmjs.org", "npmjs.com"}, true},
+	{rSecretSendGrid, "SG.", findSendGrid, []string{"sendgrid.com", "sendgrid.net"}, false},
 }
 
 var secretNames = [numRules]string{
@@ -62,28 +74,45 @@ type destination struct {
 	label      string
 }
 
-// okFor reports whether a secret with the given issuers may go to every
-// destination host.
-func (s *scan) destinationOK(d *destination, issuers []string) bool {
+// destinationOK reports whether the secret det finds may go to every
+// destination host: a domain of its issuer, or for secrets organisations
+// issue themselves (det.trustedIssues) a trusted host that is not another
+// service's. Message recipients never are.
+func (s *scan) destinationOK(d *destination, det *secretDetector) bool {
 	if d.recipients || len(d.hosts) == 0 {
 		return false
 	}
 	for _, h := range d.hosts {
-		if s.an.trusted.match(h) {
+		if issuedBy(h, det.issuers) {
 			continue
 		}
-		issued := false
-		for _, dom := range issuers {
-			if domainMatch(h, dom) {
-				issued = true
-				break
-			}
+		if det.trustedIssues && s.an.trusted.match(h) && !otherServiceHost(h, det.rule) {
+			continue
 		}
-		if !issued {
-			return false
-		}
+		return false
 	}
 	return true
+}
+
+func issuedBy(host string, issuers []string) bool {
+	for _, dom := range issuers {
+		if domainMatch(host, dom) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherServiceHost reports whether host belongs to the issuer of a secret
+// other than rule's: api.github.com is GitHub's, so trusting it does not
+// make it a home for GitLab or npm tokens.
+func otherServiceHost(host string, rule ruleIndex) bool {
+	for k := range secretDetectors {
+		if secretDetectors[k].rule != rule && issuedBy(host, secretDetectors[k].issuers) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanSecrets looks for secret material in text bound for d.
@@ -92,11 +121,14 @@ func (s *scan) scanSecrets(text string, d *destination) {
 		if s.seen[det.rule] {
 			return true
 		}
-		if s.destinationOK(d, det.issuers) {
+		if s.destinationOK(d, det) {
 			return true
 		}
-		s.add(det.rule, "sends "+secretNames[det.rule]+" to "+d.label+
-			": remove the secret from the request, or add the host to trusted_hosts if it is meant to receive it", redactSecret(m))
+		advice := ": remove the secret from the request; only the service that issued it may receive it"
+		if det.trustedIssues {
+			advice = ": remove the secret from the request, or add the host to trusted_hosts if it is meant to receive it"
+		}
+		s.add(det.rule, "sends "+secretNames[det.rule]+" to "+d.label+advice, redactSecret(m))
 		return true
 	})
 }

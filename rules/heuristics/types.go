@@ -35,7 +35,11 @@ type Finding struct {
 type Config struct {
 	// TrustedHosts are hosts outbound data may go to without an
 	// exfiltration finding: "github.com" (exact), ".github.com" (the domain
-	// and its subdomains) or a glob such as "*.internal.example".
+	// and its subdomains) or a glob such as "*.internal.example". They are
+	// not trusted with other services' credentials: a recognised secret
+	// still goes only to its issuer (JWTs and self-hostable GitHub, GitLab
+	// and npm tokens may also go to a trusted host that is not another
+	// known service's).
 	TrustedHosts []string
 	// Disabled rule ids produce no findings.
 	Disabled []string

