@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -101,7 +102,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
 
-	c := collector{a: a, lim: lim}
+	c := collector{a: a, lim: lim, keys: sortedKeys(args)}
 	if err := c.collectStrings(args); err != nil {
 		return nil, err
 	}
@@ -127,7 +128,11 @@ func invalidUTF8At(b []byte) int {
 // member names, invalid UTF-8 and lone surrogates: an engine and the shield
 // must never read different arguments from the same bytes.
 func decodeObject(payload []byte, lim Limits) (map[string]any, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(payload))
+	pd := decoderPool.Get().(*pooledDecoder)
+	defer pd.release()
+	pd.r.Reset(payload)
+	pd.dec.Reset(&pd.r)
+	dec := pd.dec
 	if k := dec.PeekKind(); k != '{' {
 		if k == 0 {
 			_, err := dec.ReadToken()
@@ -143,6 +148,24 @@ func decodeObject(payload []byte, lim Limits) (map[string]any, error) {
 		return nil, invalidf("payload_json has data after the top-level object")
 	}
 	return v.(map[string]any), nil
+}
+
+// pooledDecoder reuses a decoder's buffers across requests.
+type pooledDecoder struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+var decoderPool = sync.Pool{New: func() any {
+	pd := &pooledDecoder{}
+	pd.dec = jsontext.NewDecoder(&pd.r)
+	return pd
+}}
+
+func (pd *pooledDecoder) release() {
+	pd.r.Reset(nil)
+	pd.dec.Reset(&pd.r) // drop references to the payload before pooling
+	decoderPool.Put(pd)
 }
 
 func decodeValue(dec *jsontext.Decoder, depth int, lim Limits) (any, error) {
@@ -229,6 +252,10 @@ func trimJSONErr(err error) string {
 type collector struct {
 	a   *Action
 	lim Limits
+	// keys are the top-level argument names, sorted: derived views look
+	// arguments up by role while walking these, which beats probing the
+	// map for every name a role might use.
+	keys []string
 }
 
 // collectStrings records every string value, normalised, with its field
@@ -304,36 +331,71 @@ func (c *collector) collectByType() {
 	case "execute_command":
 		c.collectCommand()
 	case "read_file", "list_directory", "search_files", "glob_files", "git_status", "git_diff", "git_log":
-		c.collectPaths(AccessRead)
+		c.pathsWhere(isPathKey, AccessRead)
 	case "write_file", "edit_file", "create_directory", "git_add", "git_commit", "git_checkout", "git_branch", "git_pull":
-		c.collectPaths(AccessWrite)
+		c.pathsWhere(isPathKey, AccessWrite)
 	case "delete_file":
-		c.collectPaths(AccessDelete)
+		c.pathsWhere(isPathKey, AccessDelete)
 	case "move_file", "copy_file":
-		c.collectPaths(AccessRead)
-		for _, k := range []string{"destination", "dest", "dst", "to", "target", "new_path"} {
-			c.addPathArg(k, AccessWrite)
-		}
+		c.pathsWhere(isPathKey, AccessRead)
+		c.pathsWhere(isDestinationKey, AccessWrite)
 	case "send_email", "send_message":
-		for _, k := range []string{"attachments", "attachment", "files", "file", "path"} {
-			c.addPathArg(k, AccessRead)
-		}
+		c.pathsWhere(isAttachmentKey, AccessRead)
 	default:
-		c.collectPaths(AccessUnknown)
+		c.pathsWhere(isPathKey, AccessUnknown)
 	}
 	c.collectURLs()
 }
 
-// pathKeys are argument names that hold a filesystem path.
-var pathKeys = []string{
-	"path", "file", "file_path", "filepath", "filename", "source", "src", "from",
-	"dir", "directory", "cwd", "working_dir", "workdir", "paths", "files", "target_file",
-	"old_path", "repo", "repository", "notebook_path",
+// isPathKey reports argument names that hold a filesystem path.
+func isPathKey(k string) bool {
+	switch k {
+	case "path", "file", "file_path", "filepath", "filename", "source", "src", "from",
+		"dir", "directory", "cwd", "working_dir", "workdir", "paths", "files", "target_file",
+		"old_path", "repo", "repository", "notebook_path":
+		return true
+	}
+	return false
 }
 
-func (c *collector) collectPaths(access Access) {
-	for _, k := range pathKeys {
-		c.addPathArg(k, access)
+func isDestinationKey(k string) bool {
+	switch k {
+	case "destination", "dest", "dst", "to", "target", "new_path":
+		return true
+	}
+	return false
+}
+
+func isAttachmentKey(k string) bool {
+	switch k {
+	case "attachments", "attachment", "files", "file", "path":
+		return true
+	}
+	return false
+}
+
+func isWorkingDirKey(k string) bool {
+	switch k {
+	case "cwd", "working_dir", "workdir", "dir", "directory":
+		return true
+	}
+	return false
+}
+
+// isCommandKey reports argument names that hold a shell command line.
+func isCommandKey(k string) bool {
+	switch k {
+	case "command", "cmd", "script", "commandLine", "command_line", "code":
+		return true
+	}
+	return false
+}
+
+func (c *collector) pathsWhere(role func(string) bool, access Access) {
+	for _, k := range c.keys {
+		if role(k) {
+			c.addPathArg(k, access)
+		}
 	}
 }
 
@@ -368,11 +430,17 @@ var commandKeys = []string{"command", "cmd", "script", "commandLine", "command_l
 
 func (c *collector) collectCommand() {
 	a := c.a
-	var line string
-	for _, k := range commandKeys {
+	// Every command-bearing argument is analysed: if a caller sends both
+	// "command" and "cmd", which one runs is the engine's business, so
+	// the shield judges both.
+	var lines []string
+	for _, k := range c.keys {
+		if !isCommandKey(k) {
+			continue
+		}
 		switch v := a.Args[k].(type) {
 		case string:
-			line = v
+			lines = append(lines, v)
 		case []any: // argv form: quote each word so the parse sees the same argv
 			words := make([]string, 0, len(v))
 			for _, w := range v {
@@ -380,12 +448,10 @@ func (c *collector) collectCommand() {
 					words = append(words, shellQuote(s))
 				}
 			}
-			line = strings.Join(words, " ")
-		}
-		if line != "" {
-			break
+			lines = append(lines, strings.Join(words, " "))
 		}
 	}
+	line := strings.Join(lines, "\n")
 	if extra, ok := a.Args["args"].([]any); ok && line != "" {
 		for _, w := range extra {
 			if s, ok := w.(string); ok {
@@ -399,9 +465,7 @@ func (c *collector) collectCommand() {
 	for _, e := range a.Script.Evasions {
 		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
 	}
-	for _, k := range []string{"cwd", "working_dir", "workdir", "dir", "directory"} {
-		c.addPathArg(k, AccessUnknown)
-	}
+	c.pathsWhere(isWorkingDirKey, AccessUnknown)
 	for _, cmd := range a.Script.Commands {
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {

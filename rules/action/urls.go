@@ -5,13 +5,22 @@ import (
 	"strings"
 )
 
-// urlKeys are argument names that hold a URL.
-var urlKeys = []string{"url", "uri", "endpoint", "href", "link", "target_url", "urls", "webhook", "webhook_url"}
+// isURLKey reports argument names that hold a URL.
+func isURLKey(k string) bool {
+	switch k {
+	case "url", "uri", "endpoint", "href", "link", "target_url", "urls", "webhook", "webhook_url":
+		return true
+	}
+	return false
+}
 
 func (c *collector) collectURLs() {
 	a := c.a
 	method := strings.ToUpper(a.String("method"))
-	for _, k := range urlKeys {
+	for _, k := range c.keys {
+		if !isURLKey(k) {
+			continue
+		}
 		switch v := a.Args[k].(type) {
 		case string:
 			c.addURL(k, v, method)
