@@ -19,6 +19,9 @@ type Metrics struct {
 	Provider *sdkmetric.MeterProvider
 	// Handler serves GET /metrics.
 	Handler http.Handler
+	// Registry takes native Prometheus collectors, for hot paths where a
+	// synchronous OTel instrument costs too much.
+	Registry *prometheus.Registry
 }
 
 // NewMetrics creates a meter provider whose instruments are served by
@@ -33,6 +36,7 @@ func NewMetrics() (*Metrics, error) {
 	return &Metrics{
 		Provider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp)),
 		Handler:  promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}),
+		Registry: reg,
 	}, nil
 }
 

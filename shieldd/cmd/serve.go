@@ -68,10 +68,6 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return exitf(2, "metrics: %v", err)
 	}
-	pm, err := pipeline.NewMetrics(metrics.Meter("parapet/shieldd"))
-	if err != nil {
-		return exitf(2, "metrics: %v", err)
-	}
 	cacheSize := c.Int("cache-size")
 	if cacheSize == 0 {
 		cacheSize = -1 // the flag's 0 means off; the pipeline's 0 means default
@@ -81,10 +77,12 @@ func runServe(c *cli.Context) error {
 		CacheSize: cacheSize,
 		CacheTTL:  c.Duration("cache-ttl"),
 		Limits:    action.Limits{MaxPayloadBytes: c.Int("max-payload-bytes")},
-		Metrics:   pm,
 	})
 	if err != nil {
 		return exitf(2, "%v", err)
+	}
+	if err := p.Instrument(metrics.Meter("parapet/shieldd"), metrics.Registry); err != nil {
+		return exitf(2, "metrics: %v", err)
 	}
 	httpAddr := c.String("http-addr")
 	if httpAddr == "off" {

@@ -3,82 +3,136 @@ package pipeline
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
-// Metrics instruments the pipeline through an OpenTelemetry meter. A nil
-// *Metrics records nothing.
-type Metrics struct {
-	decisions   metric.Int64Counter
-	ruleMatches metric.Int64Counter
-	latency     metric.Float64Histogram
-	cacheHits   metric.Int64Counter
-	cacheMisses metric.Int64Counter
-	errors      metric.Int64Counter
+// counters are the pipeline's hot-path tallies. They are plain atomics:
+// a synchronous OpenTelemetry instrument costs ~340 ns per call here, more
+// than a whole cache hit, so OTel observable counters read these at
+// collection time instead.
+type counters struct {
+	decisions [4][4]atomic.Int64 // [tier][decision]
+	hits      atomic.Int64
+	misses    atomic.Int64
+	errors    atomic.Int64
+	rules     sync.Map // rule id → *atomic.Int64; ids come from the policy and catalogue, so bounded
+	latency   *latencyObservers
+}
 
-	// Attribute sets are built once: building them per call would cost
-	// more than the rest of a cache hit.
-	decisionAttrs [4][4]metric.AddOption
-	hitAttr       metric.RecordOption
-	missAttr      metric.RecordOption
-	ruleAttrs     sync.Map // rule id → metric.AddOption
+func (c *counters) recordDecision(v *pb.Verdict, took time.Duration) {
+	if t, d := int(v.Tier), int(v.Decision); t >= 0 && t < 4 && d >= 0 && d < 4 {
+		c.decisions[t][d].Add(1)
+	}
+	if v.CacheHit {
+		if c.latency != nil {
+			c.latency.hit.Observe(took.Seconds())
+		}
+		return
+	}
+	if c.latency != nil {
+		c.latency.miss.Observe(took.Seconds())
+	}
+	if len(v.RuleIds) > 0 && v.RuleIds[0] != "" {
+		n, ok := c.rules.Load(v.RuleIds[0])
+		if !ok {
+			n, _ = c.rules.LoadOrStore(v.RuleIds[0], new(atomic.Int64))
+		}
+		n.(*atomic.Int64).Add(1)
+	}
+}
+
+type latencyObservers struct {
+	hit, miss prometheus.Observer
 }
 
 // latencyBuckets span a sub-microsecond cache hit to a slow Tier 2 call.
 var latencyBuckets = []float64{
-	0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
+	0.0000005, 0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
 	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 }
 
-// NewMetrics creates the pipeline's instruments on m.
-func NewMetrics(m metric.Meter) (*Metrics, error) {
-	var err error
-	mt := &Metrics{}
-	if mt.decisions, err = m.Int64Counter("parapet.shield.decisions",
-		metric.WithDescription("Verdicts by deciding tier and decision.")); err != nil {
-		return nil, err
+// Instrument exports the pipeline's counters through meter (OTel
+// observable counters, read at collection) and its latency histogram on
+// reg (a native Prometheus histogram: an atomic add per observation).
+func (p *Pipeline) Instrument(meter metric.Meter, reg prometheus.Registerer) error {
+	c := &p.counters
+	decisions, err := meter.Int64ObservableCounter("parapet.shield.decisions",
+		metric.WithDescription("Verdicts by deciding tier and decision."))
+	if err != nil {
+		return err
 	}
-	if mt.ruleMatches, err = m.Int64Counter("parapet.shield.rule_decisions",
-		metric.WithDescription("Verdicts by deciding rule id.")); err != nil {
-		return nil, err
+	rules, err := meter.Int64ObservableCounter("parapet.shield.rule_decisions",
+		metric.WithDescription("Evaluated (uncached) verdicts by the first deciding rule id."))
+	if err != nil {
+		return err
 	}
-	if mt.latency, err = m.Float64Histogram("parapet.shield.evaluation.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time to evaluate one action, by cache result."),
-		metric.WithExplicitBucketBoundaries(latencyBuckets...)); err != nil {
-		return nil, err
+	hits, err := meter.Int64ObservableCounter("parapet.shield.cache.hits",
+		metric.WithDescription("Verdicts served from the decision cache."))
+	if err != nil {
+		return err
 	}
-	if mt.cacheHits, err = m.Int64Counter("parapet.shield.cache.hits",
-		metric.WithDescription("Verdicts served from the decision cache.")); err != nil {
-		return nil, err
+	misses, err := meter.Int64ObservableCounter("parapet.shield.cache.misses",
+		metric.WithDescription("Evaluations that missed the decision cache."))
+	if err != nil {
+		return err
 	}
-	if mt.cacheMisses, err = m.Int64Counter("parapet.shield.cache.misses",
-		metric.WithDescription("Evaluations that missed the decision cache.")); err != nil {
-		return nil, err
+	errs, err := meter.Int64ObservableCounter("parapet.shield.errors",
+		metric.WithDescription("Evaluations rejected as malformed or oversized."))
+	if err != nil {
+		return err
 	}
-	if mt.errors, err = m.Int64Counter("parapet.shield.errors",
-		metric.WithDescription("Evaluations rejected as malformed or oversized.")); err != nil {
-		return nil, err
+	entries, err := meter.Int64ObservableGauge("parapet.shield.cache.entries",
+		metric.WithDescription("Verdicts currently cached."))
+	if err != nil {
+		return err
 	}
-	names := map[pb.VerdictDecision]string{}
-	for num, name := range pb.VerdictDecision_name {
-		names[pb.VerdictDecision(num)] = name
-	}
-	for tier := range 4 {
+	var attrs [4][4]metric.ObserveOption
+	for t := range 4 {
 		for d := range 4 {
-			mt.decisionAttrs[tier][d] = metric.WithAttributeSet(attribute.NewSet(
-				attribute.Int("tier", tier),
-				attribute.String("decision", decisionLabel(pb.VerdictDecision(d))),
-			))
+			attrs[t][d] = metric.WithAttributeSet(attribute.NewSet(
+				attribute.Int("tier", t), attribute.String("decision", decisionLabel(pb.VerdictDecision(d)))))
 		}
 	}
-	mt.hitAttr = metric.WithAttributeSet(attribute.NewSet(attribute.Bool("cache_hit", true)))
-	mt.missAttr = metric.WithAttributeSet(attribute.NewSet(attribute.Bool("cache_hit", false)))
-	return mt, nil
+	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		for t := range 4 {
+			for d := range 4 {
+				if n := c.decisions[t][d].Load(); n > 0 {
+					o.ObserveInt64(decisions, n, attrs[t][d])
+				}
+			}
+		}
+		c.rules.Range(func(id, n any) bool {
+			o.ObserveInt64(rules, n.(*atomic.Int64).Load(), metric.WithAttributes(attribute.String("rule", id.(string))))
+			return true
+		})
+		o.ObserveInt64(hits, c.hits.Load())
+		o.ObserveInt64(misses, c.misses.Load())
+		o.ObserveInt64(errs, c.errors.Load())
+		if p.cache != nil {
+			o.ObserveInt64(entries, int64(p.cache.Len()))
+		}
+		return nil
+	}, decisions, rules, hits, misses, errs, entries)
+	if err != nil {
+		return err
+	}
+	hist := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "parapet_shield_evaluation_duration_seconds",
+		Help:    "Time to evaluate one action in the pipeline, by cache result.",
+		Buckets: latencyBuckets,
+	}, []string{"cache_hit"})
+	if err := reg.Register(hist); err != nil {
+		return err
+	}
+	c.latency = &latencyObservers{hit: hist.WithLabelValues("true"), miss: hist.WithLabelValues("false")}
+	return nil
 }
 
 func decisionLabel(d pb.VerdictDecision) string {
@@ -91,51 +145,4 @@ func decisionLabel(d pb.VerdictDecision) string {
 		return "escalate"
 	}
 	return "unspecified"
-}
-
-func (m *Metrics) recordDecision(ctx context.Context, v *pb.Verdict, took time.Duration) {
-	if m == nil {
-		return
-	}
-	tier, d := int(v.Tier), int(v.Decision)
-	if tier >= 0 && tier < 4 && d >= 0 && d < 4 {
-		m.decisions.Add(ctx, 1, m.decisionAttrs[tier][d])
-	}
-	if v.CacheHit {
-		m.latency.Record(ctx, took.Seconds(), m.hitAttr)
-		return
-	}
-	m.latency.Record(ctx, took.Seconds(), m.missAttr)
-	if len(v.RuleIds) > 0 && v.RuleIds[0] != "" {
-		m.ruleMatches.Add(ctx, 1, m.ruleAttr(v.RuleIds[0]))
-	}
-}
-
-// ruleAttr caches the attribute option per rule id. Rule ids come from the
-// policy and the heuristics catalogue, so their number is bounded.
-func (m *Metrics) ruleAttr(id string) metric.AddOption {
-	if o, ok := m.ruleAttrs.Load(id); ok {
-		return o.(metric.AddOption)
-	}
-	o := metric.WithAttributeSet(attribute.NewSet(attribute.String("rule", id)))
-	m.ruleAttrs.Store(id, o)
-	return o
-}
-
-func (m *Metrics) recordCacheHit(ctx context.Context) {
-	if m != nil {
-		m.cacheHits.Add(ctx, 1)
-	}
-}
-
-func (m *Metrics) recordCacheMiss(ctx context.Context) {
-	if m != nil {
-		m.cacheMisses.Add(ctx, 1)
-	}
-}
-
-func (m *Metrics) recordError(ctx context.Context) {
-	if m != nil {
-		m.errors.Add(ctx, 1)
-	}
 }

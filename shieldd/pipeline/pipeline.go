@@ -52,8 +52,6 @@ type Config struct {
 	Limits   action.Limits
 	// Evaluator is the optional Tier 2 hook.
 	Evaluator Evaluator
-	// Metrics receives instrumentation; nil records nothing.
-	Metrics *Metrics
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -65,11 +63,9 @@ type Pipeline struct {
 	cache     *verdictCache
 	limits    action.Limits
 	evaluator Evaluator
-	metrics   *Metrics
 	now       func() time.Time
-	counters  dailyCounters
-	hits      atomic.Int64
-	misses    atomic.Int64
+	daily     dailyCounters
+	counters  counters
 }
 
 // ruleset is one compiled policy with its Tier 1 analyser; swapped whole.
@@ -102,7 +98,6 @@ func New(cfg Config) (*Pipeline, error) {
 	p := &Pipeline{
 		limits:    cfg.Limits,
 		evaluator: cfg.Evaluator,
-		metrics:   cfg.Metrics,
 		now:       cfg.Now,
 	}
 	if cfg.CacheSize > 0 {
@@ -127,6 +122,9 @@ func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
 		maxTier = TierEvaluator
 	}
 	p.rules.Store(&ruleset{policy: pol, analyzer: analyzer, version: pol.Version, maxTier: maxTier, ruleCount: pol.RuleCount()})
+	if p.cache != nil {
+		p.cache.shapes.reset()
+	}
 	return nil
 }
 
@@ -155,29 +153,26 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	if p.cache != nil {
 		key = makeCacheKey(rs.version, &in)
 		if v, ok := p.cache.get(key, start); ok {
-			p.hits.Add(1)
-			p.metrics.recordCacheHit(ctx)
-			p.finish(ctx, v, start)
+			p.counters.hits.Add(1)
+			p.finish(v, start)
 			return v, nil
 		}
-		p.misses.Add(1)
-		p.metrics.recordCacheMiss(ctx)
+		p.counters.misses.Add(1)
 	}
 
 	v, err := p.decide(ctx, rs, in, start)
 	if err != nil {
-		p.metrics.recordError(ctx)
+		p.counters.errors.Add(1)
 		return nil, err
 	}
 	if p.cache != nil {
-		p.cache.put(key, v)
-		v = copyVerdict(v, false) // the template stays private to the cache
+		v = p.cache.put(key, v)
 	}
-	p.finish(ctx, v, start)
+	p.finish(v, start)
 	return v, nil
 }
 
-func (p *Pipeline) finish(ctx context.Context, v *pb.Verdict, start time.Time) {
-	p.counters.record(v.Decision, start)
-	p.metrics.recordDecision(ctx, v, p.now().Sub(start))
+func (p *Pipeline) finish(v *pb.Verdict, start time.Time) {
+	p.daily.record(v.Decision, start)
+	p.counters.recordDecision(v, time.Since(start)) // one monotonic read; the wall clock is slow in VMs
 }

@@ -61,13 +61,13 @@ func (p *Pipeline) Status() Status {
 		HeuristicRules:      len(heuristics.Catalogue()),
 		EvaluatorConfigured: p.evaluator != nil,
 		MaxTier:             rs.maxTier,
-		CacheHits:           p.hits.Load(),
-		CacheMisses:         p.misses.Load(),
+		CacheHits:           p.counters.hits.Load(),
+		CacheMisses:         p.counters.misses.Load(),
 	}
-	if p.counters.day.Load() == p.now().UTC().Unix()/86400 {
-		s.EvaluationsToday = p.counters.evaluations.Load()
-		s.BlocksToday = p.counters.blocks.Load()
-		s.EscalationsToday = p.counters.escalations.Load()
+	if p.daily.day.Load() == p.now().UTC().Unix()/86400 {
+		s.EvaluationsToday = p.daily.evaluations.Load()
+		s.BlocksToday = p.daily.blocks.Load()
+		s.EscalationsToday = p.daily.escalations.Load()
 	}
 	if p.cache != nil {
 		s.CacheEntries = p.cache.Len()

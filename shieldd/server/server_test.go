@@ -39,12 +39,11 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pm, err := pipeline.NewMetrics(metrics.Meter("test"))
+	p, err := pipeline.New(pipeline.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.New(pipeline.Config{Metrics: pm})
-	if err != nil {
+	if err := p.Instrument(metrics.Meter("test"), metrics.Registry); err != nil {
 		t.Fatal(err)
 	}
 	d, err := Listen(&ShieldService{Pipeline: p, Version: "test"}, DaemonConfig{
