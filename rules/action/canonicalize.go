@@ -2,14 +2,9 @@ package action
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parapet-dev/parapet/rules/shell"
 )
@@ -80,7 +75,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	if i := invalidUTF8At(payload); i >= 0 {
 		return nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
 	}
-	args, err := decodeObject(payload, lim)
+	args, err := parseJSONObject(payload, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -122,130 +117,6 @@ func invalidUTF8At(b []byte) int {
 		i += n
 	}
 	return -1
-}
-
-// decodeObject parses a JSON object into a tree. jsontext rejects duplicate
-// member names, invalid UTF-8 and lone surrogates: an engine and the shield
-// must never read different arguments from the same bytes.
-func decodeObject(payload []byte, lim Limits) (map[string]any, error) {
-	pd := decoderPool.Get().(*pooledDecoder)
-	defer pd.release()
-	pd.r.Reset(payload)
-	pd.dec.Reset(&pd.r)
-	dec := pd.dec
-	if k := dec.PeekKind(); k != '{' {
-		if k == 0 {
-			_, err := dec.ReadToken()
-			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
-		}
-		return nil, invalidf("payload_json must be a JSON object, got %s", kindName(k))
-	}
-	v, err := decodeValue(dec, 0, lim)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, invalidf("payload_json has data after the top-level object")
-	}
-	return v.(map[string]any), nil
-}
-
-// pooledDecoder reuses a decoder's buffers across requests.
-type pooledDecoder struct {
-	r   bytes.Reader
-	dec *jsontext.Decoder
-}
-
-var decoderPool = sync.Pool{New: func() any {
-	pd := &pooledDecoder{}
-	pd.dec = jsontext.NewDecoder(&pd.r)
-	return pd
-}}
-
-func (pd *pooledDecoder) release() {
-	pd.r.Reset(nil)
-	pd.dec.Reset(&pd.r) // drop references to the payload before pooling
-	decoderPool.Put(pd)
-}
-
-func decodeValue(dec *jsontext.Decoder, depth int, lim Limits) (any, error) {
-	if depth > lim.MaxDepth {
-		return nil, tooLargef("payload_json nests deeper than %d levels", lim.MaxDepth)
-	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
-	}
-	switch tok.Kind() {
-	case '{':
-		m := make(map[string]any)
-		for dec.PeekKind() != '}' {
-			k, err := dec.ReadToken()
-			if err != nil {
-				return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
-			}
-			key := k.String() // a token is void after the next decoder call
-			v, err := decodeValue(dec, depth+1, lim)
-			if err != nil {
-				return nil, err
-			}
-			m[key] = v
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
-		}
-		return m, nil
-	case '[':
-		var arr []any
-		for dec.PeekKind() != ']' {
-			v, err := decodeValue(dec, depth+1, lim)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return nil, invalidf("payload_json is not valid JSON: %v", trimJSONErr(err))
-		}
-		return arr, nil
-	case '"':
-		return tok.String(), nil
-	case '0':
-		return Number(tok.String()), nil
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
-	case 'n':
-		return nil, nil
-	}
-	return nil, invalidf("payload_json is not valid JSON: unexpected %s", kindName(tok.Kind()))
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "something else"
-}
-
-func trimJSONErr(err error) string {
-	if err == nil {
-		return "unexpected end of input"
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "unexpected end of input"
-	}
-	return strings.TrimPrefix(err.Error(), "jsontext: ")
 }
 
 // collector fills the derived views of an Action.

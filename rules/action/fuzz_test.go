@@ -3,6 +3,8 @@ package action
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"testing"
@@ -45,6 +47,37 @@ func FuzzCanonicalize(f *testing.F) {
 		c, err := Canonicalize(Request{Type: typ, Payload: a.CanonicalJSON, Caller: req.Caller}, Limits{})
 		if err != nil || c.Hash != a.Hash {
 			t.Fatalf("canonical form does not round-trip: %v", err)
+		}
+	})
+}
+
+// FuzzJSONParser checks the hand-written parser against the reference
+// decoder built on jsontext: same verdict on every document, same tree.
+func FuzzJSONParser(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"a":1}`, `{"a":"x\u00e9\ud83d\ude00\n"}`, `{"a":[1,-0.5e+3,true,false,null,{"b":[]}]}`,
+		`{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\x"}`, `{"a" 1}`,
+		`{"a":1,}`, `[1]`, `"x"`, ` {"a" : [ 1 , 2 ] } `, `{} {}`, `{"\u0061":1,"a":2}`, "{\"a\":\"\t\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if invalidUTF8At(data) >= 0 {
+			return // rejected before either parser runs
+		}
+		lim := DefaultLimits
+		got, errGot := parseJSONObject(data, lim)
+		want, errWant := decodeObject(data, lim)
+		var ae *Error
+		if (errGot != nil && errors.As(errGot, &ae) && ae.Kind == TooLarge) ||
+			(errWant != nil && errors.As(errWant, &ae) && ae.Kind == TooLarge) {
+			return // the two count depth from different places
+		}
+		if (errGot == nil) != (errWant == nil) {
+			t.Fatalf("%q: hand-written parser says %v, jsontext says %v", data, errGot, errWant)
+		}
+		if errGot == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: trees differ:\n%#v\n%#v", data, got, want)
 		}
 	})
 }

@@ -1,0 +1,336 @@
+package action
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonParser decodes one JSON object into the tree Canonicalize works on.
+// It is strict where a lenient parser would let an engine and the shield
+// read different arguments from the same bytes: duplicate member names,
+// lone surrogates in \u escapes and anything after the top-level value are
+// errors (invalid UTF-8 is rejected before parsing). It is hand-written
+// because it is on every uncached decision and a general token API costs
+// several times more; FuzzJSONParser checks it against go-json-experiment's
+// jsontext, which accepts and rejects exactly the same documents.
+type jsonParser struct {
+	b     []byte
+	i     int
+	depth int
+	lim   Limits
+}
+
+func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
+	p := jsonParser{b: b, lim: lim}
+	p.skipSpace()
+	if p.i >= len(p.b) {
+		return nil, invalidf("payload_json is not valid JSON: unexpected end of input")
+	}
+	if c := p.b[p.i]; c != '{' {
+		switch {
+		case c == '[':
+			return nil, invalidf("payload_json must be a JSON object, got an array")
+		case c == '"':
+			return nil, invalidf("payload_json must be a JSON object, got a string")
+		case c == '-' || c >= '0' && c <= '9':
+			return nil, invalidf("payload_json must be a JSON object, got a number")
+		case c == 't' || c == 'f':
+			return nil, invalidf("payload_json must be a JSON object, got a boolean")
+		case c == 'n':
+			return nil, invalidf("payload_json must be a JSON object, got null")
+		}
+		return nil, p.syntaxError()
+	}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.i != len(p.b) {
+		return nil, invalidf("payload_json has data after the top-level object")
+	}
+	return v.(map[string]any), nil
+}
+
+func (p *jsonParser) syntaxError() error {
+	if p.i >= len(p.b) {
+		return invalidf("payload_json is not valid JSON: unexpected end of input")
+	}
+	r, _ := utf8.DecodeRune(p.b[p.i:])
+	return invalidf("payload_json is not valid JSON: unexpected %q at byte %d", r, p.i)
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value() (any, error) {
+	p.skipSpace()
+	if p.i >= len(p.b) {
+		return nil, p.syntaxError()
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.string()
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case p.literal("true"):
+		return true, nil
+	case p.literal("false"):
+		return false, nil
+	case p.literal("null"):
+		return nil, nil
+	}
+	return nil, p.syntaxError()
+}
+
+func (p *jsonParser) literal(word string) bool {
+	if len(p.b)-p.i >= len(word) && string(p.b[p.i:p.i+len(word)]) == word {
+		p.i += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *jsonParser) enter() error {
+	p.depth++
+	if p.depth > p.lim.MaxDepth {
+		return tooLargef("payload_json nests deeper than %d levels", p.lim.MaxDepth)
+	}
+	return nil
+}
+
+func (p *jsonParser) object() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.i++ // '{'
+	m := make(map[string]any)
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		p.depth--
+		return m, nil
+	}
+	for {
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.syntaxError()
+		}
+		key, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[key]; dup {
+			return nil, invalidf("payload_json is not valid JSON: duplicate object member name %q", key)
+		}
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.syntaxError()
+		}
+		p.i++
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		m[key] = v
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.syntaxError()
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			p.depth--
+			return m, nil
+		default:
+			return nil, p.syntaxError()
+		}
+	}
+}
+
+func (p *jsonParser) array() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.i++ // '['
+	var arr []any
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return arr, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.syntaxError()
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			p.depth--
+			return arr, nil
+		default:
+			return nil, p.syntaxError()
+		}
+	}
+}
+
+// string decodes a JSON string starting at its opening quote.
+func (p *jsonParser) string() (string, error) {
+	p.i++ // opening quote
+	start := p.i
+	// Fast path: no escapes.
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := string(p.b[start:p.i])
+			p.i++
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", invalidf("payload_json is not valid JSON: control character 0x%02x in a string at byte %d", c, p.i)
+		}
+		p.i++
+	}
+	out := append([]byte(nil), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", invalidf("payload_json is not valid JSON: control character 0x%02x in a string at byte %d", c, p.i)
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.b) {
+			return "", p.syntaxError()
+		}
+		esc := p.b[p.i+1]
+		p.i += 2
+		switch esc {
+		case '"', '\\', '/':
+			out = append(out, esc)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", invalidf("payload_json is not valid JSON: bad \\u escape at byte %d", p.i)
+			}
+			if utf16.IsSurrogate(r) {
+				lo, ok := rune(-1), false
+				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					p.i += 2
+					lo, ok = p.hex4()
+				}
+				r = utf16.DecodeRune(r, lo)
+				if !ok || r == utf8.RuneError {
+					return "", invalidf("payload_json is not valid JSON: invalid surrogate pair in a string at byte %d", p.i)
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", invalidf("payload_json is not valid JSON: invalid escape \\%c at byte %d", esc, p.i-1)
+		}
+	}
+	return "", p.syntaxError()
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
+
+// number scans a JSON number (RFC 8259 grammar) and keeps its literal.
+func (p *jsonParser) number() (any, error) {
+	start := p.i
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.b) && p.b[p.i] == '0':
+		p.i++
+	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, p.syntaxError()
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if !p.digits() {
+			return nil, p.syntaxError()
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if !p.digits() {
+			return nil, p.syntaxError()
+		}
+	}
+	return Number(p.b[start:p.i]), nil
+}
+
+func (p *jsonParser) digits() bool {
+	start := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}
