@@ -134,6 +134,11 @@ func (s *scan) add(r ruleIndex, msg, evidence string) {
 	}
 	s.seen[r] = true
 	rule := &rules[r]
+	if s.findings == nil {
+		// Most actions that match at all match a few rules: one
+		// allocation instead of growing 1, 2, 4.
+		s.findings = make([]Finding, 0, 4)
+	}
 	s.findings = append(s.findings, Finding{
 		RuleID:   rule.ID,
 		Category: rule.Category,

@@ -18,6 +18,14 @@ type cmdView struct {
 	elevated string
 	// kind is interpreterKind(prog), computed once.
 	kind string
+	// code is the interpreter's inline program (see inlineCode), found
+	// once; hasCode says whether there is one.
+	code    string
+	hasCode bool
+	// traits caches codeTraits of code and the module flags, computed on
+	// first use (traitsDone).
+	traits     uint32
+	traitsDone bool
 }
 
 // cmdScan is one parsed command line being judged, with the caller's
@@ -48,6 +56,7 @@ func newCmdScan(sc *shell.Script, root, home string, buf *[smallScript]cmdView) 
 		v.c, v.idx = c, i
 		v.prog, v.args, v.elevated = unwrap(c.Name, c.Program, c.Args)
 		v.kind = interpreterKind(v.prog)
+		v.code, v.hasCode = findInlineCode(v)
 	}
 	return cs
 }
@@ -398,7 +407,14 @@ func interpreterKind(prog string) string {
 
 // inlineCode returns the program an interpreter was given as an argument:
 // "-c" for sh and python, "-e" for perl, ruby and node, "-r" for php.
+// It is found once, when the view is made.
 func inlineCode(v *cmdView) (code string, ok bool) {
+	return v.code, v.hasCode
+}
+
+// findInlineCode computes inlineCode for a view whose prog, args and kind
+// are set.
+func findInlineCode(v *cmdView) (code string, ok bool) {
 	kind := v.kind
 	var short byte
 	var long string

@@ -307,10 +307,10 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 			if i == 0 || (v.args[i-1] != "-name" && v.args[i-1] != "-iname" && v.args[i-1] != "-path" && v.args[i-1] != "-regex") {
 				continue
 			}
-			hunting = hunting || containsAnyFold(a, keyHuntNames)
+			hunting = hunting || keyHuntNameSet.in(a)
 			continue
 		}
-		hunting = hunting || containsAnyFold(a, keyHuntText) || (v.prog != "grep" && v.prog != "rg" && containsAnyFold(a, keyHuntNames))
+		hunting = hunting || keyHuntTextSet.in(a) || (v.prog != "grep" && v.prog != "rg" && keyHuntNameSet.in(a))
 	}
 	if !hunting {
 		return
@@ -330,14 +330,10 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	}
 }
 
-func containsAnyFold(s string, needles []string) bool {
-	for _, n := range needles {
-		if containsFold(s, n) {
-			return true
-		}
-	}
-	return false
-}
+var (
+	keyHuntNameSet = newFoldSet(keyHuntNames...)
+	keyHuntTextSet = newFoldSet(keyHuntText...)
+)
 
 // metadataHosts serve cloud instance credentials.
 func isMetadataHost(h string) bool {

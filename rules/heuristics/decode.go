@@ -28,10 +28,7 @@ func isDecoder(v *cmdView) bool {
 		ops := operands(v.args, "", nil)
 		return len(ops) == 2 && isRot13Set(ops[0], ops[1])
 	}
-	if code, ok := inlineCode(v); ok {
-		return codeDecodes(code)
-	}
-	return false
+	return v.codeAny(traitDecode)
 }
 
 func containsArg(args []string, w string) bool {
@@ -80,14 +77,7 @@ var decodeMarkers = []string{
 	"frombase64string", // powershell
 }
 
-func codeDecodes(code string) bool {
-	for _, w := range decodeMarkers {
-		if containsFold(code, w) {
-			return true
-		}
-	}
-	return false
-}
+func codeDecodes(code string) bool { return decodeSet.in(code) }
 
 // mentionsDecoder reports whether substituted text decodes something.
 func mentionsDecoder(s string) bool {
@@ -135,8 +125,8 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 				"): decode it separately, read what it does, and run the plain command if it is safe", code)
 			return
 		}
-		if code, ok := inlineCode(v); ok && codeDecodes(code) && codeExecutes(code) {
-			s.add(rDecodeExec, "a "+v.prog+" one-liner decodes a hidden payload and executes it: decode it separately and review it", code)
+		if v.codeAll(traitDecode | traitExec) {
+			s.add(rDecodeExec, "a "+v.prog+" one-liner decodes a hidden payload and executes it: decode it separately and review it", v.code)
 			return
 		}
 	}

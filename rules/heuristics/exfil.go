@@ -45,9 +45,9 @@ func netKind(v *cmdView) string {
 	return ""
 }
 
-// hostsOf lists the remote hosts a network command contacts, best effort.
-func hostsOf(v *cmdView, kind string) []string {
-	var hosts []string
+// hostsOf lists the remote hosts a network command contacts, best effort,
+// appending to hosts (usually an empty slice of a caller's stack array).
+func hostsOf(v *cmdView, kind string, hosts []string) []string {
 	for _, a := range v.args {
 		if h := urlHost(a); h != "" {
 			hosts = append(hosts, h)
@@ -129,7 +129,8 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		if !s.enabled(rExfilFile) {
 			continue
 		}
-		hosts := hostsOf(v, kind)
+		var hostBuf [4]string
+		hosts := hostsOf(v, kind, hostBuf[:0])
 		if kind != "mail" && kind != "upload" && s.allTrusted(hosts) {
 			continue
 		}
@@ -205,10 +206,10 @@ func (s *scan) checkInlineExfil(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
-		code, ok := inlineCode(v)
-		if !ok || !(codeFetches(code) || containsFold(code, ".post(") || containsFold(code, "socket")) {
+		if !v.codeAny(traitFetch | traitPost | traitSocketWord) {
 			continue
 		}
+		code := v.code
 		if raw, label, found := cs.sensitiveMention(code); found {
 			s.add(rExfilFile, "a "+v.prog+" one-liner sends "+label+" ("+raw+") over the network: secrets must not leave the machine", code)
 			return
@@ -294,7 +295,8 @@ func (s *scan) checkDNSExfil(v *cmdView, kind string) {
 
 // outboundDestination describes where a non-command action sends data, or
 // returns false when it sends nothing off the machine.
-func (s *scan) outboundDestination() (destination, bool) {
+// The hosts are appended to hosts (a caller's buffer).
+func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 	act := s.act
 	switch act.Type {
 	case "send_email", "send_message":
@@ -305,7 +307,7 @@ func (s *scan) outboundDestination() (destination, bool) {
 			return destination{}, false
 		}
 	}
-	d := destination{label: "an untrusted host"}
+	d := destination{label: "an untrusted host", hosts: hosts}
 	for _, u := range act.URLs {
 		d.hosts = append(d.hosts, u.Host)
 	}
@@ -321,7 +323,8 @@ func (s *scan) checkOutbound() {
 	if s.act.Type == "execute_command" {
 		return
 	}
-	d, ok := s.outboundDestination()
+	var hostBuf [4]string
+	d, ok := s.outboundDestination(hostBuf[:0])
 	if !ok {
 		return
 	}
@@ -384,11 +387,11 @@ func (cs *cmdScan) commandDestination() (destination, bool) {
 		if kind == "mail" {
 			d.recipients = true
 		}
-		hosts := hostsOf(v, kind)
-		if len(hosts) == 0 {
-			hosts = []string{""} // unknown: never trusted
+		n := len(d.hosts)
+		d.hosts = hostsOf(v, kind, d.hosts)
+		if len(d.hosts) == n {
+			d.hosts = append(d.hosts, "") // unknown: never trusted
 		}
-		d.hosts = append(d.hosts, hosts...)
 	}
 	d.label = "an untrusted host"
 	for _, h := range d.hosts {

@@ -18,10 +18,7 @@ func isFetcher(v *cmdView) bool {
 	case "openssl":
 		return len(v.args) > 0 && v.args[0] == "s_client"
 	}
-	if code, ok := inlineCode(v); ok {
-		return codeFetches(code) || codeFetches(moduleFlags(v))
-	}
-	return false
+	return v.codeAny(traitFetch | traitModFetch)
 }
 
 // moduleFlags returns the module options of perl (-MLWP::Simple) and ruby
@@ -36,16 +33,6 @@ func moduleFlags(v *cmdView) string {
 		}
 	}
 	return ""
-}
-
-// codeFetches reports whether interpreter code downloads something.
-func codeFetches(code string) bool {
-	for _, w := range fetchMarkers {
-		if containsFold(code, w) {
-			return true
-		}
-	}
-	return false
 }
 
 var fetchMarkers = []string{
@@ -147,8 +134,8 @@ func (s *scan) checkRCE(cs *cmdScan) {
 					"download first, review the file, then run it in a separate action", v.c.Name+" "+strings.Join(v.args, " "))
 			}
 		}
-		if code, ok := inlineCode(v); ok && (codeFetches(code) || codeFetches(moduleFlags(v))) && codeExecutes(code) {
-			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", code)
+		if v.codeAny(traitFetch|traitModFetch) && v.codeAll(traitExec) {
+			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", v.code)
 		}
 	}
 }
@@ -242,17 +229,6 @@ func executedText(v *cmdView) (string, bool) {
 	return "", false
 }
 
-// codeExecutes reports whether interpreter code runs dynamic code or
-// programs.
-func codeExecutes(code string) bool {
-	for _, w := range execMarkers {
-		if containsFold(code, w) {
-			return true
-		}
-	}
-	return false
-}
-
 var execMarkers = []string{
 	"exec(", "eval(", "eval ", "subprocess", "os.system", "os.popen", "pty.spawn", "system(", "popen(",
 	"child_process", "execsync", "spawn(", "function(", "shell_exec", "passthru", "proc_open",
@@ -300,7 +276,7 @@ func appendSaved(saved []savedFile, v *cmdView) []savedFile {
 			remoteName()
 		}
 	default:
-		if code, ok := inlineCode(v); ok && codeFetches(code) {
+		if code := v.code; v.codeAny(traitFetch) {
 			// python -c "urllib.request.urlretrieve(url, 'x.py')": any
 			// quoted file name in the code may be the saved file.
 			for _, w := range strings.FieldsFunc(code, func(r rune) bool { return r == '\'' || r == '"' || r == ' ' || r == ',' || r == '(' || r == ')' }) {

@@ -18,8 +18,9 @@ func isNetcat(prog string) bool {
 func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 	if s.enabled(rRevDevTCP) {
 		// Text check: works even when the redirection sits in a nested or
-		// unparseable part of the command.
-		for _, marker := range []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/", "zsh/net/tcp", "zsh/net/socket"} {
+		// unparseable part of the command. Every marker contains "/dev/",
+		// "/inet/" or "zsh/net/": three scans rule out the six.
+		for _, marker := range devSocketMarkers(src) {
 			if i := strings.Index(src, marker); i >= 0 {
 				s.add(rRevDevTCP, "opens a raw network socket through "+strings.Trim(marker[:len(marker)-1], "/")+
 					": this is how reverse shells connect out; refuse unless you wrote this yourself", around(src, i))
@@ -45,7 +46,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 			}
 		}
 		if s.enabled(rRevScript) {
-			if code, ok := inlineCode(v); ok && codeSpawnsShell(code) && (codeOpensSocket(code) || codeOpensSocket(moduleFlags(v)) || runsNetcatShell(code)) {
+			if code := v.code; v.codeAll(traitShell) && (v.codeAny(traitSocket|traitModSocket) || runsNetcatShell(code)) {
 				s.add(rRevScript, "a "+v.prog+" one-liner connects a socket to a shell or process: this is a reverse shell", code)
 			}
 		}
@@ -54,6 +55,17 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 				" that leads back into this machine: approve only if you know who uses the tunnel", "ssh "+strings.Join(v.args, " "))
 		}
 	}
+}
+
+var socketPathMarkers = []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/", "zsh/net/tcp", "zsh/net/socket"}
+
+// devSocketMarkers returns the socket path markers to look for in src:
+// none when src holds none of their common parts.
+func devSocketMarkers(src string) []string {
+	if strings.Contains(src, "/dev/") || strings.Contains(src, "/inet/") || strings.Contains(src, "zsh/net/") {
+		return socketPathMarkers
+	}
+	return nil
 }
 
 func (s *scan) checkNetcat(cs *cmdScan) {
@@ -183,24 +195,6 @@ var shellMarkers = []string{
 func runsNetcatShell(code string) bool {
 	for _, m := range []string{"nc -e", "ncat -e", "nc -c", "netcat -e", "ncat --exec", "sh -i", "bash -i"} {
 		if strings.Contains(code, m) {
-			return true
-		}
-	}
-	return false
-}
-
-func codeOpensSocket(code string) bool {
-	for _, m := range socketMarkers {
-		if containsFold(code, m) {
-			return true
-		}
-	}
-	return false
-}
-
-func codeSpawnsShell(code string) bool {
-	for _, m := range shellMarkers {
-		if containsFold(code, m) {
 			return true
 		}
 	}

@@ -1,0 +1,135 @@
+package heuristics
+
+import "strings"
+
+// foldSet finds any of a list of ASCII needles in text, ignoring ASCII
+// case, in one pass over the text: a table indexed by the text byte lists
+// the needles that can start there. It answers exactly what a loop of
+// containsFold over the needles would, without scanning the text once per
+// needle. Needles are lower-cased when the set is built.
+type foldSet struct {
+	needles []string
+	bits    []uint32 // bits[k] is what needle k marks (see scanBits)
+	// start[c] lists the needles whose first byte is c, either case.
+	start [256][]uint8
+}
+
+// newFoldSet builds a set whose needles all mark bit 1.
+func newFoldSet(needles ...string) *foldSet {
+	fs := &foldSet{}
+	fs.addAll(1, needles)
+	return fs
+}
+
+// addAll adds needles that mark bit.
+func (fs *foldSet) addAll(bit uint32, needles []string) {
+	for _, n := range needles {
+		if n == "" || len(fs.needles) >= 255 {
+			panic("heuristics: foldSet needle empty or too many needles")
+		}
+		n = strings.ToLower(n)
+		k := uint8(len(fs.needles))
+		fs.needles = append(fs.needles, n)
+		fs.bits = append(fs.bits, bit)
+		c := n[0]
+		fs.start[c] = append(fs.start[c], k)
+		if c >= 'a' && c <= 'z' {
+			fs.start[c-32] = append(fs.start[c-32], k)
+		}
+	}
+}
+
+// in reports whether s contains any needle, ignoring ASCII case.
+func (fs *foldSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, k := range fs.start[s[i]] {
+			n := fs.needles[k]
+			if len(s)-i >= len(n) && equalFoldASCII(s[i:i+len(n)], n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanBits returns the union of the bits of every needle s contains,
+// stopping early once all of want are found.
+func (fs *foldSet) scanBits(s string, want uint32) uint32 {
+	var got uint32
+	for i := 0; i < len(s); i++ {
+		for _, k := range fs.start[s[i]] {
+			if got&fs.bits[k] != 0 {
+				continue
+			}
+			n := fs.needles[k]
+			if len(s)-i >= len(n) && equalFoldASCII(s[i:i+len(n)], n) {
+				got |= fs.bits[k]
+				if got&want == want {
+					return got
+				}
+			}
+		}
+	}
+	return got
+}
+
+// Traits of interpreter code (an inline one-liner), found together in one
+// pass by codeMarkers.
+const (
+	traitFetch      uint32 = 1 << iota // fetchMarkers: downloads something
+	traitExec                          // execMarkers: runs dynamic code or programs
+	traitDecode                        // decodeMarkers: decodes an encoding
+	traitSocket                        // socketMarkers: opens a socket
+	traitShell                         // shellMarkers: spawns a shell or process
+	traitPost                          // ".post("
+	traitSocketWord                    // "socket"
+	// Traits of the module flags (moduleFlags) rather than the code.
+	traitModFetch
+	traitModSocket
+)
+
+var (
+	decodeSet = newFoldSet(decodeMarkers...)
+
+	codeMarkers = func() *foldSet {
+		fs := &foldSet{}
+		fs.addAll(traitFetch, fetchMarkers)
+		fs.addAll(traitExec, execMarkers)
+		fs.addAll(traitDecode, decodeMarkers)
+		fs.addAll(traitSocket, socketMarkers)
+		fs.addAll(traitShell, shellMarkers)
+		fs.addAll(traitPost, []string{".post("})
+		fs.addAll(traitSocketWord, []string{"socket"})
+		return fs
+	}()
+	moduleMarkers = func() *foldSet {
+		fs := &foldSet{}
+		fs.addAll(traitModFetch, fetchMarkers)
+		fs.addAll(traitModSocket, socketMarkers)
+		return fs
+	}()
+)
+
+const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord
+const allModuleTraits = traitModFetch | traitModSocket
+
+// codeTraits returns the traits of v's inline code and module flags,
+// computed on first use. A view without inline code has none.
+func (v *cmdView) codeTraits() uint32 {
+	if !v.traitsDone {
+		v.traitsDone = true
+		if v.hasCode {
+			v.traits = codeMarkers.scanBits(v.code, allCodeTraits)
+			if m := moduleFlags(v); m != "" {
+				v.traits |= moduleMarkers.scanBits(m, allModuleTraits)
+			}
+		}
+	}
+	return v.traits
+}
+
+// codeAny reports whether v has inline code with any of the traits.
+func (v *cmdView) codeAny(t uint32) bool { return v.hasCode && v.codeTraits()&t != 0 }
+
+// codeAll reports whether v has inline code with all of the traits.
+func (v *cmdView) codeAll(t uint32) bool { return v.hasCode && v.codeTraits()&t == t }
