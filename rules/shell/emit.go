@@ -36,7 +36,7 @@ func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, f
 	cmd := Command{
 		Name:      prog.text,
 		Program:   w.programOf(prog),
-		Args:      texts(fields[1:]),
+		Args:      w.argsOf(fields[1:]),
 		Assigns:   assigns,
 		Redirects: redirs,
 	}
@@ -71,6 +71,22 @@ func (w *walker) programOf(f field) string {
 		return ""
 	}
 	return path.Base(f.text)
+}
+
+// argsOf returns the texts of fs for Command.Args, from w.args when it
+// has room.
+func (w *walker) argsOf(fs []field) []string {
+	if len(fs) == 0 {
+		return nil
+	}
+	if cap(w.args)-len(w.args) < len(fs) {
+		return texts(fs)
+	}
+	start := len(w.args)
+	for _, f := range fs {
+		w.args = append(w.args, f.text)
+	}
+	return w.args[start:len(w.args):len(w.args)] // appending copies
 }
 
 func texts(fs []field) []string {

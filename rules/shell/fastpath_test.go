@@ -1,9 +1,17 @@
 package shell
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
+
+// fastPathEligible reports whether the fast path handles src.
+func fastPathEligible(src string) bool {
+	_, ok := lexPlain(src, nil)
+	return ok
+}
 
 func TestFastPathEligibility(t *testing.T) {
 	tests := []struct {
@@ -34,13 +42,65 @@ func TestFastPathEligibility(t *testing.T) {
 		{"'rm' x", true},
 		{"'if' x", true},
 		{"ls ~", false},
-		{"a | b", false},
 		{"a\tb", false},
 		{"echo $HOME", false},
+		// Lists, pipelines and redirections of plain words.
+		{"a | b", true},
+		{"a|b", true},
+		{"cd web && npm test", true},
+		{"make || echo failed; echo done", true},
+		{"a;b;", true},
+		{"ls -la | head -20", true},
+		{`git add -A && git commit -m "x"`, true},
+		{"go test ./... > out.txt 2>&1", true},
+		{"make >> log 2> err < in", true},
+		{"make &> all; make &>> all", true},
+		{"a 2>&1 | b", true},
+		{"a >&2", true},
+		{"a >& f", true},
+		{"a 2>&-", true},
+		{"a 2>f", true},
+		{"a x2>f", true},
+		{`a "x"2>f`, true},
+		{"a 2&>f", true},
+		{"a >'out file'", true},
+		{"a | sudo b && bash -c x", true},
+		{"a | if b", false},
+		{"a && A=1 b", false},
+		{"a; done", false},
+		{"a |& b", false},
+		{"a & b", false},
+		{"a &", false},
+		{"a |", false},
+		{"a &&", false},
+		{"| a", false},
+		{"; a", false},
+		{"a ;; b", false},
+		{"a ; ; b", false},
+		{"a || | b", false},
+		{"a ;& b", false},
+		{"a && && b", false},
+		{"> f", false},
+		{"> f a", false},
+		{"2>f a", false},
+		{"a; > f", false},
+		{"a >", false},
+		{"a > | b", false},
+		{"a >| f", false},
+		{"a >>| f", false},
+		{"a &>| f", false},
+		{"a <> f", false},
+		{"a << EOF", false},
+		{"a <<< x", false},
+		{"a <(b)", false},
+		{"a >(b)", false},
+		{"a > $f", false},
+		{"a\nb", false},
+		{"a\n| b", false},
 	}
 	for _, tt := range tests {
-		if _, ok := fastPathFields(tt.src); ok != tt.fast {
-			t.Errorf("fastPathFields(%q) ok = %v, want %v", tt.src, ok, tt.fast)
+		if ok := fastPathEligible(tt.src); ok != tt.fast {
+			t.Errorf("fastPathEligible(%q) = %v, want %v", tt.src, ok, tt.fast)
 		}
 	}
 }
@@ -57,6 +117,25 @@ func TestFastPathMatchesFullParse(t *testing.T) {
 		`npm run build -- '--flag=a b'`, "r''m -rf /", `"r"m x`, `c'u'rl x`,
 		`sudo r""m x`, `printf '' ""`, `'rm' -rf`, `echo "a"'b'"c"`, `'if' x`,
 		`grep -rn "TODO" --include='*.go' .`, `echo 'a	b' "#x"`,
+		// Lists, pipelines and redirections.
+		"cd web && npm test", "cat a | grep b", "go build ./... && go test ./...",
+		"ls -la | head -20", `git add -A && git commit -m "x"`, "a|b", "a&&b||c;d",
+		"make || echo failed; echo done", "a;b;", "a ; b ;", "a | b | c && d | e || f ; g | h",
+		"go test ./... > out.txt 2>&1", "make >> log 2> err < in", "make &> all; make &>> all",
+		"a 2>&1 | b", "a >&2", "a >& f", "a >&'1'", `a 2>&"-"`, "a >&''", "a >&  2", "a 2>&-", "a 1>&2-", "a <&3", "a 2>f", "a x2>f",
+		`a "x"2>f`, `a 'x'22>f`, "a 2&>f", "a >'out file'", `a >"" b`, "a 2>&1>f", "a 1>2>f",
+		"a >f b >g c", "a 0<in", "a 12>f", "a 99999999999999999999>f", "a>f", "a<f|b>g",
+		"a | sudo b && bash -c x", "sudo -u root make | tee log", "xargs rm < list",
+		"find . -exec sh -c id + -exec rm x + | wc", "env -S 'a | b' && c",
+		"bash -c 'a | b' | c", "bash -c 'a && b | c; d' > out", `sh -c "a;b" && eval c d`,
+		"watch 'a | b' && watch -x c", "timeout 5 bash -c 'sudo x | y' | z",
+		"c'u'rl x | s''h", `r""m -rf / && "r"m x`, "bash < script.sh", "sh > out",
+		"a && bash -c 'a && bash -c \"b | c\"'",
+		strRepeat("a | ", 40) + "b", strRepeat("a && ", 40) + "b", strRepeat("sudo ", 30) + "x | y",
+		// Redirections of enclosing compound commands reach nested scripts
+		// that watch and env -S run.
+		"{ watch 'a | b'; } > f", "{ env -S 'a && b'; } 2>&1", "{ watch ls; } > f",
+		"(watch 'a >> log') < in",
 	} {
 		fast, full := parse(src, true), parse(src, false)
 		if !reflect.DeepEqual(fast, full) {
@@ -71,4 +150,57 @@ func strRepeat(s string, n int) string {
 		out += s
 	}
 	return out
+}
+
+// TestFastPathNearNestingLimit checks nested scripts analysed inside deeply
+// nested compound commands, where the list and pipeline levels the fast
+// path stands for reach the walker's nesting bound.
+func TestFastPathNearNestingLimit(t *testing.T) {
+	for n := maxNesting - 4; n <= maxNesting; n++ {
+		for _, script := range []string{"a && b | c", "a | b", "a || b", "a; b"} {
+			src := strRepeat("{ ", n) + "watch '" + script + "'" + strRepeat("; }", n)
+			fast, full := parse(src, true), parse(src, false)
+			if !reflect.DeepEqual(fast, full) {
+				t.Errorf("%d levels, %q:\nfast %+v\nfull %+v", n, script, fast, full)
+			}
+		}
+	}
+}
+
+// TestFastPathMatchesFullParseGenerated compares the fast path with the
+// full parse on lines assembled at random from the pieces the fast path
+// handles and a few it must refuse.
+func TestFastPathMatchesFullParseGenerated(t *testing.T) {
+	pieces := []string{
+		"a", "ls", "-la", "x2", "2", "12", "A=1", "if", "done", "sudo", "xargs",
+		"bash", "-c", "sh", "find", "-exec", "+", "env", "-S", "watch", "eval",
+		"time", "'a b'", `"x"`, "''", `""`, `r''m`, `c'u'rl`, `"r"m`, `'|'`, `"a;b"`,
+		`'bash -c x'`, `'a | b'`, `'a && b'`,
+		" ", " ", " ", "|", "||", "&&", ";", "&", "|&", ">", ">>", "<", ">&", "<&",
+		"&>", "&>>", ">|", "<>", "<<", "2>", "2>&1", ">&2", "-", "1-", "$x", "*",
+		"{", "}", "(", ")", "\t", "\n", "#",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	eligible := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		src := b.String()
+		if fastPathEligible(src) {
+			eligible++
+		}
+		fast, full := parse(src, true), parse(src, false)
+		if !reflect.DeepEqual(fast, full) {
+			t.Fatalf("%q:\nfast %+v\nfull %+v", src, fast, full)
+		}
+	}
+	t.Logf("%d of 20000 generated lines take the fast path", eligible)
+	if eligible < 1000 {
+		t.Errorf("only %d generated lines take the fast path", eligible)
+	}
 }

@@ -11,8 +11,9 @@ import (
 // Parse analyses src as a bash command line. It never panics, always
 // returns a Script, and is safe for concurrent use.
 //
-// Everyday commands made only of plain words take a fast path that skips
-// the full parser; the result is identical to what the full parse gives.
+// Everyday command lines (plain words, | && || ; and simple redirections)
+// take a fast path that skips the full parser; the result is identical to
+// what the full parse gives.
 func Parse(src string) *Script {
 	return parse(src, true)
 }
@@ -20,25 +21,69 @@ func Parse(src string) *Script {
 // parse is Parse with the fast path optional, so tests can check that it
 // changes nothing.
 func parse(src string, fastPath bool) *Script {
-	s := &Script{Source: src}
-	w := walker{s: s, noFastPath: !fastPath}
-	w.parseScript(src, frame{src: src}, true)
-	return s
+	// One allocation for the result and the walker that builds it.
+	st := &parseState{s: Script{Source: src}}
+	st.w = walker{s: &st.s, noFastPath: !fastPath}
+	st.w.parseScript(src, frame{src: src}, true)
+	st.w.release()
+	if len(st.s.Commands) == 0 {
+		st.s.Commands = nil // as when nothing was appended
+	}
+	return &st.s
 }
 
-// parserPool reuses bash parsers; a syntax.Parser is not safe for
-// concurrent use but can be reused once a parse has finished.
+// parseState holds a Script and the walker that builds it.
+type parseState struct {
+	s Script
+	w walker
+}
+
+// pooledParser is a bash parser with a reader to feed it. A syntax.Parser
+// is not safe for concurrent use but can be reused once a parse has
+// finished.
+type pooledParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
 var parserPool = sync.Pool{
-	New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) },
+	New: func() any { return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))} },
 }
 
 // parseFile runs the bash parser on src. The returned AST does not share
 // memory with the parser, so the parser goes back to the pool at once.
 func parseFile(src string) (*syntax.File, error) {
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
+	pp := parserPool.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("") // do not keep src alive
+	parserPool.Put(pp)
 	return f, err
+}
+
+// bufPool reuses the walker's scratch buffer for building words.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// scratch returns the walker's scratch buffer, empty.
+func (w *walker) scratch() []byte {
+	if w.bufp == nil {
+		w.bufp = bufPool.Get().(*[]byte)
+		w.buf = *w.bufp
+	}
+	return w.buf[:0]
+}
+
+// release returns what the walker borrowed once the Script is complete.
+func (w *walker) release() {
+	if w.bufp != nil {
+		if cap(w.buf) <= 4<<10 {
+			*w.bufp = w.buf[:0]
+			bufPool.Put(w.bufp)
+		}
+		w.bufp = nil
+	}
+	w.buf = nil
+	w.args = nil
 }
 
 // parseScript analyses src (the top-level line or a nested script) and
@@ -46,8 +91,7 @@ func parseFile(src string) (*syntax.File, error) {
 // whether a parse error belongs to the top-level source.
 func (w *walker) parseScript(src string, fr frame, top bool) {
 	fr.src = src
-	if fields, ok := fastPathFields(src); ok && !w.noFastPath {
-		w.emitCall(fields, nil, nil, fr)
+	if !w.noFastPath && w.fastPath(src, fr) {
 		return
 	}
 	if syntaxTooDeep(src) {

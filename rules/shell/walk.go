@@ -31,8 +31,12 @@ type walker struct {
 	// nestedParses counts re-parsed nested scripts, bounded by
 	// maxNestedParses so a line full of bash -c cannot multiply work.
 	nestedParses, nestedBytes int
-	buf                       []byte // scratch space for building words
-	noFastPath                bool   // tests only: always run the full parser
+	buf                       []byte  // scratch space for building words
+	bufp                      *[]byte // where buf came from (bufPool)
+	// args, when not nil, is room for the Args of the commands to come,
+	// so that one allocation serves several commands.
+	args       []string
+	noFastPath bool // tests only: always run the full parser
 }
 
 // subst is a command or process substitution found while rendering words;

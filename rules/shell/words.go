@@ -65,7 +65,7 @@ func (w *walker) word(wd *syntax.Word, fr frame, subs *[]subst, out []field, spl
 	b := wordBuilder{
 		w: w, fr: fr, subs: subs, split: split,
 		raw: w.raw(wd, fr), multi: len(wd.Parts) > 1,
-		out: out, buf: w.buf[:0],
+		out: out, buf: w.scratch(),
 	}
 	for _, p := range wd.Parts {
 		b.part(p)
