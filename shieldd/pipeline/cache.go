@@ -107,7 +107,9 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	// One allocation holds the verdict and its hex hash: on a cache hit
 	// the second allocation was a sixth of the cost.
 	r := &verdictWithHash{}
-	hex.Encode(r.hash[:], e.hash[:])
+	for i, c := range e.hash {
+		r.hash[2*i], r.hash[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
+	}
 	r.v = pb.Verdict{
 		Decision: s.decision, Tier: s.tier, Confidence: s.confidence, Reasoning: s.reasoning,
 		ActionHash: unsafe.String(&r.hash[0], len(r.hash)), EvaluatedAt: e.evaluatedAt,
@@ -117,6 +119,8 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	}
 	return &r.v
 }
+
+const hexDigits = "0123456789abcdef"
 
 // verdictWithHash co-allocates a verdict and the bytes of its ActionHash
 // string; the bytes are written once, before the string exists, and never

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	}
 	v.RuleIds = append(v.RuleIds, pol.RuleID)
 	v.Findings = append(v.Findings, &pb.Finding{
-		RuleId: pol.RuleID, Category: "policy." + pol.Section, Outcome: v.Decision, Message: pol.Reason,
+		RuleId: pol.RuleID, Category: policyCategory(pol.Section), Outcome: v.Decision, Message: pol.Reason,
 		Tier: TierPolicy, Severity: policySeverity(v.Decision),
 	})
 	required := max(in.MinTier, pol.RequiredTier)
@@ -114,21 +115,53 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	return v, nil
 }
 
+// summarize joins the deciding reasons into one sentence, e.g.
+// "Blocked: pipes a download into sh; …".
 func summarize(d pb.VerdictDecision, reasons []string) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, r := range reasons {
-		r = strings.TrimSpace(r)
-		if r != "" && !seen[r] {
-			seen[r] = true
-			parts = append(parts, strings.TrimSuffix(r, "."))
+	var b strings.Builder
+	switch d {
+	case allow:
+		b.WriteString("Allowed")
+	case escalate:
+		b.WriteString("Needs approval")
+	default:
+		b.WriteString("Blocked")
+	}
+	n := 0
+	for i, r := range reasons {
+		r = strings.TrimSuffix(strings.TrimSpace(r), ".")
+		if r == "" || slices.ContainsFunc(reasons[:i], func(prev string) bool {
+			return strings.TrimSuffix(strings.TrimSpace(prev), ".") == r
+		}) {
+			continue
 		}
+		if n == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(r)
+		n++
 	}
-	word := map[pb.VerdictDecision]string{allow: "Allowed", block: "Blocked", escalate: "Needs approval"}[d]
-	if len(parts) == 0 {
-		return word + "."
+	b.WriteByte('.')
+	return b.String()
+}
+
+// policyCategory names a Tier 0 finding's category without allocating.
+func policyCategory(section string) string {
+	switch section {
+	case "deny":
+		return "policy.deny"
+	case "verify":
+		return "policy.verify"
+	case "allow":
+		return "policy.allow"
+	case "default":
+		return "policy.default"
+	case "unknown_action":
+		return "policy.unknown_action"
 	}
-	return word + ": " + strings.Join(parts, "; ") + "."
+	return "policy." + section
 }
 
 func policySeverity(d pb.VerdictDecision) pb.Severity {
