@@ -54,6 +54,9 @@ func runEval(c *cli.Context) error {
 		req.MinTier = int32(c.Int("min-tier"))
 		req.Caller = &pb.CallerContext{WorkspaceRoot: c.String("workspace"), HomeDir: c.String("home"), Tenant: c.String("tenant")}
 	} else {
+		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return exitf(2, "eval: give --type (and --args), or pipe an EvaluateRequest as JSON on stdin")
+		}
 		in, err := io.ReadAll(io.LimitReader(os.Stdin, 8<<20))
 		if err != nil {
 			return exitf(2, "reading stdin: %v", err)
