@@ -75,7 +75,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	if i := invalidUTF8At(payload); i >= 0 {
 		return nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
 	}
-	args, err := parseJSONObject(payload, lim)
+	args, nstrings, err := parseJSONObjectCount(payload, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,12 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
 
-	c := collector{a: a, lim: lim, keys: sortedKeys(args)}
+	var keyBuf [16]string // most payloads have a handful of arguments
+	c := collector{a: a, lim: lim, keys: appendSortedKeys(keyBuf[:0], args)}
+	if nstrings > 0 {
+		// One allocation for the values as sent; decoded layers may grow it.
+		a.Strings = make([]String, 0, min(nstrings, lim.MaxStrings))
+	}
 	if err := c.collectStrings(args); err != nil {
 		return nil, err
 	}
@@ -132,39 +137,45 @@ type collector struct {
 // collectStrings records every string value, normalised, with its field
 // path, and decodes encoding layers for inspection.
 func (c *collector) collectStrings(args map[string]any) error {
-	var walk func(prefix string, v any) error
-	walk = func(prefix string, v any) error {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range sortedKeys(x) {
-				vv := x[k]
-				name := k
-				if prefix != "" {
-					name = prefix + "." + k
-				}
-				if err := walk(name, vv); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for _, vv := range x {
-				if err := walk(prefix, vv); err != nil {
-					return err
-				}
-			}
-		case string:
-			if len(c.a.Strings) >= c.lim.MaxStrings {
-				return tooLargef("payload_json has more than %d string values", c.lim.MaxStrings)
-			}
-			c.addString(prefix, x)
+	for _, k := range c.keys {
+		if err := c.walk(k, args[k]); err != nil {
+			return err
 		}
-		return nil
 	}
-	return walk("", args)
+	return nil
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
+func (c *collector) walk(prefix string, v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		var buf [16]string
+		for _, k := range appendSortedKeys(buf[:0], x) {
+			name := k
+			if prefix != "" {
+				name = prefix + "." + k
+			}
+			if err := c.walk(name, x[k]); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, vv := range x {
+			if err := c.walk(prefix, vv); err != nil {
+				return err
+			}
+		}
+	case string:
+		if len(c.a.Strings) >= c.lim.MaxStrings {
+			return tooLargef("payload_json has more than %d string values", c.lim.MaxStrings)
+		}
+		c.addString(prefix, x)
+	}
+	return nil
+}
+
+// appendSortedKeys appends m's keys to keys in byte order; callers pass a
+// stack buffer so small objects need no allocation.
+func appendSortedKeys(keys []string, m map[string]any) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -304,7 +315,8 @@ func (c *collector) collectCommand() {
 	// Every command-bearing argument is analysed: if a caller sends both
 	// "command" and "cmd", which one runs is the engine's business, so
 	// the shield judges both.
-	var lines []string
+	var lineBuf [2]string
+	lines := lineBuf[:0]
 	for _, k := range c.keys {
 		if !isCommandKey(k) {
 			continue
@@ -336,6 +348,10 @@ func (c *collector) collectCommand() {
 	for _, e := range a.Script.Evasions {
 		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
 	}
+	// Size Paths once: every plain argument of every command is a path.
+	if n := c.commandPathBound(); n > 0 {
+		a.Paths = make([]Path, 0, n)
+	}
 	c.pathsWhere(isWorkingDirKey, AccessUnknown)
 	for _, cmd := range a.Script.Commands {
 		access := commandAccess(cmd.Program)
@@ -358,6 +374,31 @@ func (c *collector) collectCommand() {
 			c.addPath("command", r.Target, acc)
 		}
 	}
+	if len(a.Paths) == 0 {
+		a.Paths = nil // as if never allocated
+	}
+}
+
+// commandPathBound is at least the number of paths collectCommand adds.
+func (c *collector) commandPathBound() int {
+	n := 0
+	for _, k := range c.keys {
+		if isWorkingDirKey(k) {
+			n++
+			if v, ok := c.a.Args[k].([]any); ok {
+				n += len(v)
+			}
+		}
+	}
+	for _, cmd := range c.a.Script.Commands {
+		for _, arg := range cmd.Args {
+			if looksLikePath(arg) {
+				n++
+			}
+		}
+		n += len(cmd.Redirects)
+	}
+	return n
 }
 
 // commandAccess guesses what a program does to its path arguments.
@@ -383,7 +424,7 @@ func looksLikePath(arg string) bool {
 	if arg == "" || arg[0] == '-' || len(arg) > 4096 {
 		return false
 	}
-	if strings.Contains(arg, "://") || strings.ContainsAny(arg, "\n") {
+	if strings.IndexByte(arg, '\n') >= 0 || strings.Contains(arg, "://") {
 		return false
 	}
 	return true

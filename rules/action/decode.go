@@ -44,28 +44,64 @@ func decodeOnce(s string) []decoded {
 	if len(s) < 8 {
 		return nil
 	}
+	// One pass finds which decoders could apply; most strings need none,
+	// and this spares the three separate scans below.
+	pct, hexEsc, b64 := false, false, false
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if base64Byte[c] {
+			run++
+			if run >= 16 {
+				b64 = true
+			}
+			continue
+		}
+		run = 0
+		switch c {
+		case '%':
+			pct = true
+		case '\\':
+			if i+1 < len(s) && s[i+1] == 'x' {
+				hexEsc = true
+			}
+		}
+	}
+	if !pct && !hexEsc && !b64 {
+		return nil
+	}
 	var out []decoded
-	if strings.IndexByte(s, '%') >= 0 {
+	if pct {
 		if u, err := url.PathUnescape(s); err == nil && u != s && utf8.ValidString(u) {
 			out = append(out, decoded{u, "url"})
 		}
 	}
-	if strings.Contains(s, `\x`) {
+	if hexEsc {
 		if d, ok := decodeHexEscapes(s); ok {
 			out = append(out, decoded{d, "hex"})
 		}
 	}
-	forEachBase64Run(s, func(run string) {
-		if d, ok := decodeBase64(run); ok {
-			out = append(out, decoded{d, "base64"})
-		} else if len(run)%2 == 0 && isAllHex(run) {
-			if b, err := hex.DecodeString(run); err == nil && printable(b) {
-				out = append(out, decoded{string(b), "hex"})
+	if b64 {
+		forEachBase64Run(s, func(run string) {
+			if d, ok := decodeBase64(run); ok {
+				out = append(out, decoded{d, "base64"})
+			} else if len(run)%2 == 0 && isAllHex(run) {
+				if b, err := hex.DecodeString(run); err == nil && printable(b) {
+					out = append(out, decoded{string(b), "hex"})
+				}
 			}
-		}
-	})
+		})
+	}
 	return out
 }
+
+// base64Byte marks the bytes of the standard and URL-safe base64 alphabets.
+var base64Byte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isBase64Byte(byte(c))
+	}
+	return t
+}()
 
 func isBase64Byte(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
@@ -76,12 +112,12 @@ func isBase64Byte(c byte) bool {
 // in "X=aGVsbG8…" is found without its "X=" prefix.
 func forEachBase64Run(s string, fn func(string)) {
 	for i := 0; i < len(s); {
-		if !isBase64Byte(s[i]) {
+		if !base64Byte[s[i]] {
 			i++
 			continue
 		}
 		start := i
-		for i < len(s) && isBase64Byte(s[i]) {
+		for i < len(s) && base64Byte[s[i]] {
 			i++
 		}
 		end := i

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path"
 	"reflect"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -78,6 +79,27 @@ func FuzzJSONParser(f *testing.F) {
 		}
 		if errGot == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: trees differ:\n%#v\n%#v", data, got, want)
+		}
+	})
+}
+
+// FuzzJoinClean checks ResolvePath's join fast path against path.Join.
+func FuzzJoinClean(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/w", "src/main.go"}, {"/", "a"}, {"/w", "./a/../b"}, {"w", "x"}, {".", "a"}, {"..", "a"},
+		{"/w/", "a"}, {"/w", "a//b"}, {"/w", "a/"}, {"/w", ".."}, {"//w", "a"}, {"/w", "..."}, {"/w", ".a/b."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, root, p string) {
+		if isCleanNoDots(p) && path.Clean(p) != p {
+			t.Fatalf("isCleanNoDots(%q) but path.Clean gives %q", p, path.Clean(p))
+		}
+		if root == "" {
+			return
+		}
+		if got, want := joinClean(root, p), path.Join(root, p); got != want {
+			t.Fatalf("joinClean(%q, %q) = %q, path.Join gives %q", root, p, got, want)
 		}
 	})
 }

@@ -17,7 +17,10 @@ const hashDomain = "parapet.action.v1"
 // directories the caller stated (empty when not given). Strings are hashed
 // as sent, not normalised: the hash names exactly what would execute.
 func hashAction(typ string, canonicalArgs []byte, root, home string) [32]byte {
-	b := make([]byte, 0, len(hashDomain)+len(typ)+len(canonicalArgs)+len(root)+len(home)+4)
+	// A stack buffer covers the usual action; append moves larger ones to
+	// the heap.
+	var buf [512]byte
+	b := buf[:0]
 	b = append(b, hashDomain...)
 	b = append(b, '\n')
 	b = append(b, typ...)

@@ -15,7 +15,8 @@ import (
 func appendCanonical(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		var buf [16]string // small objects sort their keys on the stack
+		keys := buf[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}

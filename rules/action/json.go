@@ -14,14 +14,32 @@ import (
 // several times more; FuzzJSONParser checks it against go-json-experiment's
 // jsontext, which accepts and rejects exactly the same documents.
 type jsonParser struct {
-	b     []byte
+	b []byte
+	// s is b as one string: strings without escapes are substrings of it,
+	// one allocation per payload instead of one per string.
+	s     string
 	i     int
 	depth int
 	lim   Limits
+	// nstrings counts string values (not member names), so the caller can
+	// size Action.Strings once.
+	nstrings int
 }
 
 func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
-	p := jsonParser{b: b, lim: lim}
+	m, _, err := parseJSONObjectCount(b, lim)
+	return m, err
+}
+
+// parseJSONObjectCount is parseJSONObject that also returns the number of
+// string values in the document.
+func parseJSONObjectCount(b []byte, lim Limits) (map[string]any, int, error) {
+	p := jsonParser{b: b, s: string(b), lim: lim}
+	m, err := p.topObject()
+	return m, p.nstrings, err
+}
+
+func (p *jsonParser) topObject() (map[string]any, error) {
 	p.skipSpace()
 	if p.i >= len(p.b) {
 		return nil, invalidf("payload_json is not valid JSON: unexpected end of input")
@@ -82,6 +100,7 @@ func (p *jsonParser) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
+		p.nstrings++
 		return p.string()
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
@@ -205,7 +224,7 @@ func (p *jsonParser) string() (string, error) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			s := p.s[start:p.i]
 			p.i++
 			return s, nil
 		}
@@ -324,7 +343,7 @@ func (p *jsonParser) number() (any, error) {
 			return nil, p.syntaxError()
 		}
 	}
-	return Number(p.b[start:p.i]), nil
+	return Number(p.s[start:p.i]), nil
 }
 
 func (p *jsonParser) digits() bool {

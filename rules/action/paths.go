@@ -25,7 +25,7 @@ func ResolvePath(p, root, home string) (Path, bool) {
 	case strings.HasPrefix(p, "~"):
 		abs = path.Clean(p)
 	case root != "":
-		abs = path.Join(root, p)
+		abs = joinClean(root, p)
 	default:
 		abs = path.Clean(p)
 	}
@@ -36,7 +36,7 @@ func ResolvePath(p, root, home string) (Path, bool) {
 			out.Rel, out.InWorkspace = ".", true
 		} else if root == "/" && strings.HasPrefix(abs, "/") {
 			out.Rel, out.InWorkspace = abs[1:], true
-		} else if strings.HasPrefix(abs, root+"/") {
+		} else if len(abs) > len(root) && abs[len(root)] == '/' && strings.HasPrefix(abs, root) {
 			out.Rel, out.InWorkspace = abs[len(root)+1:], true
 		}
 	case !strings.HasPrefix(abs, "/") && !strings.HasPrefix(abs, "~") && abs != ".." && !strings.HasPrefix(abs, "../"):
@@ -64,6 +64,9 @@ func hidesPathSyntax(p string) bool {
 }
 
 func expandHome(p, home string) string {
+	if p == "" || p[0] != '~' && p[0] != '$' {
+		return p // every form below starts with "~" or "$"
+	}
 	rest, ok := "", false
 	for _, prefix := range []string{"~", "$HOME", "${HOME}"} {
 		if p == prefix {
@@ -94,4 +97,47 @@ func cleanRoot(dir string) string {
 		return ""
 	}
 	return path.Clean(dir)
+}
+
+// joinClean is path.Join(root, p) for a non-empty root. When both are
+// already clean and free of "." and ".." elements, the join is plain
+// concatenation, which spares path.Clean's scan and copy.
+func joinClean(root, p string) string {
+	if p != "" && p[0] != '/' && isCleanNoDots(root) && isCleanNoDots(p) {
+		if root == "/" {
+			return "/" + p
+		}
+		return root + "/" + p
+	}
+	return path.Join(root, p)
+}
+
+// isCleanNoDots reports whether path.Clean(s) == s because s has nothing
+// for Clean to do: non-empty, no empty, "." or ".." elements and no
+// trailing slash (except "/" itself).
+func isCleanNoDots(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == "/" {
+		return true
+	}
+	if s[len(s)-1] == '/' {
+		return false
+	}
+	start := 0
+	if s[0] == '/' {
+		start = 1
+	}
+	for i := start; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			continue
+		}
+		switch s[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
