@@ -307,9 +307,6 @@ func (c *collector) addPath(field, raw string, access Access) {
 	c.a.Paths = append(c.a.Paths, p)
 }
 
-// commandKeys are argument names that hold a shell command line.
-var commandKeys = []string{"command", "cmd", "script", "commandLine", "command_line", "code"}
-
 func (c *collector) collectCommand() {
 	a := c.a
 	// Every command-bearing argument is analysed: if a caller sends both

@@ -145,6 +145,8 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	if in.MinTier < 0 || in.MinTier > TierHuman {
 		return nil, &action.Error{Kind: action.Invalid, Msg: fmt.Sprintf("min_tier must be between 0 and 3, got %d", in.MinTier)}
 	}
+	// Checked before the cache key is built, so an oversized payload is
+	// never hashed; Canonicalize checks it again for its other callers.
 	if limit := p.limits.MaxPayloadBytesOrDefault(); len(in.Request.Payload) > limit {
 		return nil, &action.Error{Kind: action.TooLarge, Msg: fmt.Sprintf("payload_json is %d bytes, limit %d", len(in.Request.Payload), limit)}
 	}
