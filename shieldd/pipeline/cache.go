@@ -92,11 +92,16 @@ func (c *verdictCache) get(k cacheKey, now time.Time) (*pb.Verdict, bool) {
 	if !ok {
 		return nil, false
 	}
-	if now.Unix() >= e.evaluatedAt+int64(c.ttl/time.Second) {
+	if now.Unix() >= c.expiresAt(e) {
 		c.lru.Remove(k)
 		return nil, false
 	}
 	return c.verdict(e, true), true
+}
+
+// expiresAt is when an entry stops being served, in unix seconds.
+func (c *verdictCache) expiresAt(e cachedVerdict) int64 {
+	return e.evaluatedAt + int64(c.ttl/time.Second)
 }
 
 // verdict builds a response from an entry. Rule ids and findings are
@@ -113,7 +118,7 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	r.v = pb.Verdict{
 		Decision: s.decision, Tier: s.tier, Confidence: s.confidence, Reasoning: s.reasoning,
 		ActionHash: unsafe.String(&r.hash[0], len(r.hash)), EvaluatedAt: e.evaluatedAt,
-		ExpiresAt: e.evaluatedAt + int64(c.ttl/time.Second), RuleIds: s.ruleIDs,
+		ExpiresAt: c.expiresAt(e), RuleIds: s.ruleIDs,
 		PolicyVersion: s.policyVersion, CacheHit: cacheHit, Findings: s.findings,
 		ActionType: s.actionType, RequiredTier: s.requiredTier,
 	}

@@ -43,12 +43,9 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	v := &pb.Verdict{
 		ActionHash:    act.HashHex(),
 		ActionType:    act.Type,
-		PolicyVersion: rs.version,
+		PolicyVersion: rs.policy.Version,
 		Confidence:    1.0,
 		EvaluatedAt:   now.Unix(),
-	}
-	if p.cache != nil {
-		v.ExpiresAt = now.Add(p.cache.ttl).Unix()
 	}
 
 	// Tier 0.

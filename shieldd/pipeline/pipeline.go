@@ -70,11 +70,8 @@ type Pipeline struct {
 
 // ruleset is one compiled policy with its Tier 1 analyser; swapped whole.
 type ruleset struct {
-	policy    *policy.Policy
-	analyzer  *heuristics.Analyzer
-	version   string
-	maxTier   int32
-	ruleCount int
+	policy   *policy.Policy
+	analyzer *heuristics.Analyzer
 }
 
 // New builds a pipeline.
@@ -117,11 +114,7 @@ func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
 	if err != nil {
 		return fmt.Errorf("policy %s: heuristics: %w", pol.Source, err)
 	}
-	maxTier := TierHeuristics
-	if p.evaluator != nil {
-		maxTier = TierEvaluator
-	}
-	p.rules.Store(&ruleset{policy: pol, analyzer: analyzer, version: pol.Version, maxTier: maxTier, ruleCount: pol.RuleCount()})
+	p.rules.Store(&ruleset{policy: pol, analyzer: analyzer})
 	if p.cache != nil {
 		p.cache.shapes.reset()
 	}
@@ -132,7 +125,12 @@ func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
 func (p *Pipeline) Policy() *policy.Policy { return p.rules.Load().policy }
 
 // MaxTier is the highest tier this pipeline can decide at itself.
-func (p *Pipeline) MaxTier() int32 { return p.rules.Load().maxTier }
+func (p *Pipeline) MaxTier() int32 {
+	if p.evaluator != nil {
+		return TierEvaluator
+	}
+	return TierHeuristics
+}
 
 // EvaluatorConfigured reports whether a Tier 2 evaluator is set.
 func (p *Pipeline) EvaluatorConfigured() bool { return p.evaluator != nil }
@@ -153,7 +151,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 
 	var key cacheKey
 	if p.cache != nil {
-		key = makeCacheKey(rs.version, &in)
+		key = makeCacheKey(rs.policy.Version, &in)
 		if v, ok := p.cache.get(key, start); ok {
 			p.counters.hits.Add(1)
 			p.finish(v, start)

@@ -57,10 +57,10 @@ type Status struct {
 func (p *Pipeline) Status() Status {
 	rs := p.rules.Load()
 	s := Status{
-		PolicyName: rs.policy.Name, PolicyVersion: rs.version, PolicyRules: rs.ruleCount,
+		PolicyName: rs.policy.Name, PolicyVersion: rs.policy.Version, PolicyRules: rs.policy.RuleCount(),
 		HeuristicRules:      len(heuristics.Catalogue()),
 		EvaluatorConfigured: p.evaluator != nil,
-		MaxTier:             rs.maxTier,
+		MaxTier:             p.MaxTier(),
 		CacheHits:           p.counters.hits.Load(),
 		CacheMisses:         p.counters.misses.Load(),
 	}
