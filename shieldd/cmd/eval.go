@@ -17,6 +17,16 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/server"
 )
 
+// localPipeline builds an uncached pipeline on a policy file or embedded
+// name, for the commands that judge actions without a server.
+func localPipeline(policyRef string) (*pipeline.Pipeline, error) {
+	pol, err := loadPolicy(policyRef)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.New(pipeline.Config{Policy: pol, CacheSize: -1})
+}
+
 // Evaluator adapts a pipeline to the case-file runner.
 func Evaluator(p *pipeline.Pipeline) policytest.Evaluator {
 	return func(ctx context.Context, req action.Request, minTier int32) (*pb.Verdict, error) {
@@ -71,14 +81,11 @@ func runEval(c *cli.Context) error {
 	if err := req.Validate(); err != nil {
 		return exitf(2, "%v", err)
 	}
-	pol, err := loadPolicy(c.String("policy"))
+	p, err := localPipeline(c.String("policy"))
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
-	p, err := pipeline.New(pipeline.Config{Policy: pol, CacheSize: -1})
-	if err != nil {
-		return exitf(2, "%v", err)
-	}
+	pol := p.Policy()
 	in := server.InputFromRequest(req)
 	v, err := p.Evaluate(c.Context, in)
 	if err != nil {

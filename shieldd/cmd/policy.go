@@ -102,7 +102,7 @@ func runPolicyTest(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return exitf(2, "policy test: give one DIR of case files")
 	}
-	pol, err := loadPolicy(c.String("policy"))
+	p, err := localPipeline(c.String("policy"))
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
@@ -112,10 +112,6 @@ func runPolicyTest(c *cli.Context) error {
 	}
 	if len(cases) == 0 {
 		return exitf(2, "policy test: no cases found in %s", c.Args().First())
-	}
-	p, err := pipeline.New(pipeline.Config{Policy: pol, CacheSize: -1})
-	if err != nil {
-		return exitf(2, "%v", err)
 	}
 	report := policytest.Run(c.Context, cases, Evaluator(p))
 	report.Print(c.App.Writer, c.Bool("verbose"))
