@@ -590,6 +590,242 @@ func (x *ShieldStatusResponse) GetVersion() string {
 	return ""
 }
 
+type ReportOutcomeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Action hash of the verdict that escalated.
+	ActionHash string `protobuf:"bytes,1,opt,name=action_hash,json=actionHash,proto3" json:"action_hash,omitempty"`
+	SessionId  string `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	RequestId  string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// "approved", "denied", "timeout", "cancelled" or "rate_limited".
+	Outcome string `protobuf:"bytes,4,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Who decided: a user id, "grpc", "http", "cli", ...
+	DecidedBy  string         `protobuf:"bytes,5,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	Caller     *CallerContext `protobuf:"bytes,6,opt,name=caller,proto3" json:"caller,omitempty"`
+	ApprovalId string         `protobuf:"bytes,7,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	Reason     string         `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The action type of the escalated action, e.g. "execute_command".
+	ActionType    string `protobuf:"bytes,9,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportOutcomeRequest) Reset() {
+	*x = ReportOutcomeRequest{}
+	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportOutcomeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportOutcomeRequest) ProtoMessage() {}
+
+func (x *ReportOutcomeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportOutcomeRequest.ProtoReflect.Descriptor instead.
+func (*ReportOutcomeRequest) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ReportOutcomeRequest) GetActionHash() string {
+	if x != nil {
+		return x.ActionHash
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetCaller() *CallerContext {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
+func (x *ReportOutcomeRequest) GetApprovalId() string {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ReportOutcomeRequest) GetActionType() string {
+	if x != nil {
+		return x.ActionType
+	}
+	return ""
+}
+
+type ReportOutcomeResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Recorded bool                   `protobuf:"varint,1,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	// Hash of the audit entry that recorded the outcome ("" when audit is off).
+	EntryHash     string `protobuf:"bytes,2,opt,name=entry_hash,json=entryHash,proto3" json:"entry_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportOutcomeResponse) Reset() {
+	*x = ReportOutcomeResponse{}
+	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportOutcomeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportOutcomeResponse) ProtoMessage() {}
+
+func (x *ReportOutcomeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportOutcomeResponse.ProtoReflect.Descriptor instead.
+func (*ReportOutcomeResponse) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ReportOutcomeResponse) GetRecorded() bool {
+	if x != nil {
+		return x.Recorded
+	}
+	return false
+}
+
+func (x *ReportOutcomeResponse) GetEntryHash() string {
+	if x != nil {
+		return x.EntryHash
+	}
+	return ""
+}
+
+type EvaluateStreamResponse struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Set when the request was evaluated.
+	Verdict *Verdict `protobuf:"bytes,2,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Set instead of verdict when the request could not be evaluated (a gRPC
+	// status code and message); the caller must treat it as BLOCK.
+	ErrorCode     int32  `protobuf:"varint,3,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorMessage  string `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluateStreamResponse) Reset() {
+	*x = EvaluateStreamResponse{}
+	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluateStreamResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluateStreamResponse) ProtoMessage() {}
+
+func (x *EvaluateStreamResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluateStreamResponse.ProtoReflect.Descriptor instead.
+func (*EvaluateStreamResponse) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *EvaluateStreamResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *EvaluateStreamResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *EvaluateStreamResponse) GetErrorCode() int32 {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return 0
+}
+
+func (x *EvaluateStreamResponse) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
 var File_openparallax_v1_shield_proto protoreflect.FileDescriptor
 
 const file_openparallax_v1_shield_proto_rawDesc = "" +
@@ -651,11 +887,40 @@ const file_openparallax_v1_shield_proto_rawDesc = "" +
 	"\fcache_misses\x18\x0e \x01(\x03R\vcacheMisses\x12!\n" +
 	"\fpolicy_error\x18\x0f \x01(\tR\vpolicyError\x12+\n" +
 	"\x11escalations_today\x18\x10 \x01(\x03R\x10escalationsToday\x12\x18\n" +
-	"\aversion\x18\x11 \x01(\tR\aversion2\x8b\x02\n" +
+	"\aversion\x18\x11 \x01(\tR\aversion\"\xc0\x02\n" +
+	"\x14ReportOutcomeRequest\x12\x1f\n" +
+	"\vaction_hash\x18\x01 \x01(\tR\n" +
+	"actionHash\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12\x18\n" +
+	"\aoutcome\x18\x04 \x01(\tR\aoutcome\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x05 \x01(\tR\tdecidedBy\x126\n" +
+	"\x06caller\x18\x06 \x01(\v2\x1e.openparallax.v1.CallerContextR\x06caller\x12\x1f\n" +
+	"\vapproval_id\x18\a \x01(\tR\n" +
+	"approvalId\x12\x16\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\x12\x1f\n" +
+	"\vaction_type\x18\t \x01(\tR\n" +
+	"actionType\"R\n" +
+	"\x15ReportOutcomeResponse\x12\x1a\n" +
+	"\brecorded\x18\x01 \x01(\bR\brecorded\x12\x1d\n" +
+	"\n" +
+	"entry_hash\x18\x02 \x01(\tR\tentryHash\"\xaf\x01\n" +
+	"\x16EvaluateStreamResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x122\n" +
+	"\averdict\x18\x02 \x01(\v2\x18.openparallax.v1.VerdictR\averdict\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x03 \x01(\x05R\terrorCode\x12#\n" +
+	"\rerror_message\x18\x04 \x01(\tR\ferrorMessage2\xcc\x03\n" +
 	"\rShieldService\x12O\n" +
 	"\bEvaluate\x12 .openparallax.v1.EvaluateRequest\x1a!.openparallax.v1.EvaluateResponse\x12I\n" +
 	"\x06Health\x12\x1e.openparallax.v1.HealthRequest\x1a\x1f.openparallax.v1.HealthResponse\x12^\n" +
-	"\x0fGetShieldStatus\x12$.openparallax.v1.ShieldStatusRequest\x1a%.openparallax.v1.ShieldStatusResponseBEZCgithub.com/parapet-dev/parapet/proto/openparallax/v1;openparallaxv1b\x06proto3"
+	"\x0fGetShieldStatus\x12$.openparallax.v1.ShieldStatusRequest\x1a%.openparallax.v1.ShieldStatusResponse\x12^\n" +
+	"\rReportOutcome\x12%.openparallax.v1.ReportOutcomeRequest\x1a&.openparallax.v1.ReportOutcomeResponse\x12_\n" +
+	"\x0eEvaluateStream\x12 .openparallax.v1.EvaluateRequest\x1a'.openparallax.v1.EvaluateStreamResponse(\x010\x01BEZCgithub.com/parapet-dev/parapet/proto/openparallax/v1;openparallaxv1b\x06proto3"
 
 var (
 	file_openparallax_v1_shield_proto_rawDescOnce sync.Once
@@ -669,33 +934,42 @@ func file_openparallax_v1_shield_proto_rawDescGZIP() []byte {
 	return file_openparallax_v1_shield_proto_rawDescData
 }
 
-var file_openparallax_v1_shield_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_openparallax_v1_shield_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_openparallax_v1_shield_proto_goTypes = []any{
-	(*CallerContext)(nil),        // 0: openparallax.v1.CallerContext
-	(*EvaluateRequest)(nil),      // 1: openparallax.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),     // 2: openparallax.v1.EvaluateResponse
-	(*HealthRequest)(nil),        // 3: openparallax.v1.HealthRequest
-	(*HealthResponse)(nil),       // 4: openparallax.v1.HealthResponse
-	(*ShieldStatusRequest)(nil),  // 5: openparallax.v1.ShieldStatusRequest
-	(*ShieldStatusResponse)(nil), // 6: openparallax.v1.ShieldStatusResponse
-	nil,                          // 7: openparallax.v1.EvaluateRequest.ContextEntry
-	(*Verdict)(nil),              // 8: openparallax.v1.Verdict
+	(*CallerContext)(nil),          // 0: openparallax.v1.CallerContext
+	(*EvaluateRequest)(nil),        // 1: openparallax.v1.EvaluateRequest
+	(*EvaluateResponse)(nil),       // 2: openparallax.v1.EvaluateResponse
+	(*HealthRequest)(nil),          // 3: openparallax.v1.HealthRequest
+	(*HealthResponse)(nil),         // 4: openparallax.v1.HealthResponse
+	(*ShieldStatusRequest)(nil),    // 5: openparallax.v1.ShieldStatusRequest
+	(*ShieldStatusResponse)(nil),   // 6: openparallax.v1.ShieldStatusResponse
+	(*ReportOutcomeRequest)(nil),   // 7: openparallax.v1.ReportOutcomeRequest
+	(*ReportOutcomeResponse)(nil),  // 8: openparallax.v1.ReportOutcomeResponse
+	(*EvaluateStreamResponse)(nil), // 9: openparallax.v1.EvaluateStreamResponse
+	nil,                            // 10: openparallax.v1.EvaluateRequest.ContextEntry
+	(*Verdict)(nil),                // 11: openparallax.v1.Verdict
 }
 var file_openparallax_v1_shield_proto_depIdxs = []int32{
-	0, // 0: openparallax.v1.EvaluateRequest.caller:type_name -> openparallax.v1.CallerContext
-	7, // 1: openparallax.v1.EvaluateRequest.context:type_name -> openparallax.v1.EvaluateRequest.ContextEntry
-	8, // 2: openparallax.v1.EvaluateResponse.verdict:type_name -> openparallax.v1.Verdict
-	1, // 3: openparallax.v1.ShieldService.Evaluate:input_type -> openparallax.v1.EvaluateRequest
-	3, // 4: openparallax.v1.ShieldService.Health:input_type -> openparallax.v1.HealthRequest
-	5, // 5: openparallax.v1.ShieldService.GetShieldStatus:input_type -> openparallax.v1.ShieldStatusRequest
-	2, // 6: openparallax.v1.ShieldService.Evaluate:output_type -> openparallax.v1.EvaluateResponse
-	4, // 7: openparallax.v1.ShieldService.Health:output_type -> openparallax.v1.HealthResponse
-	6, // 8: openparallax.v1.ShieldService.GetShieldStatus:output_type -> openparallax.v1.ShieldStatusResponse
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0,  // 0: openparallax.v1.EvaluateRequest.caller:type_name -> openparallax.v1.CallerContext
+	10, // 1: openparallax.v1.EvaluateRequest.context:type_name -> openparallax.v1.EvaluateRequest.ContextEntry
+	11, // 2: openparallax.v1.EvaluateResponse.verdict:type_name -> openparallax.v1.Verdict
+	0,  // 3: openparallax.v1.ReportOutcomeRequest.caller:type_name -> openparallax.v1.CallerContext
+	11, // 4: openparallax.v1.EvaluateStreamResponse.verdict:type_name -> openparallax.v1.Verdict
+	1,  // 5: openparallax.v1.ShieldService.Evaluate:input_type -> openparallax.v1.EvaluateRequest
+	3,  // 6: openparallax.v1.ShieldService.Health:input_type -> openparallax.v1.HealthRequest
+	5,  // 7: openparallax.v1.ShieldService.GetShieldStatus:input_type -> openparallax.v1.ShieldStatusRequest
+	7,  // 8: openparallax.v1.ShieldService.ReportOutcome:input_type -> openparallax.v1.ReportOutcomeRequest
+	1,  // 9: openparallax.v1.ShieldService.EvaluateStream:input_type -> openparallax.v1.EvaluateRequest
+	2,  // 10: openparallax.v1.ShieldService.Evaluate:output_type -> openparallax.v1.EvaluateResponse
+	4,  // 11: openparallax.v1.ShieldService.Health:output_type -> openparallax.v1.HealthResponse
+	6,  // 12: openparallax.v1.ShieldService.GetShieldStatus:output_type -> openparallax.v1.ShieldStatusResponse
+	8,  // 13: openparallax.v1.ShieldService.ReportOutcome:output_type -> openparallax.v1.ReportOutcomeResponse
+	9,  // 14: openparallax.v1.ShieldService.EvaluateStream:output_type -> openparallax.v1.EvaluateStreamResponse
+	10, // [10:15] is the sub-list for method output_type
+	5,  // [5:10] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_openparallax_v1_shield_proto_init() }
@@ -710,7 +984,7 @@ func file_openparallax_v1_shield_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_openparallax_v1_shield_proto_rawDesc), len(file_openparallax_v1_shield_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,8 @@ const (
 	ShieldService_Evaluate_FullMethodName        = "/openparallax.v1.ShieldService/Evaluate"
 	ShieldService_Health_FullMethodName          = "/openparallax.v1.ShieldService/Health"
 	ShieldService_GetShieldStatus_FullMethodName = "/openparallax.v1.ShieldService/GetShieldStatus"
+	ShieldService_ReportOutcome_FullMethodName   = "/openparallax.v1.ShieldService/ReportOutcome"
+	ShieldService_EvaluateStream_FullMethodName  = "/openparallax.v1.ShieldService/EvaluateStream"
 )
 
 // ShieldServiceClient is the client API for ShieldService service.
@@ -33,6 +35,12 @@ type ShieldServiceClient interface {
 	Evaluate(ctx context.Context, in *EvaluateRequest, opts ...grpc.CallOption) (*EvaluateResponse, error)
 	Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error)
 	GetShieldStatus(ctx context.Context, in *ShieldStatusRequest, opts ...grpc.CallOption) (*ShieldStatusResponse, error)
+	// ReportOutcome records what became of an escalated action (a human
+	// approved or denied it, or the request timed out) in the audit chain.
+	ReportOutcome(ctx context.Context, in *ReportOutcomeRequest, opts ...grpc.CallOption) (*ReportOutcomeResponse, error)
+	// EvaluateStream is Evaluate for high-volume engines: requests and verdicts
+	// are correlated by request_id and may be answered out of order.
+	EvaluateStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[EvaluateRequest, EvaluateStreamResponse], error)
 }
 
 type shieldServiceClient struct {
@@ -73,6 +81,29 @@ func (c *shieldServiceClient) GetShieldStatus(ctx context.Context, in *ShieldSta
 	return out, nil
 }
 
+func (c *shieldServiceClient) ReportOutcome(ctx context.Context, in *ReportOutcomeRequest, opts ...grpc.CallOption) (*ReportOutcomeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReportOutcomeResponse)
+	err := c.cc.Invoke(ctx, ShieldService_ReportOutcome_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *shieldServiceClient) EvaluateStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[EvaluateRequest, EvaluateStreamResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ShieldService_ServiceDesc.Streams[0], ShieldService_EvaluateStream_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[EvaluateRequest, EvaluateStreamResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ShieldService_EvaluateStreamClient = grpc.BidiStreamingClient[EvaluateRequest, EvaluateStreamResponse]
+
 // ShieldServiceServer is the server API for ShieldService service.
 // All implementations must embed UnimplementedShieldServiceServer
 // for forward compatibility.
@@ -82,6 +113,12 @@ type ShieldServiceServer interface {
 	Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error)
 	Health(context.Context, *HealthRequest) (*HealthResponse, error)
 	GetShieldStatus(context.Context, *ShieldStatusRequest) (*ShieldStatusResponse, error)
+	// ReportOutcome records what became of an escalated action (a human
+	// approved or denied it, or the request timed out) in the audit chain.
+	ReportOutcome(context.Context, *ReportOutcomeRequest) (*ReportOutcomeResponse, error)
+	// EvaluateStream is Evaluate for high-volume engines: requests and verdicts
+	// are correlated by request_id and may be answered out of order.
+	EvaluateStream(grpc.BidiStreamingServer[EvaluateRequest, EvaluateStreamResponse]) error
 	mustEmbedUnimplementedShieldServiceServer()
 }
 
@@ -100,6 +137,12 @@ func (UnimplementedShieldServiceServer) Health(context.Context, *HealthRequest) 
 }
 func (UnimplementedShieldServiceServer) GetShieldStatus(context.Context, *ShieldStatusRequest) (*ShieldStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetShieldStatus not implemented")
+}
+func (UnimplementedShieldServiceServer) ReportOutcome(context.Context, *ReportOutcomeRequest) (*ReportOutcomeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReportOutcome not implemented")
+}
+func (UnimplementedShieldServiceServer) EvaluateStream(grpc.BidiStreamingServer[EvaluateRequest, EvaluateStreamResponse]) error {
+	return status.Error(codes.Unimplemented, "method EvaluateStream not implemented")
 }
 func (UnimplementedShieldServiceServer) mustEmbedUnimplementedShieldServiceServer() {}
 func (UnimplementedShieldServiceServer) testEmbeddedByValue()                       {}
@@ -176,6 +219,31 @@ func _ShieldService_GetShieldStatus_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ShieldService_ReportOutcome_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReportOutcomeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ShieldServiceServer).ReportOutcome(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ShieldService_ReportOutcome_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ShieldServiceServer).ReportOutcome(ctx, req.(*ReportOutcomeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ShieldService_EvaluateStream_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ShieldServiceServer).EvaluateStream(&grpc.GenericServerStream[EvaluateRequest, EvaluateStreamResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ShieldService_EvaluateStreamServer = grpc.BidiStreamingServer[EvaluateRequest, EvaluateStreamResponse]
+
 // ShieldService_ServiceDesc is the grpc.ServiceDesc for ShieldService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -195,7 +263,18 @@ var ShieldService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetShieldStatus",
 			Handler:    _ShieldService_GetShieldStatus_Handler,
 		},
+		{
+			MethodName: "ReportOutcome",
+			Handler:    _ShieldService_ReportOutcome_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "EvaluateStream",
+			Handler:       _ShieldService_EvaluateStream_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "openparallax/v1/shield.proto",
 }
