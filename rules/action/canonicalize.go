@@ -40,31 +40,30 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Canonicalize validates req and returns its canonical Action. Errors are
-// *Error values whose message names the problem.
-func Canonicalize(req Request, lim Limits) (*Action, error) {
-	lim = lim.withDefaults()
+// parseRequest validates req and returns its decoded arguments, their
+// string count and their RFC 8785 form: everything the action hash needs.
+func parseRequest(req Request, lim Limits) (args map[string]any, nstrings int, canon []byte, err error) {
 	if strings.TrimSpace(req.Type) == "" {
-		return nil, invalidf("action_type is empty")
+		return nil, 0, nil, invalidf("action_type is empty")
 	}
 	if len(req.Type) > 256 {
-		return nil, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
+		return nil, 0, nil, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
 	}
 	if !utf8.ValidString(req.Type) {
-		return nil, invalidf("action_type is not valid UTF-8")
+		return nil, 0, nil, invalidf("action_type is not valid UTF-8")
 	}
 	if len(req.Payload) > lim.MaxPayloadBytes {
-		return nil, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
+		return nil, 0, nil, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
 	}
 	for _, f := range []struct{ name, v string }{
 		{"caller.workspace_root", req.Caller.WorkspaceRoot}, {"caller.home_dir", req.Caller.Home},
 		{"caller.tenant", req.Caller.Tenant},
 	} {
 		if !utf8.ValidString(f.v) {
-			return nil, invalidf("%s is not valid UTF-8", f.name)
+			return nil, 0, nil, invalidf("%s is not valid UTF-8", f.name)
 		}
 		if len(f.v) > 4096 {
-			return nil, tooLargef("%s is %d bytes, limit 4096", f.name, len(f.v))
+			return nil, 0, nil, tooLargef("%s is %d bytes, limit 4096", f.name, len(f.v))
 		}
 	}
 
@@ -73,13 +72,24 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 		payload = []byte("{}")
 	}
 	if i := invalidUTF8At(payload); i >= 0 {
-		return nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
+		return nil, 0, nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
 	}
-	args, nstrings, err := parseJSONObjectCount(payload, lim)
+	args, nstrings, err = parseJSONObjectCount(payload, lim)
 	if err != nil {
-		return nil, err
+		return nil, 0, nil, err
 	}
-	canon, err := appendCanonical(make([]byte, 0, len(payload)), args)
+	canon, err = appendCanonical(make([]byte, 0, len(payload)), args)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return args, nstrings, canon, nil
+}
+
+// Canonicalize validates req and returns its canonical Action. Errors are
+// *Error values whose message names the problem.
+func Canonicalize(req Request, lim Limits) (*Action, error) {
+	lim = lim.withDefaults()
+	args, nstrings, canon, err := parseRequest(req, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,10 @@ func FuzzCanonicalize(f *testing.F) {
 		if err := want.Canonicalize(); err == nil && !bytes.Equal(want, a.CanonicalJSON) {
 			t.Fatalf("canonical form %s, jsontext says %s", a.CanonicalJSON, want)
 		}
+		// The engine's pre-execution check must compute the same hash.
+		if h, err := HashRequest(req, Limits{}); err != nil || h != a.HashHex() {
+			t.Fatalf("HashRequest = %q, %v; Canonicalize hash %s", h, err, a.HashHex())
+		}
 		b, err := Canonicalize(req, Limits{})
 		if err != nil || b.Hash != a.Hash || !bytes.Equal(a.CanonicalJSON, b.CanonicalJSON) {
 			t.Fatalf("not deterministic: %v", err)

@@ -35,3 +35,16 @@ func hashAction(typ string, canonicalArgs []byte, root, home string) [32]byte {
 
 // HashHex returns the action hash as lower-case hex.
 func (a *Action) HashHex() string { return hex.EncodeToString(a.Hash[:]) }
+
+// HashRequest returns the canonical action hash of req as lower-case hex,
+// without the analysis Canonicalize does. The engine uses it to check, just
+// before executing, that a verdict is for exactly the action it will run.
+func HashRequest(req Request, lim Limits) (string, error) {
+	_, _, canon, err := parseRequest(req, lim.withDefaults())
+	if err != nil {
+		return "", err
+	}
+	t, _ := ResolveType(req.Type)
+	h := hashAction(t, canon, cleanRoot(req.Caller.WorkspaceRoot), cleanRoot(req.Caller.Home))
+	return hex.EncodeToString(h[:]), nil
+}
