@@ -57,9 +57,12 @@ type Config struct {
 }
 
 // Pipeline evaluates actions. It is safe for concurrent use; SetPolicy
-// swaps the policy atomically.
+// and SetTenantPolicies swap policies atomically.
 type Pipeline struct {
-	rules     atomic.Pointer[ruleset]
+	rules atomic.Pointer[ruleset]
+	// tenants holds the rulesets of tenants with their own policy; every
+	// other tenant is judged by rules. Nil when there are none.
+	tenants   atomic.Pointer[map[string]*ruleset]
 	cache     *verdictCache
 	limits    action.Limits
 	evaluator Evaluator
@@ -121,8 +124,53 @@ func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
 	return nil
 }
 
-// Policy returns the running policy.
+// SetTenantPolicies compiles a policy per tenant and swaps the whole set
+// in; tenants without one keep the default policy. On error the running
+// set stays. The cache key holds the tenant and the policy version, so no
+// tenant is served another's verdicts, old or new.
+func (p *Pipeline) SetTenantPolicies(pols map[string]*policy.Policy) error {
+	if len(pols) == 0 {
+		p.tenants.Store(nil)
+		return nil
+	}
+	m := make(map[string]*ruleset, len(pols))
+	for tenant, pol := range pols {
+		analyzer, err := heuristics.New(pol.Heuristics)
+		if err != nil {
+			return fmt.Errorf("tenant %s: policy %s: heuristics: %w", tenant, pol.Source, err)
+		}
+		m[tenant] = &ruleset{policy: pol, analyzer: analyzer}
+	}
+	p.tenants.Store(&m)
+	if p.cache != nil {
+		p.cache.shapes.reset()
+	}
+	return nil
+}
+
+// rulesFor is the ruleset that judges tenant's actions.
+func (p *Pipeline) rulesFor(tenant string) *ruleset {
+	if m := p.tenants.Load(); m != nil {
+		if rs, ok := (*m)[tenant]; ok {
+			return rs
+		}
+	}
+	return p.rules.Load()
+}
+
+// Policy returns the running default policy.
 func (p *Pipeline) Policy() *policy.Policy { return p.rules.Load().policy }
+
+// PolicyFor returns the policy that judges tenant's actions.
+func (p *Pipeline) PolicyFor(tenant string) *policy.Policy { return p.rulesFor(tenant).policy }
+
+// TenantPolicies is the number of tenants with their own policy.
+func (p *Pipeline) TenantPolicies() int {
+	if m := p.tenants.Load(); m != nil {
+		return len(*m)
+	}
+	return 0
+}
 
 // MaxTier is the highest tier this pipeline can decide at itself.
 func (p *Pipeline) MaxTier() int32 {
@@ -139,7 +187,7 @@ func (p *Pipeline) EvaluatorConfigured() bool { return p.evaluator != nil }
 // run; it is an *action.Error for malformed or oversized input.
 func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) {
 	start := p.now()
-	rs := p.rules.Load()
+	rs := p.rulesFor(in.Request.Caller.Tenant)
 	if in.MinTier < 0 || in.MinTier > TierHuman {
 		return nil, &action.Error{Kind: action.Invalid, Msg: fmt.Sprintf("min_tier must be between 0 and 3, got %d", in.MinTier)}
 	}

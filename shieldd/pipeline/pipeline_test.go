@@ -267,3 +267,34 @@ func TestConcurrentEvaluate(t *testing.T) {
 		t.Fatalf("evaluations %d, want 4000", st.EvaluationsToday)
 	}
 }
+
+func TestTenantPolicies(t *testing.T) {
+	p := newTestPipeline(t, Config{})
+	strict, err := policy.Parse("acme.yaml", []byte("version: 1\nname: acme\ndeny:\n  - id: acme-no-writes\n    match:\n      action: [write_file]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetTenantPolicies(map[string]*policy.Policy{"acme": strict}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(tenant string) *pb.Verdict {
+		in := input("write_file", `{"path":"notes.txt","content":"x"}`)
+		in.Request.Caller.Tenant = tenant
+		return eval(t, p, in)
+	}
+	// Twice each, so the second answers come from the cache.
+	for range 2 {
+		if v := write("acme"); v.Decision != block || v.RuleIds[0] != "acme-no-writes" {
+			t.Fatalf("acme: %v", v)
+		}
+		if v := write("beta"); v.Decision != allow || v.RuleIds[0] != "allow-workspace-files" {
+			t.Fatalf("beta (default policy): %v", v)
+		}
+	}
+	if p.PolicyFor("acme") != strict || p.PolicyFor("beta") != p.Policy() || p.TenantPolicies() != 1 {
+		t.Fatal("PolicyFor")
+	}
+	if err := p.SetTenantPolicies(nil); err != nil || write("acme").Decision != allow {
+		t.Fatal("clearing tenant policies did not restore the default for acme")
+	}
+}
