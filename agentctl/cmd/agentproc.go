@@ -1,0 +1,211 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parapet-dev/parapet/agentctl/agent"
+	"github.com/parapet-dev/parapet/llm"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/sandbox"
+)
+
+func internalAgentCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "internal-agent",
+		Usage:  "the sandboxed agent process (started by the engine, not by hand)",
+		Hidden: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "grpc", Required: true, Usage: "engine `IP:PORT`"},
+			&cli.StringFlag{Name: "name", Value: "parapet"},
+			&cli.StringFlag{Name: "workspace", Required: true},
+			&cli.StringFlag{Name: "provider", Value: "openai"},
+			&cli.StringFlag{Name: "model"},
+			&cli.StringFlag{Name: "base-url"},
+			&cli.StringFlag{Name: "api-key-env"},
+			&cli.StringFlag{Name: "script"},
+			&cli.StringFlag{Name: "canary-dir", Usage: "writable `DIR` outside the workspace for the sandbox's canary file"},
+			&cli.IntFlag{Name: "max-turns", Value: agent.DefaultMaxTurns},
+			&cli.BoolFlag{Name: "allow-unsandboxed"},
+			&cli.StringFlag{Name: "log-level", Value: "info"},
+		},
+		Action: runInternalAgent,
+	}
+}
+
+// runInternalAgent follows the seed's order: load config, sandbox, canary
+// probes, connect, AgentReady, directive loop.
+func runInternalAgent(c *cli.Context) error {
+	log := newLogger(c.App.ErrWriter, c.String("log-level")).With("process", "agent")
+	token := os.Getenv(envAgentToken)
+	_ = os.Unsetenv(envAgentToken)
+	if token == "" {
+		return usageErrorf("%s is not set: internal-agent is started by the engine", envAgentToken)
+	}
+	enginePort, err := ipPort(c.String("grpc"))
+	if err != nil {
+		return usageErrorf("--grpc: %v", err)
+	}
+
+	// 1. Configuration, and everything that needs files or DNS, before the sandbox.
+	cfg := llm.Config{Provider: c.String("provider"), Model: c.String("model"), BaseURL: c.String("base-url"),
+		APIKeyEnv: c.String("api-key-env"), ScriptPath: c.String("script")}
+	llmHost, llmPort, err := cfg.Endpoint()
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if llmHost != "" {
+		client, err := pinnedHTTPClient(c.Context, llmHost)
+		if err != nil {
+			return exitf(1, "resolve the LLM endpoint: %v", err)
+		}
+		cfg.HTTPClient = client
+	}
+	provider, err := llm.New(cfg)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+
+	// 2-3. Sandbox and canary probes.
+	ports := []uint16{enginePort}
+	if llmPort != 0 {
+		ports = append(ports, llmPort)
+	}
+	report := applySandbox(sandbox.Config{ReadPaths: []string{c.String("workspace")}, ConnectTCP: ports}, c.String("canary-dir"))
+	reportJSON, _ := json.Marshal(report)
+	acceptable := report.Status == sandbox.StatusSandboxed ||
+		(report.Status == sandbox.StatusUnavailable && c.Bool("allow-unsandboxed"))
+	if !acceptable {
+		log.Error("sandbox not verified; refusing to start", "status", report.Status, "error", report.Error)
+	} else if report.Status != sandbox.StatusSandboxed {
+		log.Warn("RUNNING UNSANDBOXED: " + report.Error)
+	}
+
+	// 4. Connect. Only the engine's IP literal is dialled: DNS is gone.
+	conn, err := grpc.NewClient(c.String("grpc"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return exitf(1, "engine %s: %v", c.String("grpc"), err)
+	}
+	defer conn.Close()
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if !acceptable {
+		refuse(ctx, conn, c.String("name")+":"+token, reportJSON)
+		return exitf(exitSandbox, "sandbox not verified: %s %s", report.Status, report.Error)
+	}
+	err = agent.Run(ctx, conn, agent.Config{
+		Name: c.String("name"), Token: token, Provider: provider, SandboxReport: reportJSON,
+		MaxTurns: c.Int("max-turns"), Logger: log,
+	})
+	switch {
+	case errors.Is(err, agent.ErrShutdown), errors.Is(err, context.Canceled):
+		log.Debug("agent stopping", "reason", err)
+		return nil
+	case err != nil:
+		return exitf(1, "agent: %v", err)
+	}
+	return nil
+}
+
+// applySandbox restricts this process and runs the canary probes.
+func applySandbox(cfg sandbox.Config, canaryDir string) sandbox.Report {
+	if _, err := sandbox.Supported(); err != nil {
+		return sandbox.Report{Status: sandbox.StatusUnavailable, Error: err.Error()}
+	}
+	if err := sandbox.Prewarm(); err != nil {
+		return sandbox.Report{Status: sandbox.StatusPartial, Error: err.Error()}
+	}
+	prober, err := sandbox.PrepareProbes(cfg, sandbox.ProbeOptions{Dir: canaryDir})
+	if err != nil {
+		return sandbox.Report{Status: sandbox.StatusPartial, Error: "prepare probes: " + err.Error()}
+	}
+	if err := sandbox.Apply(cfg); err != nil {
+		rep := prober.Run()
+		rep.Status, rep.Error = sandbox.StatusPartial, "apply: "+err.Error()
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			rep.Status = sandbox.StatusUnavailable
+		}
+		return rep
+	}
+	return prober.Run()
+}
+
+// refuse tells the engine why this agent will not run, then hangs up.
+func refuse(ctx context.Context, conn *grpc.ClientConn, agentID string, report []byte) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	stream, err := pb.NewAgentServiceClient(conn).RunSession(ctx)
+	if err != nil {
+		return
+	}
+	_ = stream.Send(&pb.AgentEvent{Event: &pb.AgentEvent_Ready{Ready: &pb.AgentReady{AgentId: agentID, SandboxResultJson: string(report)}}})
+	_ = stream.CloseSend()
+	_, _ = stream.Recv()
+}
+
+func ipPort(addr string) (uint16, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0, err
+	}
+	if net.ParseIP(host) == nil {
+		return 0, fmt.Errorf("%q is not an IP address (the sandboxed agent cannot resolve names)", host)
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("bad port %q", port)
+	}
+	return uint16(n), nil
+}
+
+// pinnedHTTPClient resolves host now and dials only those addresses later,
+// when the sandbox has taken DNS away. TLS still verifies the host name.
+func pinnedHTTPClient(ctx context.Context, host string) (*http.Client, error) {
+	var ips []string
+	if ip := net.ParseIP(host); ip != nil {
+		ips = []string{host}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err != nil {
+			return nil, err
+		}
+		ips = addrs
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // a proxy would need its own name resolved and port allowed
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		h, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if h != host {
+			return nil, fmt.Errorf("the agent may only reach its LLM endpoint %s, not %s", host, h)
+		}
+		var last error
+		for _, ip := range ips {
+			c, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip, port))
+			if err == nil {
+				return c, nil
+			}
+			last = err
+		}
+		return nil, last
+	}
+	return &http.Client{Transport: tr}, nil
+}

@@ -1,0 +1,84 @@
+// Package cmd is agentctl's command line: run (headless, for CI), start
+// (the process manager), the client commands, and the hidden
+// internal-engine / internal-agent processes.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is stamped at build time with -ldflags "-X ...cmd.version=...".
+var version = "dev"
+
+// Exit codes, documented in agentctl/README.md.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // run failed: LLM or engine error, turn limit
+	exitUsage   = 2 // usage or configuration error
+	exitSandbox = 3 // the agent's sandbox could not be verified
+	exitBlocked = 4 // completed, but an action was blocked or denied (--fail-on-block)
+)
+
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+func (e *exitError) ExitCode() int { return e.code }
+
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+func usageErrorf(format string, args ...any) error { return exitf(exitUsage, format, args...) }
+
+// App builds the CLI.
+func App(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "agentctl",
+		Usage:     "run LLM agents behind the Parapet security gate",
+		Version:   version,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Commands: []*cli.Command{
+			runCommand(),
+			startCommand(),
+			statusCommand(),
+			stopCommand(),
+			internalEngineCommand(),
+			internalAgentCommand(),
+		},
+		// Errors are printed once, by RunContext, with their exit code.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// Main runs agentctl with the process's arguments and exits.
+func Main() {
+	os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
+}
+
+// RunContext runs the CLI and returns the exit code.
+func RunContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := App(stdout, stderr).RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "agentctl:", ee.msg)
+		}
+		return ee.code
+	}
+	// urfave/cli's own errors (unknown flag, missing argument) are usage errors.
+	fmt.Fprintln(stderr, "agentctl:", err)
+	return exitUsage
+}

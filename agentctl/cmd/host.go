@@ -1,0 +1,351 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
+
+	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine"
+	"github.com/parapet-dev/parapet/engine/tools"
+	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/client"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+)
+
+// Environment the engine hands the agent process. The token is the only
+// credential; it never touches disk.
+const (
+	envAgentToken = "OPENPARALLAX_AGENT_TOKEN"
+	stateDirName  = ".parapet"
+)
+
+// engineFlags are shared by run, start and internal-engine: where to work,
+// which shield, which model.
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "the agent's workspace `DIR` (default: the current directory)"},
+		&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR` (host:port or dns:///name:port); default: the shield pipeline in-process"},
+		&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for a shieldd that requires authentication"},
+		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` or embedded name (default, strict, permissive) for the in-process shield"},
+		&cli.StringFlag{Name: "provider", Value: "openai", Usage: "LLM provider: openai (any OpenAI-compatible endpoint), anthropic or scripted"},
+		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default)"},
+		&cli.StringFlag{Name: "base-url", Usage: "LLM endpoint `URL` (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL or the provider's)"},
+		&cli.StringFlag{Name: "api-key-env", Usage: "name of the environment `VARIABLE` holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
+		&cli.StringFlag{Name: "script", Usage: "replies `FILE` (YAML) for --provider scripted"},
+		&cli.IntFlag{Name: "max-turns", Value: 25, Usage: "LLM round trips allowed per message"},
+		&cli.StringFlag{Name: "agent-name", Value: "parapet", Usage: "the agent's display name"},
+		&cli.BoolFlag{Name: "allow-unsandboxed", Usage: "run the agent even where the kernel has no Landlock (loudly warned; partial sandboxes are never accepted)"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+	}
+}
+
+// hostConfig is what engineFlags resolve to.
+type hostConfig struct {
+	workspace, shieldAddr, shieldToken, policyRef   string
+	provider, model, baseURL, apiKeyEnv, scriptPath string
+	maxTurns                                        int
+	agentName                                       string
+	allowUnsandboxed                                bool
+	logLevel                                        string
+	// canaryDir is a writable directory outside the workspace for the
+	// agent's sandbox canary (set by the command, removed after).
+	canaryDir string
+	// onAgentEvent, if set, hears the agent's pid and sandbox status.
+	onAgentEvent func(pid int, sandboxStatus string)
+}
+
+func hostConfigFrom(c *cli.Context) (hostConfig, error) {
+	h := hostConfig{
+		workspace: c.String("workspace"), shieldAddr: c.String("shield"), shieldToken: c.String("shield-token"),
+		policyRef: c.String("policy"), provider: c.String("provider"), model: c.String("model"),
+		baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), scriptPath: c.String("script"),
+		maxTurns: c.Int("max-turns"), agentName: c.String("agent-name"), allowUnsandboxed: c.Bool("allow-unsandboxed"),
+		logLevel: c.String("log-level"),
+	}
+	if h.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return h, err
+		}
+		h.workspace = wd
+	}
+	ws, err := absDir(h.workspace)
+	if err != nil {
+		return h, usageErrorf("workspace: %v", err)
+	}
+	h.workspace = ws
+	switch h.provider {
+	case "openai", "anthropic":
+	case "scripted":
+		if h.scriptPath == "" {
+			return h, usageErrorf("--provider scripted needs --script FILE")
+		}
+	default:
+		return h, usageErrorf("unknown --provider %q (openai, anthropic or scripted)", h.provider)
+	}
+	if h.scriptPath != "" {
+		if h.scriptPath, err = filepath.Abs(h.scriptPath); err != nil {
+			return h, usageErrorf("--script: %v", err)
+		}
+		if _, err := os.Stat(h.scriptPath); err != nil {
+			return h, usageErrorf("--script: %v", err)
+		}
+	}
+	if h.shieldAddr != "" && h.policyRef != "" {
+		return h, usageErrorf("--policy configures the in-process shield; a remote shieldd (--shield) uses its own policy")
+	}
+	if h.maxTurns <= 0 {
+		return h, usageErrorf("--max-turns must be positive")
+	}
+	if strings.ContainsAny(h.agentName, ": \t\n") || h.agentName == "" {
+		return h, usageErrorf("--agent-name must be a non-empty word without ':'")
+	}
+	return h, nil
+}
+
+// absDir resolves dir to an absolute path without symlinks and checks it is a directory.
+func absDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+func (h hostConfig) stateDir() string { return filepath.Join(h.workspace, stateDirName) }
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// host is a running engine: gRPC server, shield, tools and the supervised
+// sandboxed agent process.
+type host struct {
+	cfg     hostConfig
+	engine  *engine.Engine
+	server  *grpc.Server
+	lis     net.Listener
+	agent   *procman.Supervisor
+	tools   *tools.Registry
+	closers []func()
+	log     *slog.Logger
+	agentDone chan error
+}
+
+// startHost builds the engine, serves it on 127.0.0.1:0 and starts the agent.
+func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, log *slog.Logger, agentStderr io.Writer) (*host, error) {
+	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1)}
+	ok := false
+	defer func() {
+		if !ok {
+			h.close()
+		}
+	}()
+
+	var shield engine.Shield
+	mode, addr := "embedded", ""
+	if cfg.shieldAddr != "" {
+		c, err := client.Dial(cfg.shieldAddr, client.Options{Token: cfg.shieldToken})
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		h.closers = append(h.closers, func() { c.Close() })
+		shield, mode, addr = c, "remote", cfg.shieldAddr
+	} else {
+		pol, err := policy.Load(cfg.policyRef)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		p, err := pipeline.New(pipeline.Config{Policy: pol})
+		if err != nil {
+			return nil, usageErrorf("shield: %v", err)
+		}
+		shield = engine.EmbeddedShield{Pipeline: p}
+		mode = "embedded (policy " + pol.Source + ")"
+	}
+	reg, err := tools.New(tools.Options{Workspace: cfg.workspace})
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	h.tools = reg
+	h.closers = append(h.closers, func() { reg.Close() })
+
+	eng, err := engine.New(engine.Config{
+		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
+		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
+		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.engine = eng
+	h.lis, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("engine listen: %w", err)
+	}
+	h.server = grpc.NewServer(grpc.MaxRecvMsgSize(4 << 20))
+	eng.Register(h.server)
+	go func() { _ = h.server.Serve(h.lis) }()
+	eng.SetAddresses(h.lis.Addr().String(), "")
+
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	h.agent = procman.NewSupervisor(func() (*exec.Cmd, error) {
+		return h.agentCommand(self, agentStderr), nil
+	}, procman.Options{
+		Name: "agent", Group: procman.SameGroup, ParentDeathSignal: syscall.SIGKILL, StopTimeout: 3 * time.Second,
+		OnEvent: func(ev procman.Event) {
+			switch ev.Kind {
+			case procman.EventStarted:
+				eng.SetAgentPID(ev.Pid)
+				if cfg.onAgentEvent != nil {
+					cfg.onAgentEvent(ev.Pid, "")
+				}
+			case procman.EventRestarting:
+				eng.CountAgentRestart()
+				log.Warn(ev.String())
+			case procman.EventExited:
+				eng.SetAgentPID(0)
+				log.Debug(ev.String())
+			case procman.EventGaveUp:
+				log.Error(ev.String() + "; the engine keeps serving without an agent")
+			}
+		},
+	})
+	go func() { h.agentDone <- h.agent.Run(context.WithoutCancel(ctx)) }()
+	if cfg.onAgentEvent != nil {
+		go h.reportAgentState(ctx)
+	}
+	ok = true
+	return h, nil
+}
+
+// agentCommand is one spawn of the sandboxed agent with a fresh token. Its
+// environment loses GODEBUG (which could weaken the runtime's defaults) and
+// any engine-only OPENPARALLAX_ variable.
+func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
+	token := h.engine.NewAgentToken()
+	args := []string{"internal-agent",
+		"--grpc", h.lis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
+		"--provider", h.cfg.provider, "--max-turns", strconv.Itoa(h.cfg.maxTurns), "--log-level", h.cfg.logLevel,
+	}
+	for flag, v := range map[string]string{"--model": h.cfg.model, "--base-url": h.cfg.baseURL, "--api-key-env": h.cfg.apiKeyEnv, "--script": h.cfg.scriptPath} {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	if h.cfg.allowUnsandboxed {
+		args = append(args, "--allow-unsandboxed")
+	}
+	if h.cfg.canaryDir != "" {
+		args = append(args, "--canary-dir", h.cfg.canaryDir)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Dir = h.cfg.workspace
+	cmd.Env = agentEnv(os.Environ(), token)
+	cmd.Stderr = stderr
+	return cmd
+}
+
+func agentEnv(parent []string, token string) []string {
+	env := make([]string, 0, len(parent)+1)
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, envAgentToken+"="+token)
+}
+
+// reportAgentState passes every agent connect and disconnect to onAgentEvent.
+func (h *host) reportAgentState(ctx context.Context) {
+	for {
+		st, changed := h.engine.AgentState()
+		h.cfg.onAgentEvent(int(h.engine.Status().GetAgentPid()), st.SandboxStatus)
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// port is the engine's gRPC port.
+func (h *host) port() int { return h.lis.Addr().(*net.TCPAddr).Port }
+
+// stop ends the agent (ShutdownDirective, then SIGTERM/SIGKILL) and the server.
+func (h *host) stop() {
+	if h.engine != nil {
+		h.engine.StopAgent("engine stopping")
+	}
+	if h.agent != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = h.agent.Stop(ctx)
+		cancel()
+	}
+	h.close()
+}
+
+func (h *host) close() {
+	if h.server != nil {
+		h.server.Stop()
+	}
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		h.closers[i]()
+	}
+	h.closers = nil
+}
+
+// waitAgent waits for the agent to connect, fails with its sandbox error,
+// or gives up when the supervisor does.
+func (h *host) waitAgent(ctx context.Context) (engine.AgentState, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type res struct {
+		st  engine.AgentState
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		st, err := h.engine.WaitAgent(ctx)
+		ch <- res{st, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.st, r.err
+	case err := <-h.agentDone:
+		h.agentDone <- err
+		if err == nil {
+			err = errors.New("the agent exited before connecting")
+		}
+		return engine.AgentState{}, fmt.Errorf("agent: %w", err)
+	}
+}

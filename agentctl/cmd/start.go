@@ -1,0 +1,285 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// args turns a hostConfig back into flags, for the processes it spawns.
+func (h hostConfig) args() []string {
+	a := []string{"--workspace", h.workspace, "--provider", h.provider, "--max-turns", strconv.Itoa(h.maxTurns),
+		"--agent-name", h.agentName, "--log-level", h.logLevel}
+	for _, f := range [][2]string{{"--shield", h.shieldAddr}, {"--policy", h.policyRef}, {"--model", h.model},
+		{"--base-url", h.baseURL}, {"--api-key-env", h.apiKeyEnv}, {"--script", h.scriptPath}} {
+		if f[1] != "" {
+			a = append(a, f[0], f[1])
+		}
+	}
+	if h.allowUnsandboxed {
+		a = append(a, "--allow-unsandboxed")
+	}
+	return a
+}
+
+func startCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "start",
+		Usage: "start the engine for a workspace and keep it running (process manager)",
+		Description: `One instance per workspace. The engine is restarted after a crash (at most 5
+crashes in 60 s) and at once when it exits 75 (a restart request). SIGTERM or
+SIGINT stop it (SIGKILL after 5 s). State lives in WORKSPACE/.parapet/.`,
+		Flags: append(engineFlags(),
+			&cli.BoolFlag{Name: "daemon", Aliases: []string{"d"}, Usage: "detach and run in the background (log in WORKSPACE/.parapet/manager.log)"},
+		),
+		Action: func(c *cli.Context) error {
+			cfg, err := hostConfigFrom(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("daemon") {
+				st, err := procman.Daemonize(procman.DaemonConfig{StateDir: cfg.stateDir(), Args: append([]string{"start"}, cfg.args()...)})
+				if err != nil {
+					return exitf(exitFailed, "%v", err)
+				}
+				fmt.Fprintf(c.App.Writer, "engine started in the background: manager pid %d, gRPC %s\n", st.ManagerPID, st.GRPCAddress)
+				return nil
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return exitf(exitFailed, "find own executable: %v", err)
+			}
+			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "manager")
+			m := &procman.Manager{
+				StateDir: cfg.stateDir(), Workspace: cfg.workspace, Log: log,
+				Engine: func() (*exec.Cmd, error) {
+					cmd := exec.Command(self, append([]string{"internal-engine"}, cfg.args()...)...)
+					cmd.Stderr = c.App.ErrWriter
+					return cmd, nil
+				},
+				Options: procman.Options{Output: c.App.ErrWriter},
+			}
+			err = m.Run(ctx)
+			var locked *procman.LockedError
+			switch {
+			case errors.As(err, &locked):
+				return exitf(exitUsage, "%v", err)
+			case err != nil && !errors.Is(err, context.Canceled):
+				return exitf(exitFailed, "%v", err)
+			}
+			return nil
+		},
+	}
+}
+
+func internalEngineCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "internal-engine",
+		Usage:  "the engine process (started by agentctl start)",
+		Hidden: true,
+		Flags:  engineFlags(),
+		Action: runInternalEngine,
+	}
+}
+
+// runInternalEngine serves the engine and reports PORT:/WEB_* on stdout
+// for the process manager, then runs until SIGTERM or a Shutdown request.
+func runInternalEngine(c *cli.Context) error {
+	cfg, err := hostConfigFrom(c)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "engine")
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	canaryDir, err := os.MkdirTemp("", "parapet-canary-")
+	if err != nil {
+		return exitf(exitFailed, "canary dir: %v", err)
+	}
+	defer os.RemoveAll(canaryDir)
+	cfg.canaryDir = canaryDir
+	cfg.onAgentEvent = func(pid int, sandboxStatus string) {
+		_ = procman.UpdateState(cfg.stateDir(), func(s *procman.State) {
+			s.AgentPID, s.SandboxStatus = pid, sandboxStatus
+		})
+	}
+	// Until an approval front-end is connected, escalations are denied.
+	h, err := startHost(ctx, cfg, engine.FixedApprover{}, log, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	if err := procman.WritePort(c.App.Writer, h.port()); err != nil {
+		return exitf(exitFailed, "report port: %v", err)
+	}
+	if err := procman.WriteWeb(c.App.Writer, procman.WebStatus{State: procman.WebDisabled}); err != nil {
+		return exitf(exitFailed, "report web: %v", err)
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("stopping on signal")
+	case <-h.engine.ShutdownRequested():
+		log.Info("stopping on a client's request")
+	}
+	return nil
+}
+
+func stateDirFlag() cli.Flag {
+	return &cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "the workspace `DIR` whose engine to reach (default: the current directory)"}
+}
+
+// engineTarget finds the running engine: --engine, or the workspace's state.
+func engineTarget(c *cli.Context) (addr string, st procman.State, running bool, err error) {
+	if a := c.String("engine"); a != "" {
+		return a, st, true, nil
+	}
+	ws := c.String("workspace")
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return "", st, false, err
+		}
+	}
+	st, running = procman.Running(stateDirOf(ws))
+	return st.GRPCAddress, st, running, nil
+}
+
+func stateDirOf(workspace string) string {
+	cfg := hostConfig{workspace: workspace}
+	if abs, err := absDir(workspace); err == nil {
+		cfg.workspace = abs
+	}
+	return cfg.stateDir()
+}
+
+func dialEngine(addr string) (pb.ClientServiceClient, func(), error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, err
+	}
+	return pb.NewClientServiceClient(conn), func() { conn.Close() }, nil
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the running engine of a workspace",
+		Flags: []cli.Flag{stateDirFlag(),
+			&cli.StringFlag{Name: "engine", Usage: "engine gRPC `ADDR` (default: found through the workspace's state)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
+		},
+		Action: func(c *cli.Context) error {
+			addr, st, running, err := engineTarget(c)
+			if err != nil {
+				return err
+			}
+			if !running || addr == "" {
+				if c.String("output") == "json" {
+					b, _ := json.Marshal(map[string]any{"running": false})
+					fmt.Fprintln(c.App.Writer, string(b))
+				}
+				return exitf(exitFailed, "no engine is running for this workspace (start one with agentctl start)")
+			}
+			client, closeConn, err := dialEngine(addr)
+			if err != nil {
+				return exitf(exitFailed, "%v", err)
+			}
+			defer closeConn()
+			ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+			defer cancel()
+			s, err := client.GetStatus(ctx, &pb.StatusRequest{})
+			if err != nil {
+				return exitf(exitFailed, "engine %s: %v", addr, err)
+			}
+			out := map[string]any{
+				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": s.GetWebUrl(),
+				"manager_pid": st.ManagerPID, "engine_pid": s.GetEnginePid(), "agent_pid": s.GetAgentPid(),
+				"agent_connected": s.GetAgentConnected(), "sandbox_status": s.GetSandboxStatus(),
+				"shield": s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
+				"agent_restarts": s.GetAgentRestarts(), "uptime_seconds": s.GetUptimeSeconds(), "version": s.GetVersion(),
+			}
+			if c.String("output") == "json" {
+				b, _ := json.Marshal(out)
+				fmt.Fprintln(c.App.Writer, string(b))
+				return nil
+			}
+			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  shield: %s\n  web: %s\n",
+				addr, s.GetEnginePid(), s.GetWorkspace(), s.GetAgentConnected(), s.GetAgentPid(), s.GetSandboxStatus(),
+				s.GetAgentRestarts(), s.GetShieldMode(), orNone(s.GetWebUrl()))
+			return nil
+		},
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "disabled"
+	}
+	return s
+}
+
+func stopCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stop",
+		Usage: "stop the running engine of a workspace (and its process manager)",
+		Flags: []cli.Flag{stateDirFlag(),
+			&cli.StringFlag{Name: "engine", Usage: "engine gRPC `ADDR`"},
+			&cli.DurationFlag{Name: "timeout", Value: 15 * time.Second, Usage: "how long to wait for everything to exit"},
+		},
+		Action: func(c *cli.Context) error {
+			addr, st, running, err := engineTarget(c)
+			if err != nil {
+				return err
+			}
+			if !running {
+				return exitf(exitFailed, "no engine is running for this workspace")
+			}
+			if addr != "" {
+				if client, closeConn, err := dialEngine(addr); err == nil {
+					ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+					_, err = client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl stop"})
+					cancel()
+					closeConn()
+					if err != nil && st.ManagerPID > 0 {
+						_ = syscall.Kill(st.ManagerPID, syscall.SIGTERM)
+					}
+				}
+			} else if st.ManagerPID > 0 {
+				_ = syscall.Kill(st.ManagerPID, syscall.SIGTERM)
+			}
+			if c.String("engine") != "" {
+				fmt.Fprintln(c.App.Writer, "shutdown requested")
+				return nil
+			}
+			ws := c.String("workspace")
+			if ws == "" {
+				ws, _ = os.Getwd()
+			}
+			deadline := time.Now().Add(c.Duration("timeout"))
+			for time.Now().Before(deadline) {
+				if _, still := procman.Running(stateDirOf(ws)); !still {
+					fmt.Fprintln(c.App.Writer, "stopped")
+					return nil
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			return exitf(exitFailed, "the engine did not stop within %s", c.Duration("timeout"))
+		},
+	}
+}

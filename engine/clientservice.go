@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// clientService is ClientService: how people and programs drive the engine.
+type clientService struct {
+	pb.UnimplementedClientServiceServer
+	e *Engine
+}
+
+// SendMessage streams the message's events and ends after RESPONSE_COMPLETE
+// or ERROR. Refusals (no agent, busy, bad message) are an ERROR event, as
+// the public engine sends them.
+func (c *clientService) SendMessage(req *pb.ClientMessageRequest, stream pb.ClientService_SendMessageServer) error {
+	t, err := c.e.Submit(stream.Context(), Message{SessionID: req.GetSessionId(), Content: req.GetContent(), Mode: req.GetMode(), Source: req.GetSource()})
+	if err != nil {
+		var ce *CodedError
+		if !errors.As(err, &ce) {
+			ce = &CodedError{Code: "INTERNAL", Msg: err.Error()}
+		}
+		ev := errorEvent(ce.Code, ce.Msg, ce.Code == ErrAgentBusy.Code || ce.Code == ErrAgentUnavailable.Code)
+		ev.SessionId = req.GetSessionId()
+		return stream.Send(ev)
+	}
+	for ev := range t.Events {
+		if err := stream.Send(ev); err != nil {
+			return err // the client went away; the turn is cancelled through its context
+		}
+	}
+	return nil
+}
+
+// WatchSession follows a session (or every session for "") until the
+// client leaves.
+func (c *clientService) WatchSession(req *pb.WatchSessionRequest, stream pb.ClientService_WatchSessionServer) error {
+	if id := req.GetSessionId(); id != "" && !c.e.hasSession(id) {
+		return status.Errorf(codes.NotFound, "no session %q", id)
+	}
+	sub := c.e.Subscribe(req.GetSessionId())
+	defer sub.Close()
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				return status.Error(codes.ResourceExhausted, "watcher fell too far behind and was dropped")
+			}
+			if err := stream.Send(ev); err != nil {
+				return err
+			}
+		case <-stream.Context().Done():
+			return nil
+		}
+	}
+}
+
+// GetStatus reports the engine as it is now.
+func (c *clientService) GetStatus(context.Context, *pb.StatusRequest) (*pb.StatusResponse, error) {
+	return c.e.Status(), nil
+}
+
+// Shutdown asks the process running the engine to stop it cleanly.
+func (c *clientService) Shutdown(_ context.Context, req *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	c.e.log.Info("shutdown requested by a client", "reason", req.GetReason())
+	c.e.RequestShutdown()
+	return &pb.ShutdownResponse{Accepted: true}, nil
+}
+
+// ListSessions lists sessions, most recently updated first.
+func (c *clientService) ListSessions(_ context.Context, req *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
+	if req.GetLimit() < 0 || req.GetOffset() < 0 {
+		return nil, status.Error(codes.InvalidArgument, "limit and offset must not be negative")
+	}
+	e := c.e
+	e.mu.Lock()
+	all := make([]*pb.SessionInfo, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		all = append(all, &pb.SessionInfo{Id: s.id, Mode: s.mode, CreatedAt: s.created.Unix(), UpdatedAt: s.updated.Unix(),
+			MessageCount: int32(len(s.history)), Title: sessionTitle(s)})
+	}
+	e.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].UpdatedAt > all[j].UpdatedAt || (all[i].UpdatedAt == all[j].UpdatedAt && all[i].Id < all[j].Id) })
+	return &pb.ListSessionsResponse{Sessions: page(all, int(req.GetOffset()), int(req.GetLimit())), Total: int32(len(all))}, nil
+}
+
+// GetHistory returns a session's messages, oldest first.
+func (c *clientService) GetHistory(_ context.Context, req *pb.GetHistoryRequest) (*pb.GetHistoryResponse, error) {
+	if req.GetLimit() < 0 || req.GetOffset() < 0 {
+		return nil, status.Error(codes.InvalidArgument, "limit and offset must not be negative")
+	}
+	e := c.e
+	e.mu.Lock()
+	s, ok := e.sessions[req.GetSessionId()]
+	var msgs []*pb.HistoryMessage
+	if ok {
+		for i, h := range s.history {
+			msgs = append(msgs, &pb.HistoryMessage{Id: s.id + "/" + strconv.Itoa(i), Role: h.Role, Content: h.Content})
+		}
+	}
+	e.mu.Unlock()
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "no session %q", req.GetSessionId())
+	}
+	return &pb.GetHistoryResponse{Messages: page(msgs, int(req.GetOffset()), int(req.GetLimit())), Total: int32(len(msgs))}, nil
+}
+
+func page[T any](all []T, offset, limit int) []T {
+	if offset >= len(all) {
+		return nil
+	}
+	all = all[offset:]
+	if limit > 0 && limit < len(all) {
+		all = all[:limit]
+	}
+	return all
+}
+
+func sessionTitle(s *session) string {
+	for _, h := range s.history {
+		if h.Role == "user" {
+			return truncate(h.Content, 60)
+		}
+	}
+	return ""
+}
+
+func (e *Engine) hasSession(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.sessions[id]
+	return ok
+}
+
+// Status is a snapshot for GetStatus and agentctl status.
+func (e *Engine) Status() *pb.StatusResponse {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := &pb.StatusResponse{
+		Version: e.cfg.Version, AgentConnected: e.agent != nil, AgentName: e.cfg.AgentName, Workspace: e.cfg.Workspace,
+		EnginePid: int64(os.Getpid()), AgentPid: e.agentPID.Load(), SandboxStatus: e.sandboxStatus,
+		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(len(e.sessions)),
+		UptimeSeconds: int64(time.Since(e.started).Seconds()), AgentRestarts: e.agentRestarts.Load(),
+		Provider: e.cfg.Provider, Model: e.cfg.Model, GrpcAddress: e.grpcAddr, WebUrl: e.webURL,
+	}
+	return st
+}

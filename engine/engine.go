@@ -1,0 +1,413 @@
+// Package engine is the privileged side of Parapet's agent loop: it serves
+// AgentService to the sandboxed agent, asks the shield about every tool
+// call the agent proposes, executes what is allowed, hands escalations to
+// an Approver and publishes everything that happens as PipelineEvents.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+
+	"github.com/parapet-dev/parapet/engine/tools"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// Config configures an Engine. Zero values take the defaults.
+type Config struct {
+	// Workspace is the directory tools work in (required, absolute).
+	Workspace string
+	// Home is the agent's home directory as the shield should see it
+	// (default: the engine user's home).
+	Home string
+	// AgentName names the agent in events and shield calls (default "parapet").
+	AgentName string
+	// EngineID identifies this engine to shieldd (default host-pid).
+	EngineID string
+	// Tenant is sent to shieldd as the caller's tenant (optional).
+	Tenant string
+	// Shield judges every tool call (required).
+	Shield Shield
+	// ShieldMode and ShieldAddress describe Shield for status output.
+	ShieldMode, ShieldAddress string
+	// Tools executes allowed tool calls (required).
+	Tools *tools.Registry
+	// Approver decides escalations (default: deny every one).
+	Approver Approver
+	// ApprovalTimeout bounds a human's answer (default 300 s; timeout = deny).
+	ApprovalTimeout time.Duration
+	// AllowUnsandboxed accepts an agent whose sandbox is "unavailable" (no
+	// Landlock on this kernel). Partial or unsandboxed agents are never accepted.
+	AllowUnsandboxed bool
+	// MaxMessageBytes bounds a user message (default 256 KiB).
+	MaxMessageBytes int
+	// MaxTurns bounds LLM round trips per message (0: the agent's default).
+	MaxTurns int
+	// Provider and Model describe the agent's LLM for status output.
+	Provider, Model string
+	Version         string
+	Logger          *slog.Logger
+}
+
+// Errors of Submit; their Code is what clients see in an ERROR event.
+var (
+	ErrAgentUnavailable = &CodedError{Code: "AGENT_UNAVAILABLE", Msg: "no agent is connected"}
+	ErrAgentBusy        = &CodedError{Code: "AGENT_BUSY", Msg: "the agent is busy with another message; wait for it to finish"}
+)
+
+// CodedError carries a stable code clients can switch on.
+type CodedError struct{ Code, Msg string }
+
+func (e *CodedError) Error() string { return e.Code + ": " + e.Msg }
+
+// Engine is safe for concurrent use.
+type Engine struct {
+	cfg     Config
+	log     *slog.Logger
+	bus     *bus
+	started time.Time
+
+	mu            sync.Mutex
+	agent         *agentConn
+	expectedToken string
+	agentChanged  chan struct{} // closed and replaced on every agent state change
+	sandboxJSON   string
+	sandboxStatus string
+	rejection     error // why the last agent was refused, if it was
+	turn          *turn
+	sessions      map[string]*session
+
+	grpcAddr, webURL string
+
+	agentPID      atomic.Int64
+	agentRestarts atomic.Int32
+	shutdown      chan struct{}
+	shutdownOnce  sync.Once
+}
+
+// session is a conversation's history, kept so every ProcessRequest can
+// carry it: the sandboxed agent has no database.
+type session struct {
+	id      string
+	mode    pb.SessionMode
+	history []*pb.ChatTurn
+	created time.Time
+	updated time.Time
+}
+
+// New validates cfg and builds an engine.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Workspace == "" || !filepath.IsAbs(cfg.Workspace) {
+		return nil, fmt.Errorf("engine: workspace must be an absolute path, got %q", cfg.Workspace)
+	}
+	if cfg.Shield == nil {
+		return nil, errors.New("engine: no shield configured")
+	}
+	if cfg.Tools == nil {
+		return nil, errors.New("engine: no tool registry configured")
+	}
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
+	if cfg.AgentName == "" {
+		cfg.AgentName = "parapet"
+	}
+	if cfg.EngineID == "" {
+		host, _ := os.Hostname()
+		cfg.EngineID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.Approver == nil {
+		cfg.Approver = FixedApprover{}
+	}
+	if cfg.ApprovalTimeout <= 0 {
+		cfg.ApprovalTimeout = 300 * time.Second
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = 256 << 10
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{
+		cfg:          cfg,
+		log:          cfg.Logger,
+		bus:          newBus(),
+		started:      time.Now(),
+		agentChanged: make(chan struct{}),
+		sessions:     map[string]*session{},
+		shutdown:     make(chan struct{}),
+	}, nil
+}
+
+// Register adds AgentService and ClientService to a gRPC server.
+func (e *Engine) Register(s *grpc.Server) {
+	pb.RegisterAgentServiceServer(s, &agentService{e: e})
+	pb.RegisterClientServiceServer(s, &clientService{e: e})
+}
+
+// NewAgentToken makes the per-spawn token for the next agent process and
+// makes it the only one accepted. It is 128 random bits, handed to the
+// agent through its environment and never written to disk.
+func (e *Engine) NewAgentToken() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error()) // the runtime cannot recover from this either
+	}
+	tok := hex.EncodeToString(b[:])
+	e.mu.Lock()
+	e.expectedToken = tok
+	e.mu.Unlock()
+	return tok
+}
+
+// SetAddresses records where the engine serves, for status output.
+func (e *Engine) SetAddresses(grpcAddr, webURL string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.grpcAddr, e.webURL = grpcAddr, webURL
+}
+
+// SetAgentPID records the agent process id for status output.
+func (e *Engine) SetAgentPID(pid int) { e.agentPID.Store(int64(pid)) }
+
+// CountAgentRestart records an agent restart for status output.
+func (e *Engine) CountAgentRestart() { e.agentRestarts.Add(1) }
+
+// AgentState is a snapshot of the agent connection.
+type AgentState struct {
+	Connected     bool
+	Name          string
+	SandboxStatus string
+	SandboxJSON   string
+	// Rejected is why the last agent was refused (bad token, unverified
+	// sandbox), nil when it was not.
+	Rejected error
+}
+
+func (e *Engine) agentStateLocked() (AgentState, <-chan struct{}) {
+	st := AgentState{SandboxStatus: e.sandboxStatus, SandboxJSON: e.sandboxJSON, Rejected: e.rejection}
+	if e.agent != nil {
+		st.Connected, st.Name = true, e.agent.name
+	}
+	return st, e.agentChanged
+}
+
+// AgentState returns the current state and a channel closed at the next change.
+func (e *Engine) AgentState() (AgentState, <-chan struct{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.agentStateLocked()
+}
+
+// WaitAgent blocks until an agent is connected, an agent was rejected, or
+// ctx ends.
+func (e *Engine) WaitAgent(ctx context.Context) (AgentState, error) {
+	for {
+		st, changed := e.AgentState()
+		if st.Connected {
+			return st, nil
+		}
+		if st.Rejected != nil {
+			return st, st.Rejected
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+}
+
+func (e *Engine) notifyLocked() {
+	close(e.agentChanged)
+	e.agentChanged = make(chan struct{})
+}
+
+// Subscribe follows a session's events ("" follows every session).
+func (e *Engine) Subscribe(sessionID string) *Subscription { return e.bus.subscribe(sessionID) }
+
+// ShutdownRequested is closed when a client asked the engine to stop.
+func (e *Engine) ShutdownRequested() <-chan struct{} { return e.shutdown }
+
+// RequestShutdown asks whoever runs the engine to stop it.
+func (e *Engine) RequestShutdown() { e.shutdownOnce.Do(func() { close(e.shutdown) }) }
+
+// StopAgent sends the connected agent a ShutdownDirective.
+func (e *Engine) StopAgent(reason string) {
+	e.mu.Lock()
+	a := e.agent
+	e.mu.Unlock()
+	if a != nil {
+		_ = a.send(&pb.EngineDirective{Directive: &pb.EngineDirective_Shutdown{Shutdown: &pb.ShutdownDirective{Reason: reason}}})
+	}
+}
+
+// Message is one user message for the agent.
+type Message struct {
+	SessionID string // empty: a new session
+	Content   string
+	Mode      pb.SessionMode
+	Source    string
+}
+
+// Turn is one message being processed. Events delivers the session's
+// events for it and is closed after RESPONSE_COMPLETE or ERROR.
+type Turn struct {
+	SessionID, MessageID string
+	Events               <-chan *pb.PipelineEvent
+}
+
+// turn is the engine's side of the message the agent is working on.
+type turn struct {
+	sessionID, messageID string
+	mode                 pb.SessionMode
+	content              string
+	ctx                  context.Context
+	cancel               context.CancelFunc
+	calls                sync.WaitGroup
+	blocked              atomic.Bool // an action was blocked or denied
+}
+
+// Submit hands a message to the agent. Only one message is processed at a
+// time; the caller's ctx cancels the turn (pending approvals are denied and
+// further tool calls refused).
+func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
+	if m.Content == "" {
+		return nil, &CodedError{Code: "INVALID_MESSAGE", Msg: "message is empty"}
+	}
+	if len(m.Content) > e.cfg.MaxMessageBytes {
+		return nil, &CodedError{Code: "MESSAGE_TOO_LARGE", Msg: fmt.Sprintf("message is %d bytes, limit %d", len(m.Content), e.cfg.MaxMessageBytes)}
+	}
+	if !utf8.ValidString(m.Content) {
+		return nil, &CodedError{Code: "INVALID_MESSAGE", Msg: "message is not valid UTF-8"}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.agent
+	if a == nil {
+		return nil, ErrAgentUnavailable
+	}
+	if e.turn != nil {
+		return nil, ErrAgentBusy
+	}
+	s, err := e.sessionLocked(m.SessionID, m.Mode)
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content}
+	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	history := append([]*pb.ChatTurn(nil), s.history...)
+	sub := e.bus.subscribe(s.id)
+	out := make(chan *pb.PipelineEvent, 64)
+	go forwardTurn(sub, t.messageID, out)
+	go func() {
+		select {
+		case <-ctx.Done():
+			e.log.Info("turn cancelled by its client", "session", t.sessionID, "message", t.messageID)
+			t.cancel()
+		case <-t.ctx.Done():
+		}
+	}()
+	e.turn = t
+	err = a.send(&pb.EngineDirective{Directive: &pb.EngineDirective_Process{Process: &pb.ProcessRequest{
+		SessionId: s.id, MessageId: t.messageID, Content: m.Content, Mode: s.mode, Source: m.Source,
+		History: history, MaxTurns: int32(e.cfg.MaxTurns),
+	}}})
+	if err != nil {
+		e.turn = nil
+		t.cancel()
+		sub.Close()
+		return nil, &CodedError{Code: "AGENT_UNAVAILABLE", Msg: "could not reach the agent: " + err.Error()}
+	}
+	s.history = append(s.history, &pb.ChatTurn{Role: "user", Content: m.Content})
+	s.updated = time.Now()
+	return &Turn{SessionID: s.id, MessageID: t.messageID, Events: out}, nil
+}
+
+// forwardTurn copies a session's events to out until the turn's terminal
+// event, then closes out.
+func forwardTurn(sub *Subscription, messageID string, out chan<- *pb.PipelineEvent) {
+	defer close(out)
+	defer sub.Close()
+	for ev := range sub.Events {
+		if ev.MessageId != messageID && ev.MessageId != "" {
+			continue
+		}
+		out <- ev
+		switch ev.EventType {
+		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE, pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR:
+			if ev.MessageId == messageID {
+				return
+			}
+		}
+	}
+}
+
+func (e *Engine) sessionLocked(id string, mode pb.SessionMode) (*session, error) {
+	if id == "" {
+		s := &session{id: "sess_" + randomID(), mode: mode, created: time.Now()}
+		s.updated = s.created
+		e.sessions[s.id] = s
+		return s, nil
+	}
+	s, ok := e.sessions[id]
+	if !ok {
+		return nil, &CodedError{Code: "SESSION_NOT_FOUND", Msg: fmt.Sprintf("no session %q", id)}
+	}
+	return s, nil
+}
+
+// endTurn finishes the current turn if it is messageID's.
+func (e *Engine) endTurn(messageID string, ev *pb.PipelineEvent, assistantText *string) {
+	e.mu.Lock()
+	t := e.turn
+	if t == nil || (messageID != "" && t.messageID != messageID) {
+		e.mu.Unlock()
+		return
+	}
+	e.turn = nil
+	if s := e.sessions[t.sessionID]; s != nil {
+		if assistantText != nil {
+			s.history = append(s.history, &pb.ChatTurn{Role: "assistant", Content: *assistantText})
+		}
+		s.updated = time.Now()
+	}
+	e.mu.Unlock()
+	t.cancel()
+	ev.SessionId, ev.MessageId = t.sessionID, t.messageID
+	e.bus.publish(ev)
+}
+
+// currentTurn returns the turn a proposal belongs to, or nil.
+func (e *Engine) currentTurn(sessionID, messageID string) *turn {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.turn; t != nil && t.sessionID == sessionID && t.messageID == messageID {
+		return t
+	}
+	return nil
+}
+
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func errorEvent(code, msg string, recoverable bool) *pb.PipelineEvent {
+	return &pb.PipelineEvent{
+		EventType:     pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR,
+		PipelineError: &pb.PipelineError{Code: code, Message: msg, Recoverable: recoverable},
+	}
+}

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/parapet-dev/parapet/engine/tools"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// shieldTimeout bounds one shield evaluation; a slower shield is an error,
+// and an error blocks.
+const shieldTimeout = 15 * time.Second
+
+// handleProposal takes one proposed tool call through the gate: validate,
+// ask the shield, ask a human on ESCALATE, re-check the action hash, run.
+// It returns the content for the agent and whether it is an error. Every
+// failure on the way means the tool does not run.
+func (e *Engine) handleProposal(ctx context.Context, p *pb.ToolCallProposed) (string, bool) {
+	t := e.currentTurn(p.GetSessionId(), p.GetMessageId())
+	if t == nil {
+		return "refused: this tool call does not belong to the message being processed", true
+	}
+	t.calls.Add(1)
+	defer t.calls.Done()
+	publish := func(ev *pb.PipelineEvent) {
+		ev.SessionId, ev.MessageId = t.sessionID, t.messageID
+		e.bus.publish(ev)
+	}
+	actionType := pb.ActionType(pb.ActionType_value["ACTION_TYPE_"+strings.ToUpper(p.GetToolName())])
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTIONS_PLANNED,
+		ActionsPlanned: &pb.ActionsPlanned{Actions: []*pb.ActionRequest{{
+			RequestId: p.GetCallId(), Type: actionType, PayloadJson: p.GetArgumentsJson(),
+			Payload: map[string]string{"tool_name": p.GetToolName()},
+		}}}})
+	content, isErr, ran := e.gate(t, p, publish)
+	if !ran {
+		// Every planned action ends with ACTION_COMPLETED, so clients can
+		// pair them; a refused one never started.
+		publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
+			ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: p.GetToolName(),
+				Result: &pb.ActionResult{RequestId: p.GetCallId(), Error: content, Output: content}}})
+	}
+	return content, isErr
+}
+
+// gate is handleProposal's decision path; ran says whether the tool executed.
+func (e *Engine) gate(t *turn, p *pb.ToolCallProposed, publish func(*pb.PipelineEvent)) (content string, isErr, ran bool) {
+	if t.ctx.Err() != nil {
+		return "refused: the turn was cancelled", true, false
+	}
+	name, args := p.GetToolName(), []byte(p.GetArgumentsJson())
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if _, ok := e.cfg.Tools.Lookup(name); !ok || name == e.cfg.Tools.LoadToolsDef().Name {
+		return fmt.Sprintf("unknown tool %q; load tool groups with load_tools first", name), true, false
+	}
+	if err := e.cfg.Tools.Validate(name, args); err != nil {
+		return "invalid arguments: " + err.Error(), true, false
+	}
+	if t.mode == pb.SessionMode_SESSION_MODE_OTR && e.cfg.Tools.IsWrite(name) {
+		reason := fmt.Sprintf("%s writes, and this session is off the record: write tools are refused", name)
+		publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_OTR_BLOCKED,
+			OtrBlocked: &pb.OTRBlocked{CallId: p.GetCallId(), ToolName: name, Reason: reason}})
+		t.blocked.Store(true)
+		return reason, true, false
+	}
+	actionType, payload, err := e.cfg.Tools.Action(name, args)
+	if err != nil {
+		return "refused: " + err.Error(), true, false
+	}
+	req := &pb.EvaluateRequest{
+		ActionType: actionType, PayloadJson: string(payload), SessionId: t.sessionID, RequestId: p.GetCallId(),
+		Caller: &pb.CallerContext{
+			Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
+			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
+		},
+	}
+	verdict := e.evaluate(t.ctx, req)
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT,
+		ShieldVerdict: &pb.ShieldVerdict{CallId: p.GetCallId(), ToolName: name, Verdict: verdict}})
+
+	switch verdict.GetDecision() {
+	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
+	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		res := e.escalate(t, p, verdict, publish)
+		if !res.Approved {
+			t.blocked.Store(true)
+			return fmt.Sprintf("not run: the action needed a human's approval and was %s (%s). Shield: %s",
+				outcomeWords(res.Outcome), res.By, verdict.GetReasoning()), true, false
+		}
+	default: // BLOCK, and an unset decision, which must never read as ALLOW
+		t.blocked.Store(true)
+		return blockedMessage(verdict), true, false
+	}
+
+	// The verdict must be for exactly the bytes about to run.
+	hash, err := action.HashRequest(action.Request{Type: actionType, Payload: payload,
+		Caller: action.Caller{WorkspaceRoot: e.cfg.Workspace, Home: e.cfg.Home}}, action.Limits{})
+	if err != nil || hash != verdict.GetActionHash() {
+		t.blocked.Store(true)
+		e.log.Error("action hash mismatch before execution; not running", "call", p.GetCallId(), "verdict_hash", verdict.GetActionHash(), "hash", hash, "error", err)
+		return "refused: the shield's verdict does not match this action (hash mismatch)", true, false
+	}
+	if t.ctx.Err() != nil {
+		return "refused: the turn was cancelled", true, false
+	}
+
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_STARTED,
+		ActionStarted: &pb.ActionStarted{CallId: p.GetCallId(), ToolName: name, ArgumentsJson: string(args)}})
+	res := e.cfg.Tools.Execute(t.ctx, name, args)
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
+		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
+	return res.Output, res.IsError, true
+}
+
+// evaluate asks the shield; any failure becomes a BLOCK verdict that says why.
+func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verdict {
+	ctx, cancel := context.WithTimeout(ctx, shieldTimeout)
+	defer cancel()
+	v, err := e.cfg.Shield.Evaluate(ctx, req)
+	if err == nil && v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+		return v
+	}
+	if err == nil {
+		err = fmt.Errorf("verdict without a decision")
+	}
+	e.log.Error("shield evaluation failed; blocking", "call", req.GetRequestId(), "error", err)
+	return &pb.Verdict{
+		Decision: pb.VerdictDecision_VERDICT_DECISION_BLOCK, Confidence: 1,
+		Reasoning:  "the shield could not evaluate this action, so it does not run: " + err.Error(),
+		RuleIds:    []string{"engine.shield-error"},
+		ActionType: req.GetActionType(),
+	}
+}
+
+// escalate holds the call for a human via the Approver and reports the
+// outcome to the shield's audit chain.
+func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
+	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
+	req := ApprovalRequest{
+		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
+		ToolName: p.GetToolName(), ArgumentsJSON: p.GetArgumentsJson(), Verdict: v, Deadline: deadline,
+	}
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
+		ApprovalNeeded: &pb.ApprovalNeeded{
+			ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
+			Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
+			ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
+		}})
+	ctx, cancel := context.WithDeadline(t.ctx, deadline)
+	defer cancel()
+	res := e.cfg.Approver.Approve(ctx, req)
+	if !res.Approved && res.Outcome == "" {
+		res.Outcome = OutcomeDenied
+	}
+	if res.Approved && ctx.Err() != nil {
+		// An approval that arrives after the deadline or cancellation does not count.
+		res = ApprovalResult{Outcome: OutcomeTimeout, By: "engine"}
+		if t.ctx.Err() != nil {
+			res.Outcome = OutcomeCancelled
+		}
+	}
+	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_RESOLVED,
+		ApprovalResolved: &pb.ApprovalResolved{ApprovalId: req.ID, Approved: res.Approved, Outcome: res.Outcome, ResolvedBy: res.By}})
+	go e.reportOutcome(v, t.sessionID, p, req.ID, res)
+	return res
+}
+
+func (e *Engine) reportOutcome(v *pb.Verdict, session string, p *pb.ToolCallProposed, approvalID string, res ApprovalResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := e.cfg.Shield.ReportOutcome(ctx, &pb.ReportOutcomeRequest{
+		ActionHash: v.GetActionHash(), SessionId: session, RequestId: p.GetCallId(), Outcome: res.Outcome,
+		DecidedBy: res.By, ApprovalId: approvalID, ActionType: v.GetActionType(),
+		Caller: &pb.CallerContext{Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
+			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home},
+	})
+	if err != nil {
+		e.log.Warn("could not report an escalation outcome to the shield", "approval", approvalID, "error", err)
+	}
+}
+
+func outcomeWords(o string) string {
+	switch o {
+	case OutcomeTimeout:
+		return "not answered in time"
+	case OutcomeCancelled:
+		return "cancelled"
+	case OutcomeRateLimited:
+		return "denied (too many approval prompts this hour)"
+	}
+	return "denied"
+}
+
+func blockedMessage(v *pb.Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "blocked by the Parapet shield (tier %d", v.GetTier())
+	if len(v.GetRuleIds()) > 0 {
+		fmt.Fprintf(&b, ", rule %s", strings.Join(v.GetRuleIds(), ", "))
+	}
+	b.WriteString("): ")
+	b.WriteString(v.GetReasoning())
+	return b.String()
+}
+
+func actionResult(callID string, r tools.Result) *pb.ActionResult {
+	ar := &pb.ActionResult{RequestId: callID, Success: !r.IsError, Output: r.Output, DurationMs: r.Duration.Milliseconds()}
+	if r.IsError {
+		ar.Error = r.Output
+	}
+	return ar
+}
+
+func toolDef(d tools.Def) *pb.ToolDef {
+	return &pb.ToolDef{Name: d.Name, Description: d.Description, ParametersJson: string(d.Schema), Group: d.Group}
+}
+
+// maxMemoryFlush bounds one MEMORY.md append.
+const maxMemoryFlush = 64 << 10
+
+// appendMemory appends facts to MEMORY.md in the workspace.
+func (e *Engine) appendMemory(content string) error {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return nil
+	}
+	if len(content) > maxMemoryFlush {
+		return fmt.Errorf("memory flush of %d bytes exceeds %d", len(content), maxMemoryFlush)
+	}
+	root, err := os.OpenRoot(e.cfg.Workspace)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	f, err := root.OpenFile("MEMORY.md", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", filepath.Join(e.cfg.Workspace, "MEMORY.md"), err)
+	}
+	defer f.Close()
+	_, err = fmt.Fprintf(f, "\n<!-- %s -->\n%s\n", time.Now().UTC().Format(time.RFC3339), content)
+	return err
+}
