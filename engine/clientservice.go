@@ -90,7 +90,9 @@ func (c *clientService) ListSessions(_ context.Context, req *pb.ListSessionsRequ
 			MessageCount: int32(len(s.history)), Title: sessionTitle(s)})
 	}
 	e.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].UpdatedAt > all[j].UpdatedAt || (all[i].UpdatedAt == all[j].UpdatedAt && all[i].Id < all[j].Id) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].UpdatedAt > all[j].UpdatedAt || (all[i].UpdatedAt == all[j].UpdatedAt && all[i].Id < all[j].Id)
+	})
 	return &pb.ListSessionsResponse{Sessions: page(all, int(req.GetOffset()), int(req.GetLimit())), Total: int32(len(all))}, nil
 }
 

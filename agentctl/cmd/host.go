@@ -145,14 +145,14 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 // host is a running engine: gRPC server, shield, tools and the supervised
 // sandboxed agent process.
 type host struct {
-	cfg     hostConfig
-	engine  *engine.Engine
-	server  *grpc.Server
-	lis     net.Listener
-	agent   *procman.Supervisor
-	tools   *tools.Registry
-	closers []func()
-	log     *slog.Logger
+	cfg       hostConfig
+	engine    *engine.Engine
+	server    *grpc.Server
+	lis       net.Listener
+	agent     *procman.Supervisor
+	tools     *tools.Registry
+	closers   []func()
+	log       *slog.Logger
 	agentDone chan error
 }
 

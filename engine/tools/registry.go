@@ -1,0 +1,428 @@
+// Package tools holds the Engine's tool executors: file, shell, git and
+// HTTP tools that the sandboxed agent proposes and the engine runs once the
+// shield allows them.
+//
+// The engine is unsandboxed, so this package is the last line: it validates
+// arguments against each tool's schema before anything runs, confines every
+// path to the workspace through os.Root, bounds time and output, scrubs
+// secrets from child environments and refuses, rather than guesses, whenever
+// something is unclear. It does not depend on the shield having judged well.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Def is a tool definition as sent to the agent (seed 000 ToolDef).
+type Def struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Group       string          `json:"group"`
+	Schema      json.RawMessage `json:"parameters"`
+}
+
+// Options configures a Registry. Zero values take the documented defaults.
+type Options struct {
+	// Workspace is the directory every tool is confined to. Required.
+	Workspace string
+
+	// CommandTimeout is the default timeout of execute_command and of each
+	// git tool (default 2m, or MaxCommandTimeout if lower); MaxCommandTimeout
+	// caps timeout_seconds (default 10m).
+	CommandTimeout    time.Duration
+	MaxCommandTimeout time.Duration
+
+	// OutputLimit caps every tool's output in bytes (default 64 KiB).
+	OutputLimit int
+
+	// MaxFileBytes caps write_file contents and the size of files edited or
+	// searched (default 10 MiB).
+	MaxFileBytes int64
+
+	// MaxEntries caps list_directory and glob_files results (default 1000);
+	// MaxMatches is search_files' default and largest max_results (default 200).
+	MaxEntries int
+	MaxMatches int
+
+	// HTTPTimeout bounds a whole http_request, body included (default 30s).
+	// HTTPMaxBytes caps the response body read (default 1 MiB);
+	// HTTPMaxRequestBytes caps the request body (default 1 MiB);
+	// HTTPMaxRedirects bounds same-host redirects followed (default 5).
+	HTTPTimeout         time.Duration
+	HTTPMaxBytes        int64
+	HTTPMaxRequestBytes int64
+	HTTPMaxRedirects    int
+	// HTTPAllowPrivateNetworks lets http_request reach loopback, private,
+	// link-local and other non-public addresses. Off by default: those are
+	// the engine's own network (its API, shieldd, cloud metadata).
+	HTTPAllowPrivateNetworks bool
+
+	// Env is the base environment of commands and git (default os.Environ()).
+	// Variables matching DefaultScrubEnv or ScrubEnv are dropped; ScrubEnv
+	// adds patterns and cannot remove defaults.
+	Env      []string
+	ScrubEnv []string
+
+	// Path, Home and Lang are the fixed PATH, HOME and LANG of commands and
+	// git. Path defaults to the usual system directories, Lang to C.UTF-8.
+	// Home defaults to a private directory created by New and removed by
+	// Close, so tools don't pick up the engine user's credentials
+	// (~/.aws, ~/.netrc, ~/.gitconfig helpers). Home must lie outside the
+	// workspace: the agent can write there, and git reads $HOME/.gitconfig.
+	Path string
+	Home string
+	Lang string
+
+	// GitName and GitEmail are the commit identity written to the default
+	// Home's .gitconfig (defaults "Parapet Agent", "agent@parapet.invalid").
+	// A repository's own user.name / user.email still take precedence.
+	GitName  string
+	GitEmail string
+}
+
+// Result is the outcome of one tool call. Output is always valid UTF-8 and
+// within OutputLimit (plus a short marker).
+type Result struct {
+	Output    string
+	IsError   bool
+	Truncated bool
+	ExitCode  int // execute_command and git tools; -1 when killed on timeout
+	Duration  time.Duration
+}
+
+// Registry executes tools within one workspace. It is safe for concurrent
+// use; Close releases it.
+type Registry struct {
+	opts     Options
+	ws       string   // absolute workspace path as given, cleaned
+	wsReal   string   // the same with symbolic links resolved
+	root     *os.Root // every file access goes through it
+	home     string
+	ownsHome bool
+	cmdEnv   []string // execute_command
+	gitEnv   []string // git tools, before per-call config overrides
+	gitPath  string   // "" when git is not installed
+	scrub    []string
+	tools    map[string]*tool
+	order    []string // tool names in definition order
+	http     *http.Client
+}
+
+// tool ties a definition to its validator and executor.
+type tool struct {
+	def   Def
+	props []prop
+	write bool
+	run   func(ctx context.Context, a args) Result
+}
+
+// LoadToolsName is the meta-tool the engine answers itself.
+const LoadToolsName = "load_tools"
+
+// groupOrder lists the tool groups in the order they are presented.
+var groupOrder = []string{"files", "shell", "git", "http"}
+
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// New validates opts, opens the workspace and builds the tools.
+func New(opts Options) (*Registry, error) {
+	if opts.Workspace == "" {
+		return nil, errors.New("tools: Options.Workspace is required")
+	}
+	setDefaults(&opts)
+	if opts.CommandTimeout > opts.MaxCommandTimeout {
+		return nil, fmt.Errorf("tools: CommandTimeout %v exceeds MaxCommandTimeout %v", opts.CommandTimeout, opts.MaxCommandTimeout)
+	}
+	if opts.OutputLimit < 1024 {
+		return nil, fmt.Errorf("tools: OutputLimit %d is below the 1024-byte minimum", opts.OutputLimit)
+	}
+	ws, err := filepath.Abs(opts.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("tools: workspace %q: %w", opts.Workspace, err)
+	}
+	wsReal, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil, fmt.Errorf("tools: workspace %q: %w", ws, err)
+	}
+	if fi, err := os.Stat(wsReal); err != nil {
+		return nil, fmt.Errorf("tools: workspace %q: %w", ws, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("tools: workspace %q is not a directory", ws)
+	}
+	if wsReal == "/" {
+		return nil, errors.New("tools: the workspace cannot be the filesystem root")
+	}
+	scrub := append(DefaultScrubEnv(), opts.ScrubEnv...)
+	for _, p := range scrub {
+		if _, err := path.Match(strings.ToUpper(p), "X"); err != nil {
+			return nil, fmt.Errorf("tools: ScrubEnv pattern %q: %w", p, err)
+		}
+	}
+
+	r := &Registry{opts: opts, ws: ws, wsReal: wsReal, scrub: scrub}
+	if err := r.setupHome(); err != nil {
+		return nil, err
+	}
+	r.root, err = os.OpenRoot(wsReal)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("tools: workspace %q: %w", ws, err)
+	}
+	r.cmdEnv = r.buildEnv(false)
+	r.gitEnv = r.buildEnv(true)
+	r.gitPath = lookPath("git", opts.Path)
+	r.http = r.newHTTPClient()
+	r.register()
+	return r, nil
+}
+
+func setDefaults(o *Options) {
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = 2 * time.Minute
+		if o.MaxCommandTimeout > 0 {
+			o.CommandTimeout = min(o.CommandTimeout, o.MaxCommandTimeout)
+		}
+	}
+	if o.MaxCommandTimeout <= 0 {
+		o.MaxCommandTimeout = max(10*time.Minute, o.CommandTimeout)
+	}
+	if o.OutputLimit <= 0 {
+		o.OutputLimit = 64 << 10
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 10 << 20
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = 1000
+	}
+	if o.MaxMatches <= 0 {
+		o.MaxMatches = 200
+	}
+	if o.HTTPTimeout <= 0 {
+		o.HTTPTimeout = 30 * time.Second
+	}
+	if o.HTTPMaxBytes <= 0 {
+		o.HTTPMaxBytes = 1 << 20
+	}
+	if o.HTTPMaxRequestBytes <= 0 {
+		o.HTTPMaxRequestBytes = 1 << 20
+	}
+	if o.HTTPMaxRedirects <= 0 {
+		o.HTTPMaxRedirects = 5
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.Path == "" {
+		o.Path = defaultPath
+	}
+	if o.Lang == "" {
+		o.Lang = "C.UTF-8"
+	}
+	if o.GitName == "" {
+		o.GitName = "Parapet Agent"
+	}
+	if o.GitEmail == "" {
+		o.GitEmail = "agent@parapet.invalid"
+	}
+}
+
+// setupHome creates the private HOME, or checks the configured one.
+func (r *Registry) setupHome() error {
+	if r.opts.Home != "" {
+		home, err := filepath.Abs(r.opts.Home)
+		if err != nil {
+			return fmt.Errorf("tools: Home %q: %w", r.opts.Home, err)
+		}
+		real, err := filepath.EvalSymlinks(home)
+		if err != nil {
+			return fmt.Errorf("tools: Home %q: %w", home, err)
+		}
+		if _, inside := within(r.wsReal, real); inside {
+			return fmt.Errorf("tools: Home %q lies inside the workspace; the agent could plant configuration there", home)
+		}
+		r.home = home
+		return nil
+	}
+	home, err := os.MkdirTemp("", "parapet-home-")
+	if err != nil {
+		return fmt.Errorf("tools: creating a private HOME: %w", err)
+	}
+	r.home, r.ownsHome = home, true
+	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n", gitConfigQuote(r.opts.GitName), gitConfigQuote(r.opts.GitEmail))
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o600); err != nil {
+		os.RemoveAll(home)
+		return fmt.Errorf("tools: writing the private HOME's .gitconfig: %w", err)
+	}
+	return nil
+}
+
+// gitConfigQuote quotes a value for a git config file.
+func gitConfigQuote(s string) string {
+	s = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ").Replace(s)
+	return `"` + s + `"`
+}
+
+// Close releases the workspace handle and removes the private HOME.
+func (r *Registry) Close() error {
+	var errs []error
+	if r.root != nil {
+		errs = append(errs, r.root.Close())
+	}
+	if r.http != nil {
+		r.http.CloseIdleConnections()
+	}
+	if r.ownsHome {
+		errs = append(errs, os.RemoveAll(r.home))
+	}
+	return errors.Join(errs...)
+}
+
+// Workspace returns the workspace directory with symbolic links resolved.
+func (r *Registry) Workspace() string { return r.wsReal }
+
+// Groups lists the tool groups load_tools accepts.
+func (r *Registry) Groups() []string { return slices.Clone(groupOrder) }
+
+// Defs returns the definitions of the given groups, all tools when none is
+// given. An unknown group is an error.
+func (r *Registry) Defs(groups ...string) ([]Def, error) {
+	for _, g := range groups {
+		if !slices.Contains(groupOrder, g) {
+			return nil, fmt.Errorf("unknown tool group %q (known: %s)", g, strings.Join(groupOrder, ", "))
+		}
+	}
+	var out []Def
+	for _, name := range r.order {
+		t := r.tools[name]
+		if name == LoadToolsName {
+			continue
+		}
+		if len(groups) == 0 || slices.Contains(groups, t.def.Group) {
+			out = append(out, t.def)
+		}
+	}
+	return out, nil
+}
+
+// LoadToolsDef is the meta-tool's definition, sent to the agent first.
+func (r *Registry) LoadToolsDef() Def { return r.tools[LoadToolsName].def }
+
+// LoadToolsGroups validates load_tools arguments and returns the groups.
+func (r *Registry) LoadToolsGroups(argsJSON []byte) ([]string, error) {
+	a, err := parseArgs(r.tools[LoadToolsName].props, argsJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", LoadToolsName, err)
+	}
+	return a.strs("groups"), nil
+}
+
+// Lookup returns a tool's definition.
+func (r *Registry) Lookup(name string) (Def, bool) {
+	t, ok := r.tools[name]
+	if !ok {
+		return Def{}, false
+	}
+	return t.def, true
+}
+
+func (r *Registry) lookup(name string) (*tool, error) {
+	t, ok := r.tools[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(r.order, ", "))
+	}
+	return t, nil
+}
+
+// Validate checks arguments against the tool's schema without running it.
+func (r *Registry) Validate(name string, argsJSON []byte) error {
+	t, err := r.lookup(name)
+	if err != nil {
+		return err
+	}
+	if _, err := parseArgs(t.props, argsJSON); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// IsWrite reports whether a tool can change state: files, the repository,
+// anything a command does, or a remote service (http_request can POST).
+// Unknown names count as writing, so callers that refuse writes fail closed.
+func (r *Registry) IsWrite(name string) bool {
+	t, ok := r.tools[name]
+	return !ok || t.write
+}
+
+// Action returns the shield action for a call: the action type is the tool
+// name and the payload the validated arguments, re-encoded canonically so
+// the shield judges exactly what will run. Unknown tools and load_tools
+// (answered by the engine, not an action) are errors.
+func (r *Registry) Action(name string, argsJSON []byte) (string, []byte, error) {
+	t, err := r.lookup(name)
+	if err != nil {
+		return "", nil, err
+	}
+	if name == LoadToolsName {
+		return "", nil, errors.New("load_tools is answered by the engine and is not a shield action")
+	}
+	a, err := parseArgs(t.props, argsJSON)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	payload, err := canonicalJSON(a)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: encoding the payload: %w", name, err)
+	}
+	return name, payload, nil
+}
+
+// Execute validates and runs one tool call. Every failure, including an
+// unknown tool or invalid arguments, comes back as an IsError result whose
+// Output says what was wrong.
+func (r *Registry) Execute(ctx context.Context, name string, argsJSON []byte) Result {
+	start := time.Now()
+	res := r.execute(ctx, name, argsJSON)
+	res.Duration = time.Since(start)
+	if !utf8.ValidString(res.Output) {
+		res.Output = strings.ToValidUTF8(res.Output, "\uFFFD") // proto strings must be UTF-8
+	}
+	// Tools cap their own output; this is the backstop, with room for markers.
+	if out, cut := capString(res.Output, r.opts.OutputLimit+512); cut {
+		res.Output, res.Truncated = out, true
+	}
+	return res
+}
+
+func (r *Registry) execute(ctx context.Context, name string, argsJSON []byte) Result {
+	t, err := r.lookup(name)
+	if err != nil {
+		return errResult(err)
+	}
+	a, err := parseArgs(t.props, argsJSON)
+	if err != nil {
+		return errResult(fmt.Errorf("%s: %w", name, err))
+	}
+	if name == LoadToolsName {
+		return errResult(errors.New("load_tools is answered by the engine, not executed as a tool"))
+	}
+	if err := ctx.Err(); err != nil {
+		return errResult(fmt.Errorf("%s: not run: %w", name, err))
+	}
+	return t.run(ctx, a)
+}
+
+func errResult(err error) Result { return Result{Output: err.Error(), IsError: true} }
+
+func okResult(out string, truncated bool) Result { return Result{Output: out, Truncated: truncated} }
