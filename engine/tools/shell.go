@@ -135,12 +135,12 @@ func (r *Registry) runProcess(ctx context.Context, argv, env []string, timeout t
 	select {
 	case <-waited:
 	case <-tctx.Done():
-		cmd.Process.Kill()
+		syscall.Kill(-pgid, syscall.SIGKILL)
 		<-waited
 		res.canceled = ctx.Err() != nil
 		res.timedOut = !res.canceled
 	}
-	_ = pgid // mutated
+	syscall.Kill(-pgid, syscall.SIGKILL) // sweep what the command left running
 
 	grace := time.NewTimer(pipeGrace)
 	select {
