@@ -171,6 +171,11 @@ func (r *Registry) writeFile(_ context.Context, a args) Result {
 		return errResult(fmt.Errorf("write_file: %w", fsError(p, err)))
 	}
 	defer f.Close()
+	if !created {
+		if err := checkHardLinks(p, fi); err != nil {
+			return errResult(fmt.Errorf("write_file: %w", err))
+		}
+	}
 	if err := r.checkWriteTarget(p, rel, f); err != nil {
 		if created {
 			r.root.Remove(rel)
@@ -209,6 +214,9 @@ func (r *Registry) editFile(_ context.Context, a args) Result {
 		return errResult(fmt.Errorf("edit_file: %w", err))
 	}
 	defer f.Close()
+	if err := checkHardLinks(p, fi); err != nil {
+		return errResult(fmt.Errorf("edit_file: %w", err))
+	}
 	if err := r.checkWriteTarget(p, rel, f); err != nil {
 		return errResult(fmt.Errorf("edit_file: %w", err))
 	}

@@ -153,6 +153,16 @@ func TestConfinement(t *testing.T) {
 	}
 	wantOK(t, call(t, r, "read_file", map[string]any{"path": filepath.Join(ws, "inside.txt")}))
 	wantOK(t, call(t, r, "read_file", map[string]any{"path": "good-link"}))
+
+	// A hard link ties a workspace name to the outside file: no writes through it.
+	if err := os.Link(secret, filepath.Join(ws, "hard")); err != nil {
+		t.Skipf("link: %v", err)
+	}
+	wantErr(t, call(t, r, "write_file", map[string]any{"path": "hard", "content": "pwned"}), "hard links")
+	wantErr(t, call(t, r, "edit_file", map[string]any{"path": "hard", "old_string": "TOP", "new_string": "pwned"}), "hard links")
+	if got := readFile(t, secret); got != "TOP SECRET\n" {
+		t.Fatalf("outside file changed through a hard link: %q", got)
+	}
 }
 
 func TestWriteFile(t *testing.T) {

@@ -175,6 +175,16 @@ func (r *Registry) checkWriteTarget(p, rel string, f *os.File) error {
 	return nil
 }
 
+// checkHardLinks refuses to write a file that has other names: a hard link
+// can tie a workspace name to a file outside the workspace, which os.Root
+// can't see, and writing would change every name.
+func checkHardLinks(p string, fi fs.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return fmt.Errorf("%q has %d hard links; writing it would change the file under its other names too, possibly outside the workspace; refused", p, st.Nlink)
+	}
+	return nil
+}
+
 // fdPath returns the path the kernel records for an open file (Linux).
 func fdPath(f *os.File) (string, error) {
 	conn, err := f.SyscallConn()
