@@ -13,7 +13,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -138,7 +137,7 @@ func NewFailureCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error
 // Check authenticates c for the call named what (a method or path) from
 // peer, and returns ctx with the identity. The error is always
 // ErrUnauthenticated; the reason goes to the log.
-func (g *Guard) Check(ctx context.Context, c Credentials, what string, peer net.Addr) (context.Context, error) {
+func (g *Guard) Check(ctx context.Context, c Credentials, what, peer string) (context.Context, error) {
 	if g == nil || g.Auth == nil {
 		return ctx, nil
 	}
@@ -152,11 +151,7 @@ func (g *Guard) Check(ctx context.Context, c Credentials, what string, peer net.
 			g.Failures.WithLabelValues(reason).Inc()
 		}
 		if g.Logger != nil {
-			peerStr := ""
-			if peer != nil {
-				peerStr = peer.String()
-			}
-			g.Logger.InfoContext(ctx, "authentication failed", "mode", g.Auth.Mode(), "call", what, "peer", peerStr, "reason", err.Error())
+			g.Logger.InfoContext(ctx, "authentication failed", "mode", g.Auth.Mode(), "call", what, "peer", peer, "reason", err.Error())
 		}
 		return ctx, ErrUnauthenticated
 	}

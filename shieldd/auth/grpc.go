@@ -26,7 +26,7 @@ func Open(fullMethod string) bool {
 }
 
 // grpcCredentials collects the authorization metadata and TLS chain of a call.
-func grpcCredentials(ctx context.Context) (Credentials, net.Addr) {
+func grpcCredentials(ctx context.Context) (Credentials, string) {
 	var c Credentials
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get("authorization"); len(v) == 1 {
@@ -37,12 +37,12 @@ func grpcCredentials(ctx context.Context) (Credentials, net.Addr) {
 	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
-		return c, nil
+		return c, ""
 	}
 	if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 		c.PeerCertificates = ti.State.PeerCertificates
 	}
-	return c, p.Addr
+	return c, p.Addr.String()
 }
 
 // UnaryInterceptor authenticates unary calls.

@@ -1,5 +1,6 @@
 // Package cmd is the shieldd command line: serve (the default), policy
-// tooling (check, test, show, list), eval and rules.
+// tooling (check, test, show, list), eval, rules, audit verify and token
+// mint / verify.
 package cmd
 
 import (
@@ -42,6 +43,8 @@ func App(stdout, stderr io.Writer) *cli.App {
 			policyCommand(),
 			evalCommand(),
 			rulesCommand(),
+			auditCommand(),
+			tokenCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {
 			if err == nil {

@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -13,8 +17,11 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
 func serveFlags() []cli.Flag {
@@ -30,6 +37,25 @@ func serveFlags() []cli.Flag {
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "drain-timeout", Value: 10 * time.Second, Usage: "graceful shutdown bound", EnvVars: []string{"SHIELDD_DRAIN_TIMEOUT"}}),
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error", EnvVars: []string{"SHIELDD_LOG_LEVEL"}}),
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json", EnvVars: []string{"SHIELDD_LOG_FORMAT"}}),
+
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "audit-file", Usage: "append every evaluation and outcome to this JSON-lines `FILE` (empty: no audit log)", EnvVars: []string{"SHIELDD_AUDIT_FILE"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "audit-mode", Value: "always", Usage: "always (no verdict before its record is fsynced) or batch (group commit; a crash can lose the last window)", EnvVars: []string{"SHIELDD_AUDIT_MODE"}}),
+		altsrc.NewInt64Flag(&cli.Int64Flag{Name: "audit-max-bytes", Value: 100 << 20, Usage: "rotate the audit file at this size (0: never)", EnvVars: []string{"SHIELDD_AUDIT_MAX_BYTES"}}),
+		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "audit-batch-window", Value: 10 * time.Millisecond, Usage: "batch mode: longest a record waits for its fsync", EnvVars: []string{"SHIELDD_AUDIT_BATCH_WINDOW"}}),
+		altsrc.NewIntFlag(&cli.IntFlag{Name: "audit-batch-max", Value: 512, Usage: "batch mode: fsync early once this many records wait", EnvVars: []string{"SHIELDD_AUDIT_BATCH_MAX"}}),
+
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "auth", Value: auth.ModeNone, Usage: "caller authentication: none (loopback listeners only), static, hmac or mtls", EnvVars: []string{"SHIELDD_AUTH"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "auth-tokens-file", Usage: "--auth static: YAML `FILE` of bearer tokens (reloaded on SIGHUP)", EnvVars: []string{"SHIELDD_AUTH_TOKENS_FILE"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "auth-hmac-key-file", Usage: "--auth hmac: `FILE` holding the shared key (or set $" + hmacKeyEnv + " to the key)", EnvVars: []string{"SHIELDD_AUTH_HMAC_KEY_FILE"}}),
+		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "auth-hmac-skew", Value: auth.DefaultHMACSkew, Usage: "--auth hmac: how far a token's time may be from the server's", EnvVars: []string{"SHIELDD_AUTH_HMAC_SKEW"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "tls-cert", Usage: "serve gRPC and HTTP over TLS with this certificate `FILE` (PEM)", EnvVars: []string{"SHIELDD_TLS_CERT"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "tls-key", Usage: "the TLS certificate's key `FILE` (PEM)", EnvVars: []string{"SHIELDD_TLS_KEY"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "tls-client-ca", Usage: "--auth mtls: CA bundle `FILE` (PEM) that issues client certificates", EnvVars: []string{"SHIELDD_TLS_CLIENT_CA"}}),
+
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "tenant-policy-dir", Usage: "`DIR` of <tenant>.yaml policies; other tenants get --policy (reloaded on SIGHUP)", EnvVars: []string{"SHIELDD_TENANT_POLICY_DIR"}}),
+		altsrc.NewFloat64Flag(&cli.Float64Flag{Name: "rate-limit", Usage: "requests per second per tenant (0: unlimited)", EnvVars: []string{"SHIELDD_RATE_LIMIT"}}),
+		altsrc.NewIntFlag(&cli.IntFlag{Name: "rate-burst", Usage: "requests a tenant may make at once (default: the rate, at least 1)", EnvVars: []string{"SHIELDD_RATE_BURST"}}),
+		altsrc.NewIntFlag(&cli.IntFlag{Name: "metrics-max-tenants", Value: 50, Usage: "tenants with their own metric label; the rest are \"other\"", EnvVars: []string{"SHIELDD_METRICS_MAX_TENANTS"}}),
 	}
 }
 
@@ -84,26 +110,147 @@ func runServe(c *cli.Context) error {
 	if err := p.Instrument(metrics.Meter("parapet/shieldd"), metrics.Registry); err != nil {
 		return exitf(2, "metrics: %v", err)
 	}
+	var tenantNames []string
+	if dir := c.String("tenant-policy-dir"); dir != "" {
+		pols, err := tenant.LoadPolicyDir(dir)
+		if err != nil {
+			return exitf(2, "%v", err)
+		}
+		if err := p.SetTenantPolicies(pols); err != nil {
+			return exitf(2, "%v", err)
+		}
+		for name := range pols {
+			tenantNames = append(tenantNames, name)
+		}
+	}
+
+	authn, tlsCfg, err := buildAuth(c)
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
+	failures, err := auth.NewFailureCounter(metrics.Registry)
+	if err != nil {
+		return exitf(2, "metrics: %v", err)
+	}
+	if st, ok := authn.(*auth.StaticTokens); ok {
+		tenantNames = append(tenantNames, st.Tenants()...)
+	}
+	tenantMetrics, err := tenant.NewMetrics(metrics.Registry, tenant.NewLabels(c.Int("metrics-max-tenants"), tenantNames))
+	if err != nil {
+		return exitf(2, "metrics: %v", err)
+	}
+	svc := &server.ShieldService{
+		Pipeline: p, Version: Version, Logger: log, TenantMetrics: tenantMetrics,
+		Limits: tenant.NewLimiter(c.Float64("rate-limit"), c.Int("rate-burst")),
+	}
+
+	// The daemon exists only after Listen; an audit failure before then
+	// still fails every call, it just cannot flip health yet.
+	var daemon atomic.Pointer[server.Daemon]
+	if path := c.String("audit-file"); path != "" {
+		mode, err := audit.ParseMode(c.String("audit-mode"))
+		if err != nil {
+			return exitf(2, "%v", err)
+		}
+		svc.Audit, err = audit.Open(audit.Config{
+			Path: path, Mode: mode, MaxBytes: c.Int64("audit-max-bytes"),
+			BatchWindow: c.Duration("audit-batch-window"), BatchMaxRecords: c.Int("audit-batch-max"), Logger: log,
+			OnFailure: func(error) {
+				if d := daemon.Load(); d != nil {
+					d.SetServing(false)
+				}
+			},
+		})
+		if err != nil {
+			return exitf(2, "%v", err)
+		}
+		defer func() {
+			if err := svc.Audit.Close(); err != nil {
+				log.Error("closing the audit log", "err", err)
+			}
+		}()
+	}
+
 	httpAddr := c.String("http-addr")
 	if httpAddr == "off" {
 		httpAddr = ""
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: Version}, server.DaemonConfig{
+	d, err := server.Listen(svc, server.DaemonConfig{
 		GRPCAddr: c.String("grpc-addr"), HTTPAddr: httpAddr, MaxMessageBytes: c.Int("max-message-bytes"),
 		DrainTimeout: c.Duration("drain-timeout"), Metrics: metrics.Handler, Logger: log,
+		Guard: &auth.Guard{Auth: authn, Logger: log, Failures: failures}, TLS: tlsCfg,
 	})
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
+	daemon.Store(d)
 	log.Info("shieldd serving", "grpc", d.GRPCAddr(), "http", d.HTTPAddr(),
-		"policy", pol.Name, "policy_source", pol.Source, "policy_version", pol.Version, "version", Version)
+		"policy", pol.Name, "policy_source", pol.Source, "policy_version", pol.Version, "version", Version,
+		"auth", c.String("auth"), "tls", tlsCfg != nil, "tenant_policies", p.TenantPolicies(),
+		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"))
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	go reloadOnHangup(ctx, c, log, p, authn)
 	if err := d.Serve(ctx); err != nil {
 		return exitf(1, "%v", err)
 	}
 	log.Info("shieldd stopped")
 	return nil
+}
+
+// buildAuth reads the --auth and --tls-* flags.
+func buildAuth(c *cli.Context) (auth.Authenticator, *tls.Config, error) {
+	cfg := auth.Config{
+		Mode: c.String("auth"), TokensFile: c.String("auth-tokens-file"), HMACSkew: c.Duration("auth-hmac-skew"),
+		ClientCAFile: c.String("tls-client-ca"), TLSCertFile: c.String("tls-cert"), TLSKeyFile: c.String("tls-key"),
+	}
+	if cfg.Mode == auth.ModeHMAC {
+		key, err := auth.LoadHMACKey(c.String("auth-hmac-key-file"), hmacKeyEnv)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.HMACKey = key
+	}
+	return auth.New(cfg)
+}
+
+// reloadOnHangup re-reads the policy, the tenant policies and the static
+// tokens on SIGHUP. Each keeps its running version when the new one is
+// broken, and says why.
+func reloadOnHangup(ctx context.Context, c *cli.Context, log *slog.Logger, p *pipeline.Pipeline, authn auth.Authenticator) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		if pol, err := loadPolicy(c.String("policy")); err != nil {
+			log.Error("reload: policy kept", "err", err)
+		} else if err := p.SetPolicy(pol); err != nil {
+			log.Error("reload: policy kept", "err", err)
+		} else {
+			log.Info("reload: policy", "policy", pol.Name, "policy_version", pol.Version)
+		}
+		if dir := c.String("tenant-policy-dir"); dir != "" {
+			if pols, err := tenant.LoadPolicyDir(dir); err != nil {
+				log.Error("reload: tenant policies kept", "err", err)
+			} else if err := p.SetTenantPolicies(pols); err != nil {
+				log.Error("reload: tenant policies kept", "err", err)
+			} else {
+				log.Info("reload: tenant policies", "tenants", len(pols))
+			}
+		}
+		if st, ok := authn.(*auth.StaticTokens); ok {
+			if err := st.Reload(); err != nil {
+				log.Error("reload: tokens kept", "err", err)
+			} else {
+				log.Info("reload: tokens", "tokens", st.Len())
+			}
+		}
+	}
 }
 
 // loadPolicy reads a policy file, or an embedded policy by name.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 )
 
 // DaemonConfig configures a running shieldd.
@@ -25,6 +29,11 @@ type DaemonConfig struct {
 	DrainTimeout time.Duration
 	Metrics      http.Handler
 	Logger       *slog.Logger
+	// Guard authenticates callers. Without an authenticator every listener
+	// must be on a loopback address: Listen refuses anything else.
+	Guard *auth.Guard
+	// TLS serves gRPC and HTTP over TLS; nil is plaintext.
+	TLS *tls.Config
 }
 
 // Daemon is shieldd's listeners and servers.
@@ -59,11 +68,31 @@ func Listen(svc *ShieldService, cfg DaemonConfig) (*Daemon, error) {
 			return nil, fmt.Errorf("HTTP listen on %s: %w", cfg.HTTPAddr, err)
 		}
 	}
-	d.grpc, d.health = NewGRPC(svc, GRPCOptions{Logger: cfg.Logger, MaxMessageBytes: cfg.MaxMessageBytes})
+	if cfg.Guard == nil || cfg.Guard.Auth == nil {
+		// Checked on the bound addresses: ":7700" binds every interface.
+		for _, l := range []net.Listener{d.grpcLis, d.httpLis} {
+			if l != nil && !auth.IsLoopback(l.Addr()) {
+				d.closeListeners()
+				return nil, fmt.Errorf("--auth none is only allowed when every listener is on a loopback address, "+
+					"but %s is not; listen on 127.0.0.1 or choose --auth static, hmac or mtls", l.Addr())
+			}
+		}
+	} else if cfg.TLS == nil {
+		for _, l := range []net.Listener{d.grpcLis, d.httpLis} {
+			if l != nil && !auth.IsLoopback(l.Addr()) && cfg.Guard.Auth.Mode() != auth.ModeMTLS {
+				cfg.Logger.Warn("bearer tokens will cross the network in clear text; set --tls-cert and --tls-key", "listener", l.Addr().String())
+				break
+			}
+		}
+	}
+	d.grpc, d.health = NewGRPC(svc, GRPCOptions{Logger: cfg.Logger, MaxMessageBytes: cfg.MaxMessageBytes, Guard: cfg.Guard, TLS: cfg.TLS})
 	if d.httpLis != nil {
+		if cfg.TLS != nil {
+			d.httpLis = tls.NewListener(d.httpLis, httpTLS(cfg.TLS))
+		}
 		d.http = &http.Server{
 			Handler: NewHTTP(svc, HTTPOptions{
-				Metrics: cfg.Metrics, MaxMessageBytes: cfg.MaxMessageBytes, Ready: &d.ready,
+				Metrics: cfg.Metrics, MaxMessageBytes: cfg.MaxMessageBytes, Ready: &d.ready, Guard: cfg.Guard,
 			}),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
@@ -73,6 +102,20 @@ func Listen(svc *ShieldService, cfg DaemonConfig) (*Daemon, error) {
 		}
 	}
 	return d, nil
+}
+
+func (d *Daemon) closeListeners() {
+	d.grpcLis.Close()
+	if d.httpLis != nil {
+		d.httpLis.Close()
+	}
+}
+
+// httpTLS is the server's TLS configuration for HTTP/1.1 and h2.
+func httpTLS(c *tls.Config) *tls.Config {
+	c = c.Clone()
+	c.NextProtos = []string{"h2", "http/1.1"}
+	return c
 }
 
 // GRPCAddr is the bound gRPC address.
@@ -132,11 +175,14 @@ func (d *Daemon) shutdown() {
 	}
 }
 
-// SetServing marks the gRPC health status (used by tests and reloads).
+// SetServing marks the gRPC health status and HTTP readiness (used by
+// tests, reloads, and when the audit log fails).
 func (d *Daemon) SetServing(serving bool) {
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
 	d.health.SetServingStatus("", st)
+	d.health.SetServingStatus(pb.ShieldService_ServiceDesc.ServiceName, st)
+	d.ready.Store(serving)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 )
 
 // DefaultMaxMessageBytes bounds a gRPC message (and an HTTP body).
@@ -31,6 +34,11 @@ const DefaultMaxMessageBytes = 1 << 20
 type GRPCOptions struct {
 	Logger          *slog.Logger
 	MaxMessageBytes int
+	// Guard authenticates calls (health and reflection stay open); nil or
+	// a Guard without an Authenticator lets every call through.
+	Guard *auth.Guard
+	// TLS serves gRPC over TLS; nil is plaintext.
+	TLS *tls.Config
 }
 
 // NewGRPC builds the gRPC server with ShieldService, grpc.health.v1 and
@@ -61,22 +69,34 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 		}),
 	}
 	grpcLog := observability.GRPCLogger(log)
-	s := grpc.NewServer(
+	guard := o.Guard
+	if guard == nil {
+		guard = &auth.Guard{}
+	}
+	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(requestCodec{}),
 		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 15 * time.Second, PermitWithoutStream: true}),
+		// Authentication comes before validation, so that an unauthenticated
+		// caller learns nothing about its request either.
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(recoverOpt),
 			logging.UnaryServerInterceptor(grpcLog, logOpts...),
+			guard.UnaryInterceptor(),
 			validator.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(recoverOpt),
 			logging.StreamServerInterceptor(grpcLog, logOpts...),
+			guard.StreamInterceptor(),
 			validator.StreamServerInterceptor(),
 		),
-	)
+	}
+	if o.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
+	}
+	s := grpc.NewServer(opts...)
 	pb.RegisterShieldServiceServer(s, svc)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)

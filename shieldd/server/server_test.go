@@ -31,9 +31,19 @@ type testServer struct {
 	client             pb.ShieldServiceClient
 	stop               func()
 	done               chan error
+	daemon             *Daemon
+	svc                *ShieldService
 }
 
 func startServer(t *testing.T) *testServer {
+	t.Helper()
+	return startServerWith(t, nil)
+}
+
+// startServerWith lets a test set up the service and daemon (auth, TLS,
+// audit, limits) before the server listens. The test server's client is
+// plaintext without credentials.
+func startServerWith(t *testing.T, setup func(*ShieldService, *DaemonConfig, *observability.Metrics)) *testServer {
 	t.Helper()
 	metrics, err := observability.NewMetrics()
 	if err != nil {
@@ -46,14 +56,19 @@ func startServer(t *testing.T) *testServer {
 	if err := p.Instrument(metrics.Meter("test"), metrics.Registry); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Listen(&ShieldService{Pipeline: p, Version: "test"}, DaemonConfig{
+	svc := &ShieldService{Pipeline: p, Version: "test"}
+	cfg := DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: metrics.Handler, DrainTimeout: 5 * time.Second,
-	})
+	}
+	if setup != nil {
+		setup(svc, &cfg, metrics)
+	}
+	d, err := Listen(svc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{grpcAddr: d.GRPCAddr(), httpAddr: d.HTTPAddr(), done: make(chan error, 1)}
+	ts := &testServer{grpcAddr: d.GRPCAddr(), httpAddr: d.HTTPAddr(), done: make(chan error, 1), daemon: d, svc: svc}
 	go func() { ts.done <- d.Serve(ctx) }()
 	ts.conn, err = grpc.NewClient(ts.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

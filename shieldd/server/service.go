@@ -6,13 +6,19 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/shieldd/audit"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
 // ShieldService implements openparallax.v1.ShieldService on a pipeline.
@@ -21,25 +27,186 @@ type ShieldService struct {
 	Pipeline *pipeline.Pipeline
 	// Version is the build version reported by Health and status.
 	Version string
+	// Audit records every evaluation and reported outcome; nil is off.
+	Audit *audit.Log
+	// Limits are the per-tenant rate limits; nil is unlimited.
+	Limits *tenant.Limiter
+	// TenantMetrics counts decisions per tenant; nil is off.
+	TenantMetrics *tenant.Metrics
+	Logger        *slog.Logger
 }
+
+func (s *ShieldService) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}
+
+// errAuditUnavailable answers a call whose record could not be written:
+// the verdict is withheld, so the caller blocks the action.
+var errAuditUnavailable = status.Error(codes.Unavailable, "the audit log could not record this call; the action was not evaluated")
 
 // Evaluate judges one action.
 func (s *ShieldService) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.EvaluateResponse, error) {
-	v, err := s.Pipeline.Evaluate(ctx, InputFromRequest(req))
+	v, err := s.Judge(ctx, req)
 	if err != nil {
-		return nil, StatusError(err)
+		return nil, err
 	}
 	return &pb.EvaluateResponse{Verdict: v, RequestId: req.GetRequestId()}, nil
 }
 
-// Health reports liveness, version and the highest tier the shield decides.
-func (s *ShieldService) Health(context.Context, *pb.HealthRequest) (*pb.HealthResponse, error) {
-	return &pb.HealthResponse{Healthy: true, Version: s.Version, MaxTier: s.Pipeline.MaxTier()}, nil
+// Judge is one evaluation as every transport makes it: the caller's
+// authenticated identity overrides what the request claims, the tenant's
+// rate limit applies, the pipeline decides, and the audit log records the
+// result before it is returned. A non-nil error is a gRPC status and means
+// the action must not run. EvaluateStream should call Judge per request.
+func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error) {
+	in := InputFromRequest(req)
+	id, authenticated := auth.FromContext(ctx)
+	if authenticated {
+		applyIdentity(&in.Request.Caller, id)
+	}
+	tenantName := in.Request.Caller.Tenant
+	if err := s.Limits.Allow(tenantName); err != nil {
+		s.TenantMetrics.Limited(tenantName)
+		return nil, err
+	}
+	start := time.Now()
+	v, err := s.Pipeline.Evaluate(ctx, in)
+	took := time.Since(start)
+	if err != nil {
+		err = StatusError(err)
+	}
+	if s.Audit != nil {
+		e := &audit.Entry{
+			Kind: audit.KindEvaluation, Tenant: tenantName, Caller: auditCaller(in.Request.Caller),
+			Session: req.GetSessionId(), RequestID: req.GetRequestId(), ActionType: in.Request.Type,
+			Latency: took,
+		}
+		if authenticated {
+			e.Principal = id.Principal()
+		}
+		if err != nil {
+			e.Decision, e.Error = "error", status.Code(err).String()+": "+status.Convert(err).Message()
+		} else {
+			e.ActionType, e.ActionHash, e.Decision = v.ActionType, v.ActionHash, decisionName(v.Decision)
+			e.Tier, e.RuleIDs, e.CacheHit = v.Tier, v.RuleIds, v.CacheHit
+		}
+		if _, aerr := s.Audit.Append(e); aerr != nil {
+			s.logger().ErrorContext(ctx, "audit write failed; verdict withheld", "err", aerr, "request_id", req.GetRequestId())
+			s.TenantMetrics.Decision(tenantName, "error")
+			return nil, errAuditUnavailable
+		}
+	}
+	if err != nil {
+		s.TenantMetrics.Decision(tenantName, "error")
+		return nil, err
+	}
+	s.TenantMetrics.Decision(tenantName, decisionName(v.Decision))
+	return v, nil
 }
 
-// GetShieldStatus reports counters and the running policy.
-func (s *ShieldService) GetShieldStatus(context.Context, *pb.ShieldStatusRequest) (*pb.ShieldStatusResponse, error) {
+// applyIdentity makes the authenticated identity win over the request body.
+func applyIdentity(c *action.Caller, id auth.Identity) {
+	c.Tenant = id.Tenant
+	if id.User != "" {
+		c.UserID = id.User
+	}
+	if id.Workspace != "" {
+		c.WorkspaceID = id.Workspace
+	}
+}
+
+func auditCaller(c action.Caller) audit.Caller {
+	return audit.Caller{Engine: c.EngineID, User: c.UserID, Workspace: c.WorkspaceID, Agent: c.AgentName}
+}
+
+func decisionName(d pb.VerdictDecision) string {
+	switch d {
+	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
+		return "allow"
+	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		return "escalate"
+	}
+	return "block" // unset reads as BLOCK, never ALLOW
+}
+
+// outcomeNames maps accepted spellings to the recorded outcome.
+var outcomeNames = map[string]string{
+	"approved": "approved", "denied": "denied", "timeout": "timeout", "timed_out": "timeout",
+	"cancelled": "cancelled", "canceled": "cancelled", "rate_limited": "rate_limited",
+}
+
+// ReportOutcome records what became of an escalated action in the audit
+// chain. With the audit log off it records nothing (recorded = false).
+func (s *ShieldService) ReportOutcome(ctx context.Context, req *pb.ReportOutcomeRequest) (*pb.ReportOutcomeResponse, error) {
+	outcome, ok := outcomeNames[strings.ToLower(strings.TrimSpace(req.GetOutcome()))]
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument,
+			"outcome must be approved, denied, timeout, cancelled or rate_limited; got %q", req.GetOutcome())
+	}
+	if !isActionHash(req.GetActionHash()) {
+		return nil, status.Error(codes.InvalidArgument, "action_hash must be the verdict's 64 lower-case hex digits")
+	}
+	c := req.GetCaller()
+	caller := action.Caller{Tenant: c.GetTenant(), WorkspaceID: c.GetWorkspaceId(), EngineID: c.GetEngineId(),
+		UserID: c.GetUserId(), AgentName: c.GetAgentName()}
+	id, authenticated := auth.FromContext(ctx)
+	if authenticated {
+		applyIdentity(&caller, id)
+	}
+	if err := s.Limits.Allow(caller.Tenant); err != nil {
+		s.TenantMetrics.Limited(caller.Tenant)
+		return nil, err
+	}
+	if s.Audit == nil {
+		return &pb.ReportOutcomeResponse{}, nil
+	}
+	e := &audit.Entry{
+		Kind: audit.KindOutcome, Tenant: caller.Tenant, Caller: auditCaller(caller), Session: req.GetSessionId(),
+		RequestID: req.GetRequestId(), ActionType: req.GetActionType(), ActionHash: req.GetActionHash(),
+		Outcome: outcome, DecidedBy: req.GetDecidedBy(), ApprovalID: req.GetApprovalId(), Reason: req.GetReason(),
+	}
+	if authenticated {
+		e.Principal = id.Principal()
+	}
+	h, err := s.Audit.Append(e)
+	if err != nil {
+		s.logger().ErrorContext(ctx, "audit write failed; outcome not recorded", "err", err, "request_id", req.GetRequestId())
+		return nil, status.Error(codes.Unavailable, "the audit log could not record the outcome")
+	}
+	return &pb.ReportOutcomeResponse{Recorded: true, EntryHash: h}, nil
+}
+
+func isActionHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Health reports liveness, version and the highest tier the shield
+// decides. A failed audit log makes the shield unhealthy: it refuses to
+// evaluate until restarted.
+func (s *ShieldService) Health(context.Context, *pb.HealthRequest) (*pb.HealthResponse, error) {
+	healthy := s.Audit == nil || s.Audit.Err() == nil
+	return &pb.HealthResponse{Healthy: healthy, Version: s.Version, MaxTier: s.Pipeline.MaxTier()}, nil
+}
+
+// GetShieldStatus reports counters and the running policy; for an
+// authenticated caller, the policy of its tenant.
+func (s *ShieldService) GetShieldStatus(ctx context.Context, _ *pb.ShieldStatusRequest) (*pb.ShieldStatusResponse, error) {
 	st := s.Pipeline.Status()
+	if id, ok := auth.FromContext(ctx); ok {
+		pol := s.Pipeline.PolicyFor(id.Tenant)
+		st.PolicyName, st.PolicyVersion, st.PolicyRules = pol.Name, pol.Version, pol.RuleCount()
+	}
 	return &pb.ShieldStatusResponse{
 		HeuristicRules:   int32(st.HeuristicRules),
 		LlmConnected:     st.EvaluatorConfigured,
@@ -97,6 +264,9 @@ func StatusError(err error) error {
 	}
 	if s, ok := status.FromError(err); ok {
 		return s.Err()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
 	}
 	return status.Error(codes.Internal, "evaluation failed: "+err.Error())
 }
