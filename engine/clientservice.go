@@ -72,7 +72,10 @@ func (c *clientService) GetStatus(context.Context, *pb.StatusRequest) (*pb.Statu
 
 // Shutdown asks the process running the engine to stop it cleanly.
 func (c *clientService) Shutdown(_ context.Context, req *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
-	c.e.log.Info("shutdown requested by a client", "reason", req.GetReason())
+	c.e.log.Info("shutdown requested by a client", "reason", req.GetReason(), "restart", req.GetRestart())
+	if req.GetRestart() {
+		c.e.RequestRestart()
+	}
 	c.e.RequestShutdown()
 	return &pb.ShutdownResponse{Accepted: true}, nil
 }

@@ -92,6 +92,7 @@ type Engine struct {
 
 	agentPID      atomic.Int64
 	agentRestarts atomic.Int32
+	restart       atomic.Bool
 	shutdown      chan struct{}
 	shutdownOnce  sync.Once
 }
@@ -239,6 +240,12 @@ func (e *Engine) Subscribe(sessionID string) *Subscription { return e.bus.subscr
 
 // ShutdownRequested is closed when a client asked the engine to stop.
 func (e *Engine) ShutdownRequested() <-chan struct{} { return e.shutdown }
+
+// RequestRestart marks the coming shutdown as a restart (exit code 75).
+func (e *Engine) RequestRestart() { e.restart.Store(true) }
+
+// RestartRequested reports whether the shutdown is a restart.
+func (e *Engine) RestartRequested() bool { return e.restart.Load() }
 
 // RequestShutdown asks whoever runs the engine to stop it.
 func (e *Engine) RequestShutdown() { e.shutdownOnce.Do(func() { close(e.shutdown) }) }

@@ -21,6 +21,7 @@ import (
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/tools"
+	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -105,6 +106,11 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 			return h, usageErrorf("--script: %v", err)
 		}
 	}
+	// The agent validates the same configuration, but a mistake found there
+	// would only show as an agent crash loop.
+	if _, _, err := h.llmConfig().Endpoint(); err != nil {
+		return h, usageErrorf("%v", err)
+	}
 	if h.shieldAddr != "" && h.policyRef != "" {
 		return h, usageErrorf("--policy configures the in-process shield; a remote shieldd (--shield) uses its own policy")
 	}
@@ -115,6 +121,12 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 		return h, usageErrorf("--agent-name must be a non-empty word without ':'")
 	}
 	return h, nil
+}
+
+// llmConfig is the agent's LLM configuration; the API key stays in the
+// environment, named by --api-key-env.
+func (h hostConfig) llmConfig() llm.Config {
+	return llm.Config{Provider: h.provider, Model: h.model, BaseURL: h.baseURL, APIKeyEnv: h.apiKeyEnv, ScriptPath: h.scriptPath}
 }
 
 // absDir resolves dir to an absolute path without symlinks and checks it is a directory.

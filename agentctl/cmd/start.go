@@ -136,6 +136,11 @@ func runInternalEngine(c *cli.Context) error {
 	case <-ctx.Done():
 		log.Info("stopping on signal")
 	case <-h.engine.ShutdownRequested():
+		if h.engine.RestartRequested() {
+			log.Info("restarting on a client's request")
+			h.stop()
+			return exitf(procman.ExitRestart, "")
+		}
 		log.Info("stopping on a client's request")
 	}
 	return nil

@@ -3185,8 +3185,11 @@ func (x *GetHistoryResponse) GetTotal() int32 {
 }
 
 type ShutdownRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Reason string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Restart asks the engine to exit 75: the process manager starts it
+	// again without counting a crash.
+	Restart       bool `protobuf:"varint,2,opt,name=restart,proto3" json:"restart,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3226,6 +3229,13 @@ func (x *ShutdownRequest) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *ShutdownRequest) GetRestart() bool {
+	if x != nil {
+		return x.Restart
+	}
+	return false
 }
 
 type ShutdownResponse struct {
@@ -4205,9 +4215,10 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"\bapproval\x18\a \x01(\tR\bapproval\"g\n" +
 	"\x12GetHistoryResponse\x12;\n" +
 	"\bmessages\x18\x01 \x03(\v2\x1f.openparallax.v1.HistoryMessageR\bmessages\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\")\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"C\n" +
 	"\x0fShutdownRequest\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason\".\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x18\n" +
+	"\arestart\x18\x02 \x01(\bR\arestart\".\n" +
 	"\x10ShutdownResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\"4\n" +
 	"\x13WatchSessionRequest\x12\x1d\n" +
