@@ -5,7 +5,7 @@ BUF_VERSION              := v1.47.2
 PROTOC_GEN_GO_VERSION    := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
-BINARIES := shieldd
+BINARIES := shieldd agentctl
 
 .PHONY: all build test test-short race fuzz bench proto tools run lint fmt vet clean
 
@@ -13,7 +13,7 @@ all: build
 
 build:
 	@mkdir -p bin
-	$(GO) build -o bin/ ./shieldd
+	$(GO) build -o bin/ ./shieldd ./agentctl
 
 ## test: the whole suite with the race detector (what CI runs).
 test:
@@ -36,9 +36,10 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./benchmarks/...
 
-## run: the main job on embedded defaults.
+## run: the main job on embedded defaults (the offline demo of README.md).
 run: build
-	./bin/shieldd serve
+	./bin/agentctl run --provider scripted --script examples/demo/script.yaml \
+		--workspace examples/demo/workspace --on-escalate deny "Tidy up this project"
 
 $(TOOLS)/buf:
 	GOBIN=$(TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)

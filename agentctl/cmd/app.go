@@ -52,6 +52,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			startCommand(),
 			statusCommand(),
 			stopCommand(),
+			restartCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 		},

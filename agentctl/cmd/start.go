@@ -239,6 +239,35 @@ func orNone(s string) string {
 	return s
 }
 
+func restartCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "restart",
+		Usage: "restart the running engine of a workspace (exit 75: not counted as a crash)",
+		Flags: []cli.Flag{stateDirFlag(), &cli.StringFlag{Name: "engine", Usage: "engine gRPC `ADDR`"}},
+		Action: func(c *cli.Context) error {
+			addr, _, running, err := engineTarget(c)
+			if err != nil {
+				return err
+			}
+			if !running || addr == "" {
+				return exitf(exitFailed, "no engine is running for this workspace")
+			}
+			client, closeConn, err := dialEngine(addr)
+			if err != nil {
+				return exitf(exitFailed, "%v", err)
+			}
+			defer closeConn()
+			ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+			defer cancel()
+			if _, err := client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl restart", Restart: true}); err != nil {
+				return exitf(exitFailed, "engine %s: %v", addr, err)
+			}
+			fmt.Fprintln(c.App.Writer, "restart requested")
+			return nil
+		},
+	}
+}
+
 func stopCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stop",
