@@ -210,14 +210,10 @@ func errorBodyMessage(raw []byte) (msg, typ string) {
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(raw, &body) == nil {
-		var obj apiError
-		var s string
-		switch {
-		case json.Unmarshal(body.Error, &obj) == nil && obj.Message != "":
-			return truncate(obj.Message, maxMessage), obj.kindName()
-		case json.Unmarshal(body.Error, &s) == nil && s != "":
-			return truncate(s, maxMessage), ""
-		case body.Message != "":
+		if e, ok := errorObject(body.Error); ok && e.Message != "" {
+			return truncate(e.Message, maxMessage), e.kindName()
+		}
+		if body.Message != "" {
 			return truncate(body.Message, maxMessage), ""
 		}
 	}

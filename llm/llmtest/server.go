@@ -323,7 +323,7 @@ func (a answer) check() error {
 		if tc.Name == "" {
 			return fmt.Errorf("tool call %d has no name", i)
 		}
-		if !json.Valid([]byte(tc.Arguments)) || !strings.HasPrefix(strings.TrimSpace(tc.Arguments), "{") {
+		if !isObjectJSON(json.RawMessage(tc.Arguments)) {
 			return fmt.Errorf("tool call %d (%s): arguments %q are not a JSON object", i, tc.Name, tc.Arguments)
 		}
 	}
