@@ -250,7 +250,14 @@ func TestAuthMTLS(t *testing.T) {
 	if _, err := pb.NewShieldServiceClient(conn).Evaluate(context.Background(), req); err != nil {
 		t.Fatalf("good client certificate: %v", err)
 	}
+	// A certificate whose signature was altered (the client still holds
+	// the key, so the TLS handshake itself succeeds).
+	tampered := ca.Issue(t, authtest.Leaf{CN: "engine-1", Organization: "acme"})
+	der := append([]byte(nil), tampered.Certificate[0]...)
+	der[len(der)-1] ^= 0x01
+	tampered.Certificate, tampered.Leaf = [][]byte{der}, nil
 	for name, certs := range map[string][]tls.Certificate{
+		"tampered":        {tampered},
 		"no certificate":  nil,
 		"other CA":        {authtest.NewCA(t, "mallory").Issue(t, authtest.Leaf{CN: "engine-1", Organization: "acme"})},
 		"expired":         {ca.Issue(t, authtest.Leaf{CN: "engine-1", Expired: true})},

@@ -72,13 +72,16 @@ func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb
 		s.TenantMetrics.Limited(tenantName)
 		return nil, err
 	}
-	start := time.Now()
+	var start time.Time
+	if s.Audit != nil { // two clock reads cost a tenth of a cache hit; only the audit log wants them
+		start = time.Now()
+	}
 	v, err := s.Pipeline.Evaluate(ctx, in)
-	took := time.Since(start)
 	if err != nil {
 		err = StatusError(err)
 	}
 	if s.Audit != nil {
+		took := time.Since(start)
 		e := &audit.Entry{
 			Kind: audit.KindEvaluation, Tenant: tenantName, Caller: auditCaller(in.Request.Caller),
 			Session: req.GetSessionId(), RequestID: req.GetRequestId(), ActionType: in.Request.Type,
