@@ -23,6 +23,8 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/server"
 )
 
 const envRunAsAgentctl = "PARAPET_TEST_RUN_AS_AGENTCTL"
@@ -385,4 +387,121 @@ func procmanAddr(t *testing.T, stateDir string) string {
 		t.Fatal("no running engine")
 	}
 	return st.GRPCAddress
+}
+
+// The same gate with the Anthropic Messages wire format and a remote
+// shieldd instead of the in-process pipeline.
+func TestRunAnthropicWithRemoteShield(t *testing.T) {
+	p, err := pipeline.New(pipeline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-served })
+
+	ws := t.TempDir()
+	srv := llmtest.Start(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{call("load_tools", `{"groups":["files"]}`)}},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{call("write_file", `{"path":"notes.txt","content":"hi"}`)}},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{call("read_file", `{"path":"~/.ssh/id_rsa"}`)}},
+		llmtest.Reply{Text: "Finished."},
+	)
+	cmd := agentctlCmd("run", "--workspace", ws, "--provider", "anthropic", "--base-url", srv.AnthropicBaseURL(),
+		"--model", "claude-test", "--shield", d.GRPCAddr(), "--output", "json", "write notes")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=test-key")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	lines := jsonLines(t, out.String())
+	verdicts := ofType(lines, "verdict")
+	if len(verdicts) != 2 || verdicts[0]["decision"] != "ALLOW" || verdicts[1]["decision"] == "ALLOW" {
+		t.Fatalf("verdicts %v", verdicts)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "notes.txt")); err != nil || string(b) != "hi" {
+		t.Errorf("allowed write: %q %v", b, err)
+	}
+	// The remote shieldd made these decisions.
+	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	if err != nil || st.GetEvaluationsToday() < 2 {
+		t.Errorf("shieldd evaluations today = %d (%v), want ≥ 2", st.GetEvaluationsToday(), err)
+	}
+	if done := ofType(lines, "complete"); len(done) != 1 || done[0]["text"] != "Finished." {
+		t.Errorf("complete %v", done)
+	}
+}
+
+// With the shield unreachable, nothing runs: every call is blocked.
+func TestRunShieldUnreachableFailsClosed(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.Start(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{call("load_tools", `{"groups":["shell"]}`)}},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{call("execute_command", `{"command":"touch ran.txt"}`)}},
+		llmtest.Reply{Text: "ok"},
+	)
+	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--base-url", srv.OpenAIBaseURL(), "--model", "m",
+		"--shield", "127.0.0.1:1", "--output", "json", "--fail-on-block", "x")
+	if code != exitBlocked {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	v := ofType(jsonLines(t, stdout), "verdict")
+	if len(v) != 1 || v[0]["decision"] != "BLOCK" || v[0]["rule_ids"].([]any)[0] != "engine.shield-error" {
+		t.Fatalf("verdicts %v", v)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the command ran without a verdict")
+	}
+}
+
+func TestStartDaemon(t *testing.T) {
+	ws := t.TempDir()
+	script := filepath.Join(t.TempDir(), "script.yaml")
+	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runAgentctl(t, "start", "--daemon", "--workspace", ws, "--provider", "scripted", "--script", script)
+	if code != 0 || !strings.Contains(out, "gRPC 127.0.0.1:") {
+		t.Fatalf("start --daemon: exit %d %q %q", code, out, errOut)
+	}
+	stateDir := filepath.Join(ws, stateDirName)
+	st, ok := procman.Running(stateDir)
+	if !ok {
+		t.Fatal("daemon not running")
+	}
+	t.Cleanup(func() {
+		if _, still := procman.Running(stateDir); still {
+			_ = syscall.Kill(st.ManagerPID, syscall.SIGKILL)
+		}
+	})
+	// Detached: the manager leads its own session.
+	if sid, err := getsid(st.ManagerPID); err != nil || sid != st.ManagerPID {
+		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
+	}
+	waitFor(t, "agent", 60*time.Second, func() bool {
+		s, err := engineStatus(t, st.GRPCAddress)
+		return err == nil && s.GetAgentConnected()
+	})
+	if code, out, errOut := runAgentctl(t, "stop", "--workspace", ws); code != 0 {
+		t.Fatalf("stop: %d %q %q", code, out, errOut)
+	}
+	if _, still := procman.Running(stateDir); still {
+		t.Error("still running after stop")
+	}
+}
+
+func getsid(pid int) (int, error) {
+	sid, _, errno := syscall.RawSyscall(syscall.SYS_GETSID, uintptr(pid), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(sid), nil
 }
