@@ -107,3 +107,39 @@ func FuzzVerifyReader(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLastLine(f *testing.F) {
+	f.Add([]byte("a\nb\n"))
+	f.Add([]byte("a\nb"))
+	f.Add([]byte(""))
+	f.Add([]byte("\n\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		line, complete, err := lastLine(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		// The reference: the whole-line prefix ends at the last newline.
+		wantComplete := bytes.LastIndexByte(data, '\n') + 1
+		var wantLine []byte
+		if wantComplete > 0 {
+			whole := data[:wantComplete-1]
+			wantLine = whole[bytes.LastIndexByte(whole, '\n')+1:]
+		}
+		if complete != int64(wantComplete) || !bytes.Equal(line, wantLine) || (line == nil) != (wantComplete == 0) {
+			t.Fatalf("lastLine(%q) = %q, %d; want %q, %d", data, line, complete, wantLine, wantComplete)
+		}
+	})
+}
+
+func TestLastLineAcrossReadChunks(t *testing.T) {
+	for _, sizes := range [][3]int{{10, 70 << 10, 0}, {70 << 10, 10, 5}, {64 << 10, 64<<10 - 1, 64 << 10}, {0, 130 << 10, 1}} {
+		data := append(bytes.Repeat([]byte("a"), sizes[0]), '\n')
+		data = append(data, bytes.Repeat([]byte("b"), sizes[1])...)
+		data = append(data, '\n')
+		data = append(data, bytes.Repeat([]byte("c"), sizes[2])...) // torn tail
+		line, complete, err := lastLine(bytes.NewReader(data), int64(len(data)))
+		if err != nil || len(line) != sizes[1] || complete != int64(sizes[0]+sizes[1]+2) {
+			t.Errorf("sizes %v: line %d bytes, complete %d, %v", sizes, len(line), complete, err)
+		}
+	}
+}

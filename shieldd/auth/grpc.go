@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc/peer"
 )
 
-// Open reports whether a gRPC method is served without authentication:
+// IsOpenMethod reports whether a gRPC method is served without authentication:
 // health checks, server reflection and ShieldService.Health (liveness).
-func Open(fullMethod string) bool {
+func IsOpenMethod(fullMethod string) bool {
 	return strings.HasPrefix(fullMethod, "/"+healthpb.Health_ServiceDesc.ServiceName+"/") ||
 		strings.HasPrefix(fullMethod, "/grpc.reflection.v1.ServerReflection/") ||
 		strings.HasPrefix(fullMethod, "/grpc.reflection.v1alpha.ServerReflection/") ||
@@ -48,7 +48,7 @@ func grpcCredentials(ctx context.Context) (Credentials, string) {
 // UnaryInterceptor authenticates unary calls.
 func (g *Guard) UnaryInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if g.Auth == nil || Open(info.FullMethod) {
+		if g.Auth == nil || IsOpenMethod(info.FullMethod) {
 			return handler(ctx, req)
 		}
 		c, addr := grpcCredentials(ctx)
@@ -63,7 +63,7 @@ func (g *Guard) UnaryInterceptor() grpc.UnaryServerInterceptor {
 // StreamInterceptor authenticates streaming calls once, when they open.
 func (g *Guard) StreamInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if g.Auth == nil || Open(info.FullMethod) {
+		if g.Auth == nil || IsOpenMethod(info.FullMethod) {
 			return handler(srv, ss)
 		}
 		c, addr := grpcCredentials(ss.Context())
