@@ -22,6 +22,7 @@ import (
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/llm"
+	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -177,6 +178,18 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 			h.close()
 		}
 	}()
+
+	// Spans per tool call; their context reaches a remote shieldd. Exported
+	// only when OTEL_* asks for it.
+	tracing, err := observability.NewTracing(ctx, "parapet-engine")
+	if err != nil {
+		return nil, usageErrorf("tracing: %v", err)
+	}
+	h.closers = append(h.closers, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tracing.Shutdown(sctx)
+	})
 
 	var shield engine.Shield
 	mode, addr := "embedded", ""
