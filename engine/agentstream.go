@@ -66,8 +66,12 @@ func (s *agentService) RunSession(stream pb.AgentService_RunSessionServer) error
 	}
 	defer e.dropAgent(conn)
 
+	// acceptAgent returned with conn.sendMu held, so nothing (a Submit that
+	// saw the agent connect, StopAgent) can be sent before InitialToolDefs.
 	defs := &pb.InitialToolDefs{Tools: []*pb.ToolDef{toolDef(e.cfg.Tools.LoadToolsDef())}}
-	if err := conn.send(&pb.EngineDirective{Directive: &pb.EngineDirective_InitialToolDefs{InitialToolDefs: defs}}); err != nil {
+	err = stream.Send(&pb.EngineDirective{Directive: &pb.EngineDirective_InitialToolDefs{InitialToolDefs: defs}})
+	conn.sendMu.Unlock()
+	if err != nil {
 		return err
 	}
 	e.log.Info("agent connected", "name", conn.name)
@@ -105,7 +109,8 @@ func recvWithin(stream pb.AgentService_RunSessionServer, d time.Duration) (*pb.A
 }
 
 // acceptAgent checks the token (constant time, single use) and the sandbox
-// report, and makes the stream the engine's agent.
+// report, and makes the stream the engine's agent. The returned conn's
+// sendMu is held: the caller sends InitialToolDefs and then unlocks it.
 func (e *Engine) acceptAgent(stream pb.AgentService_RunSessionServer, ready *pb.AgentReady) (*agentConn, error) {
 	// agent_id is "<name>:<token>"; the token is hex, so the last colon splits.
 	var name, token string
@@ -146,6 +151,7 @@ func (e *Engine) acceptAgent(stream pb.AgentService_RunSessionServer, ready *pb.
 		name = e.cfg.AgentName
 	}
 	conn := &agentConn{name: name, stream: stream, slots: make(chan struct{}, maxCallsInFlight)}
+	conn.sendMu.Lock()
 	e.agent = conn
 	e.rejection = nil
 	e.notifyLocked()
@@ -166,10 +172,15 @@ func (e *Engine) dropAgent(conn *agentConn) {
 		return
 	}
 	e.agent = nil
+	// The turn goes with the agent in one step: a respawned agent's first
+	// turn must neither see this one as busy nor be ended in its place.
+	t := e.takeTurnLocked("", nil)
 	e.notifyLocked()
 	e.mu.Unlock()
 	e.log.Info("agent disconnected", "name", conn.name)
-	e.endTurn("", errorEvent("AGENT_DISCONNECTED", "the agent disconnected before finishing the message", true), nil)
+	if t != nil {
+		e.finishTurn(t, errorEvent("AGENT_DISCONNECTED", "the agent disconnected before finishing the message", true))
+	}
 }
 
 // route handles one agent event.
@@ -208,6 +219,10 @@ func (e *Engine) route(ctx context.Context, conn *agentConn, ev *pb.AgentEvent) 
 		}
 		_ = conn.send(&pb.EngineDirective{Directive: &pb.EngineDirective_ToolDefs{ToolDefs: d}})
 	case *pb.AgentEvent_MemoryFlush:
+		if e.otrTurn() {
+			e.log.Warn("memory flush during an off-the-record message; not written")
+			return
+		}
 		if err := e.appendMemory(x.MemoryFlush.GetContent()); err != nil {
 			e.log.Warn("memory flush failed", "error", err)
 		}

@@ -378,10 +378,19 @@ func (e *Engine) sessionLocked(id string, mode pb.SessionMode) (*session, error)
 // endTurn finishes the current turn if it is messageID's.
 func (e *Engine) endTurn(messageID string, ev *pb.PipelineEvent, assistantText *string) {
 	e.mu.Lock()
+	t := e.takeTurnLocked(messageID, assistantText)
+	e.mu.Unlock()
+	if t != nil {
+		e.finishTurn(t, ev)
+	}
+}
+
+// takeTurnLocked detaches the current turn if it is messageID's ("": any)
+// and records the answer, if there is one, in the session.
+func (e *Engine) takeTurnLocked(messageID string, assistantText *string) *turn {
 	t := e.turn
 	if t == nil || (messageID != "" && t.messageID != messageID) {
-		e.mu.Unlock()
-		return
+		return nil
 	}
 	e.turn = nil
 	if s := e.sessions[t.sessionID]; s != nil {
@@ -390,7 +399,11 @@ func (e *Engine) endTurn(messageID string, ev *pb.PipelineEvent, assistantText *
 		}
 		s.updated = time.Now()
 	}
-	e.mu.Unlock()
+	return t
+}
+
+// finishTurn cancels a detached turn and publishes its terminal event.
+func (e *Engine) finishTurn(t *turn, ev *pb.PipelineEvent) {
 	t.cancel()
 	ev.SessionId, ev.MessageId = t.sessionID, t.messageID
 	e.bus.publish(ev)
@@ -404,6 +417,13 @@ func (e *Engine) currentTurn(sessionID, messageID string) *turn {
 		return t
 	}
 	return nil
+}
+
+// otrTurn reports whether the message being processed is off the record.
+func (e *Engine) otrTurn() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.turn != nil && e.turn.mode == pb.SessionMode_SESSION_MODE_OTR
 }
 
 func randomID() string {

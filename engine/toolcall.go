@@ -158,7 +158,15 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publis
 	defer cancel()
 	res := e.cfg.Approver.Approve(ctx, req)
 	if !res.Approved && res.Outcome == "" {
-		res.Outcome = OutcomeDenied
+		// An Approver that gave up when ctx ended without saying why.
+		switch {
+		case t.ctx.Err() != nil:
+			res.Outcome, res.By = OutcomeCancelled, "engine"
+		case ctx.Err() != nil:
+			res.Outcome, res.By = OutcomeTimeout, "engine"
+		default:
+			res.Outcome = OutcomeDenied
+		}
 	}
 	if res.Approved && ctx.Err() != nil {
 		// An approval that arrives after the deadline or cancellation does not count.
