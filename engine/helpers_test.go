@@ -36,6 +36,7 @@ type harness struct {
 	addr   string
 	conn   *grpc.ClientConn
 	shield engine.EmbeddedShield
+	cfg    engine.Config // as given to engine.New
 }
 
 // newHarness builds a harness; mod may adjust the engine configuration
@@ -58,6 +59,7 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	if mod != nil {
 		mod(&cfg)
 	}
+	h.cfg = cfg
 	h.eng, err = engine.New(cfg)
 	if err != nil {
 		t.Fatal(err)
