@@ -36,7 +36,13 @@ func (c *clientService) SendMessage(req *pb.ClientMessageRequest, stream pb.Clie
 	}
 	for ev := range t.Events {
 		if err := stream.Send(ev); err != nil {
-			return err // the client went away; the turn is cancelled through its context
+			// The client went away: the turn is cancelled through its
+			// context; drain the rest so the forwarder is not stuck.
+			go func() {
+				for range t.Events {
+				}
+			}()
+			return err
 		}
 	}
 	return nil
