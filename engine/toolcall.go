@@ -8,10 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 )
+
+var tracer = otel.Tracer("github.com/parapet-dev/parapet/engine")
 
 // shieldTimeout bounds one shield evaluation; a slower shield is an error,
 // and an error blocks.
@@ -38,7 +44,14 @@ func (e *Engine) handleProposal(ctx context.Context, p *pb.ToolCallProposed) (st
 			RequestId: p.GetCallId(), Type: actionType, PayloadJson: p.GetArgumentsJson(),
 			Payload: map[string]string{"tool_name": p.GetToolName()},
 		}}}})
-	content, isErr, ran := e.gate(t, p, publish)
+	// One span per tool call; the shield call is its child, and its trace
+	// context travels to a remote shieldd.
+	spanCtx, span := tracer.Start(t.ctx, "engine.tool_call", trace.WithAttributes(
+		attribute.String("parapet.tool", p.GetToolName()), attribute.String("parapet.call_id", p.GetCallId()),
+		attribute.String("parapet.session_id", t.sessionID)))
+	content, isErr, ran := e.gate(spanCtx, t, p, publish)
+	span.SetAttributes(attribute.Bool("parapet.ran", ran), attribute.Bool("parapet.is_error", isErr))
+	span.End()
 	if !ran {
 		// Every planned action ends with ACTION_COMPLETED, so clients can
 		// pair them; a refused one never started.
@@ -50,7 +63,7 @@ func (e *Engine) handleProposal(ctx context.Context, p *pb.ToolCallProposed) (st
 }
 
 // gate is handleProposal's decision path; ran says whether the tool executed.
-func (e *Engine) gate(t *turn, p *pb.ToolCallProposed, publish func(*pb.PipelineEvent)) (content string, isErr, ran bool) {
+func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publish func(*pb.PipelineEvent)) (content string, isErr, ran bool) {
 	if t.ctx.Err() != nil {
 		return "refused: the turn was cancelled", true, false
 	}
@@ -82,7 +95,7 @@ func (e *Engine) gate(t *turn, p *pb.ToolCallProposed, publish func(*pb.Pipeline
 			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
 		},
 	}
-	verdict := e.evaluate(t.ctx, req)
+	verdict := e.evaluate(ctx, req)
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT,
 		ShieldVerdict: &pb.ShieldVerdict{CallId: p.GetCallId(), ToolName: name, Verdict: verdict}})
 
