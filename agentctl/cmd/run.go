@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/parapet-dev/parapet/engine"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -182,9 +183,10 @@ func escalationApprover(mode string, in *os.File, prompt io.Writer) (engine.Appr
 	return nil, usageErrorf("--on-escalate must be deny, allow or ask, got %q", mode)
 }
 
+// isTerminal asks the kernel: a character device such as /dev/null is not a terminal.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // terminalApprover asks on the terminal, one question at a time.
