@@ -25,7 +25,7 @@ import (
 )
 
 func serveFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "optional YAML `FILE` whose keys are these flag names", EnvVars: []string{"SHIELDD_CONFIG"}},
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "grpc-addr", Value: "127.0.0.1:7700", Usage: "gRPC listen `ADDR`", EnvVars: []string{"SHIELDD_GRPC_ADDR"}}),
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "http-addr", Value: "127.0.0.1:7701", Usage: "HTTP listen `ADDR` (\"off\" disables)", EnvVars: []string{"SHIELDD_HTTP_ADDR"}}),
@@ -56,7 +56,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewFloat64Flag(&cli.Float64Flag{Name: "rate-limit", Usage: "requests per second per tenant (0: unlimited)", EnvVars: []string{"SHIELDD_RATE_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "rate-burst", Usage: "requests a tenant may make at once (default: the rate, at least 1)", EnvVars: []string{"SHIELDD_RATE_BURST"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "metrics-max-tenants", Value: 50, Usage: "tenants with their own metric label; the rest are \"other\"", EnvVars: []string{"SHIELDD_METRICS_MAX_TENANTS"}}),
-	}
+	}, evaluatorFlags()...)
 }
 
 func serveCommand() *cli.Command {
@@ -98,11 +98,16 @@ func runServe(c *cli.Context) error {
 	if cacheSize == 0 {
 		cacheSize = -1 // the flag's 0 means off; the pipeline's 0 means default
 	}
+	ev, err := buildEvaluator(c, log)
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
 	p, err := pipeline.New(pipeline.Config{
 		Policy:    pol,
 		CacheSize: cacheSize,
 		CacheTTL:  c.Duration("cache-ttl"),
 		Limits:    action.Limits{MaxPayloadBytes: c.Int("max-payload-bytes")},
+		Evaluator: ev,
 	})
 	if err != nil {
 		return exitf(2, "%v", err)

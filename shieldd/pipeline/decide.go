@@ -30,14 +30,16 @@ func severity(d pb.VerdictDecision) int {
 	return 2
 }
 
-// decide runs the tiers on a cache miss.
-func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time) (*pb.Verdict, error) {
+// decide runs the tiers on a cache miss. key is the request's cache key
+// (zero when there is no cache). settled reports a verdict the Tier 2 path
+// has already cached, or that must not be cached.
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time, key cacheKey) (_ *pb.Verdict, settled bool, _ error) {
 	req := in.Request
 	// Verdicts are cached across sessions, so nothing may depend on the session.
 	req.Caller.SessionID = ""
 	act, err := action.Canonicalize(req, p.limits)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 
 	v := &pb.Verdict{
@@ -93,12 +95,13 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	if v.Decision != block && (v.Decision == escalate || required >= TierEvaluator) {
 		v.RequiredTier = max(required, TierEvaluator)
 		if required < TierHuman && p.evaluator != nil {
-			prior := v
-			ev, err := p.evaluator.Evaluate(ctx, act, in, prior)
-			if err != nil {
-				return nil, err
+			// The evaluator shows the model why the deterministic tiers sent it.
+			v.Reasoning = summarize(v.Decision, reasons)
+			if p.cache == nil {
+				key = makeCacheKey(rs.policy.Version, &in)
 			}
-			return ev, nil
+			ev, err := p.tier2(ctx, key, in, act, v)
+			return ev, true, err
 		}
 		if v.Decision == allow {
 			v.Decision, v.Tier = escalate, required
@@ -109,7 +112,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 		}
 	}
 	v.Reasoning = summarize(v.Decision, reasons)
-	return v, nil
+	return v, false, nil
 }
 
 // summarize joins the deciding reasons into one sentence, e.g.

@@ -37,8 +37,22 @@ type Input struct {
 // Evaluator is the Tier 2 hook: an independent judge of actions that the
 // deterministic tiers could not settle. Until one is configured, what
 // would go to Tier 2 goes to a human (ESCALATE).
+//
+// prior is the Tier 0/1 verdict (ESCALATE, or ALLOW with a required tier
+// of 2), its Reasoning filled in. The pipeline keeps the action's identity
+// and required tier whatever the evaluator returns. transient marks a
+// verdict that stands for this call only because the evaluator could not
+// judge (model unreachable, budget spent): it is answered but not cached,
+// so the model judges the action once it can. A non-nil error means the
+// action must not run.
 type Evaluator interface {
-	Evaluate(ctx context.Context, a *action.Action, in Input, prior *pb.Verdict) (*pb.Verdict, error)
+	Evaluate(ctx context.Context, a *action.Action, in Input, prior *pb.Verdict) (v *pb.Verdict, transient bool, err error)
+}
+
+// Describer is implemented by evaluators that can name the model they
+// ask, for GetShieldStatus.
+type Describer interface {
+	Describe() (provider, model string)
 }
 
 // Config configures a Pipeline. Zero values take the defaults.
@@ -66,6 +80,7 @@ type Pipeline struct {
 	cache     *verdictCache
 	limits    action.Limits
 	evaluator Evaluator
+	flights   tier2Flights
 	now       func() time.Time
 	daily     dailyCounters
 	counters  counters
@@ -208,12 +223,12 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 		p.counters.misses.Add(1)
 	}
 
-	v, err := p.decide(ctx, rs, in, start)
+	v, settled, err := p.decide(ctx, rs, in, start, key)
 	if err != nil {
 		p.counters.errors.Add(1)
 		return nil, err
 	}
-	if p.cache != nil {
+	if p.cache != nil && !settled {
 		v = p.cache.put(key, v)
 	}
 	p.finish(v, start)

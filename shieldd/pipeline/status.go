@@ -50,7 +50,12 @@ type Status struct {
 	CacheEntries              int
 	CacheHits, CacheMisses    int64
 	EvaluatorConfigured       bool
-	MaxTier                   int32
+	// EvaluatorProvider and EvaluatorModel name the Tier 2 model, when the
+	// evaluator says (Describer).
+	EvaluatorProvider, EvaluatorModel string
+	// EvaluatorWaiting is the number of callers waiting on a Tier 2 answer.
+	EvaluatorWaiting int64
+	MaxTier          int32
 }
 
 // Status reports counters and the running policy.
@@ -64,6 +69,10 @@ func (p *Pipeline) Status() Status {
 		CacheHits:           p.counters.hits.Load(),
 		CacheMisses:         p.counters.misses.Load(),
 	}
+	if d, ok := p.evaluator.(Describer); ok {
+		s.EvaluatorProvider, s.EvaluatorModel = d.Describe()
+	}
+	s.EvaluatorWaiting = p.flights.waiting.Load()
 	if p.daily.day.Load() == p.now().UTC().Unix()/86400 {
 		s.EvaluationsToday = p.daily.evaluations.Load()
 		s.BlocksToday = p.daily.blocks.Load()

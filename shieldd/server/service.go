@@ -213,6 +213,8 @@ func (s *ShieldService) GetShieldStatus(ctx context.Context, _ *pb.ShieldStatusR
 	return &pb.ShieldStatusResponse{
 		HeuristicRules:   int32(st.HeuristicRules),
 		LlmConnected:     st.EvaluatorConfigured,
+		LlmProvider:      st.EvaluatorProvider,
+		LlmModel:         st.EvaluatorModel,
 		EvaluationsToday: st.EvaluationsToday,
 		BlocksToday:      st.BlocksToday,
 		EscalationsToday: st.EscalationsToday,
