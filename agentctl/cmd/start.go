@@ -194,23 +194,17 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !running || addr == "" {
-				if c.String("output") == "json" {
-					b, _ := json.Marshal(map[string]any{"running": false})
-					fmt.Fprintln(c.App.Writer, string(b))
-				}
-				return exitf(exitFailed, "no engine is running for this workspace (start one with agentctl start)")
+			if (!running || addr == "") && c.String("output") == "json" {
+				b, _ := json.Marshal(map[string]any{"running": false})
+				fmt.Fprintln(c.App.Writer, string(b))
 			}
-			client, closeConn, err := dialEngine(addr)
+			var s *pb.StatusResponse
+			err = callEngine(c, addr, running, func(ctx context.Context, client pb.ClientServiceClient) (err error) {
+				s, err = client.GetStatus(ctx, &pb.StatusRequest{})
+				return err
+			})
 			if err != nil {
-				return exitf(exitFailed, "%v", err)
-			}
-			defer closeConn()
-			ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
-			defer cancel()
-			s, err := client.GetStatus(ctx, &pb.StatusRequest{})
-			if err != nil {
-				return exitf(exitFailed, "engine %s: %v", addr, err)
+				return err
 			}
 			out := map[string]any{
 				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": s.GetWebUrl(),
@@ -232,6 +226,25 @@ func statusCommand() *cli.Command {
 	}
 }
 
+// callEngine makes one ClientService call to the workspace's engine with a
+// bounded deadline; "not running" and call failures are exit code 1.
+func callEngine(c *cli.Context, addr string, running bool, call func(context.Context, pb.ClientServiceClient) error) error {
+	if !running || addr == "" {
+		return exitf(exitFailed, "no engine is running for this workspace (start one with agentctl start)")
+	}
+	client, closeConn, err := dialEngine(addr)
+	if err != nil {
+		return exitf(exitFailed, "%v", err)
+	}
+	defer closeConn()
+	ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+	defer cancel()
+	if err := call(ctx, client); err != nil {
+		return exitf(exitFailed, "engine %s: %v", addr, err)
+	}
+	return nil
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "disabled"
@@ -249,18 +262,12 @@ func restartCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !running || addr == "" {
-				return exitf(exitFailed, "no engine is running for this workspace")
-			}
-			client, closeConn, err := dialEngine(addr)
+			err = callEngine(c, addr, running, func(ctx context.Context, client pb.ClientServiceClient) error {
+				_, err := client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl restart", Restart: true})
+				return err
+			})
 			if err != nil {
-				return exitf(exitFailed, "%v", err)
-			}
-			defer closeConn()
-			ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
-			defer cancel()
-			if _, err := client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl restart", Restart: true}); err != nil {
-				return exitf(exitFailed, "engine %s: %v", addr, err)
+				return err
 			}
 			fmt.Fprintln(c.App.Writer, "restart requested")
 			return nil
