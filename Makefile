@@ -7,7 +7,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
 BINARIES := shieldd agentctl
 
-.PHONY: all build test test-short race fuzz bench proto tools run lint fmt vet clean
+.PHONY: all build test test-short race fuzz bench proto tools run lint fmt vet clean images compose-test
 
 all: build
 
@@ -40,6 +40,25 @@ bench:
 run: build
 	./bin/agentctl run --provider scripted --script examples/demo/script.yaml \
 		--workspace examples/demo/workspace --on-escalate deny "Tidy up this project"
+
+## images: static binaries (CGO_ENABLED=0) and the FROM-scratch images
+## parapet/shieldd:$(IMAGE_TAG) and parapet/loadgen:$(IMAGE_TAG) that
+## docker-compose.yaml runs. Nothing is pulled.
+IMAGE_TAG  ?= dev
+IMAGES_DIR ?= bin/images
+DOCKER     ?= docker
+STATIC_BUILD := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w'
+images:
+	@mkdir -p $(IMAGES_DIR)/shieldd $(IMAGES_DIR)/loadgen
+	$(STATIC_BUILD) -o $(IMAGES_DIR)/shieldd/shieldd ./shieldd
+	$(STATIC_BUILD) -o $(IMAGES_DIR)/loadgen/loadgen ./benchmarks/loadgen
+	$(DOCKER) build -q -t parapet/shieldd:$(IMAGE_TAG) -f deploy/shieldd.Dockerfile $(IMAGES_DIR)/shieldd
+	$(DOCKER) build -q -t parapet/loadgen:$(IMAGE_TAG) -f deploy/loadgen.Dockerfile $(IMAGES_DIR)/loadgen
+
+## compose-test: the compose stack under load with a replica stopped
+## (deploy/compose_test.go); fails, rather than skips, without a Docker engine.
+compose-test:
+	PARAPET_COMPOSE_TEST=require $(GO) test -count=1 -v -run '^TestComposeStack$$' ./deploy/
 
 $(TOOLS)/buf:
 	GOBIN=$(TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)

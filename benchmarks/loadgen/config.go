@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 // Modes.
@@ -13,6 +15,10 @@ const (
 	// ModeBoth runs health, then evaluate, at the same concurrency and
 	// duration, and compares them.
 	ModeBoth = "both"
+	// ModeVerify dials through shieldd/client (round robin over every
+	// replica, retries on UNAVAILABLE), checks every verdict against the
+	// corpus's expected decision and counts lost decisions (verify.go).
+	ModeVerify = "verify"
 )
 
 // Config is one load-generator run.
@@ -33,14 +39,29 @@ type Config struct {
 	MaxRequests int64
 	// MetricsURL is scraped after the run when set.
 	MetricsURL string
+	// Token is sent as a bearer token on every call (--token-file).
+	Token string
+
+	// Verify mode only.
+	//
+	// Replicas is how many distinct replicas must answer before the load
+	// starts; Wait bounds that wait.
+	Replicas int
+	Wait     time.Duration
+	// Progress prints a progress line to stderr this often (0: never).
+	Progress time.Duration
+	// CallTimeout bounds each call, retries included (0: the client's 5 s).
+	CallTimeout time.Duration
+	// DialOptions are added to the client's (tests: a manual resolver).
+	DialOptions []grpc.DialOption
 }
 
 func (c Config) validate() error {
 	var errs []error
 	switch c.Mode {
-	case ModeEvaluate, ModeHealth, ModeBoth:
+	case ModeEvaluate, ModeHealth, ModeBoth, ModeVerify:
 	default:
-		errs = append(errs, fmt.Errorf("--mode must be evaluate, health or both, not %q", c.Mode))
+		errs = append(errs, fmt.Errorf("--mode must be evaluate, health, both or verify, not %q", c.Mode))
 	}
 	if c.Addr == "" {
 		errs = append(errs, errors.New("--addr is empty"))
@@ -59,6 +80,20 @@ func (c Config) validate() error {
 	}
 	if c.MaxRequests < 0 {
 		errs = append(errs, fmt.Errorf("--max-requests must not be negative, got %d", c.MaxRequests))
+	}
+	if c.Mode == ModeVerify {
+		if c.Replicas < 1 {
+			errs = append(errs, fmt.Errorf("--replicas must be at least 1, got %d", c.Replicas))
+		}
+		if c.Wait <= 0 {
+			errs = append(errs, fmt.Errorf("--wait must be positive, got %s", c.Wait))
+		}
+	}
+	if c.Progress < 0 {
+		errs = append(errs, fmt.Errorf("--progress must not be negative, got %s", c.Progress))
+	}
+	if c.CallTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--call-timeout must not be negative, got %s", c.CallTimeout))
 	}
 	return errors.Join(errs...)
 }

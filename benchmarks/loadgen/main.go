@@ -1,7 +1,9 @@
 // Command loadgen drives a running shieldd over gRPC and reports
 // throughput, latency percentiles, decisions and every error. It replays
 // the labelled corpus; --distinct and --unique make requests miss the
-// verdict cache. See benchmarks/README.md.
+// verdict cache. --mode verify dials through shieldd/client (round robin
+// over replicas, retries on UNAVAILABLE) and checks every verdict against
+// the corpus's expected decision. See benchmarks/README.md.
 package main
 
 import (
@@ -11,43 +13,69 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: in a container loadgen is PID 1, which ignores signals
+	// it does not handle. In verify mode a signal ends the run early, with
+	// a report; the other modes abort.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is main without the process: 0 success, 1 errors were counted,
-// 2 the run could not start.
+// run is main without the process: 0 success, 1 errors were counted (or,
+// in verify mode, a verdict differed from the expected decision), 2 the
+// run could not start.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg Config
 	var corpusDir string
 	var asJSON bool
+	var tokenFile string
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:7700", "shieldd gRPC address")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 16, "concurrent workers, each with one request in flight")
 	fs.IntVar(&cfg.Conns, "conns", 1, "gRPC connections shared by the workers")
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "measured time per mode")
-	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "untimed warm-up per mode")
-	fs.StringVar(&cfg.Mode, "mode", ModeEvaluate, "evaluate, health, or both (health first, then evaluate)")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "untimed warm-up per mode (verify has none: every request is checked)")
+	fs.StringVar(&cfg.Mode, "mode", ModeEvaluate, "evaluate, health, both (health first, then evaluate), or verify (through shieldd/client: every verdict checked, lost decisions counted)")
 	fs.StringVar(&corpusDir, "corpus", "", "directory of case files (default: the embedded rules/corpus)")
 	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "make the first `N` evaluate requests (warm-up included) unique, filling the cache with N verdicts")
 	fs.BoolVar(&cfg.Unique, "unique", false, "make every evaluate request unique (the uncached server path)")
 	fs.Int64Var(&cfg.MaxRequests, "max-requests", 0, "bound on measured requests per mode (0: none)")
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "shieldd /metrics `URL` to scrape after the run, e.g. http://127.0.0.1:7701/metrics")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fs.StringVar(&tokenFile, "token-file", "", "`FILE` holding a bearer token sent on every call (shieldd --auth static)")
+	fs.IntVar(&cfg.Replicas, "replicas", 1, "verify: wait until `N` distinct replicas answer before the load starts")
+	fs.DurationVar(&cfg.Wait, "wait", 30*time.Second, "verify: bound on the wait for --replicas")
+	fs.DurationVar(&cfg.Progress, "progress", 0, "verify: print a progress line to stderr this often (0: never)")
+	fs.DurationVar(&cfg.CallTimeout, "call-timeout", 0, "verify: bound on each call, retries included (0: shieldd/client's 5s)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loadgen: unexpected arguments %q\n", fs.Args())
 		return 2
+	}
+	if tokenFile != "" {
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen: --token-file: %v\n", err)
+			return 2
+		}
+		if cfg.Token = strings.TrimSpace(string(b)); cfg.Token == "" {
+			fmt.Fprintf(stderr, "loadgen: --token-file %s is empty\n", tokenFile)
+			return 2
+		}
+	}
+	if cfg.Mode == ModeVerify {
+		return runVerify(ctx, cfg, corpusDir, asJSON, stdout, stderr)
 	}
 	wl, err := workload.Load(corpusDir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -99,7 +100,11 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 		r.base = append(r.base, it.Proto(""))
 	}
 	for range cfg.Conns {
-		cc, err := grpc.NewClient(cfg.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+		if cfg.Token != "" {
+			opts = append(opts, grpc.WithPerRPCCredentials(bearer(cfg.Token)))
+		}
+		cc, err := grpc.NewClient(cfg.Addr, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", cfg.Addr, err)
 		}
@@ -301,3 +306,18 @@ func newNonce() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// bearer sends a static token as "authorization: Bearer <token>" on the
+// benchmark modes' plain gRPC connections (verify mode uses
+// shieldd/client's own).
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+// RequireTransportSecurity is false: the benchmark dials plaintext, on
+// loopback or a private network.
+func (bearer) RequireTransportSecurity() bool { return false }
+
+var _ credentials.PerRPCCredentials = bearer("")
