@@ -26,7 +26,7 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJCSString(b, k)
+			b = AppendJSONString(b, k)
 			b = append(b, ':')
 			var err error
 			if b, err = appendCanonical(b, x[k]); err != nil {
@@ -47,7 +47,7 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case string:
-		return appendJCSString(b, x), nil
+		return AppendJSONString(b, x), nil
 	case Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || math.IsInf(f, 0) {
@@ -79,9 +79,11 @@ func compareUTF16(a, b string) int {
 	return len(a) - len(b)
 }
 
-// appendJCSString escapes only what JSON requires: quote, backslash and
-// control characters, with the short forms where they exist.
-func appendJCSString(b []byte, s string) []byte {
+// AppendJSONString appends s as an RFC 8785 (JCS) JSON string: only what
+// JSON requires is escaped (quote, backslash and control characters, with
+// the short forms where they exist). s must be valid UTF-8. Shared by the
+// canonical action form and the audit log's canonical lines.
+func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0

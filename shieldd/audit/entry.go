@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // FormatVersion is the "v" member of every line.
@@ -156,7 +158,7 @@ func (e *Entry) content(b []byte) []byte {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendString(b, id)
+				b = action.AppendJSONString(b, id)
 			}
 			b = append(b, ']')
 		}
@@ -182,37 +184,7 @@ func member(b []byte, name, value string, always bool) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendString(b, value)
-}
-
-// appendString writes s as a JSON string with minimal escaping: '"', '\\'
-// and control characters only. s must be valid UTF-8 (normalize ensures it).
-func appendString(b []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return action.AppendJSONString(b, value)
 }
 
 // hashSuffix is how every line ends: the entry_hash member, then "}".
