@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -76,16 +74,12 @@ func (s *agentService) RunSession(stream pb.AgentService_RunSessionServer) error
 	}
 	e.log.Info("agent connected", "name", conn.name)
 
-	ctx := stream.Context()
 	for {
 		ev, err := stream.Recv()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return nil // EOF or a broken stream: dropAgent fails the turn
+			return nil // EOF, cancellation or a broken stream: dropAgent fails the turn
 		}
-		e.route(ctx, conn, ev)
+		e.route(conn, ev)
 	}
 }
 
@@ -184,7 +178,7 @@ func (e *Engine) dropAgent(conn *agentConn) {
 }
 
 // route handles one agent event.
-func (e *Engine) route(ctx context.Context, conn *agentConn, ev *pb.AgentEvent) {
+func (e *Engine) route(conn *agentConn, ev *pb.AgentEvent) {
 	switch x := ev.Event.(type) {
 	case *pb.AgentEvent_LlmTokenEmitted:
 		t := x.LlmTokenEmitted
@@ -203,7 +197,7 @@ func (e *Engine) route(ctx context.Context, conn *agentConn, ev *pb.AgentEvent) 
 		}
 		go func() {
 			defer func() { <-conn.slots }()
-			content, isErr := e.handleProposal(ctx, p)
+			content, isErr := e.handleProposal(p)
 			if err := conn.send(toolResult(p.GetCallId(), content, isErr)); err != nil {
 				e.log.Warn("could not deliver a tool result", "call", p.GetCallId(), "error", err)
 			}

@@ -27,7 +27,7 @@ const shieldTimeout = 15 * time.Second
 // ask the shield, ask a human on ESCALATE, re-check the action hash, run.
 // It returns the content for the agent and whether it is an error. Every
 // failure on the way means the tool does not run.
-func (e *Engine) handleProposal(ctx context.Context, p *pb.ToolCallProposed) (string, bool) {
+func (e *Engine) handleProposal(p *pb.ToolCallProposed) (string, bool) {
 	t := e.currentTurn(p.GetSessionId(), p.GetMessageId())
 	if t == nil {
 		return "refused: this tool call does not belong to the message being processed", true
