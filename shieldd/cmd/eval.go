@@ -12,6 +12,7 @@ import (
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/rules/policytest"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
@@ -20,7 +21,7 @@ import (
 // localPipeline builds an uncached pipeline on a policy file or embedded
 // name, for the commands that judge actions without a server.
 func localPipeline(policyRef string) (*pipeline.Pipeline, error) {
-	pol, err := loadPolicy(policyRef)
+	pol, err := policy.Load(policyRef)
 	if err != nil {
 		return nil, err
 	}

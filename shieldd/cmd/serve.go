@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -86,7 +85,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
-	pol, err := loadPolicy(c.String("policy"))
+	pol, err := policy.Load(c.String("policy"))
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
@@ -232,7 +231,7 @@ func reloadOnHangup(ctx context.Context, c *cli.Context, log *slog.Logger, p *pi
 			return
 		case <-hup:
 		}
-		if pol, err := loadPolicy(c.String("policy")); err != nil {
+		if pol, err := policy.Load(c.String("policy")); err != nil {
 			log.Error("reload: policy kept", "err", err)
 		} else if err := p.SetPolicy(pol); err != nil {
 			log.Error("reload: policy kept", "err", err)
@@ -256,20 +255,4 @@ func reloadOnHangup(ctx context.Context, c *cli.Context, log *slog.Logger, p *pi
 			}
 		}
 	}
-}
-
-// loadPolicy reads a policy file, or an embedded policy by name.
-func loadPolicy(ref string) (*policy.Policy, error) {
-	if ref == "" {
-		ref = "default"
-	}
-	if _, err := os.Stat(ref); err == nil {
-		return policy.LoadFile(ref)
-	}
-	for _, name := range policy.EmbeddedNames() {
-		if ref == name || ref == "embedded:"+name {
-			return policy.Embedded(name)
-		}
-	}
-	return nil, fmt.Errorf("policy %q: no such file, and not an embedded policy (%v)", ref, policy.EmbeddedNames())
 }
