@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -116,7 +117,7 @@ func (e *Engine) acceptAgent(stream pb.AgentService_RunSessionServer, ready *pb.
 	defer e.mu.Unlock()
 	want := e.expectedToken
 	if token == "" || want == "" || subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
-		e.log.Warn("agent stream rejected: missing or wrong token", "agent_id_prefix", truncate(name, 32))
+		e.log.Warn("agent stream rejected: missing or wrong token", "agent_id_prefix", textcut.Truncate(name, 32))
 		return nil, status.Error(codes.Unauthenticated, "agent token missing or wrong")
 	}
 	if e.agent != nil {
@@ -241,11 +242,4 @@ func toolResult(callID, content string, isErr bool) *pb.EngineDirective {
 	return &pb.EngineDirective{Directive: &pb.EngineDirective_ToolResult{ToolResult: &pb.ToolResultDelivery{
 		CallId: callID, Content: content, IsError: isErr,
 	}}}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -140,7 +141,7 @@ func page[T any](all []T, offset, limit int) []T {
 func sessionTitle(s *session) string {
 	for _, h := range s.history {
 		if h.Role == "user" {
-			return truncate(h.Content, 60)
+			return textcut.Truncate(h.Content, 60)
 		}
 	}
 	return ""

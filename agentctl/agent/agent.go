@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	"github.com/parapet-dev/parapet/llm"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -243,7 +244,7 @@ func (a *agent) processMessage(ctx context.Context, req *pb.ProcessRequest) {
 		usage = usage.Add(resp.Usage)
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if resp.Text != "" && len(resp.ToolCalls) > 0 {
-			thoughts = append(thoughts, &pb.Thought{Stage: "reasoning", Summary: truncate(resp.Text, 200)})
+			thoughts = append(thoughts, &pb.Thought{Stage: "reasoning", Summary: textcut.Truncate(resp.Text, 200)})
 		}
 		if len(resp.ToolCalls) == 0 {
 			_ = a.send(&pb.AgentEvent{Event: &pb.AgentEvent_ResponseComplete{ResponseComplete: &pb.AgentResponseComplete{
@@ -342,11 +343,4 @@ func (a *agent) tools() []llm.Tool {
 		out = append(out, llm.Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: json.RawMessage(t.GetParametersJson())})
 	}
 	return out
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/parapet-dev/parapet/engine"
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -199,7 +200,7 @@ type terminalApprover struct {
 func (t *terminalApprover) Approve(ctx context.Context, req engine.ApprovalRequest) engine.ApprovalResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.out, "\n? The shield escalated %s %s\n  %s\n  Allow it? [y/N] ", req.ToolName, truncate(req.ArgumentsJSON, 300), req.Verdict.GetReasoning())
+	fmt.Fprintf(t.out, "\n? The shield escalated %s %s\n  %s\n  Allow it? [y/N] ", req.ToolName, textcut.Truncate(req.ArgumentsJSON, 300), req.Verdict.GetReasoning())
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := t.in.ReadString('\n')
@@ -284,7 +285,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 				}
 				e.line(map[string]any{"type": "tool_call", "call_id": a.GetRequestId(), "tool": tool, "arguments": args})
 			} else {
-				e.progress("→ %s %s", tool, truncate(a.GetPayloadJson(), 200))
+				e.progress("→ %s %s", tool, textcut.Truncate(a.GetPayloadJson(), 200))
 			}
 		}
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT:
@@ -299,7 +300,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 				"rule_ids": nonNil(v.GetRuleIds()), "reason": v.GetReasoning(), "action_hash": v.GetActionHash()})
 			return
 		}
-		e.progress("  shield: %s (tier %d%s) %s", decision, v.GetTier(), rulesSuffix(v.GetRuleIds()), truncate(v.GetReasoning(), 300))
+		e.progress("  shield: %s (tier %d%s) %s", decision, v.GetTier(), rulesSuffix(v.GetRuleIds()), textcut.Truncate(v.GetReasoning(), 300))
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED:
 		a := ev.GetApprovalNeeded()
 		if e.json {
@@ -335,7 +336,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 		if !r.GetSuccess() {
 			mark = "error"
 		}
-		out := truncate(strings.TrimSpace(r.GetOutput()), 300)
+		out := textcut.Truncate(strings.TrimSpace(r.GetOutput()), 300)
 		e.progress("  result (%s): %s", mark, strings.ReplaceAll(out, "\n", "\n    "))
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE:
 		rc := ev.GetResponseComplete()
@@ -366,11 +367,4 @@ func rulesSuffix(ids []string) string {
 		return ""
 	}
 	return ", " + strings.Join(ids, ", ")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

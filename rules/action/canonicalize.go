@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	"github.com/parapet-dev/parapet/rules/shell"
 )
 
@@ -311,7 +312,7 @@ func (c *collector) addPath(field, raw string, access Access) {
 	norm, _ := Normalize(raw)
 	p, encoded := ResolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home)
 	if encoded {
-		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: truncate(raw, 80)})
+		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: textcut.Truncate(raw, 80)})
 	}
 	p.Raw, p.Field, p.Access = raw, field, access
 	c.a.Paths = append(c.a.Paths, p)
@@ -446,16 +447,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // MaxPayloadBytesOrDefault is the payload limit in force for l.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
 // appendCanonical appends the RFC 8785 (JCS) form of a decoded JSON tree.
@@ -51,7 +53,7 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 	case Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || math.IsInf(f, 0) {
-			return nil, invalidf("payload_json: number %s is out of the range JSON numbers can be compared in", truncate(string(x), 40))
+			return nil, invalidf("payload_json: number %s is out of the range JSON numbers can be compared in", textcut.Truncate(string(x), 40))
 		}
 		return appendES6Number(b, f), nil
 	case bool:

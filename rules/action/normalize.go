@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
 // Normalize returns s prepared for matching: zero-width, bidi and control
@@ -46,7 +48,7 @@ func Normalize(s string) (string, []Evasion) {
 	if !norm.NFKC.IsNormalString(out) {
 		n := norm.NFKC.String(out)
 		if n != out {
-			ev = append(ev, Evasion{Kind: "fullwidth", Evidence: truncate(out, 40)})
+			ev = append(ev, Evasion{Kind: "fullwidth", Evidence: textcut.Truncate(out, 40)})
 		}
 		out = n
 	}
