@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parapet-dev/parapet/llm"
@@ -89,6 +90,9 @@ type Evaluator struct {
 	maxArgs       int
 	budget        *budget
 	log           *slog.Logger
+	// modelDown records that the last model call failed as unavailable
+	// (timeout, network, 429, 5xx), for GetShieldStatus.llm_connected.
+	modelDown atomic.Bool
 }
 
 var (
@@ -176,6 +180,12 @@ func (e *Evaluator) Describe() (provider, model string) {
 	return e.provider.Name(), e.provider.Model()
 }
 
+// Available reports whether the last model call got through: false once
+// a call fails as unavailable (timeout, network error, 429, 5xx after the
+// retries), true again once a call is answered or fails otherwise, and
+// true before the first call.
+func (e *Evaluator) Available() bool { return !e.modelDown.Load() }
+
 // CallsToday is the number of model calls counted against today's budget
 // (0 without a budget).
 func (e *Evaluator) CallsToday() int { return e.budget.used() }
@@ -210,6 +220,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, a *action.Action, _ pipeline.I
 	if err != nil {
 		return e.failed(ctx, a, prior, err)
 	}
+	e.modelDown.Store(false)
 	ans, err := parseAnswer(resp.Text, canary)
 	switch {
 	case errors.Is(err, errNoCanary):
@@ -239,8 +250,10 @@ func (e *Evaluator) failed(ctx context.Context, a *action.Action, prior *pb.Verd
 	}
 	e.log.Warn("tier 2: model call failed", "action_hash", prior.GetActionHash(), "action_type", a.Type, "err", err)
 	what := describeFailure(le, e.timeout)
+	down := errors.Is(le, llm.ErrRateLimited) || errors.Is(le, llm.ErrUnavailable)
+	e.modelDown.Store(down)
 	switch {
-	case errors.Is(le, llm.ErrRateLimited), errors.Is(le, llm.ErrUnavailable):
+	case down:
 		return e.unavailable(prior, RuleUnavailable, "the model is unavailable ("+what+")"), true, nil
 	case errors.Is(le, llm.ErrBadResponse):
 		return e.verdict(prior, block, 1.0, RuleBadAnswer, "the model's response could not be read ("+what+"); blocked"), true, nil
