@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/heuristics"
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -33,7 +35,24 @@ type ShieldService struct {
 	Limits *tenant.Limiter
 	// TenantMetrics counts decisions per tenant; nil is off.
 	TenantMetrics *tenant.Metrics
-	Logger        *slog.Logger
+	// PolicyErrors says why the last policy reload failed, for
+	// GetShieldStatus.policy_error; nil when policies are never reloaded.
+	PolicyErrors PolicyErrorReporter
+	// EvaluatorAvailable reports whether the Tier 2 model answered its
+	// last call; nil counts a configured evaluator as connected.
+	EvaluatorAvailable func() bool
+	Logger             *slog.Logger
+}
+
+// PolicyErrorReporter says why the last policy reload failed; both are ""
+// once a reload succeeds.
+type PolicyErrorReporter interface {
+	// PolicyError names every file and line at fault.
+	PolicyError() string
+	// TenantPolicyError is what tenant's callers may see: the default
+	// policy's problems and their own file's, with other tenants' files
+	// only counted.
+	TenantPolicyError(tenant string) string
 }
 
 func (s *ShieldService) logger() *slog.Logger {
@@ -203,16 +222,29 @@ func (s *ShieldService) Health(context.Context, *pb.HealthRequest) (*pb.HealthRe
 }
 
 // GetShieldStatus reports counters and the running policy; for an
-// authenticated caller, the policy of its tenant.
+// authenticated caller, the policy of its tenant. llm_connected means an
+// evaluator is configured and its last model call did not fail as
+// unavailable; heuristic_rules counts the Tier 1 rules the policy leaves on.
 func (s *ShieldService) GetShieldStatus(ctx context.Context, _ *pb.ShieldStatusRequest) (*pb.ShieldStatusResponse, error) {
 	st := s.Pipeline.Status()
-	if id, ok := auth.FromContext(ctx); ok {
-		pol := s.Pipeline.PolicyFor(id.Tenant)
-		st.PolicyName, st.PolicyVersion, st.PolicyRules = pol.Name, pol.Version, pol.RuleCount()
+	pol := s.Pipeline.Policy()
+	id, authenticated := auth.FromContext(ctx)
+	if authenticated {
+		pol = s.Pipeline.PolicyFor(id.Tenant)
+	}
+	// One policy snapshot for every policy field: a reload may swap it between Status and here.
+	st.PolicyName, st.PolicyVersion, st.PolicyRules = pol.Name, pol.Version, pol.RuleCount()
+	var policyError string
+	switch {
+	case s.PolicyErrors == nil:
+	case authenticated:
+		policyError = s.PolicyErrors.TenantPolicyError(id.Tenant)
+	default:
+		policyError = s.PolicyErrors.PolicyError()
 	}
 	return &pb.ShieldStatusResponse{
-		HeuristicRules:   int32(st.HeuristicRules),
-		LlmConnected:     st.EvaluatorConfigured,
+		HeuristicRules:   int32(enabledHeuristics(pol.Heuristics)),
+		LlmConnected:     st.EvaluatorConfigured && (s.EvaluatorAvailable == nil || s.EvaluatorAvailable()),
 		LlmProvider:      st.EvaluatorProvider,
 		LlmModel:         st.EvaluatorModel,
 		EvaluationsToday: st.EvaluationsToday,
@@ -224,8 +256,21 @@ func (s *ShieldService) GetShieldStatus(ctx context.Context, _ *pb.ShieldStatusR
 		CacheEntries:     int64(st.CacheEntries),
 		CacheHits:        st.CacheHits,
 		CacheMisses:      st.CacheMisses,
+		PolicyError:      policyError,
 		Version:          s.Version,
 	}, nil
+}
+
+// enabledHeuristics counts the Tier 1 rules cfg leaves on: the catalogue
+// less the rules it disables or overrides to ALLOW.
+func enabledHeuristics(cfg heuristics.Config) int {
+	n := 0
+	for _, r := range heuristics.Catalogue() {
+		if !slices.Contains(cfg.Disabled, r.ID) && cfg.Overrides[r.ID] != pb.VerdictDecision_VERDICT_DECISION_ALLOW {
+			n++
+		}
+	}
+	return n
 }
 
 // InputFromRequest maps the wire request to a pipeline input. MCP-style
