@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/parapet-dev/parapet/internal/textcut"
@@ -70,6 +71,49 @@ func (c *clientService) WatchSession(req *pb.WatchSessionRequest, stream pb.Clie
 			return nil
 		}
 	}
+}
+
+// ResolveApproval answers a pending escalation. The answer is attributed
+// to the front-end named in the x-parapet-frontend metadata ("grpc" when
+// absent), so the audit chain can tell a web click from a CLI answer.
+func (c *clientService) ResolveApproval(ctx context.Context, req *pb.ApprovalResponse) (*pb.ApprovalAck, error) {
+	if req.GetApprovalId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "approval_id is empty")
+	}
+	err := c.e.ResolveApproval(req.GetApprovalId(), req.GetSessionId(), req.GetApproved(), frontend(ctx))
+	if errors.Is(err, ErrApprovalNotFound) {
+		return nil, status.Errorf(codes.NotFound, "approval %q: %v", textcut.Truncate(req.GetApprovalId(), 80), err)
+	}
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &pb.ApprovalAck{Received: true}, nil
+}
+
+// FrontendMetadataKey names the front-end a client speaks for ("http",
+// "cli", ...); it is recorded as who resolved an approval.
+const FrontendMetadataKey = "x-parapet-frontend"
+
+func frontend(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get(FrontendMetadataKey); len(v) > 0 && validFrontend(v[0]) {
+		return v[0]
+	}
+	return "grpc"
+}
+
+// validFrontend keeps the name short and plain: it ends up in events and
+// in the shield's audit chain.
+func validFrontend(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':') {
+			return false
+		}
+	}
+	return true
 }
 
 // GetStatus reports the engine as it is now.
@@ -164,6 +208,7 @@ func (e *Engine) Status() *pb.StatusResponse {
 		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(len(e.sessions)),
 		UptimeSeconds: int64(time.Since(e.started).Seconds()), AgentRestarts: e.agentRestarts.Load(),
 		Provider: e.cfg.Provider, Model: e.cfg.Model, GrpcAddress: e.grpcAddr, WebUrl: e.webURL,
+		PendingApprovals: int32(e.approvals.count()),
 	}
 	return st
 }

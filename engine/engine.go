@@ -43,10 +43,16 @@ type Config struct {
 	ShieldMode, ShieldAddress string
 	// Tools executes allowed tool calls (required).
 	Tools *tools.Registry
-	// Approver decides escalations (default: deny every one).
+	// Approver answers escalations alongside the engine's clients (the
+	// agentctl prompt, or a FixedApprover policy). Nil: only clients
+	// answer, through ResolveApproval, and the timeout denies.
 	Approver Approver
 	// ApprovalTimeout bounds a human's answer (default 300 s; timeout = deny).
 	ApprovalTimeout time.Duration
+	// ApprovalsPerHour bounds how many approval prompts may open in any
+	// 60 minutes; past it, escalations are denied (default 10; negative:
+	// no limit).
+	ApprovalsPerHour int
 	// AllowUnsandboxed accepts an agent whose sandbox is "unavailable" (no
 	// Landlock on this kernel). Partial or unsandboxed agents are never accepted.
 	AllowUnsandboxed bool
@@ -73,10 +79,11 @@ func (e *CodedError) Error() string { return e.Code + ": " + e.Msg }
 
 // Engine is safe for concurrent use.
 type Engine struct {
-	cfg     Config
-	log     *slog.Logger
-	bus     *bus
-	started time.Time
+	cfg       Config
+	log       *slog.Logger
+	bus       *bus
+	approvals *broker
+	started   time.Time
 
 	mu            sync.Mutex
 	agent         *agentConn
@@ -128,8 +135,8 @@ func New(cfg Config) (*Engine, error) {
 		host, _ := os.Hostname()
 		cfg.EngineID = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	if cfg.Approver == nil {
-		cfg.Approver = FixedApprover{}
+	if cfg.ApprovalsPerHour == 0 {
+		cfg.ApprovalsPerHour = 10
 	}
 	if cfg.ApprovalTimeout <= 0 {
 		cfg.ApprovalTimeout = 300 * time.Second
@@ -144,6 +151,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg:          cfg,
 		log:          cfg.Logger,
 		bus:          newBus(),
+		approvals:    newBroker(cfg.ApprovalsPerHour),
 		started:      time.Now(),
 		agentChanged: make(chan struct{}),
 		sessions:     map[string]*session{},

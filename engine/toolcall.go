@@ -153,23 +153,25 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 	}
 }
 
-// escalate holds the call for a human via the Approver and reports the
-// outcome to the shield's audit chain.
+// escalate holds the call for a human through the approval broker and
+// reports the outcome to the shield's audit chain.
 func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
 	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
 	req := ApprovalRequest{
 		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
 		ToolName: p.GetToolName(), ArgumentsJSON: p.GetArgumentsJson(), Verdict: v, Deadline: deadline,
 	}
-	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
-		ApprovalNeeded: &pb.ApprovalNeeded{
-			ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
-			Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
-			ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
-		}})
+	announce := func() {
+		publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
+			ApprovalNeeded: &pb.ApprovalNeeded{
+				ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
+				Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
+				ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
+			}})
+	}
 	ctx, cancel := context.WithDeadline(t.ctx, deadline)
 	defer cancel()
-	res := e.cfg.Approver.Approve(ctx, req)
+	res := e.awaitApproval(ctx, req, announce)
 	if !res.Approved && res.Outcome == "" {
 		// An Approver that gave up when ctx ended without saying why.
 		switch {

@@ -37,7 +37,7 @@ func verdictOf(t testing.TB, evs []*pb.PipelineEvent) *pb.Verdict {
 }
 
 func TestToolCallFlow(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newHarness(t, func(c *engine.Config) { c.Approver = engine.FixedApprover{} })
 	a := h.connect(t)
 	tr, err := h.eng.Submit(context.Background(), engine.Message{Content: "tidy up", Source: "test"})
 	if err != nil {
@@ -107,7 +107,7 @@ func TestToolCallFlow(t *testing.T) {
 		}
 	})
 
-	t.Run("escalation denied by default", func(t *testing.T) {
+	t.Run("escalation denied by a deny policy", func(t *testing.T) {
 		r := a.call(t, sid, mid, "c-esc", "execute_command", `{"command":"git push --force origin main"}`)
 		evs := callEvents(t, tr, "c-esc")
 		wantTypes(t, evs, evPlanned, evVerdict, evNeeded, evResolved, evCompleted)
@@ -422,7 +422,7 @@ func TestShieldFailureBlocks(t *testing.T) {
 }
 
 func TestVerdictForAnotherActionIsRefused(t *testing.T) {
-	for _, approver := range []engine.Approver{nil, engine.FixedApprover{Allow: true}} {
+	for _, approver := range []engine.Approver{engine.FixedApprover{}, engine.FixedApprover{Allow: true}} {
 		h := newHarness(t, func(c *engine.Config) {
 			c.Shield = tamperingShield{c.Shield.(engine.EmbeddedShield)}
 			c.Approver = approver
@@ -437,7 +437,7 @@ func TestVerdictForAnotherActionIsRefused(t *testing.T) {
 			if find(evs, evStarted) != nil || exists(t, filepath.Join(h.ws, c.file)) {
 				t.Fatalf("%s: ran under a verdict for another action", c.id)
 			}
-			if c.id == "allowed" || approver != nil {
+			if c.id == "allowed" || approver == (engine.FixedApprover{Allow: true}) {
 				if !r.GetIsError() || !strings.Contains(r.GetContent(), "hash mismatch") {
 					t.Fatalf("%s: result %+v", c.id, r)
 				}

@@ -213,7 +213,13 @@ func (t *terminalApprover) Approve(ctx context.Context, req engine.ApprovalReque
 		}
 		return engine.ApprovalResult{Outcome: engine.OutcomeDenied, By: "cli"}
 	case <-ctx.Done():
-		fmt.Fprintln(t.out, "(no answer in time: denied)")
+		// The deadline passed, the turn ended or another client answered
+		// first; the engine's APPROVAL_RESOLVED event says which.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fmt.Fprintln(t.out, "(no answer in time: denied)")
+		} else {
+			fmt.Fprintln(t.out, "(the question was closed)")
+		}
 		return engine.ApprovalResult{Outcome: engine.OutcomeTimeout, By: "cli"}
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
-	"github.com/parapet-dev/parapet/engine"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -120,8 +119,9 @@ func runInternalEngine(c *cli.Context) error {
 			s.AgentPID, s.SandboxStatus = pid, sandboxStatus
 		})
 	}
-	// Until an approval front-end is connected, escalations are denied.
-	h, err := startHost(ctx, cfg, engine.FixedApprover{}, log, c.App.ErrWriter)
+	// Escalations wait for a client (agentctl chat/approve/deny, the web
+	// page, any ClientService caller); no answer by the deadline denies.
+	h, err := startHost(ctx, cfg, nil, log, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
