@@ -218,14 +218,18 @@ func TestAuthHMAC(t *testing.T) {
 	}
 	_, err = client.Evaluate(context.Background(), req)
 	wantUnauthenticated(t, "missing", err)
-	// A streaming call with a good token gets past authentication (to the
-	// not-yet-implemented stream).
+	// A streaming call with a good token gets past authentication.
 	stream, err := client.EvaluateStream(withBearer(good))
 	if err == nil {
-		_, err = stream.Recv()
+		req.RequestId = "streamed"
+		err = stream.Send(req)
 	}
-	if status.Code(err) != codes.Unimplemented {
-		t.Fatalf("authenticated stream: %v", err)
+	var answer *pb.EvaluateStreamResponse
+	if err == nil {
+		answer, err = stream.Recv()
+	}
+	if err != nil || answer.GetVerdict() == nil {
+		t.Fatalf("authenticated stream: %v %v", answer, err)
 	}
 	checkOpenServices(t, ts.conn)
 }

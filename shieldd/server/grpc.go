@@ -90,7 +90,7 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 			recovery.StreamServerInterceptor(recoverOpt),
 			logging.StreamServerInterceptor(grpcLog, logOpts...),
 			guard.StreamInterceptor(),
-			validator.StreamServerInterceptor(),
+			exceptEvaluateStream(validator.StreamServerInterceptor()),
 		),
 	}
 	if o.TLS != nil {
@@ -104,6 +104,19 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 	healthpb.RegisterHealthServer(s, hs)
 	reflection.Register(s)
 	return s, hs
+}
+
+// exceptEvaluateStream skips a stream interceptor for EvaluateStream, which
+// validates each request itself: the validator would end the whole stream
+// at the first bad message, where EvaluateStream answers it with an error
+// and goes on.
+func exceptEvaluateStream(next grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if info.FullMethod == pb.ShieldService_EvaluateStream_FullMethodName {
+			return handler(srv, ss)
+		}
+		return next(srv, ss, info, handler)
+	}
 }
 
 // requestCodec is the proto codec, except that an EvaluateRequest whose
