@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"crypto/tls"
-	"log/slog"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -52,6 +50,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "tls-client-ca", Usage: "--auth mtls: CA bundle `FILE` (PEM) that issues client certificates", EnvVars: []string{"SHIELDD_TLS_CLIENT_CA"}}),
 
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "tenant-policy-dir", Usage: "`DIR` of <tenant>.yaml policies; other tenants get --policy (reloaded on SIGHUP)", EnvVars: []string{"SHIELDD_TENANT_POLICY_DIR"}}),
+		altsrc.NewBoolFlag(&cli.BoolFlag{Name: "watch-policy", Value: true, Usage: "reload the --policy file and --tenant-policy-dir when they change, as on SIGHUP (--watch-policy=false: SIGHUP only)", EnvVars: []string{"SHIELDD_WATCH_POLICY"}}),
 		altsrc.NewFloat64Flag(&cli.Float64Flag{Name: "rate-limit", Usage: "requests per second per tenant (0: unlimited)", EnvVars: []string{"SHIELDD_RATE_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "rate-burst", Usage: "requests a tenant may make at once (default: the rate, at least 1)", EnvVars: []string{"SHIELDD_RATE_BURST"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "metrics-max-tenants", Value: 50, Usage: "tenants with their own metric label; the rest are \"other\"", EnvVars: []string{"SHIELDD_METRICS_MAX_TENANTS"}}),
@@ -114,20 +113,6 @@ func runServe(c *cli.Context) error {
 	if err := p.Instrument(metrics.Meter("parapet/shieldd"), metrics.Registry); err != nil {
 		return exitf(2, "metrics: %v", err)
 	}
-	var tenantNames []string
-	if dir := c.String("tenant-policy-dir"); dir != "" {
-		pols, err := tenant.LoadPolicyDir(dir)
-		if err != nil {
-			return exitf(2, "%v", err)
-		}
-		if err := p.SetTenantPolicies(pols); err != nil {
-			return exitf(2, "%v", err)
-		}
-		for name := range pols {
-			tenantNames = append(tenantNames, name)
-		}
-	}
-
 	authn, tlsCfg, err := buildAuth(c)
 	if err != nil {
 		return exitf(2, "%v", err)
@@ -136,6 +121,12 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return exitf(2, "metrics: %v", err)
 	}
+	reloader, stopReloads, err := startReloads(c, log, p, metrics, authn)
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
+	defer stopReloads()
+	tenantNames := reloader.Tenants()
 	if st, ok := authn.(*auth.StaticTokens); ok {
 		tenantNames = append(tenantNames, st.Tenants()...)
 	}
@@ -145,7 +136,8 @@ func runServe(c *cli.Context) error {
 	}
 	svc := &server.ShieldService{
 		Pipeline: p, Version: Version, Logger: log, TenantMetrics: tenantMetrics,
-		Limits: tenant.NewLimiter(c.Float64("rate-limit"), c.Int("rate-burst")),
+		Limits:       tenant.NewLimiter(c.Float64("rate-limit"), c.Int("rate-burst")),
+		PolicyErrors: reloader, EvaluatorAvailable: evaluatorAvailable(ev),
 	}
 
 	// The daemon exists only after Listen; an audit failure before then
@@ -194,7 +186,6 @@ func runServe(c *cli.Context) error {
 		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"))
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	go reloadOnHangup(ctx, c, log, p, authn)
 	if err := d.Serve(ctx); err != nil {
 		return exitf(1, "%v", err)
 	}
@@ -216,43 +207,4 @@ func buildAuth(c *cli.Context) (auth.Authenticator, *tls.Config, error) {
 		cfg.HMACKey = key
 	}
 	return auth.New(cfg)
-}
-
-// reloadOnHangup re-reads the policy, the tenant policies and the static
-// tokens on SIGHUP. Each keeps its running version when the new one is
-// broken, and says why.
-func reloadOnHangup(ctx context.Context, c *cli.Context, log *slog.Logger, p *pipeline.Pipeline, authn auth.Authenticator) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-		}
-		if pol, err := policy.Load(c.String("policy")); err != nil {
-			log.Error("reload: policy kept", "err", err)
-		} else if err := p.SetPolicy(pol); err != nil {
-			log.Error("reload: policy kept", "err", err)
-		} else {
-			log.Info("reload: policy", "policy", pol.Name, "policy_version", pol.Version)
-		}
-		if dir := c.String("tenant-policy-dir"); dir != "" {
-			if pols, err := tenant.LoadPolicyDir(dir); err != nil {
-				log.Error("reload: tenant policies kept", "err", err)
-			} else if err := p.SetTenantPolicies(pols); err != nil {
-				log.Error("reload: tenant policies kept", "err", err)
-			} else {
-				log.Info("reload: tenant policies", "tenants", len(pols))
-			}
-		}
-		if st, ok := authn.(*auth.StaticTokens); ok {
-			if err := st.Reload(); err != nil {
-				log.Error("reload: tokens kept", "err", err)
-			} else {
-				log.Info("reload: tokens", "tokens", st.Len())
-			}
-		}
-	}
 }
