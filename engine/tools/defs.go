@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Shared argument descriptions.
@@ -116,9 +117,21 @@ func (r *Registry) register() {
 			{name: "body", kind: kString, desc: fmt.Sprintf("Request body (at most %d bytes).", o.HTTPMaxRequestBytes), allowNUL: true},
 		}, r.httpRequest)
 
+	// agents: answered by the engine (it starts the process), judged by the
+	// shield like any action. Sub-agents get tools from the groups above
+	// only: never spawn_agent, so they cannot spawn further.
+	subAgentTools := slices.Clone(r.order)
+	add(SpawnAgentName, "agents",
+		"Start a sub-agent: a separate sandboxed agent that works on one task with the tools you give it and returns its final answer as this tool's result. Its tool calls are checked by the same security gate. Use it to delegate a self-contained piece of work.",
+		false, []prop{
+			{name: "name", kind: kString, desc: "Short name for the sub-agent: lower-case letters, digits, '-' or '_', at most 32 characters, starting with a letter.", required: true, nonEmpty: true},
+			{name: "task", kind: kString, desc: "What the sub-agent should do, with everything it needs to know: it does not see this conversation.", required: true, nonEmpty: true},
+			{name: "tools", kind: kStringArray, desc: "Tools the sub-agent may use (default: all of them).", enum: subAgentTools},
+		}, nil)
+
 	// meta: answered by the engine; registered here for its definition and validation.
 	add(LoadToolsName, "",
-		"Load more tools by group: files (read, write, edit, list, glob, search), shell (execute_command), git (status, diff, log, add, commit), http (http_request). Their definitions become available for the following turns.",
+		"Load more tools by group: files (read, write, edit, list, glob, search), shell (execute_command), git (status, diff, log, add, commit), http (http_request), agents (spawn_agent: delegate a task to a sandboxed sub-agent). Their definitions become available for the following turns.",
 		false, []prop{
 			{name: "groups", kind: kStringArray, desc: "Tool groups to load.", required: true, nonEmpty: true, enum: groupOrder},
 		}, nil)

@@ -130,8 +130,13 @@ type tool struct {
 // LoadToolsName is the meta-tool the engine answers itself.
 const LoadToolsName = "load_tools"
 
+// SpawnAgentName is the tool that starts a sandboxed sub-agent. The engine
+// runs it itself (it is not an executor here), but like every other call
+// it is a shield action: the payload is the validated name, task and tools.
+const SpawnAgentName = "spawn_agent"
+
 // groupOrder lists the tool groups in the order they are presented.
-var groupOrder = []string{"files", "shell", "git", "http"}
+var groupOrder = []string{"files", "shell", "git", "http", "agents"}
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -414,8 +419,8 @@ func (r *Registry) execute(ctx context.Context, name string, argsJSON []byte) Re
 	if err != nil {
 		return errResult(fmt.Errorf("%s: %w", name, err))
 	}
-	if name == LoadToolsName {
-		return errResult(errors.New("load_tools is answered by the engine, not executed as a tool"))
+	if name == LoadToolsName || name == SpawnAgentName {
+		return errResult(fmt.Errorf("%s is answered by the engine, not executed as a tool", name))
 	}
 	if err := ctx.Err(); err != nil {
 		return errResult(fmt.Errorf("%s: not run: %w", name, err))

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -79,8 +80,9 @@ func TestAction(t *testing.T) {
 			t.Errorf("Action(%s) accepted", name)
 		}
 	}
-	// Every tool but load_tools is a shield action named like the tool.
-	known := []string{"read_file", "write_file", "edit_file", "list_directory", "glob_files", "search_files", "execute_command", "git_status", "git_diff", "git_log", "git_add", "git_commit", "http_request"}
+	// Every tool but load_tools is a shield action named like the tool,
+	// spawn_agent included (the engine runs it, the shield judges it).
+	known := []string{"read_file", "write_file", "edit_file", "list_directory", "glob_files", "search_files", "execute_command", "git_status", "git_diff", "git_log", "git_add", "git_commit", "http_request", "spawn_agent"}
 	defs, _ := r.Defs()
 	var names []string
 	for _, d := range defs {
@@ -94,7 +96,7 @@ func TestAction(t *testing.T) {
 func TestDefs(t *testing.T) {
 	t.Parallel()
 	r, _ := newTestRegistry(t, nil)
-	if g := r.Groups(); !slices.Equal(g, []string{"files", "shell", "git", "http"}) {
+	if g := r.Groups(); !slices.Equal(g, []string{"files", "shell", "git", "http", "agents"}) {
 		t.Fatalf("groups %v", g)
 	}
 	defs, err := r.Defs("git", "http")
@@ -160,5 +162,31 @@ func TestIsWrite(t *testing.T) {
 		if got := r.IsWrite(name); got != want {
 			t.Errorf("IsWrite(%s) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestSpawnAgentDef(t *testing.T) {
+	t.Parallel()
+	r, _ := newTestRegistry(t, nil)
+	defs, err := r.Defs("agents")
+	if err != nil || len(defs) != 1 || defs[0].Name != "spawn_agent" {
+		t.Fatalf("agents group: %v %v", defs, err)
+	}
+	typ, payload, err := r.Action("spawn_agent", []byte(`{"task":"count lines","name":"counter","tools":["read_file"]}`))
+	if err != nil || typ != "spawn_agent" || string(payload) != `{"name":"counter","task":"count lines","tools":["read_file"]}` {
+		t.Fatalf("action %s %s %v", typ, payload, err)
+	}
+	// A sub-agent's tools come from the executable tools only: no recursion,
+	// no load_tools.
+	for _, bad := range []string{"spawn_agent", "load_tools", "rm_rf"} {
+		if err := r.Validate("spawn_agent", []byte(`{"name":"a","task":"t","tools":["`+bad+`"]}`)); err == nil {
+			t.Errorf("tools [%s] accepted", bad)
+		}
+	}
+	if res := r.Execute(context.Background(), "spawn_agent", []byte(`{"name":"a","task":"t"}`)); !res.IsError || !strings.Contains(res.Output, "answered by the engine") {
+		t.Fatalf("Execute(spawn_agent) = %+v", res)
+	}
+	if r.IsWrite("spawn_agent") {
+		t.Error("spawn_agent counts as a write; each of the sub-agent's own calls is checked instead")
 	}
 }
