@@ -82,6 +82,39 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// Every decision Evaluate returns for a known type is among RuleDecisions.
+func TestRuleDecisionsCoverEvaluate(t *testing.T) {
+	p := mustParse(t, orderPolicy)
+	listed := map[Decision]bool{}
+	for _, d := range p.RuleDecisions() {
+		listed[d] = true
+	}
+	if len(listed) != p.RuleCount()+1 {
+		t.Fatalf("%d distinct decisions for %d rules and the default", len(listed), p.RuleCount())
+	}
+	noDefault := mustParse(t, "version: 1\ndefaults: {no_match: escalate, no_match_tier: 2}\nallow:\n  - id: r\n    match: {action: [read_file]}\n")
+	for _, c := range []struct {
+		p         *Policy
+		typ, args string
+	}{
+		{p, "read_file", `{"path":"/etc/x"}`}, {p, "read_file", `{"path":"/tmp/x"}`},
+		{p, "read_file", `{"path":"src/x"}`}, {p, "write_file", `{"path":"src/x"}`},
+		{noDefault, "write_file", `{"path":"a"}`}, {noDefault, "read_file", `{"path":"a"}`},
+	} {
+		got := c.p.Evaluate(act(t, c.typ, c.args))
+		found := false
+		for _, d := range c.p.RuleDecisions() {
+			found = found || d == got
+		}
+		if !found {
+			t.Errorf("%s %s: %+v is not among RuleDecisions", c.typ, c.args, got)
+		}
+	}
+	if (*Policy)(nil).RuleDecisions() != nil {
+		t.Error("nil policy lists decisions")
+	}
+}
+
 // Nothing may come out UNSPECIFIED, even from a Policy not built by Parse.
 func TestNeverUnspecified(t *testing.T) {
 	a := act(t, "read_file", `{"path":"a"}`)

@@ -14,6 +14,7 @@ package policy
 
 import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/heuristics"
 )
 
@@ -90,6 +91,23 @@ const (
 	RuleNoMatch       = "policy.no-match"
 	RuleUnknownAction = "policy.unknown-action"
 )
+
+// RuleDecisions lists every decision Evaluate can return for a known
+// action type: each rule's, in policy order, then the no-match default.
+// (Decisions for unknown types name the type in their reason, so they are
+// not listed.) Callers use it to prepare per-decision work once per policy.
+func (p *Policy) RuleDecisions() []Decision {
+	if p == nil {
+		return nil
+	}
+	out := make([]Decision, 0, p.RuleCount()+1)
+	for _, section := range [][]*rule{p.deny, p.verify, p.allow} {
+		for _, r := range section {
+			out = append(out, r.decision)
+		}
+	}
+	return append(out, p.defaultDecision(&action.Action{Known: true}))
+}
 
 // RuleCount is the number of rules in all sections.
 func (p *Policy) RuleCount() int {

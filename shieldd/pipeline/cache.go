@@ -109,19 +109,23 @@ func (c *verdictCache) expiresAt(e cachedVerdict) int64 {
 // not modify its slices or findings in place.
 func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	s := e.shape
-	// One allocation holds the verdict and its hex hash: on a cache hit
-	// the second allocation was a sixth of the cost.
+	v := newVerdict(&e.hash)
+	v.Decision, v.Tier, v.Confidence, v.Reasoning = s.decision, s.tier, s.confidence, s.reasoning
+	v.EvaluatedAt, v.ExpiresAt, v.RuleIds = e.evaluatedAt, c.expiresAt(e), s.ruleIDs
+	v.PolicyVersion, v.CacheHit, v.Findings = s.policyVersion, cacheHit, s.findings
+	v.ActionType, v.RequiredTier = s.actionType, s.requiredTier
+	return v
+}
+
+// newVerdict returns an empty verdict whose ActionHash is hash in hex.
+// One allocation holds the verdict and the hex: on a cache hit the
+// second allocation was a sixth of the cost.
+func newVerdict(hash *[32]byte) *pb.Verdict {
 	r := &verdictWithHash{}
-	for i, c := range e.hash {
+	for i, c := range hash {
 		r.hash[2*i], r.hash[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
 	}
-	r.v = pb.Verdict{
-		Decision: s.decision, Tier: s.tier, Confidence: s.confidence, Reasoning: s.reasoning,
-		ActionHash: unsafe.String(&r.hash[0], len(r.hash)), EvaluatedAt: e.evaluatedAt,
-		ExpiresAt: c.expiresAt(e), RuleIds: s.ruleIDs,
-		PolicyVersion: s.policyVersion, CacheHit: cacheHit, Findings: s.findings,
-		ActionType: s.actionType, RequiredTier: s.requiredTier,
-	}
+	r.v.ActionHash = unsafe.String(&r.hash[0], len(r.hash))
 	return &r.v
 }
 
@@ -135,13 +139,25 @@ type verdictWithHash struct {
 	hash [64]byte
 }
 
-// put caches v and returns the verdict to answer with, built from the
-// cached entry so that the caller holds no reference the cache relies on.
-func (c *verdictCache) put(k cacheKey, v *pb.Verdict) *pb.Verdict {
-	e := cachedVerdict{evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
-	if _, err := hex.Decode(e.hash[:], []byte(v.ActionHash)); err != nil {
-		return v // not a hash we made; never cache what we cannot reproduce
+// put caches v, the verdict for the action whose canonical hash is hash,
+// and returns the verdict to answer with: v itself with its expiry set.
+// The cache shares v's rule ids and findings, which verdicts never change
+// in place (see verdict).
+func (c *verdictCache) put(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb.Verdict {
+	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
+	c.lru.Add(k, e)
+	v.ExpiresAt = c.expiresAt(e)
+	return v
+}
+
+// putForeign caches v, a verdict another component made (the Tier 2
+// evaluator), and returns a fresh verdict built from the cached entry, so
+// that the answer holds exactly what a later cache hit will.
+func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb.Verdict {
+	if v.ActionHash != hex.EncodeToString(hash[:]) {
+		return v // not the action we judged; never cache what we cannot reproduce
 	}
+	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
 	c.lru.Add(k, e)
 	return c.verdict(e, false)
 }

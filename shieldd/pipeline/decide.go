@@ -10,6 +10,7 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/heuristics"
+	"github.com/parapet-dev/parapet/rules/policy"
 )
 
 const (
@@ -30,118 +31,219 @@ func severity(d pb.VerdictDecision) int {
 	return 2
 }
 
-// decide runs the tiers on a cache miss. key is the request's cache key
-// (zero when there is no cache). settled reports a verdict the Tier 2 path
-// has already cached, or that must not be cached.
-func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time, key cacheKey) (_ *pb.Verdict, settled bool, _ error) {
+// decide runs the tiers on a cache miss and caches the verdict. key is the
+// request's cache key (zero when there is no cache).
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time, key cacheKey) (*pb.Verdict, error) {
 	req := in.Request
 	// Verdicts are cached across sessions, so nothing may depend on the session.
 	req.Caller.SessionID = ""
 	act, err := action.Canonicalize(req, p.limits)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 
-	v := &pb.Verdict{
-		ActionHash:    act.HashHex(),
-		ActionType:    act.Type,
-		PolicyVersion: rs.policy.Version,
-		Confidence:    1.0,
-		EvaluatedAt:   now.Unix(),
-	}
+	v := newVerdict(&act.Hash)
+	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.Unix()
 
 	// Tier 0.
 	pol := rs.policy.Evaluate(act)
-	v.Decision, v.Tier = pol.Outcome, TierPolicy
-	if v.Decision == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
-		v.Decision = block // fail closed on a policy that could not decide
-	}
-	v.RuleIds = append(v.RuleIds, pol.RuleID)
-	v.Findings = append(v.Findings, &pb.Finding{
-		RuleId: pol.RuleID, Category: policyCategory(pol.Section), Outcome: v.Decision, Message: pol.Reason,
-		Tier: TierPolicy, Severity: policySeverity(v.Decision),
-	})
+	t0 := rs.tier0For(&pol)
+	v.Decision, v.Tier = t0.outcome, TierPolicy
+	v.RuleIds, v.Findings = t0.ruleIDs, t0.findings
 	required := max(in.MinTier, pol.RequiredTier)
-	reasons := []string{pol.Reason}
+	// reasons is nil while the Tier 0 reason alone explains the verdict,
+	// which lets most verdicts share t0's prepared reasoning.
+	var reasons []string
 
 	// Tier 1 runs unless the policy already blocked.
 	if v.Decision != block {
-		findings := rs.analyzer.Analyze(act)
-		var decisive []string
-		worst := allow
-		for _, f := range findings {
-			v.Findings = append(v.Findings, findingProto(f))
-			if severity(f.Outcome) > severity(worst) {
-				worst = f.Outcome
-			}
-		}
-		if severity(worst) > severity(v.Decision) {
-			v.Decision, v.Tier = worst, TierHeuristics
-			v.RuleIds, reasons = nil, nil
-		}
-		if worst == v.Decision && worst != allow {
-			for _, f := range findings {
-				if f.Outcome == worst {
-					v.RuleIds = append(v.RuleIds, f.RuleID)
-					decisive = append(decisive, f.Message)
-				}
-			}
-			reasons = append(reasons, decisive...)
+		if findings := rs.analyzer.Analyze(act); len(findings) > 0 {
+			reasons = addFindings(v, t0, findings)
 		}
 	}
 
 	// What the deterministic tiers escalate, or what must be judged at
 	// Tier 2 or above, goes to the evaluator; without one, to a human.
+	noEvaluator := false
 	if v.Decision != block && (v.Decision == escalate || required >= TierEvaluator) {
 		v.RequiredTier = max(required, TierEvaluator)
 		if required < TierHuman && p.evaluator != nil {
 			// The evaluator shows the model why the deterministic tiers sent it.
-			v.Reasoning = summarize(v.Decision, reasons)
+			v.Reasoning = t0.reasoning(v.Decision, reasons, false)
 			if p.cache == nil {
 				key = makeCacheKey(rs.policy.Version, &in)
 			}
-			ev, err := p.tier2(ctx, key, in, act, v)
-			return ev, true, err
+			return p.tier2(ctx, key, in, act, v) // caches what it may
 		}
 		if v.Decision == allow {
 			v.Decision, v.Tier = escalate, required
+			if reasons == nil {
+				reasons = []string{t0.decision.Reason}
+			}
 			reasons = append(reasons, fmt.Sprintf("the caller or policy requires tier %d review", required))
 		}
-		if required < TierHuman {
-			reasons = append(reasons, "no LLM evaluator is configured, so a human must decide")
+		noEvaluator = required < TierHuman
+	}
+	v.Reasoning = t0.reasoning(v.Decision, reasons, noEvaluator)
+	if p.cache != nil {
+		v = p.cache.put(key, v, &act.Hash)
+	}
+	return v, nil
+}
+
+// addFindings adds Tier 1's findings to v, which holds Tier 0's verdict,
+// and returns the reasons that explain the result. Tier 1 decides when
+// its worst finding is more severe than the policy's outcome; findings as
+// severe as the outcome join the policy's reason.
+func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding) []string {
+	// One allocation for the finding messages, one for the list.
+	protos := make([]pb.Finding, len(findings))
+	list := make([]*pb.Finding, 0, 1+len(findings))
+	list = append(list, t0.finding)
+	worst := allow
+	for i := range findings {
+		f := &findings[i]
+		fp := &protos[i]
+		fp.RuleId, fp.Category, fp.Severity, fp.Outcome = f.RuleID, f.Category, f.Severity, f.Outcome
+		fp.Message, fp.Tier, fp.Evidence = f.Message, TierHeuristics, f.Evidence
+		list = append(list, fp)
+		if severity(f.Outcome) > severity(worst) {
+			worst = f.Outcome
 		}
 	}
-	v.Reasoning = summarize(v.Decision, reasons)
-	return v, false, nil
+	v.Findings = list
+	var reasons []string
+	switch {
+	case severity(worst) > severity(v.Decision):
+		v.Decision, v.Tier = worst, TierHeuristics
+		v.RuleIds = nil
+	case worst == v.Decision && worst != allow:
+		v.RuleIds = append(make([]string, 0, 1+len(findings)), t0.decision.RuleID)
+		reasons = append(make([]string, 0, 1+len(findings)), t0.decision.Reason)
+	default:
+		return nil // Tier 1 found something, but less severe than the policy's outcome
+	}
+	for i := range findings {
+		if f := &findings[i]; f.Outcome == worst {
+			v.RuleIds = append(v.RuleIds, f.RuleID)
+			reasons = append(reasons, f.Message)
+		}
+	}
+	return reasons
+}
+
+// tier0Verdict is what one Tier 0 decision puts into every verdict it
+// starts. A ruleset prepares one per rule when its policy is set, so the
+// usual verdict (no Tier 1 finding) shares its rule ids, findings and
+// reasoning instead of building them: verdicts are immutable once made
+// (see verdictCache.verdict).
+type tier0Verdict struct {
+	decision policy.Decision
+	// outcome is the decision's outcome, BLOCK if it was unset.
+	outcome  pb.VerdictDecision
+	finding  *pb.Finding
+	ruleIDs  []string      // the rule id alone; len == cap, so append copies
+	findings []*pb.Finding // finding alone; len == cap
+	// summary is summarize(outcome, reason); summaryNoEvaluator adds
+	// that a human must decide (set for ESCALATE only).
+	summary, summaryNoEvaluator string
+}
+
+func newTier0Verdict(d policy.Decision) *tier0Verdict {
+	t := &tier0Verdict{decision: d, outcome: d.Outcome}
+	if t.outcome == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+		t.outcome = block // fail closed on a policy that could not decide
+	}
+	t.finding = &pb.Finding{
+		RuleId: d.RuleID, Category: policyCategory(d.Section), Outcome: t.outcome, Message: d.Reason,
+		Tier: TierPolicy, Severity: policySeverity(t.outcome),
+	}
+	t.ruleIDs = []string{d.RuleID}
+	t.findings = []*pb.Finding{t.finding}
+	t.summary = summarize(t.outcome, []string{d.Reason})
+	if t.outcome == escalate {
+		t.summaryNoEvaluator = summarize(escalate, []string{d.Reason, noEvaluatorReason})
+	}
+	return t
+}
+
+const noEvaluatorReason = "no LLM evaluator is configured, so a human must decide"
+
+// reasoning is the verdict's Reasoning for decision d. reasons nil means
+// the Tier 0 reason alone; noEvaluator adds that a human must decide.
+func (t *tier0Verdict) reasoning(d pb.VerdictDecision, reasons []string, noEvaluator bool) string {
+	if reasons == nil && d == t.outcome {
+		switch {
+		case !noEvaluator:
+			return t.summary
+		case t.summaryNoEvaluator != "":
+			return t.summaryNoEvaluator
+		}
+	}
+	if reasons == nil {
+		reasons = []string{t.decision.Reason}
+	}
+	if noEvaluator {
+		reasons = append(reasons, noEvaluatorReason)
+	}
+	return summarize(d, reasons)
+}
+
+// prepareTier0 builds the tier0Verdict of every decision pol can return
+// for a known action type.
+func prepareTier0(pol *policy.Policy) map[string]*tier0Verdict {
+	ds := pol.RuleDecisions()
+	m := make(map[string]*tier0Verdict, len(ds))
+	for _, d := range ds {
+		m[d.RuleID] = newTier0Verdict(d)
+	}
+	return m
+}
+
+// tier0For returns the prepared tier0Verdict of d, or builds one (an
+// unknown action type's decision names the type, so it is not prepared).
+func (rs *ruleset) tier0For(d *policy.Decision) *tier0Verdict {
+	if t, ok := rs.tier0[d.RuleID]; ok && t.decision == *d {
+		return t
+	}
+	return newTier0Verdict(*d)
 }
 
 // summarize joins the deciding reasons into one sentence, e.g.
 // "Blocked: pipes a download into sh; …".
 func summarize(d pb.VerdictDecision, reasons []string) string {
-	var b strings.Builder
+	var head string
 	switch d {
 	case allow:
-		b.WriteString("Allowed")
+		head = "Allowed"
 	case escalate:
-		b.WriteString("Needs approval")
+		head = "Needs approval"
 	default:
-		b.WriteString("Blocked")
+		head = "Blocked"
 	}
-	n := 0
-	for i, r := range reasons {
+	// Trim and drop repeats first, so that the string is built at its
+	// final size in one allocation.
+	var buf [8]string
+	kept := buf[:0]
+	n := len(head) + 1
+	for _, r := range reasons {
 		r = strings.TrimSuffix(strings.TrimSpace(r), ".")
-		if r == "" || slices.ContainsFunc(reasons[:i], func(prev string) bool {
-			return strings.TrimSuffix(strings.TrimSpace(prev), ".") == r
-		}) {
+		if r == "" || slices.Contains(kept, r) {
 			continue
 		}
-		if n == 0 {
+		kept = append(kept, r)
+		n += len(r) + 2
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(head)
+	for i, r := range kept {
+		if i == 0 {
 			b.WriteString(": ")
 		} else {
 			b.WriteString("; ")
 		}
 		b.WriteString(r)
-		n++
 	}
 	b.WriteByte('.')
 	return b.String()
@@ -172,11 +274,4 @@ func policySeverity(d pb.VerdictDecision) pb.Severity {
 		return pb.Severity_SEVERITY_MEDIUM
 	}
 	return pb.Severity_SEVERITY_LOW
-}
-
-func findingProto(f heuristics.Finding) *pb.Finding {
-	return &pb.Finding{
-		RuleId: f.RuleID, Category: f.Category, Severity: f.Severity, Outcome: f.Outcome,
-		Message: f.Message, Tier: TierHeuristics, Evidence: f.Evidence,
-	}
 }

@@ -90,6 +90,16 @@ type Pipeline struct {
 type ruleset struct {
 	policy   *policy.Policy
 	analyzer *heuristics.Analyzer
+	// tier0 holds, by rule id, what each policy decision puts into a verdict.
+	tier0 map[string]*tier0Verdict
+}
+
+func newRuleset(pol *policy.Policy) (*ruleset, error) {
+	analyzer, err := heuristics.New(pol.Heuristics)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: heuristics: %w", pol.Source, err)
+	}
+	return &ruleset{policy: pol, analyzer: analyzer, tier0: prepareTier0(pol)}, nil
 }
 
 // New builds a pipeline.
@@ -128,11 +138,11 @@ func New(cfg Config) (*Pipeline, error) {
 // the running policy stays. Cached verdicts of the old policy can no longer
 // be served: the policy version is part of the cache key.
 func (p *Pipeline) SetPolicy(pol *policy.Policy) error {
-	analyzer, err := heuristics.New(pol.Heuristics)
+	rs, err := newRuleset(pol)
 	if err != nil {
-		return fmt.Errorf("policy %s: heuristics: %w", pol.Source, err)
+		return err
 	}
-	p.rules.Store(&ruleset{policy: pol, analyzer: analyzer})
+	p.rules.Store(rs)
 	if p.cache != nil {
 		p.cache.shapes.reset()
 	}
@@ -150,11 +160,11 @@ func (p *Pipeline) SetTenantPolicies(pols map[string]*policy.Policy) error {
 	}
 	m := make(map[string]*ruleset, len(pols))
 	for tenant, pol := range pols {
-		analyzer, err := heuristics.New(pol.Heuristics)
+		rs, err := newRuleset(pol)
 		if err != nil {
-			return fmt.Errorf("tenant %s: policy %s: heuristics: %w", tenant, pol.Source, err)
+			return fmt.Errorf("tenant %s: %w", tenant, err)
 		}
-		m[tenant] = &ruleset{policy: pol, analyzer: analyzer}
+		m[tenant] = rs
 	}
 	p.tenants.Store(&m)
 	if p.cache != nil {
@@ -223,13 +233,10 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 		p.counters.misses.Add(1)
 	}
 
-	v, settled, err := p.decide(ctx, rs, in, start, key)
+	v, err := p.decide(ctx, rs, in, start, key)
 	if err != nil {
 		p.counters.errors.Add(1)
 		return nil, err
-	}
-	if p.cache != nil && !settled {
-		v = p.cache.put(key, v)
 	}
 	p.finish(v, start)
 	return v, nil

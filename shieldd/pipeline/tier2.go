@@ -35,7 +35,7 @@ func (p *Pipeline) tier2(ctx context.Context, key cacheKey, in Input, act *actio
 		}
 		settleTier2(prior, v)
 		if p.cache != nil && !transient {
-			v = p.cache.put(key, v)
+			v = p.cache.putForeign(key, v, &act.Hash)
 		}
 		return v, nil
 	})
