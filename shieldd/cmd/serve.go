@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"crypto/tls"
 	"os"
 	"os/signal"
@@ -54,6 +55,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewFloat64Flag(&cli.Float64Flag{Name: "rate-limit", Usage: "requests per second per tenant (0: unlimited)", EnvVars: []string{"SHIELDD_RATE_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "rate-burst", Usage: "requests a tenant may make at once (default: the rate, at least 1)", EnvVars: []string{"SHIELDD_RATE_BURST"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "metrics-max-tenants", Value: 50, Usage: "tenants with their own metric label; the rest are \"other\"", EnvVars: []string{"SHIELDD_METRICS_MAX_TENANTS"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "trace-sample-ratio", Usage: "share `R` (0 to 1) of traces starting at shieldd that are recorded; a caller's sampled trace is always followed, and 0 turns tracing off. Unset: OTEL_TRACES_SAMPLER decides, else every trace. Spans are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set (see docs/tracing.md)", EnvVars: []string{"SHIELDD_TRACE_SAMPLE_RATIO"}}),
 	}, evaluatorFlags()...)
 }
 
@@ -139,6 +141,18 @@ func runServe(c *cli.Context) error {
 		Limits:       tenant.NewLimiter(c.Float64("rate-limit"), c.Int("rate-burst")),
 		PolicyErrors: reloader, EvaluatorAvailable: evaluatorAvailable(ev),
 	}
+	tracing, err := server.StartServeTracing(c.Context, c.String("trace-sample-ratio"))
+	if err != nil {
+		return exitf(2, "tracing: %v", err)
+	}
+	defer func() { // after the drain: the last spans are exported
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(ctx); err != nil {
+			log.Warn("tracing: spans may be lost", "err", err)
+		}
+	}()
+	svc.Tracing = tracing.Tracing
 
 	// The daemon exists only after Listen; an audit failure before then
 	// still fails every call, it just cannot flip health yet.
@@ -183,7 +197,7 @@ func runServe(c *cli.Context) error {
 	log.Info("shieldd serving", "grpc", d.GRPCAddr(), "http", d.HTTPAddr(),
 		"policy", pol.Name, "policy_source", pol.Source, "policy_version", pol.Version, "version", Version,
 		"auth", c.String("auth"), "tls", tlsCfg != nil, "tenant_policies", p.TenantPolicies(),
-		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"))
+		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"), "tracing", tracing.Sampler)
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := d.Serve(ctx); err != nil {

@@ -96,6 +96,9 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 	if o.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
 	}
+	if svc.Tracing != nil {
+		opts = append(opts, svc.Tracing.grpcOption())
+	}
 	s := grpc.NewServer(opts...)
 	pb.RegisterShieldServiceServer(s, svc)
 	hs := health.NewServer()

@@ -41,7 +41,9 @@ type ShieldService struct {
 	// EvaluatorAvailable reports whether the Tier 2 model answered its
 	// last call; nil counts a configured evaluator as connected.
 	EvaluatorAvailable func() bool
-	Logger             *slog.Logger
+	// Tracing makes a span per evaluation; nil is off.
+	Tracing *Tracing
+	Logger  *slog.Logger
 }
 
 // PolicyErrorReporter says why the last policy reload failed; both are ""
@@ -79,7 +81,7 @@ func (s *ShieldService) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (
 // authenticated identity overrides what the request claims, the tenant's
 // rate limit applies, the pipeline decides, and the audit log records the
 // result before it is returned. A non-nil error is a gRPC status and means
-// the action must not run. EvaluateStream should call Judge per request.
+// the action must not run. EvaluateStream calls Judge per request.
 func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error) {
 	in := InputFromRequest(req)
 	id, authenticated := auth.FromContext(ctx)
@@ -95,10 +97,12 @@ func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb
 	if s.Audit != nil { // two clock reads cost a tenth of a cache hit; only the audit log wants them
 		start = time.Now()
 	}
-	v, err := s.Pipeline.Evaluate(ctx, in)
+	pctx, span := s.Tracing.startEvaluate(ctx) // the pipeline's tier spans become its children
+	v, err := s.Pipeline.Evaluate(pctx, in)
 	if err != nil {
 		err = StatusError(err)
 	}
+	endEvaluate(span, req, tenantName, v, err)
 	if s.Audit != nil {
 		took := time.Since(start)
 		e := &audit.Entry{
