@@ -208,7 +208,7 @@ func (e *Engine) Status() *pb.StatusResponse {
 		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(len(e.sessions)),
 		UptimeSeconds: int64(time.Since(e.started).Seconds()), AgentRestarts: e.agentRestarts.Load(),
 		Provider: e.cfg.Provider, Model: e.cfg.Model, GrpcAddress: e.grpcAddr, WebUrl: e.webURL,
-		PendingApprovals: int32(e.approvals.count()),
+		PendingApprovals: int32(e.approvals.count()), SubAgentsRunning: int32(e.subAgents.count()),
 	}
 	return st
 }

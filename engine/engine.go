@@ -60,6 +60,17 @@ type Config struct {
 	MaxMessageBytes int
 	// MaxTurns bounds LLM round trips per message (0: the agent's default).
 	MaxTurns int
+	// SpawnSubAgent starts a sub-agent process for the spawn_agent tool, and
+	// SubAgentLLM gives the LLM configuration of the sub-agent with a given
+	// name. Without both, spawn_agent is refused (SUBAGENTS.md).
+	SpawnSubAgent SubAgentSpawner
+	SubAgentLLM   func(name string) (SubAgentLLM, error)
+	// MaxSubAgents bounds the sub-agents running at once (default 3);
+	// SubAgentMaxLLMCalls bounds each one's LLM calls (default 20);
+	// SubAgentTimeout bounds each one's run (default 10 min).
+	MaxSubAgents        int
+	SubAgentMaxLLMCalls int
+	SubAgentTimeout     time.Duration
 	// Provider and Model describe the agent's LLM for status output.
 	Provider, Model string
 	Version         string
@@ -94,6 +105,7 @@ type Engine struct {
 	rejection     error // why the last agent was refused, if it was
 	turn          *turn
 	sessions      map[string]*session
+	subAgents     subAgentTable
 
 	grpcAddr, webURL string
 
@@ -159,21 +171,18 @@ func New(cfg Config) (*Engine, error) {
 	}, nil
 }
 
-// Register adds AgentService and ClientService to a gRPC server.
+// Register adds AgentService, ClientService and SubAgentService to a gRPC server.
 func (e *Engine) Register(s *grpc.Server) {
 	pb.RegisterAgentServiceServer(s, &agentService{e: e})
 	pb.RegisterClientServiceServer(s, &clientService{e: e})
+	pb.RegisterSubAgentServiceServer(s, &subAgentService{e: e})
 }
 
 // NewAgentToken makes the per-spawn token for the next agent process and
 // makes it the only one accepted. It is 128 random bits, handed to the
 // agent through its environment and never written to disk.
 func (e *Engine) NewAgentToken() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("crypto/rand failed: " + err.Error()) // the runtime cannot recover from this either
-	}
-	tok := hex.EncodeToString(b[:])
+	tok := newToken()
 	e.mu.Lock()
 	e.expectedToken = tok
 	e.mu.Unlock()
@@ -432,6 +441,15 @@ func (e *Engine) otrTurn() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.turn != nil && e.turn.mode == pb.SessionMode_SESSION_MODE_OTR
+}
+
+// newToken is 128 random bits in hex: an agent's or a sub-agent's token.
+func newToken() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error()) // the runtime cannot recover from this either
+	}
+	return hex.EncodeToString(b[:])
 }
 
 func randomID() string {

@@ -32,6 +32,12 @@ func (e *Engine) handleProposal(p *pb.ToolCallProposed) (string, bool) {
 	if t == nil {
 		return "refused: this tool call does not belong to the message being processed", true
 	}
+	return e.proposeIn(t, p)
+}
+
+// proposeIn is handleProposal within a known turn: a sub-agent's calls run
+// in a turn of its own, tied to its parent's.
+func (e *Engine) proposeIn(t *turn, p *pb.ToolCallProposed) (string, bool) {
 	t.calls.Add(1)
 	defer t.calls.Done()
 	publish := func(ev *pb.PipelineEvent) {
@@ -127,7 +133,12 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_STARTED,
 		ActionStarted: &pb.ActionStarted{CallId: p.GetCallId(), ToolName: name, ArgumentsJson: string(args)}})
-	res := e.cfg.Tools.Execute(t.ctx, name, args)
+	var res tools.Result
+	if name == tools.SpawnAgentName {
+		res = e.runSpawnAgent(t, args)
+	} else {
+		res = e.cfg.Tools.Execute(t.ctx, name, args)
+	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
 		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
 	return res.Output, res.IsError, true
