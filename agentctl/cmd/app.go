@@ -23,6 +23,11 @@ const (
 	exitUsage   = 2 // usage or configuration error
 	exitSandbox = 3 // the agent's sandbox could not be verified
 	exitBlocked = 4 // completed, but an action was blocked or denied (--fail-on-block)
+	// exitNotFound: the approval id is not pending (unknown, already
+	// answered, timed out) or the session id is unknown.
+	exitNotFound = 5
+	// exitInterrupted: chat left with Ctrl-C during a turn (128 + SIGINT).
+	exitInterrupted = 130
 )
 
 type exitError struct {
@@ -53,6 +58,12 @@ func App(stdout, stderr io.Writer) *cli.App {
 			statusCommand(),
 			stopCommand(),
 			restartCommand(),
+			chatCommand(),
+			sendCommand(),
+			approveCommand(),
+			denyCommand(),
+			sessionsCommand(),
+			historyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 		},

@@ -206,8 +206,12 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			webURL := s.GetWebUrl()
+			if webURL == "" {
+				webURL = st.WebURL // what the engine reported to its process manager
+			}
 			out := map[string]any{
-				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": s.GetWebUrl(),
+				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": webURL,
 				"manager_pid": st.ManagerPID, "engine_pid": s.GetEnginePid(), "agent_pid": s.GetAgentPid(),
 				"agent_connected": s.GetAgentConnected(), "sandbox_status": s.GetSandboxStatus(),
 				"shield": s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
@@ -220,7 +224,7 @@ func statusCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  shield: %s\n  web: %s\n",
 				addr, s.GetEnginePid(), s.GetWorkspace(), s.GetAgentConnected(), s.GetAgentPid(), s.GetSandboxStatus(),
-				s.GetAgentRestarts(), s.GetShieldMode(), orNone(s.GetWebUrl()))
+				s.GetAgentRestarts(), s.GetShieldMode(), orNone(webURL))
 			return nil
 		},
 	}
