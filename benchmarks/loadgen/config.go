@@ -15,6 +15,12 @@ const (
 	// ModeBoth runs health, then evaluate, at the same concurrency and
 	// duration, and compares them.
 	ModeBoth = "both"
+	// ModeStream drives EvaluateStream (stream.go): --concurrency requests
+	// in flight over --streams streams.
+	ModeStream = "stream"
+	// ModeStreamVsUnary runs evaluate (unary), then stream, at the same
+	// concurrency and duration, and compares them.
+	ModeStreamVsUnary = "stream-vs-unary"
 	// ModeVerify dials through shieldd/client (round robin over every
 	// replica, retries on UNAVAILABLE), checks every verdict against the
 	// corpus's expected decision and counts lost decisions (verify.go).
@@ -41,6 +47,9 @@ type Config struct {
 	MetricsURL string
 	// Token is sent as a bearer token on every call (--token-file).
 	Token string
+	// Streams is how many EvaluateStream streams the stream phase opens
+	// (0: one per connection); Concurrency is spread over them.
+	Streams int
 
 	// Verify mode only.
 	//
@@ -59,9 +68,14 @@ type Config struct {
 func (c Config) validate() error {
 	var errs []error
 	switch c.Mode {
-	case ModeEvaluate, ModeHealth, ModeBoth, ModeVerify:
+	case ModeEvaluate, ModeHealth, ModeBoth, ModeStream, ModeStreamVsUnary, ModeVerify:
 	default:
-		errs = append(errs, fmt.Errorf("--mode must be evaluate, health, both or verify, not %q", c.Mode))
+		errs = append(errs, fmt.Errorf("--mode must be evaluate, health, both, stream, stream-vs-unary or verify, not %q", c.Mode))
+	}
+	if c.Streams < 0 {
+		errs = append(errs, fmt.Errorf("--streams must not be negative, got %d", c.Streams))
+	} else if (c.Mode == ModeStream || c.Mode == ModeStreamVsUnary) && c.Concurrency >= 1 && c.streamCount() > c.Concurrency {
+		errs = append(errs, fmt.Errorf("--streams (or --conns) %d is more than --concurrency %d: each stream needs a request in flight", c.streamCount(), c.Concurrency))
 	}
 	if c.Addr == "" {
 		errs = append(errs, errors.New("--addr is empty"))

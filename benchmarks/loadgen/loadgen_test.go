@@ -10,6 +10,7 @@ import (
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/testserver"
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
@@ -54,7 +55,7 @@ func checkPhase(t *testing.T, p *Phase, mode string) {
 	if !(l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
 		t.Errorf("%s: percentiles out of order: %+v", mode, l)
 	}
-	if mode == ModeEvaluate {
+	if mode == ModeEvaluate || mode == ModeStream {
 		if got := sum(p.Decisions); got != p.Requests-p.Errors {
 			t.Errorf("decisions %v sum to %d, want %d (requests %d - errors %d)", p.Decisions, got, p.Requests-p.Errors, p.Requests, p.Errors)
 		}
@@ -66,12 +67,15 @@ func checkPhase(t *testing.T, p *Phase, mode string) {
 func TestRunEachMode(t *testing.T) {
 	srv := testserver.Start(t, pipeline.Config{})
 	wl := loadWorkload(t)
-	for _, mode := range []string{ModeEvaluate, ModeHealth, ModeBoth} {
+	for _, mode := range []string{ModeEvaluate, ModeHealth, ModeBoth, ModeStream, ModeStreamVsUnary} {
 		t.Run(mode, func(t *testing.T) {
 			cfg := baseConfig(srv.GRPCAddr)
 			cfg.Mode = mode
-			if mode == ModeBoth {
+			switch mode {
+			case ModeBoth:
 				cfg.Conns = 2 // workers spread over several connections
+			case ModeStream:
+				cfg.Conns, cfg.Streams = 2, 3 // three streams over two connections
 			}
 			rep, err := Run(t.Context(), cfg, wl)
 			if err != nil {
@@ -97,6 +101,17 @@ func TestRunEachMode(t *testing.T) {
 				if rep.Ratios == nil || rep.Ratios.P50 <= 0 || rep.Ratios.Throughput <= 0 {
 					t.Errorf("ratios %+v", rep.Ratios)
 				}
+			case ModeStream:
+				checkPhase(t, rep.Stream, ModeStream)
+				if rep.Evaluate != nil || rep.Health != nil || rep.StreamRatios != nil || rep.Streams != 3 || rep.Server == nil {
+					t.Errorf("stream run: %+v", rep)
+				}
+			case ModeStreamVsUnary:
+				checkPhase(t, rep.Evaluate, ModeEvaluate)
+				checkPhase(t, rep.Stream, ModeStream)
+				if r := rep.StreamRatios; r == nil || r.P50 <= 0 || r.Throughput <= 0 || rep.Ratios != nil {
+					t.Errorf("stream ratios %+v, ratios %+v", r, rep.Ratios)
+				}
 			}
 			var text, js bytes.Buffer
 			writeText(&text, rep)
@@ -116,15 +131,37 @@ func TestRunEachMode(t *testing.T) {
 
 func TestRunMaxRequestsIsExact(t *testing.T) {
 	srv := testserver.Start(t, pipeline.Config{})
+	for _, mode := range []string{ModeEvaluate, ModeStream} {
+		cfg := baseConfig(srv.GRPCAddr)
+		cfg.Mode, cfg.Warmup, cfg.Duration, cfg.MaxRequests = mode, 0, time.Minute, 137
+		rep, err := Run(t.Context(), cfg, loadWorkload(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := map[string]*Phase{ModeEvaluate: rep.Evaluate, ModeStream: rep.Stream}[mode]
+		checkPhase(t, p, mode)
+		if p.Requests != 137 {
+			t.Errorf("%s: %d requests, want exactly 137", mode, p.Requests)
+		}
+	}
+}
+
+// Error answers on a stream are counted by gRPC code, and every request
+// is either a decision or an error.
+func TestRunStreamCountsErrorAnswers(t *testing.T) {
+	// A payload limit some corpus actions exceed: those are answered
+	// ResourceExhausted.
+	srv := testserver.Start(t, pipeline.Config{Limits: action.Limits{MaxPayloadBytes: 64}})
 	cfg := baseConfig(srv.GRPCAddr)
-	cfg.Mode, cfg.Warmup, cfg.Duration, cfg.MaxRequests = ModeEvaluate, 0, time.Minute, 137
+	cfg.Mode, cfg.Warmup, cfg.Duration, cfg.MaxRequests = ModeStream, 0, time.Minute, 500
 	rep, err := Run(t.Context(), cfg, loadWorkload(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPhase(t, rep.Evaluate, ModeEvaluate)
-	if rep.Evaluate.Requests != 137 {
-		t.Errorf("%d requests, want exactly 137", rep.Evaluate.Requests)
+	p := rep.Stream
+	if p.Requests != 500 || p.ErrorsByCode["ResourceExhausted"] == 0 || p.Errors != sum(p.ErrorsByCode) ||
+		sum(p.Decisions) != p.Requests-p.Errors || p.Decisions["allow"] == 0 {
+		t.Fatalf("stream phase %+v", p)
 	}
 }
 
@@ -175,6 +212,11 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "--mode") {
 		t.Errorf("stderr %q does not name the flag", errOut.String())
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"--mode", "stream", "--concurrency", "2", "--streams", "3"}, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), "--streams") {
+		t.Errorf("more streams than requests in flight: exit %d, %q", code, errOut.String())
 	}
 }
 

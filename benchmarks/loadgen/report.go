@@ -13,6 +13,9 @@ import (
 const (
 	targetP50Ratio        = 1.5
 	targetThroughputRatio = 0.7
+	// targetStreamThroughputRatio is for stream-vs-unary: EvaluateStream
+	// per second ÷ unary Evaluate per second.
+	targetStreamThroughputRatio = 1.5
 )
 
 func writeJSON(w io.Writer, rep *Report) error {
@@ -28,15 +31,18 @@ func writeText(w io.Writer, rep *Report) {
 	if rep.MaxRequests > 0 {
 		fmt.Fprintf(w, ", at most %d requests", rep.MaxRequests)
 	}
+	if rep.Stream != nil {
+		fmt.Fprintf(w, "; stream: the same requests in flight over %d EvaluateStream stream(s)", rep.Streams)
+	}
 	fmt.Fprintln(w)
-	if rep.Evaluate != nil {
+	if rep.Evaluate != nil || rep.Stream != nil {
 		fmt.Fprintf(w, "workload: %d actions from %s (%d error-expecting cases skipped); distinct %d, unique %t\n",
 			rep.Workload.Actions, rep.Workload.Source, rep.Workload.Skipped, rep.Distinct, rep.Unique)
 	}
 	fmt.Fprintln(w)
 
 	var cols []*Phase
-	for _, p := range []*Phase{rep.Health, rep.Evaluate} {
+	for _, p := range []*Phase{rep.Health, rep.Evaluate, rep.Stream} {
 		if p != nil {
 			cols = append(cols, p)
 		}
@@ -60,6 +66,11 @@ func writeText(w io.Writer, rep *Report) {
 	if rep.Ratios != nil {
 		header = "evaluate / health"
 	}
+	if r := rep.StreamRatios; r != nil {
+		header = "stream / evaluate"
+		p50Ratio = fmt.Sprintf("%.2f", r.P50)
+		tputRatio = fmt.Sprintf("%.2f (target ≥ %.1f: %s)", r.Throughput, targetStreamThroughputRatio, verdict(r.Throughput >= targetStreamThroughputRatio))
+	}
 	row("", func(p *Phase) string { return p.Mode }, header)
 	row("requests", func(p *Phase) string { return fmt.Sprint(p.Requests) }, "")
 	row("errors", func(p *Phase) string { return fmt.Sprint(p.Errors) }, "")
@@ -72,8 +83,11 @@ func writeText(w io.Writer, rep *Report) {
 	row("mean", func(p *Phase) string { return dur(p.LatencyNs.Mean) }, "")
 	fmt.Fprintln(w)
 
-	if e := rep.Evaluate; e != nil {
-		fmt.Fprintf(w, "decisions: allow %d, block %d, escalate %d", e.Decisions["allow"], e.Decisions["block"], e.Decisions["escalate"])
+	for _, e := range []*Phase{rep.Evaluate, rep.Stream} {
+		if e == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s decisions: allow %d, block %d, escalate %d", e.Mode, e.Decisions["allow"], e.Decisions["block"], e.Decisions["escalate"])
 		if e.Distinct > 0 {
 			fmt.Fprintf(w, " (%d requests made distinct)", e.Distinct)
 		}

@@ -33,8 +33,13 @@ type Report struct {
 	Workload    WorkloadInfo `json:"workload"`
 	Health      *Phase       `json:"health,omitempty"`
 	Evaluate    *Phase       `json:"evaluate,omitempty"`
+	Stream      *Phase       `json:"stream,omitempty"`
+	Streams     int          `json:"streams,omitempty"`
 	Ratios      *Ratios      `json:"ratios,omitempty"`
-	Server      *ServerInfo  `json:"server,omitempty"`
+	// StreamRatios compare EvaluateStream with unary Evaluate
+	// (stream-vs-unary).
+	StreamRatios *StreamRatios `json:"stream_ratios,omitempty"`
+	Server       *ServerInfo   `json:"server,omitempty"`
 	// ServerError is why GetShieldStatus failed after the run, if it did.
 	ServerError string `json:"server_error,omitempty"`
 	// Metrics are values scraped from MetricsURL after the run.
@@ -57,6 +62,15 @@ type Ratios struct {
 	Throughput float64 `json:"throughput"`
 }
 
+// StreamRatios compare EvaluateStream with unary Evaluate in a
+// stream-vs-unary run.
+type StreamRatios struct {
+	// Throughput is stream per second / evaluate per second (target ≥ 1.5).
+	Throughput float64 `json:"throughput"`
+	// P50 is stream p50 / evaluate p50.
+	P50 float64 `json:"p50"`
+}
+
 // ServerInfo is shieldd's own account after the run (GetShieldStatus).
 type ServerInfo struct {
 	CacheEntries  int64  `json:"cache_entries"`
@@ -70,7 +84,7 @@ type ServerInfo struct {
 // Errors is the number of failed requests, warm-up included.
 func (r *Report) Errors() int64 {
 	var n int64
-	for _, p := range []*Phase{r.Health, r.Evaluate} {
+	for _, p := range []*Phase{r.Health, r.Evaluate, r.Stream} {
 		if p != nil {
 			n += p.Errors + p.Warmup.Errors
 		}
@@ -125,8 +139,16 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	if cfg.Mode == ModeHealth || cfg.Mode == ModeBoth {
 		rep.Health = r.phase(ctx, ModeHealth, r.checkHealth)
 	}
-	if cfg.Mode == ModeEvaluate || cfg.Mode == ModeBoth {
+	if cfg.Mode == ModeEvaluate || cfg.Mode == ModeBoth || cfg.Mode == ModeStreamVsUnary {
 		rep.Evaluate = r.phase(ctx, ModeEvaluate, r.evaluate)
+	}
+	if cfg.Mode == ModeStream || cfg.Mode == ModeStreamVsUnary {
+		rep.Streams = cfg.streamCount()
+		rep.Stream = r.measure(ModeStream, func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
+			return r.driveStreams(ctx, d, max, timed)
+		})
+	}
+	if rep.Evaluate != nil || rep.Stream != nil {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		st, err := r.eval[0].GetShieldStatus(sctx, &pb.ShieldStatusRequest{})
 		cancel()
@@ -137,6 +159,12 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 				CacheEntries: st.GetCacheEntries(), CacheHits: st.GetCacheHits(), CacheMisses: st.GetCacheMisses(),
 				PolicyName: st.GetPolicyName(), PolicyVersion: st.GetPolicyVersion(), Version: st.GetVersion(),
 			}
+		}
+	}
+	if e, s := rep.Evaluate, rep.Stream; e != nil && s != nil && e.LatencyNs.P50 > 0 && e.PerSecond > 0 {
+		rep.StreamRatios = &StreamRatios{
+			Throughput: s.PerSecond / e.PerSecond,
+			P50:        float64(s.LatencyNs.P50) / float64(e.LatencyNs.P50),
 		}
 	}
 	if h, e := rep.Health, rep.Evaluate; h != nil && e != nil && h.LatencyNs.P50 > 0 && h.PerSecond > 0 {
@@ -189,21 +217,30 @@ func (r *runner) checkHealth(ctx context.Context, t *tally, w int) bool {
 	return true
 }
 
-func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
+// next picks the next evaluate request: the corpus in order, made
+// distinct as --distinct and --unique ask. Unary and stream phases share it.
+func (r *runner) next(t *tally) *pb.EvaluateRequest {
 	i := r.seq.Add(1) - 1
 	k := int(i % uint64(len(r.items)))
-	req := r.base[k]
 	if r.cfg.Unique || i < r.cfg.Distinct {
 		it := r.items[k]
-		req = it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
 		t.distinct++
+		return it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
 	}
-	resp, err := r.eval[w%len(r.eval)].Evaluate(ctx, req)
+	return r.base[k]
+}
+
+func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
+	resp, err := r.eval[w%len(r.eval)].Evaluate(ctx, r.next(t))
 	if err != nil {
 		t.fail(status.Code(err).String())
 		return false
 	}
-	v := resp.GetVerdict()
+	return t.verdict(resp.GetVerdict())
+}
+
+// verdict counts a decided verdict, or a failure when there is none.
+func (t *tally) verdict(v *pb.Verdict) bool {
 	if v == nil {
 		t.fail("no_verdict")
 		return false
@@ -220,19 +257,30 @@ func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 
 // phase runs an untimed warm-up, then the measured run, for one mode.
 func (r *runner) phase(ctx context.Context, mode string, call callFunc) *Phase {
+	return r.measure(mode, func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
+		return r.drive(ctx, call, d, max, timed)
+	})
+}
+
+// driveFunc runs load for d or max requests (0: unbounded), keeping
+// latencies when timed, and returns the tallies and the wall time.
+type driveFunc func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration)
+
+// measure is a phase with any driver: warm-up, then the measured run.
+func (r *runner) measure(mode string, drive driveFunc) *Phase {
 	p := &Phase{Mode: mode}
 	if r.cfg.Warmup > 0 {
-		ts, _ := r.drive(ctx, call, r.cfg.Warmup, 0, false)
+		ts, _ := drive(r.cfg.Warmup, 0, false)
 		req, _, fails, _, _ := merge(ts)
 		p.Warmup = Warmup{Requests: req, Errors: sum(fails), ErrorsByCode: nonEmpty(fails)}
 	}
-	ts, elapsed := r.drive(ctx, call, r.cfg.Duration, r.cfg.MaxRequests, true)
+	ts, elapsed := drive(r.cfg.Duration, r.cfg.MaxRequests, true)
 	req, lat, fails, dec, distinct := merge(ts)
 	p.Requests, p.Errors, p.ErrorsByCode, p.Distinct = req, sum(fails), nonEmpty(fails), distinct
 	p.ElapsedSeconds = elapsed.Seconds()
 	p.PerSecond = float64(len(lat)) / elapsed.Seconds()
 	p.LatencyNs = percentiles(lat)
-	if mode == ModeEvaluate {
+	if mode == ModeEvaluate || mode == ModeStream {
 		p.Decisions = map[string]int64{}
 		for d, n := range dec[1:] {
 			p.Decisions[decisionNames[d+1]] = n
