@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"sort"
-	"strconv"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -131,44 +129,22 @@ func (c *clientService) Shutdown(_ context.Context, req *pb.ShutdownRequest) (*p
 	return &pb.ShutdownResponse{Accepted: true}, nil
 }
 
-// ListSessions lists sessions, most recently updated first.
-func (c *clientService) ListSessions(_ context.Context, req *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
-	if req.GetLimit() < 0 || req.GetOffset() < 0 {
-		return nil, status.Error(codes.InvalidArgument, "limit and offset must not be negative")
+// ListSessions lists sessions (see Engine.Sessions).
+func (c *clientService) ListSessions(ctx context.Context, req *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
+	list, total, err := c.e.Sessions(ctx, int(req.GetOffset()), int(req.GetLimit()))
+	if err != nil {
+		return nil, sessionStatus(err)
 	}
-	e := c.e
-	e.mu.Lock()
-	all := make([]*pb.SessionInfo, 0, len(e.sessions))
-	for _, s := range e.sessions {
-		all = append(all, &pb.SessionInfo{Id: s.id, Mode: s.mode, CreatedAt: s.created.Unix(), UpdatedAt: s.updated.Unix(),
-			MessageCount: int32(len(s.history)), Title: sessionTitle(s)})
-	}
-	e.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool {
-		return all[i].UpdatedAt > all[j].UpdatedAt || (all[i].UpdatedAt == all[j].UpdatedAt && all[i].Id < all[j].Id)
-	})
-	return &pb.ListSessionsResponse{Sessions: page(all, int(req.GetOffset()), int(req.GetLimit())), Total: int32(len(all))}, nil
+	return &pb.ListSessionsResponse{Sessions: list, Total: int32(total)}, nil
 }
 
-// GetHistory returns a session's messages, oldest first.
-func (c *clientService) GetHistory(_ context.Context, req *pb.GetHistoryRequest) (*pb.GetHistoryResponse, error) {
-	if req.GetLimit() < 0 || req.GetOffset() < 0 {
-		return nil, status.Error(codes.InvalidArgument, "limit and offset must not be negative")
+// GetHistory returns a session's messages, oldest first (see Engine.History).
+func (c *clientService) GetHistory(ctx context.Context, req *pb.GetHistoryRequest) (*pb.GetHistoryResponse, error) {
+	msgs, total, err := c.e.History(ctx, req.GetSessionId(), int(req.GetOffset()), int(req.GetLimit()))
+	if err != nil {
+		return nil, sessionStatus(err)
 	}
-	e := c.e
-	e.mu.Lock()
-	s, ok := e.sessions[req.GetSessionId()]
-	var msgs []*pb.HistoryMessage
-	if ok {
-		for i, h := range s.history {
-			msgs = append(msgs, &pb.HistoryMessage{Id: s.id + "/" + strconv.Itoa(i), Role: h.Role, Content: h.Content})
-		}
-	}
-	e.mu.Unlock()
-	if !ok {
-		return nil, status.Errorf(codes.NotFound, "no session %q", req.GetSessionId())
-	}
-	return &pb.GetHistoryResponse{Messages: page(msgs, int(req.GetOffset()), int(req.GetLimit())), Total: int32(len(msgs))}, nil
+	return &pb.GetHistoryResponse{Messages: msgs, Total: int32(total)}, nil
 }
 
 func page[T any](all []T, offset, limit int) []T {
@@ -182,22 +158,6 @@ func page[T any](all []T, offset, limit int) []T {
 	return all
 }
 
-func sessionTitle(s *session) string {
-	for _, h := range s.history {
-		if h.Role == "user" {
-			return textcut.Truncate(h.Content, 60)
-		}
-	}
-	return ""
-}
-
-func (e *Engine) hasSession(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.sessions[id]
-	return ok
-}
-
 // Status is a snapshot for GetStatus and agentctl status.
 func (e *Engine) Status() *pb.StatusResponse {
 	e.mu.Lock()
@@ -205,7 +165,7 @@ func (e *Engine) Status() *pb.StatusResponse {
 	st := &pb.StatusResponse{
 		Version: e.cfg.Version, AgentConnected: e.agent != nil, AgentName: e.cfg.AgentName, Workspace: e.cfg.Workspace,
 		EnginePid: int64(os.Getpid()), AgentPid: e.agentPID.Load(), SandboxStatus: e.sandboxStatus,
-		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(len(e.sessions)),
+		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(e.activeSessionsLocked()),
 		UptimeSeconds: int64(time.Since(e.started).Seconds()), AgentRestarts: e.agentRestarts.Load(),
 		Provider: e.cfg.Provider, Model: e.cfg.Model, GrpcAddress: e.grpcAddr, WebUrl: e.webURL,
 		PendingApprovals: int32(e.approvals.count()), SubAgentsRunning: int32(e.subAgents.count()),

@@ -20,6 +20,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/parapet-dev/parapet/engine/store"
 	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -71,6 +72,11 @@ type Config struct {
 	MaxSubAgents        int
 	SubAgentMaxLLMCalls int
 	SubAgentTimeout     time.Duration
+	// Store persists sessions, their messages, tool calls, verdicts,
+	// approvals and usage, so history survives restarts (agentctl always
+	// gives one). Nil keeps sessions in memory, for tests and embedders.
+	// Off-the-record sessions never reach it.
+	Store *store.Store
 	// Provider and Model describe the agent's LLM for status output.
 	Provider, Model string
 	Version         string
@@ -104,7 +110,7 @@ type Engine struct {
 	sandboxStatus string
 	rejection     error // why the last agent was refused, if it was
 	turn          *turn
-	sessions      map[string]*session
+	sessions      map[string]*session // in-memory sessions: all of them without a Store, else the OTR ones
 	subAgents     subAgentTable
 
 	grpcAddr, webURL string
@@ -114,16 +120,23 @@ type Engine struct {
 	restart       atomic.Bool
 	shutdown      chan struct{}
 	shutdownOnce  sync.Once
+
+	recMu       sync.Mutex
+	persisted   map[string]struct{} // stored sessions in use; see markPersisted
+	storeErrors atomic.Int64
 }
 
 // session is a conversation's history, kept so every ProcessRequest can
-// carry it: the sandboxed agent has no database.
+// carry it: the sandboxed agent has no database. A persisted session's is
+// loaded from the Store for each message (see sessions.go).
 type session struct {
 	id      string
 	mode    pb.SessionMode
 	history []*pb.ChatTurn
 	created time.Time
 	updated time.Time
+	// persisted: the session lives in the Store; isNew: it is not written yet.
+	persisted, isNew bool
 }
 
 // New validates cfg and builds an engine.
@@ -159,7 +172,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{
+	e := &Engine{
 		cfg:          cfg,
 		log:          cfg.Logger,
 		bus:          newBus(),
@@ -167,8 +180,13 @@ func New(cfg Config) (*Engine, error) {
 		started:      time.Now(),
 		agentChanged: make(chan struct{}),
 		sessions:     map[string]*session{},
+		persisted:    map[string]struct{}{},
 		shutdown:     make(chan struct{}),
-	}, nil
+	}
+	if cfg.Store != nil {
+		e.bus.record = e.recordEvent
+	}
+	return e, nil
 }
 
 // Register adds AgentService, ClientService and SubAgentService to a gRPC server.
@@ -301,6 +319,7 @@ type turn struct {
 	cancel               context.CancelFunc
 	calls                sync.WaitGroup
 	blocked              atomic.Bool // an action was blocked or denied
+	persisted            bool        // its session lives in the Store
 }
 
 // Submit hands a message to the agent. Only one message is processed at a
@@ -325,13 +344,16 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	if e.turn != nil {
 		return nil, ErrAgentBusy
 	}
-	s, err := e.sessionLocked(m.SessionID, m.Mode)
+	s, err := e.sessionLocked(ctx, m.SessionID, m.Mode)
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content}
+	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content, persisted: s.persisted}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	history := append([]*pb.ChatTurn(nil), s.history...)
+	history := append([]*pb.ChatTurn(nil), trimHistory(s.history, historyBudget)...)
+	if s.persisted {
+		e.markPersisted(s.id)
+	}
 	sub := e.bus.subscribe(s.id)
 	out := make(chan *pb.PipelineEvent, 64)
 	go forwardTurn(sub, t.messageID, out)
@@ -354,8 +376,7 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 		sub.Close()
 		return nil, &CodedError{Code: "AGENT_UNAVAILABLE", Msg: "could not reach the agent: " + err.Error()}
 	}
-	s.history = append(s.history, &pb.ChatTurn{Role: "user", Content: m.Content})
-	s.updated = time.Now()
+	e.recordUserLocked(ctx, s, t)
 	return &Turn{SessionID: s.id, MessageID: t.messageID, Events: out}, nil
 }
 
@@ -378,20 +399,6 @@ func forwardTurn(sub *Subscription, messageID string, out chan<- *pb.PipelineEve
 	}
 }
 
-func (e *Engine) sessionLocked(id string, mode pb.SessionMode) (*session, error) {
-	if id == "" {
-		s := &session{id: "sess_" + randomID(), mode: mode, created: time.Now()}
-		s.updated = s.created
-		e.sessions[s.id] = s
-		return s, nil
-	}
-	s, ok := e.sessions[id]
-	if !ok {
-		return nil, &CodedError{Code: "SESSION_NOT_FOUND", Msg: fmt.Sprintf("no session %q", id)}
-	}
-	return s, nil
-}
-
 // endTurn finishes the current turn if it is messageID's.
 func (e *Engine) endTurn(messageID string, ev *pb.PipelineEvent, assistantText *string) {
 	e.mu.Lock()
@@ -403,18 +410,17 @@ func (e *Engine) endTurn(messageID string, ev *pb.PipelineEvent, assistantText *
 }
 
 // takeTurnLocked detaches the current turn if it is messageID's ("": any)
-// and records the answer, if there is one, in the session.
+// and records the answer, if there is one, in the session. The answer is
+// recorded before the lock is released, so the next message's history
+// has it.
 func (e *Engine) takeTurnLocked(messageID string, assistantText *string) *turn {
 	t := e.turn
 	if t == nil || (messageID != "" && t.messageID != messageID) {
 		return nil
 	}
 	e.turn = nil
-	if s := e.sessions[t.sessionID]; s != nil {
-		if assistantText != nil {
-			s.history = append(s.history, &pb.ChatTurn{Role: "assistant", Content: *assistantText})
-		}
-		s.updated = time.Now()
+	if assistantText != nil {
+		e.recordAnswerLocked(t, *assistantText)
 	}
 	return t
 }

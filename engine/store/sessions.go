@@ -195,6 +195,13 @@ func (s *Store) Sessions(ctx context.Context, offset, limit int) ([]Session, int
 	return out, total, nil
 }
 
+// CountSessions is how many sessions are stored.
+func (s *Store) CountSessions(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions`).Scan(&n)
+	return n, err
+}
+
 const sessionColumns = `id, mode, title, created_ms, updated_ms, message_count`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
