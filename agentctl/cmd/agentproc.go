@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -55,59 +56,23 @@ func runInternalAgent(c *cli.Context) error {
 	if token == "" {
 		return usageErrorf("%s is not set: internal-agent is started by the engine", envAgentToken)
 	}
-	enginePort, err := ipPort(c.String("grpc"))
+	child, err := prepareSandboxedChild(c, log)
 	if err != nil {
-		return usageErrorf("--grpc: %v", err)
+		return err
 	}
-
-	// 1. Configuration, and everything that needs files or DNS, before the sandbox.
-	cfg := llm.Config{Provider: c.String("provider"), Model: c.String("model"), BaseURL: c.String("base-url"),
-		APIKeyEnv: c.String("api-key-env"), ScriptPath: c.String("script")}
-	llmHost, llmPort, err := cfg.Endpoint()
+	conn, err := dialEngineIP(c.String("grpc"))
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if llmHost != "" {
-		client, err := pinnedHTTPClient(c.Context, llmHost)
-		if err != nil {
-			return exitf(1, "resolve the LLM endpoint: %v", err)
-		}
-		cfg.HTTPClient = client
-	}
-	provider, err := llm.New(cfg)
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-
-	// 2-3. Sandbox and canary probes.
-	ports := []uint16{enginePort}
-	if llmPort != 0 {
-		ports = append(ports, llmPort)
-	}
-	report := applySandbox(sandbox.Config{ReadPaths: []string{c.String("workspace")}, ConnectTCP: ports}, c.String("canary-dir"))
-	reportJSON, _ := json.Marshal(report)
-	acceptable := report.Status == sandbox.StatusSandboxed ||
-		(report.Status == sandbox.StatusUnavailable && c.Bool("allow-unsandboxed"))
-	if !acceptable {
-		log.Error("sandbox not verified; refusing to start", "status", report.Status, "error", report.Error)
-	} else if report.Status != sandbox.StatusSandboxed {
-		log.Warn("RUNNING UNSANDBOXED: " + report.Error)
-	}
-
-	// 4. Connect. Only the engine's IP literal is dialled: DNS is gone.
-	conn, err := grpc.NewClient(c.String("grpc"), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return exitf(1, "engine %s: %v", c.String("grpc"), err)
+		return err
 	}
 	defer conn.Close()
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if !acceptable {
-		refuse(ctx, conn, c.String("name")+":"+token, reportJSON)
-		return exitf(exitSandbox, "sandbox not verified: %s %s", report.Status, report.Error)
+	if !child.acceptable {
+		refuse(ctx, conn, c.String("name")+":"+token, child.reportJSON)
+		return exitf(exitSandbox, "sandbox not verified: %s %s", child.report.Status, child.report.Error)
 	}
 	err = agent.Run(ctx, conn, agent.Config{
-		Name: c.String("name"), Token: token, Provider: provider, SandboxReport: reportJSON,
+		Name: c.String("name"), Token: token, Provider: child.provider, SandboxReport: child.reportJSON,
 		MaxTurns: c.Int("max-turns"), Logger: log,
 	})
 	switch {
@@ -118,6 +83,71 @@ func runInternalAgent(c *cli.Context) error {
 		return exitf(1, "agent: %v", err)
 	}
 	return nil
+}
+
+// sandboxedChild is what the agent and sub-agent processes share: the LLM
+// provider, prepared while files and DNS are still reachable, and the
+// process's own sandbox with its canary report.
+type sandboxedChild struct {
+	llmConfig  llm.Config
+	provider   llm.Provider
+	report     sandbox.Report
+	reportJSON []byte
+	// acceptable: sandboxed, or unavailable with --allow-unsandboxed.
+	acceptable bool
+}
+
+// prepareSandboxedChild follows the seed's order for a sandboxed process:
+// configuration and everything that needs files or DNS (the LLM script,
+// the LLM host's addresses) first, then the sandbox and its canary probes.
+// It reads the flags both internal commands share.
+func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, error) {
+	enginePort, err := ipPort(c.String("grpc"))
+	if err != nil {
+		return nil, usageErrorf("--grpc: %v", err)
+	}
+	cfg := llm.Config{Provider: c.String("provider"), Model: c.String("model"), BaseURL: c.String("base-url"),
+		APIKeyEnv: c.String("api-key-env"), ScriptPath: c.String("script")}
+	llmHost, llmPort, err := cfg.Endpoint()
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	child := &sandboxedChild{llmConfig: cfg}
+	if llmHost != "" {
+		client, err := pinnedHTTPClient(c.Context, llmHost)
+		if err != nil {
+			return nil, exitf(1, "resolve the LLM endpoint: %v", err)
+		}
+		cfg.HTTPClient = client
+	}
+	child.provider, err = llm.New(cfg)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+
+	ports := []uint16{enginePort}
+	if llmPort != 0 {
+		ports = append(ports, llmPort)
+	}
+	child.report = applySandbox(sandbox.Config{ReadPaths: []string{c.String("workspace")}, ConnectTCP: ports}, c.String("canary-dir"))
+	child.reportJSON, _ = json.Marshal(child.report)
+	child.acceptable = child.report.Status == sandbox.StatusSandboxed ||
+		(child.report.Status == sandbox.StatusUnavailable && c.Bool("allow-unsandboxed"))
+	if !child.acceptable {
+		log.Error("sandbox not verified; refusing to start", "status", child.report.Status, "error", child.report.Error)
+	} else if child.report.Status != sandbox.StatusSandboxed {
+		log.Warn("RUNNING UNSANDBOXED: " + child.report.Error)
+	}
+	return child, nil
+}
+
+// dialEngineIP connects to the engine's IP literal: DNS is gone.
+func dialEngineIP(addr string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, exitf(1, "engine %s: %v", addr, err)
+	}
+	return conn, nil
 }
 
 // applySandbox restricts this process and runs the canary probes.

@@ -1,6 +1,6 @@
 // Package cmd is agentctl's command line: run (headless, for CI), start
 // (the process manager), the client commands, and the hidden
-// internal-engine / internal-agent processes.
+// internal-engine / internal-agent / internal-subagent processes.
 package cmd
 
 import (
@@ -66,6 +66,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			historyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
+			internalSubAgentCommand(),
 		},
 		// Errors are printed once, by RunContext, with their exit code.
 		ExitErrHandler: func(*cli.Context, error) {},

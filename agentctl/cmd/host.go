@@ -223,6 +223,10 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
 		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log,
+		SubAgentLLM: cfg.subAgentLLM,
+		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
+			return h.spawnSubAgent(ctx, spec, agentStderr)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -298,7 +302,11 @@ func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
 	return cmd
 }
 
-func agentEnv(parent []string, token string) []string {
+func agentEnv(parent []string, token string) []string { return childEnv(parent, envAgentToken, token) }
+
+// childEnv is a sandboxed child's environment: the parent's without
+// GODEBUG and OPENPARALLAX_ variables, plus the child's own token.
+func childEnv(parent []string, tokenVar, token string) []string {
 	env := make([]string, 0, len(parent)+1)
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
@@ -307,7 +315,7 @@ func agentEnv(parent []string, token string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, envAgentToken+"="+token)
+	return append(env, tokenVar+"="+token)
 }
 
 // reportAgentState passes every agent connect and disconnect to onAgentEvent.

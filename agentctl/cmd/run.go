@@ -291,7 +291,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 				}
 				e.line(map[string]any{"type": "tool_call", "call_id": a.GetRequestId(), "tool": tool, "arguments": args})
 			} else {
-				e.progress("→ %s %s", tool, textcut.Truncate(a.GetPayloadJson(), 200))
+				e.progress("→ %s%s %s", subAgentLabel(a.GetRequestId()), tool, textcut.Truncate(a.GetPayloadJson(), 200))
 			}
 		}
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT:
@@ -355,6 +355,13 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 		}
 		e.progress("done (%d input, %d output tokens)", u.GetInputTokens(), u.GetOutputTokens())
 		fmt.Fprintln(e.stdout, rc.GetContent())
+	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_SUB_AGENT:
+		sa := ev.GetSubAgent()
+		if e.json {
+			e.line(map[string]any{"type": "sub_agent", "name": sa.GetName(), "state": sa.GetState(), "detail": sa.GetDetail()})
+			return
+		}
+		e.progress("  sub-agent %s %s: %s", sa.GetName(), sa.GetState(), textcut.Truncate(sa.GetDetail(), 300))
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR:
 		pe := ev.GetPipelineError()
 		e.errorEvent(pe.GetCode(), pe.GetMessage())
