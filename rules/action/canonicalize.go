@@ -43,7 +43,8 @@ func (l Limits) withDefaults() Limits {
 
 // parseRequest validates req and returns its decoded arguments, their
 // string count and their RFC 8785 form: everything the action hash needs.
-func parseRequest(req Request, lim Limits) (args map[string]any, nstrings int, canon []byte, err error) {
+// The strings it makes live in mem.
+func parseRequest(req Request, lim Limits, mem *arena) (args map[string]any, nstrings int, canon []byte, err error) {
 	if strings.TrimSpace(req.Type) == "" {
 		return nil, 0, nil, invalidf("action_type is empty")
 	}
@@ -75,35 +76,35 @@ func parseRequest(req Request, lim Limits) (args map[string]any, nstrings int, c
 	if i := invalidUTF8At(payload); i >= 0 {
 		return nil, 0, nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
 	}
-	args, nstrings, err = parseJSONObjectCount(payload, lim)
+	if mem.buf == nil {
+		// Room for the payload, its canonical form (rarely longer) and
+		// the paths derived from it.
+		mem.buf = make([]byte, 0, 2*len(payload)+256)
+	}
+	args, nstrings, err = parseJSONObjectCount(payload, lim, mem)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	canon, err = appendCanonical(make([]byte, 0, len(payload)), args)
-	if err != nil {
+	start := mem.mark()
+	if mem.buf, err = appendCanonical(mem.buf, args); err != nil {
 		return nil, 0, nil, err
 	}
-	return args, nstrings, canon, nil
+	end := mem.mark()
+	return args, nstrings, mem.buf[start:end:end], nil
 }
 
 // Canonicalize validates req and returns its canonical Action. Errors are
 // *Error values whose message names the problem.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
-	args, nstrings, canon, err := parseRequest(req, lim)
+	a := &Action{}
+	args, nstrings, canon, err := parseRequest(req, lim, &a.mem)
 	if err != nil {
 		return nil, err
 	}
 
 	t, known := ResolveType(req.Type)
-	a := &Action{
-		Type:          t,
-		RawType:       req.Type,
-		Known:         known,
-		Args:          args,
-		Caller:        req.Caller,
-		CanonicalJSON: canon,
-	}
+	a.Type, a.RawType, a.Known, a.Args, a.Caller, a.CanonicalJSON = t, req.Type, known, args, req.Caller, canon
 	a.Caller.WorkspaceRoot = cleanRoot(req.Caller.WorkspaceRoot)
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
@@ -310,7 +311,7 @@ func (c *collector) addPath(field, raw string, access Access) {
 		return
 	}
 	norm, _ := Normalize(raw)
-	p, encoded := ResolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home)
+	p, encoded := resolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home, &c.a.mem)
 	if encoded {
 		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: textcut.Truncate(raw, 80)})
 	}

@@ -71,7 +71,11 @@ func FuzzJSONParser(f *testing.F) {
 			return // rejected before either parser runs
 		}
 		lim := DefaultLimits
-		got, errGot := parseJSONObject(data, lim)
+		// The parser copies what it keeps: scribbling over the input
+		// afterwards must not change the tree.
+		scratch := bytes.Clone(data)
+		got, errGot := parseJSONObject(scratch, lim)
+		clear(scratch)
 		want, errWant := decodeObject(data, lim)
 		var ae *Error
 		if (errGot != nil && errors.As(errGot, &ae) && ae.Kind == TooLarge) ||
@@ -102,8 +106,19 @@ func FuzzJoinClean(f *testing.F) {
 		if root == "" {
 			return
 		}
-		if got, want := joinClean(root, p), path.Join(root, p); got != want {
+		want := path.Join(root, p)
+		if got := joinClean(root, p, nil); got != want {
 			t.Fatalf("joinClean(%q, %q) = %q, path.Join gives %q", root, p, got, want)
+		}
+		// In an arena: the result must survive later joins that fill
+		// the buffer and move on to a new one.
+		mem := &arena{buf: make([]byte, 0, 8)}
+		first := joinClean(root, p, mem)
+		for range 3 {
+			joinClean(p, root, mem)
+		}
+		if first != want {
+			t.Fatalf("joinClean(%q, %q) in an arena = %q after later joins, path.Join gives %q", root, p, first, want)
 		}
 	})
 }

@@ -17,7 +17,10 @@ type jsonParser struct {
 	b []byte
 	// s is b as one string: strings without escapes are substrings of it,
 	// one allocation per payload instead of one per string.
-	s     string
+	s string
+	// mem holds s and the strings decoded from escapes. (A value, not a
+	// pointer: escape analysis would move a pointed-to arena to the heap.)
+	mem   arena
 	i     int
 	depth int
 	lim   Limits
@@ -27,15 +30,19 @@ type jsonParser struct {
 }
 
 func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
-	m, _, err := parseJSONObjectCount(b, lim)
+	m, _, err := parseJSONObjectCount(b, lim, &arena{})
 	return m, err
 }
 
 // parseJSONObjectCount is parseJSONObject that also returns the number of
-// string values in the document.
-func parseJSONObjectCount(b []byte, lim Limits) (map[string]any, int, error) {
-	p := jsonParser{b: b, s: string(b), lim: lim}
+// string values in the document. It copies b into mem, where the decoded
+// strings live too.
+func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (map[string]any, int, error) {
+	start := mem.mark()
+	mem.buf = append(mem.buf, b...)
+	p := jsonParser{b: mem.buf[start:len(mem.buf):len(mem.buf)], s: mem.since(start), mem: *mem, lim: lim}
 	m, err := p.topObject()
+	*mem = p.mem
 	return m, p.nstrings, err
 }
 
@@ -236,13 +243,16 @@ func (p *jsonParser) string() (string, error) {
 		}
 		p.i++
 	}
-	out := append([]byte(nil), p.b[start:p.i]...)
+	// The decoded string is written to the arena as it is read.
+	outStart := p.mem.mark()
+	out := append(p.mem.buf, p.b[start:p.i]...)
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return string(out), nil
+			p.mem.buf = out
+			return p.mem.since(outStart), nil
 		case c < 0x20:
 			return "", invalidf("payload_json is not valid JSON: control character 0x%02x in a string at byte %d", c, p.i)
 		case c != '\\':

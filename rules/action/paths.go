@@ -11,13 +11,18 @@ import (
 // caller gave none they stay as "~". It reports whether percent-encoding
 // hid path structure ("%2e%2e%2f"), which is decoded before matching.
 func ResolvePath(p, root, home string) (Path, bool) {
+	return resolvePath(p, root, home, nil)
+}
+
+// resolvePath is ResolvePath making its strings in mem (nil: on the heap).
+func resolvePath(p, root, home string, mem *arena) (Path, bool) {
 	encoded := false
 	if strings.IndexByte(p, '%') >= 0 && hidesPathSyntax(p) {
 		if d, err := url.PathUnescape(p); err == nil {
 			p, encoded = d, true
 		}
 	}
-	p = expandHome(p, home)
+	p = expandHome(p, home, mem)
 	var abs string
 	switch {
 	case strings.HasPrefix(p, "/"):
@@ -25,7 +30,7 @@ func ResolvePath(p, root, home string) (Path, bool) {
 	case strings.HasPrefix(p, "~"):
 		abs = path.Clean(p)
 	case root != "":
-		abs = joinClean(root, p)
+		abs = joinClean(root, p, mem)
 	default:
 		abs = path.Clean(p)
 	}
@@ -63,7 +68,7 @@ func hidesPathSyntax(p string) bool {
 	return false
 }
 
-func expandHome(p, home string) string {
+func expandHome(p, home string, mem *arena) string {
 	if p == "" || p[0] != '~' && p[0] != '$' {
 		return p // every form below starts with "~" or "$"
 	}
@@ -86,9 +91,20 @@ func expandHome(p, home string) string {
 		return p
 	}
 	if home == "" {
-		return "~" + rest
+		return concat(mem, "~", rest, "")
 	}
-	return home + rest
+	return concat(mem, home, rest, "")
+}
+
+// concat is a + b + c, in mem when there is one.
+func concat(mem *arena, a, b, c string) string {
+	switch {
+	case b == "" && c == "":
+		return a
+	case mem != nil:
+		return mem.concat(a, b, c)
+	}
+	return a + b + c
 }
 
 // cleanRoot cleans a caller-stated directory; "" stays "".
@@ -102,12 +118,12 @@ func cleanRoot(dir string) string {
 // joinClean is path.Join(root, p) for a non-empty root. When both are
 // already clean and free of "." and ".." elements, the join is plain
 // concatenation, which spares path.Clean's scan and copy.
-func joinClean(root, p string) string {
+func joinClean(root, p string, mem *arena) string {
 	if p != "" && p[0] != '/' && isCleanNoDots(root) && isCleanNoDots(p) {
 		if root == "/" {
-			return "/" + p
+			return concat(mem, "/", p, "")
 		}
-		return root + "/" + p
+		return concat(mem, root, "/", p)
 	}
 	return path.Join(root, p)
 }

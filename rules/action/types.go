@@ -139,6 +139,9 @@ type Action struct {
 	CanonicalJSON []byte
 	// Hash is the canonical action hash (see Hash in hash.go).
 	Hash [32]byte
+
+	// mem holds the strings canonicalisation derived (see arena).
+	mem arena
 }
 
 // Number is a JSON number kept as its literal text.
