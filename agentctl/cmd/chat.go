@@ -37,7 +37,9 @@ engine stops the turn when the stream closes); a second Ctrl-C, or Ctrl-C
 at the prompt, leaves.
 
 Stdin need not be a terminal: a script can pipe messages, one per line,
-and an approval then takes the next line.
+and an approval then takes the next line. The same holds when typing: a
+line typed while a turn runs waits, and answers an approval prompt if one
+appears (anything but y denies).
 
 Exit codes: 0 normal end; 1 a turn failed or the engine is unreachable;
 5 no session with the --session id; 130 left with Ctrl-C during a turn.
