@@ -7,7 +7,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
 BINARIES := shieldd agentctl
 
-.PHONY: all build test test-short race fuzz bench proto tools run lint fmt vet clean images compose-test
+.PHONY: all build deps test test-short race fuzz bench proto tools run lint fmt vet clean images compose-test
 
 all: build
 
@@ -20,6 +20,13 @@ test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) test -race -count=1 ./...
+
+## deps: what the tests need beyond Go modules: Debian's chromium for the
+## web page's browser test (engine/web).
+deps:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 test-short:
 	$(GO) test -count=1 ./...

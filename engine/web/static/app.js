@@ -96,9 +96,13 @@ async function send(text) {
     }
     const sid = res.headers.get('X-Parapet-Session-Id');
     if (sid && sid !== state.session) setSession(sid);
+    let toolSince = false; // a tool call came between two bursts of text
     for await (const { name, ev } of readEvents(res)) {
       if (name === 'LLM_TOKEN') {
-        answer.textContent += ev.llm_token.text;
+        answer.textContent += (toolSince && answer.textContent ? '\n' : '') + ev.llm_token.text;
+        toolSince = false;
+      } else if (name === 'ACTIONS_PLANNED') {
+        toolSince = true;
       } else if (name === 'APPROVAL_NEEDED') {
         addApproval(ev);
       } else if (name === 'RESPONSE_COMPLETE') {
