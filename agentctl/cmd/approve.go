@@ -32,6 +32,9 @@ Example:
    agentctl %s appr_0123456789abcdef`, past, name),
 		Flags: clientFlags(sessionFlag("the approval's session `ID` (optional: the answer counts only for that session)")),
 		Action: func(c *cli.Context) error {
+			if err := flagAfterArgs(c); err != nil {
+				return err
+			}
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
 				return usageErrorf("agentctl %s needs exactly one approval id, e.g. agentctl %s appr_0123456789abcdef", name, name)
 			}

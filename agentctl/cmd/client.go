@@ -230,3 +230,24 @@ func printJSON(w io.Writer, v any) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
+
+// flagAfterArgs refuses a flag written after the positional arguments:
+// the CLI stops reading flags at the first argument, so it would silently
+// become part of the message or a second id.
+func flagAfterArgs(c *cli.Context) error {
+	args := c.Args().Slice()
+	for i, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if i == 0 || !strings.HasPrefix(a, "-") || name == "" {
+			continue
+		}
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return usageErrorf("%s comes after the arguments; put flags first: agentctl %s [flags] %s", a, c.Command.Name, c.Command.ArgsUsage)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -185,6 +185,9 @@ func TestClientCommandsWithoutEngine(t *testing.T) {
 		{"history", "-w", ws, "--offset", "-3", "sess_0"},
 		{"approve", "-w", ws},
 		{"deny", "-w", ws, "a", "b"},
+		{"send", "-w", ws, "hello", "--session", "sess_1"}, // a flag after the message
+		{"history", "sess_1", "--output=json"},
+		{"approve", "appr_1", "-s", "sess_1"},
 	} {
 		if code, _, stderr := runAgentctl(t, args...); code != exitUsage || stderr == "" {
 			t.Errorf("%v: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)

@@ -27,6 +27,9 @@ Examples:
    agentctl history --output json sess_0123456789abcdef | jq -r '.messages[].content'`,
 		Flags: clientFlags(append(pageFlags(50), outputFlag())...),
 		Action: func(c *cli.Context) error {
+			if err := flagAfterArgs(c); err != nil {
+				return err
+			}
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
 				return usageErrorf("agentctl history needs exactly one session id (agentctl sessions lists them)")
 			}

@@ -46,6 +46,9 @@ Examples:
 }
 
 func runSend(c *cli.Context) error {
+	if err := flagAfterArgs(c); err != nil {
+		return err
+	}
 	msg, err := messageArg(c)
 	if err != nil {
 		return err
