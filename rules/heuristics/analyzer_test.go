@@ -221,3 +221,47 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// operandsReference is the plain definition operands must agree with.
+func operandsReference(args []string, valued string, longValued []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			if !strings.Contains(a, "=") && slices.Contains(longValued, a) {
+				i++
+			}
+		case len(a) > 1 && a[0] == '-':
+			if strings.IndexByte(valued, a[len(a)-1]) >= 0 && isFlagWord(a[1:]) {
+				i++
+			}
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// FuzzOperands checks operands, which avoids copying, against the plain
+// definition, on command words separated by spaces.
+func FuzzOperands(f *testing.F) {
+	for _, s := range []string{"rm -rf a b", "-o out x -v y", "a -- -b c", "-- x", "--output f a", "--output=f a", "x -o", "-", "a b -c d -- e"} {
+		f.Add(s, "o", "--output")
+	}
+	f.Fuzz(func(t *testing.T, line, valued, long string) {
+		args := strings.Split(line, " ")
+		orig := slices.Clone(args)
+		got := operands(args, valued, []string{long})
+		want := operandsReference(args, valued, []string{long})
+		if !slices.Equal(got, want) {
+			t.Fatalf("operands(%q, %q, %q) = %q, want %q", args, valued, long, got, want)
+		}
+		_ = append(got, "appended") // must not write into args
+		if !slices.Equal(args, orig) {
+			t.Fatalf("appending to the operands of %q changed the arguments to %q", orig, args)
+		}
+	})
+}

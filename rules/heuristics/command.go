@@ -334,21 +334,21 @@ func flagValuesPass(args []string, short byte, long string, grouped bool, fn fun
 // take a separate value and longValued long ones, so their values are not
 // mistaken for operands.
 func operands(args []string, valued string, longValued []string) []string {
-	flags := false
-	for _, a := range args {
-		if len(a) > 1 && a[0] == '-' {
-			flags = true
-			break
-		}
-	}
-	if !flags {
-		return args // the common case: no options, nothing to copy
-	}
+	// Options usually come first, so the operands are one run of args:
+	// return that run itself (clipped, so an append cannot write into
+	// args) and copy only when options and operands interleave.
 	var out []string
+	start, end := 0, 0 // while out is nil, the operands are args[start:end]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
+			if out == nil {
+				if start == end {
+					return args[i+1 : len(args) : len(args)]
+				}
+				out = append(make([]string, 0, end-start+len(args)-i-1), args[start:end]...)
+			}
 			return append(out, args[i+1:]...)
 		case strings.HasPrefix(a, "--") && len(a) > 2:
 			if !strings.Contains(a, "=") {
@@ -359,13 +359,27 @@ func operands(args []string, valued string, longValued []string) []string {
 					}
 				}
 			}
+			continue
 		case len(a) > 1 && a[0] == '-':
 			if strings.IndexByte(valued, a[len(a)-1]) >= 0 && isFlagWord(a[1:]) {
 				i++
 			}
+			continue
+		}
+		switch {
+		case out != nil:
+			out = append(out, a)
+		case start == end:
+			start, end = i, i+1
+		case end == i:
+			end++
 		default:
+			out = append(make([]string, 0, len(args)-start), args[start:end]...)
 			out = append(out, a)
 		}
+	}
+	if out == nil {
+		return args[start:end:end]
 	}
 	return out
 }

@@ -52,13 +52,15 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	v.RuleIds, v.Findings = t0.ruleIDs, t0.findings
 	required := max(in.MinTier, pol.RequiredTier)
 	// reasons is nil while the Tier 0 reason alone explains the verdict,
-	// which lets most verdicts share t0's prepared reasoning.
+	// which lets most verdicts share t0's prepared reasoning. It only
+	// feeds summarize, so a stack buffer holds the usual few.
 	var reasons []string
+	var reasonBuf [6]string
 
 	// Tier 1 runs unless the policy already blocked.
 	if v.Decision != block {
 		if findings := rs.analyzer.Analyze(act); len(findings) > 0 {
-			reasons = addFindings(v, t0, findings)
+			reasons = addFindings(v, t0, findings, reasonBuf[:0])
 		}
 	}
 
@@ -78,7 +80,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 		if v.Decision == allow {
 			v.Decision, v.Tier = escalate, required
 			if reasons == nil {
-				reasons = []string{t0.decision.Reason}
+				reasons = append(reasonBuf[:0], t0.decision.Reason)
 			}
 			reasons = append(reasons, fmt.Sprintf("the caller or policy requires tier %d review", required))
 		}
@@ -92,13 +94,23 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 }
 
 // addFindings adds Tier 1's findings to v, which holds Tier 0's verdict,
-// and returns the reasons that explain the result. Tier 1 decides when
-// its worst finding is more severe than the policy's outcome; findings as
-// severe as the outcome join the policy's reason.
-func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding) []string {
-	// One allocation for the finding messages, one for the list.
-	protos := make([]pb.Finding, len(findings))
-	list := make([]*pb.Finding, 0, 1+len(findings))
+// and returns the reasons that explain the result, appended to reasons
+// (nil when Tier 0's reason alone does). Tier 1 decides when its worst
+// finding is more severe than the policy's outcome; findings as severe as
+// the outcome join the policy's reason.
+func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding, reasons []string) []string {
+	var list []*pb.Finding
+	var protos []pb.Finding
+	var ids []string
+	if len(findings) <= len(findingsBlock{}.protos) {
+		// The usual one to three findings: one allocation for everything.
+		b := &findingsBlock{}
+		list, protos, ids = b.list[:0], b.protos[:len(findings)], b.ids[:0]
+	} else {
+		list = make([]*pb.Finding, 0, 1+len(findings))
+		protos = make([]pb.Finding, len(findings))
+		ids = make([]string, 0, 1+len(findings))
+	}
 	list = append(list, t0.finding)
 	worst := allow
 	for i := range findings {
@@ -111,25 +123,32 @@ func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding)
 			worst = f.Outcome
 		}
 	}
-	v.Findings = list
-	var reasons []string
+	v.Findings = slices.Clip(list)
 	switch {
 	case severity(worst) > severity(v.Decision):
 		v.Decision, v.Tier = worst, TierHeuristics
-		v.RuleIds = nil
 	case worst == v.Decision && worst != allow:
-		v.RuleIds = append(make([]string, 0, 1+len(findings)), t0.decision.RuleID)
-		reasons = append(make([]string, 0, 1+len(findings)), t0.decision.Reason)
+		ids = append(ids, t0.decision.RuleID)
+		reasons = append(reasons, t0.decision.Reason)
 	default:
 		return nil // Tier 1 found something, but less severe than the policy's outcome
 	}
 	for i := range findings {
 		if f := &findings[i]; f.Outcome == worst {
-			v.RuleIds = append(v.RuleIds, f.RuleID)
+			ids = append(ids, f.RuleID)
 			reasons = append(reasons, f.Message)
 		}
 	}
+	v.RuleIds = slices.Clip(ids)
 	return reasons
+}
+
+// findingsBlock holds the findings and rule ids of a verdict with up to
+// three Tier 1 findings.
+type findingsBlock struct {
+	list   [4]*pb.Finding
+	protos [3]pb.Finding
+	ids    [4]string
 }
 
 // tier0Verdict is what one Tier 0 decision puts into every verdict it
