@@ -101,7 +101,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidArgument, err.Error())
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := s.streamContext(r)
 	defer cancel()
 	stream, err := s.opts.Client.SendMessage(ctx, &pb.ClientMessageRequest{Content: content, SessionId: id, Mode: mode, Source: "web"})
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 
 // getEvents streams every session's events until the client leaves.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := s.streamContext(r)
 	defer cancel()
 	stream, err := s.opts.Client.WatchSession(ctx, &pb.WatchSessionRequest{})
 	if err != nil {

@@ -102,10 +102,10 @@ type Server struct {
 	allowed map[string][]string
 
 	http *http.Server
-	// base is every request's parent context; Shutdown cancels it, which
-	// ends the event streams that would otherwise keep Shutdown waiting.
-	base       context.Context
-	cancelBase context.CancelFunc
+	// closing ends with Shutdown; so do the event streams, which would
+	// otherwise keep Shutdown waiting. Other requests finish normally.
+	closing      context.Context
+	startClosing context.CancelFunc
 }
 
 //go:embed static
@@ -134,12 +134,11 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("web: token: %w", err)
 	}
 	s := &Server{opts: opts, log: opts.Logger, token: hex.EncodeToString(tok[:]), mux: http.NewServeMux(), allowed: map[string][]string{}}
-	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.closing, s.startClosing = context.WithCancel(context.Background())
 	s.http = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	if err := s.routes(); err != nil {
@@ -162,8 +161,19 @@ func (s *Server) Serve(lis net.Listener) error {
 // Shutdown ends the open event streams (a message stream's turn is
 // cancelled with it) and waits for the other requests until ctx ends.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.cancelBase()
+	s.startClosing()
 	return s.http.Shutdown(ctx)
+}
+
+// streamContext is the context of a streaming request: it ends when the
+// client leaves or the server shuts down.
+func (s *Server) streamContext(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.closing, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // ServeHTTP applies the checks every request gets, then routes.
