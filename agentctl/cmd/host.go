@@ -20,6 +20,7 @@ import (
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/engine"
+	"github.com/parapet-dev/parapet/engine/store"
 	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/observability"
@@ -31,8 +32,9 @@ import (
 // Environment the engine hands the agent process. The token is the only
 // credential; it never touches disk.
 const (
-	envAgentToken = "OPENPARALLAX_AGENT_TOKEN"
-	stateDirName  = ".parapet"
+	envAgentToken  = "OPENPARALLAX_AGENT_TOKEN"
+	stateDirName   = ".parapet"
+	sessionsDBName = "sessions.db"
 )
 
 // engineFlags are shared by run, start and internal-engine: where to work,
@@ -52,6 +54,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "agent-name", Value: "parapet", Usage: "the agent's display name"},
 		&cli.BoolFlag{Name: "allow-unsandboxed", Usage: "run the agent even where the kernel has no Landlock (loudly warned; partial sandboxes are never accepted)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		&cli.StringFlag{Name: "db", EnvVars: []string{"PARAPET_DB"}, Usage: "session database `FILE` (default WORKSPACE/.parapet/sessions.db)"},
 	}
 }
 
@@ -63,6 +66,7 @@ type hostConfig struct {
 	agentName                                       string
 	allowUnsandboxed                                bool
 	logLevel                                        string
+	dbPath                                          string // the session database (absolute)
 	// canaryDir is a writable directory outside the workspace for the
 	// agent's sandbox canary (set by the command, removed after).
 	canaryDir string
@@ -76,7 +80,7 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 		policyRef: c.String("policy"), provider: c.String("provider"), model: c.String("model"),
 		baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), scriptPath: c.String("script"),
 		maxTurns: c.Int("max-turns"), agentName: c.String("agent-name"), allowUnsandboxed: c.Bool("allow-unsandboxed"),
-		logLevel: c.String("log-level"),
+		logLevel: c.String("log-level"), dbPath: c.String("db"),
 	}
 	if h.workspace == "" {
 		wd, err := os.Getwd()
@@ -90,6 +94,11 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 		return h, usageErrorf("workspace: %v", err)
 	}
 	h.workspace = ws
+	if h.dbPath == "" {
+		h.dbPath = filepath.Join(h.stateDir(), sessionsDBName)
+	} else if h.dbPath, err = filepath.Abs(h.dbPath); err != nil {
+		return h, usageErrorf("--db: %v", err)
+	}
 	switch h.provider {
 	case "openai", "anthropic":
 	case "scripted":
@@ -219,10 +228,18 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	h.tools = reg
 	h.closers = append(h.closers, func() { reg.Close() })
 
+	// Only the engine writes the session database: the agent's sandbox
+	// leaves the workspace read-only.
+	db, err := store.Open(cfg.dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("session database: %w", err)
+	}
+	h.closers = append(h.closers, func() { db.Close() })
+
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
-		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log,
+		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db,
 		SubAgentLLM: cfg.subAgentLLM,
 		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
 			return h.spawnSubAgent(ctx, spec, agentStderr)
