@@ -72,6 +72,9 @@ type hostConfig struct {
 	canaryDir string
 	// onAgentEvent, if set, hears the agent's pid and sandbox status.
 	onAgentEvent func(pid int, sandboxStatus string)
+	// webAddr is where internal-engine serves the web page and HTTP API
+	// ("" or "off": nowhere); start passes it on.
+	webAddr string
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -129,6 +132,10 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	}
 	if strings.ContainsAny(h.agentName, ": \t\n") || h.agentName == "" {
 		return h, usageErrorf("--agent-name must be a non-empty word without ':'")
+	}
+	h.webAddr = c.String("web-addr")
+	if err := checkWebAddr(h.webAddr); err != nil {
+		return h, err
 	}
 	return h, nil
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine/web"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -33,6 +38,9 @@ func (h hostConfig) args() []string {
 	if h.allowUnsandboxed {
 		a = append(a, "--allow-unsandboxed")
 	}
+	if h.webAddr != "" {
+		a = append(a, "--web-addr", h.webAddr)
+	}
 	return a
 }
 
@@ -43,7 +51,7 @@ func startCommand() *cli.Command {
 		Description: `One instance per workspace. The engine is restarted after a crash (at most 5
 crashes in 60 s) and at once when it exits 75 (a restart request). SIGTERM or
 SIGINT stop it (SIGKILL after 5 s). State lives in WORKSPACE/.parapet/.`,
-		Flags: append(engineFlags(),
+		Flags: append(engineFlags(), webAddrFlag(),
 			&cli.BoolFlag{Name: "daemon", Aliases: []string{"d"}, Usage: "detach and run in the background (log in WORKSPACE/.parapet/manager.log)"},
 		),
 		Action: func(c *cli.Context) error {
@@ -93,7 +101,7 @@ func internalEngineCommand() *cli.Command {
 		Name:   "internal-engine",
 		Usage:  "the engine process (started by agentctl start)",
 		Hidden: true,
-		Flags:  engineFlags(),
+		Flags:  append(engineFlags(), webAddrFlag()),
 		Action: runInternalEngine,
 	}
 }
@@ -129,7 +137,9 @@ func runInternalEngine(c *cli.Context) error {
 	if err := procman.WritePort(c.App.Writer, h.port()); err != nil {
 		return exitf(exitFailed, "report port: %v", err)
 	}
-	if err := procman.WriteWeb(c.App.Writer, procman.WebStatus{State: procman.WebDisabled}); err != nil {
+	webStatus, stopWeb := serveWeb(h, cfg.webAddr, log)
+	defer stopWeb() // before h.stop: open streams end while the engine still answers
+	if err := procman.WriteWeb(c.App.Writer, webStatus); err != nil {
 		return exitf(exitFailed, "report web: %v", err)
 	}
 	select {
@@ -138,12 +148,84 @@ func runInternalEngine(c *cli.Context) error {
 	case <-h.engine.ShutdownRequested():
 		if h.engine.RestartRequested() {
 			log.Info("restarting on a client's request")
+			stopWeb()
 			h.stop()
 			return exitf(procman.ExitRestart, "")
 		}
 		log.Info("stopping on a client's request")
 	}
 	return nil
+}
+
+func webAddrFlag() cli.Flag {
+	return &cli.StringFlag{Name: "web-addr", Value: "127.0.0.1:0",
+		Usage: "serve the web page and HTTP API on this loopback `HOST:PORT` (port 0: any free port; off: no web server)"}
+}
+
+// checkWebAddr accepts "off" or a loopback HOST:PORT. The web API has no
+// user authentication (see engine/web), so it never listens where other
+// machines can reach it.
+func checkWebAddr(addr string) error {
+	if addr == "" || addr == "off" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--web-addr %q: want a loopback HOST:PORT, or off", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return usageErrorf("--web-addr %q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if ip, err := netip.ParseAddr(host); host == "localhost" || (err == nil && ip.IsLoopback()) {
+		return nil
+	}
+	return usageErrorf("--web-addr %q: the host must be loopback (127.0.0.1, [::1] or localhost): the web API has no user authentication", addr)
+}
+
+// serveWeb serves the web page and HTTP API on addr. Like any other
+// client it reaches the engine over the engine's own gRPC listener, so it
+// goes through the same validation and approval broker. It returns what
+// to report on the WEB line; when it cannot listen the engine runs on
+// without it. stop may be called more than once.
+func serveWeb(h *host, addr string, log *slog.Logger) (st procman.WebStatus, stop func()) {
+	stop = func() {}
+	if addr == "" || addr == "off" {
+		return procman.WebStatus{State: procman.WebDisabled}, stop
+	}
+	failed := func(err error) (procman.WebStatus, func()) {
+		_, portText, _ := net.SplitHostPort(addr)
+		port, _ := strconv.Atoi(portText)
+		log.Error("web server not started; the engine runs without it", "addr", addr, "error", err)
+		return procman.WebStatus{State: procman.WebFailed, Port: port, Error: err.Error()}, stop
+	}
+	conn, err := grpc.NewClient(h.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return failed(err)
+	}
+	srv, err := web.New(web.Options{Client: pb.NewClientServiceClient(conn), Logger: log.With("component", "web")})
+	if err != nil {
+		conn.Close()
+		return failed(err)
+	}
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		conn.Close()
+		return failed(err)
+	}
+	go func() {
+		if err := srv.Serve(lis); err != nil {
+			log.Error("web server stopped", "error", err)
+		}
+	}()
+	url := "http://" + lis.Addr().String()
+	h.engine.SetAddresses(h.lis.Addr().String(), url)
+	log.Info("serving the web page and HTTP API", "url", url)
+	return procman.WebStatus{State: procman.WebEnabled, Port: lis.Addr().(*net.TCPAddr).Port}, sync.OnceFunc(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		conn.Close()
+	})
 }
 
 func stateDirFlag() cli.Flag {
