@@ -160,6 +160,11 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 
 // getEvents streams every session's events until the client leaves.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		// The headers are the whole answer; a stream would never end.
+		startSSE(w)
+		return
+	}
 	ctx, cancel := s.streamContext(r)
 	defer cancel()
 	stream, err := s.opts.Client.WatchSession(ctx, &pb.WatchSessionRequest{})

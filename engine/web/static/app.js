@@ -88,8 +88,9 @@ async function send(text) {
   answer.classList.add('streaming');
   const body = { content: text };
   if (!state.session && $('otr').checked) body.mode = 'otr';
+  let res;
   try {
-    const res = await post('/api/sessions/' + encodeURIComponent(state.session || 'new') + '/messages', body);
+    res = await post('/api/sessions/' + encodeURIComponent(state.session || 'new') + '/messages', body);
     if (!res.ok) {
       bubbleError(answer, errorText(await res.json().catch(() => null), res));
       return;
@@ -116,6 +117,7 @@ async function send(text) {
   } catch (e) {
     bubbleError(answer, String(e));
   } finally {
+    dropApprovalsOf(res && res.headers.get('X-Parapet-Message-Id'));
     answer.classList.remove('streaming');
     if (!answer.dataset.done) answer.dataset.done = 'error';
     state.busy = false;
@@ -142,6 +144,7 @@ function addApproval(ev) {
   $('approvals').querySelector('.empty')?.remove();
   const card = el('div', 'approval');
   card.dataset.approvalId = a.approval_id;
+  card.dataset.message = ev.message_id || '';
   card.append(el('strong', '', a.tool_name || 'action'), ' needs your decision');
   if (a.context_summary) card.append(el('p', '', a.context_summary));
   card.append(el('pre', '', prettyJSON(a.action ? a.action.payload_json : '')));
@@ -178,13 +181,19 @@ async function decide(card, id, sessionID, approved) {
   }
 }
 
-function resolveApproval(ev) {
-  const r = ev.approval_resolved;
-  const card = state.approvals.get(r.approval_id);
+function dropApproval(id) {
+  const card = state.approvals.get(id);
   if (!card) return;
-  state.approvals.delete(r.approval_id);
+  state.approvals.delete(id);
   card.remove();
   if (!state.approvals.size) $('approvals').append(el('p', 'empty', 'Nothing waits for you.'));
+}
+
+// A finished turn has nothing left waiting, even if a resolution was missed.
+function dropApprovalsOf(messageID) {
+  for (const [id, card] of state.approvals) {
+    if (messageID && card.dataset.message === messageID) dropApproval(id);
+  }
 }
 
 function tickDeadlines() {
@@ -238,16 +247,18 @@ const handlers = {
   },
   APPROVAL_RESOLVED(ev) {
     const r = ev.approval_resolved;
-    resolveApproval(ev);
+    dropApproval(r.approval_id);
     activity(ev, 'approval ' + r.outcome + (r.resolved_by ? ' by ' + r.resolved_by : '')).dataset.outcome = r.outcome;
   },
   OTR_BLOCKED(ev) {
     activity(ev, el('strong', '', ev.otr_blocked.tool_name), ' refused (off the record): ' + ev.otr_blocked.reason);
   },
   ERROR(ev) {
+    dropApprovalsOf(ev.message_id);
     activity(ev, 'error ' + ev.pipeline_error.code + ': ' + ev.pipeline_error.message);
   },
-  RESPONSE_COMPLETE() {
+  RESPONSE_COMPLETE(ev) {
+    dropApprovalsOf(ev.message_id);
     if (!state.busy) loadSessions();
   },
 };
