@@ -296,7 +296,7 @@ func TestClientSendSessionsHistory(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &status) != nil || status["grpc_address"] != st.GRPCAddress {
 		t.Fatalf("status: exit %d %s (state %+v)", code, out, st)
 	}
-	if u, ok := status["web_url"].(string); !ok || (u != "" && !strings.HasPrefix(u, "http://")) {
+	if u, ok := status["web_url"].(string); !ok || !strings.HasPrefix(u, "http://") || u != st.WebURL {
 		t.Errorf("status web_url %v", status["web_url"])
 	}
 
