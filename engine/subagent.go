@@ -485,15 +485,16 @@ func (s *subAgentService) RegisterSubAgent(_ context.Context, req *pb.SubAgentRe
 
 func (s *subAgentService) SubAgentExecuteTool(_ context.Context, req *pb.SubAgentToolRequest) (*pb.SubAgentToolResponse, error) {
 	e := s.e
-	id := req.GetCallId()
-	if id == "" || len(id) > maxSubAgentCallID || strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "call_id must be 1-%d printable bytes", maxSubAgentCallID)
-	}
 	e.subAgents.mu.Lock()
 	sa, err := s.lookupLocked(req.GetToken())
 	if err != nil {
 		e.subAgents.mu.Unlock()
 		return nil, err
+	}
+	id := req.GetCallId()
+	if id == "" || len(id) > maxSubAgentCallID || strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		e.subAgents.mu.Unlock()
+		return nil, status.Errorf(codes.InvalidArgument, "call_id must be 1-%d printable bytes", maxSubAgentCallID)
 	}
 	refuse := func(msg string) (*pb.SubAgentToolResponse, error) {
 		e.subAgents.mu.Unlock()

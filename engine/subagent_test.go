@@ -43,7 +43,7 @@ type subHarness struct {
 
 // newSubHarness is a harness whose engine spawns sub-agents through the
 // test: each spawn arrives on procs.
-func newSubHarness(t *testing.T, mod func(*engine.Config)) *subHarness {
+func newSubHarness(t testing.TB, mod func(*engine.Config)) *subHarness {
 	t.Helper()
 	procs := make(chan *subProc, 8)
 	h := newHarness(t, func(c *engine.Config) {
@@ -70,7 +70,7 @@ func newSubHarness(t *testing.T, mod func(*engine.Config)) *subHarness {
 	return &subHarness{harness: h, procs: procs}
 }
 
-func (h *subHarness) nextProc(t *testing.T) *subProc {
+func (h *subHarness) nextProc(t testing.TB) *subProc {
 	t.Helper()
 	select {
 	case p := <-h.procs:
@@ -83,7 +83,7 @@ func (h *subHarness) nextProc(t *testing.T) *subProc {
 
 func (h *subHarness) sub() pb.SubAgentServiceClient { return pb.NewSubAgentServiceClient(h.conn) }
 
-func (h *subHarness) register(t *testing.T, p *subProc) *pb.SubAgentRegisterResponse {
+func (h *subHarness) register(t testing.TB, p *subProc) *pb.SubAgentRegisterResponse {
 	t.Helper()
 	r, err := h.sub().RegisterSubAgent(context.Background(), &pb.SubAgentRegisterRequest{Token: p.spec.Token, SandboxResultJson: sandboxedJSON})
 	if err != nil {
