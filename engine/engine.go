@@ -184,7 +184,7 @@ func New(cfg Config) (*Engine, error) {
 		shutdown:     make(chan struct{}),
 	}
 	if cfg.Store != nil {
-		e.bus.record = e.recordEvent
+		e.bus.record = e.recordTo(cfg.Store)
 	}
 	return e, nil
 }

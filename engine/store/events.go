@@ -71,35 +71,35 @@ type Usage struct {
 
 // RecordToolCall records a proposed tool call. A call id already recorded
 // for the message is left as it is.
-func (s *Store) RecordToolCall(ctx context.Context, c ToolCall) error {
+func (t *Tx) RecordToolCall(c ToolCall) error {
 	if err := c.check(); err != nil {
 		return err
 	}
 	if c.Proposed.IsZero() {
 		c.Proposed = time.Now()
 	}
-	return s.exec(ctx, `INSERT INTO tool_calls (session_id, message_id, call_id, tool, arguments, proposed_ms)
+	return t.exec(`INSERT INTO tool_calls (session_id, message_id, call_id, tool, arguments, proposed_ms)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		c.SessionID, c.MessageID, c.CallID, cut(c.Tool, MaxTextBytes), cut(c.Arguments, MaxArgumentsBytes), ms(c.Proposed))
 }
 
 // RecordToolStarted records that an allowed call began executing.
-func (s *Store) RecordToolStarted(ctx context.Context, k CallKey, at time.Time) error {
-	return s.update(ctx, "tool call "+k.CallID, `UPDATE tool_calls SET started_ms = ?
+func (t *Tx) RecordToolStarted(k CallKey, at time.Time) error {
+	return t.update("tool call "+k.CallID, `UPDATE tool_calls SET started_ms = ?
 		WHERE session_id = ? AND message_id = ? AND call_id = ?`, ms(at), k.SessionID, k.MessageID, k.CallID)
 }
 
 // RecordToolCompleted records a call's result (or why it did not run);
 // output longer than MaxOutputBytes is cut and marked truncated.
-func (s *Store) RecordToolCompleted(ctx context.Context, k CallKey, success bool, output string, at time.Time) error {
+func (t *Tx) RecordToolCompleted(k CallKey, success bool, output string, at time.Time) error {
 	stored := cut(output, MaxOutputBytes)
-	return s.update(ctx, "tool call "+k.CallID, `UPDATE tool_calls SET completed_ms = ?, success = ?, output = ?, output_truncated = ?
+	return t.update("tool call "+k.CallID, `UPDATE tool_calls SET completed_ms = ?, success = ?, output = ?, output_truncated = ?
 		WHERE session_id = ? AND message_id = ? AND call_id = ?`,
 		ms(at), success, stored, len(output) > MaxOutputBytes, k.SessionID, k.MessageID, k.CallID)
 }
 
 // RecordVerdict records the shield's verdict on a recorded tool call.
-func (s *Store) RecordVerdict(ctx context.Context, k CallKey, v Verdict) error {
+func (t *Tx) RecordVerdict(k CallKey, v Verdict) error {
 	if err := k.check(); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Store) RecordVerdict(ctx context.Context, k CallKey, v Verdict) error {
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, `INSERT INTO verdicts (session_id, message_id, call_id, decision, tier, confidence, rule_ids,
+	return t.exec(`INSERT INTO verdicts (session_id, message_id, call_id, decision, tier, confidence, rule_ids,
 		reasoning, action_type, action_hash, policy_version, from_cache, created_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		k.SessionID, k.MessageID, k.CallID, cut(v.Decision, 64), v.Tier, v.Confidence, string(ruleIDs), cut(v.Reasoning, MaxTextBytes),
@@ -118,7 +118,7 @@ func (s *Store) RecordVerdict(ctx context.Context, k CallKey, v Verdict) error {
 }
 
 // RecordApprovalRequested records an escalation of a recorded tool call.
-func (s *Store) RecordApprovalRequested(ctx context.Context, a Approval) error {
+func (t *Tx) RecordApprovalRequested(a Approval) error {
 	if err := checkID("approval id", a.ID); err != nil {
 		return err
 	}
@@ -128,29 +128,64 @@ func (s *Store) RecordApprovalRequested(ctx context.Context, a Approval) error {
 	if a.Requested.IsZero() {
 		a.Requested = time.Now()
 	}
-	return s.exec(ctx, `INSERT INTO approvals (id, session_id, message_id, call_id, requested_ms, deadline_ms)
+	return t.exec(`INSERT INTO approvals (id, session_id, message_id, call_id, requested_ms, deadline_ms)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		a.ID, a.Call.SessionID, a.Call.MessageID, a.Call.CallID, ms(a.Requested), ms(a.Deadline))
 }
 
 // RecordApprovalResolved records the first outcome of a pending approval.
-func (s *Store) RecordApprovalResolved(ctx context.Context, id, outcome, decidedBy string, at time.Time) error {
-	return s.update(ctx, "approval "+id, `UPDATE approvals SET outcome = ?, decided_by = ?, resolved_ms = ?
+func (t *Tx) RecordApprovalResolved(id, outcome, decidedBy string, at time.Time) error {
+	return t.update("approval "+id, `UPDATE approvals SET outcome = ?, decided_by = ?, resolved_ms = ?
 		WHERE id = ? AND outcome IS NULL`, cut(outcome, 64), cut(decidedBy, 256), ms(at), id)
 }
 
 // RecordUsage records a turn's token usage (once per turn).
-func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
+func (t *Tx) RecordUsage(u Usage) error {
 	if err := checkIDs(u.SessionID, u.MessageID); err != nil {
 		return err
 	}
 	if u.Created.IsZero() {
 		u.Created = time.Now()
 	}
-	return s.exec(ctx, `INSERT INTO usage (message_id, session_id, input_tokens, output_tokens, cache_read_tokens,
+	return t.exec(`INSERT INTO usage (message_id, session_id, input_tokens, output_tokens, cache_read_tokens,
 		cache_write_tokens, provider, model, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		u.MessageID, u.SessionID, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		cut(u.Provider, 256), cut(u.Model, 256), ms(u.Created))
+}
+
+// RecordToolCall records one proposed tool call (see Tx.RecordToolCall).
+func (s *Store) RecordToolCall(ctx context.Context, c ToolCall) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordToolCall(c) })[0]
+}
+
+// RecordToolStarted records that a call began executing (see Tx.RecordToolStarted).
+func (s *Store) RecordToolStarted(ctx context.Context, k CallKey, at time.Time) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordToolStarted(k, at) })[0]
+}
+
+// RecordToolCompleted records a call's result (see Tx.RecordToolCompleted).
+func (s *Store) RecordToolCompleted(ctx context.Context, k CallKey, success bool, output string, at time.Time) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordToolCompleted(k, success, output, at) })[0]
+}
+
+// RecordVerdict records a verdict (see Tx.RecordVerdict).
+func (s *Store) RecordVerdict(ctx context.Context, k CallKey, v Verdict) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordVerdict(k, v) })[0]
+}
+
+// RecordApprovalRequested records an escalation (see Tx.RecordApprovalRequested).
+func (s *Store) RecordApprovalRequested(ctx context.Context, a Approval) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordApprovalRequested(a) })[0]
+}
+
+// RecordApprovalResolved records an approval's outcome (see Tx.RecordApprovalResolved).
+func (s *Store) RecordApprovalResolved(ctx context.Context, id, outcome, decidedBy string, at time.Time) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordApprovalResolved(id, outcome, decidedBy, at) })[0]
+}
+
+// RecordUsage records a turn's usage (see Tx.RecordUsage).
+func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
+	return s.Batch(ctx, func(t *Tx) error { return t.RecordUsage(u) })[0]
 }
 
 // SessionUsage sums a session's recorded token usage.
@@ -162,19 +197,22 @@ func (s *Store) SessionUsage(ctx context.Context, sessionID string) (Usage, erro
 	return u, err
 }
 
-// exec runs one statement (atomic on its own) as this process's writer.
-func (s *Store) exec(ctx context.Context, query string, args ...any) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	_, err := s.db.ExecContext(ctx, query, args...)
+// Tx is one write transaction of Batch. Each Record method is a single
+// statement: one that fails changes nothing and leaves the transaction
+// usable.
+type Tx struct {
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+func (t *Tx) exec(query string, args ...any) error {
+	_, err := t.tx.ExecContext(t.ctx, query, args...)
 	return err
 }
 
 // update runs one UPDATE and reports ErrNotFound when it matched nothing.
-func (s *Store) update(ctx context.Context, what, query string, args ...any) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	res, err := s.db.ExecContext(ctx, query, args...)
+func (t *Tx) update(what, query string, args ...any) error {
+	res, err := t.tx.ExecContext(t.ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -182,6 +220,35 @@ func (s *Store) update(ctx context.Context, what, query string, args ...any) err
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
 	return nil
+}
+
+// Batch runs records in one transaction, so many cost one commit. Each
+// record's error is returned at its index; a failed record changes
+// nothing and the others stay. If the transaction cannot begin or commit,
+// every record reports that error.
+func (s *Store) Batch(ctx context.Context, records ...func(*Tx) error) []error {
+	errs := make([]error, len(records))
+	fail := func(err error) []error {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	t := &Tx{ctx: ctx, tx: tx}
+	for i, rec := range records {
+		errs[i] = rec(t)
+	}
+	if err := tx.Commit(); err != nil {
+		_ = tx.Rollback()
+		return fail(err)
+	}
+	return errs
 }
 
 // attachToolCalls fills ToolCalls of msgs (one session's page) with their

@@ -444,6 +444,40 @@ func TestNothingHalfWritten(t *testing.T) {
 	}
 }
 
+// A batch is one transaction; a record that fails in it is reported and
+// undone alone.
+func TestBatchIsolatesAFailedRecord(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "sessions.db"))
+	ctx := context.Background()
+	if _, err := s.CreateSession(ctx, Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	k := CallKey{"s", "m", "c1"}
+	errs := s.Batch(ctx,
+		func(t *Tx) error { return t.RecordToolCall(ToolCall{CallKey: k, Tool: "read_file"}) },
+		func(t *Tx) error { return t.RecordToolCall(ToolCall{CallKey: CallKey{"ghost", "m", "c2"}, Tool: "x"}) },
+		func(t *Tx) error { return t.RecordToolStarted(CallKey{"s", "m", "nope"}, time.Now()) },
+		func(t *Tx) error { return t.RecordVerdict(k, Verdict{Decision: "ALLOW"}) },
+	)
+	if errs[0] != nil || errs[1] == nil || !errors.Is(errs[2], ErrNotFound) || errs[3] != nil {
+		t.Fatalf("errors %v", errs)
+	}
+	hist, _, err := s.History(ctx, "s", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT (SELECT COUNT(*) FROM tool_calls) * 10 + (SELECT COUNT(*) FROM verdicts)`).Scan(&n); err != nil || n != 11 {
+		t.Fatalf("rows after the batch: %d (%v), history %+v", n, err, hist)
+	}
+	s.Close()
+	for i, err := range s.Batch(ctx, func(*Tx) error { return nil }, func(*Tx) error { return nil }) {
+		if err == nil {
+			t.Errorf("record %d of a batch on a closed store: no error", i)
+		}
+	}
+}
+
 func TestBounds(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	ctx := context.Background()
