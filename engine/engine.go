@@ -2,6 +2,9 @@
 // AgentService to the sandboxed agent, asks the shield about every tool
 // call the agent proposes, executes what is allowed, hands escalations to
 // an Approver and publishes everything that happens as PipelineEvents.
+// With a Config.Store, sessions and what happened in them (messages, tool
+// calls, verdicts, approvals, usage) persist across restarts; off-the-record
+// sessions never leave memory (sessions.go, engine/store).
 package engine
 
 import (
