@@ -203,16 +203,25 @@ func (s *Store) SessionUsage(ctx context.Context, sessionID string) (Usage, erro
 type Tx struct {
 	ctx context.Context
 	tx  *sql.Tx
+	s   *Store
+}
+
+func (t *Tx) run(query string, args ...any) (sql.Result, error) {
+	st, err := t.s.stmt(t.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return t.tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
 }
 
 func (t *Tx) exec(query string, args ...any) error {
-	_, err := t.tx.ExecContext(t.ctx, query, args...)
+	_, err := t.run(query, args...)
 	return err
 }
 
 // update runs one UPDATE and reports ErrNotFound when it matched nothing.
 func (t *Tx) update(what, query string, args ...any) error {
-	res, err := t.tx.ExecContext(t.ctx, query, args...)
+	res, err := t.run(query, args...)
 	if err != nil {
 		return err
 	}
@@ -240,7 +249,7 @@ func (s *Store) Batch(ctx context.Context, records ...func(*Tx) error) []error {
 	if err != nil {
 		return fail(err)
 	}
-	t := &Tx{ctx: ctx, tx: tx}
+	t := &Tx{ctx: ctx, tx: tx, s: s}
 	for i, rec := range records {
 		errs[i] = rec(t)
 	}

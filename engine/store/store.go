@@ -54,6 +54,9 @@ type Store struct {
 	db      *sql.DB
 	path    string
 	writeMu sync.Mutex
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // the record statements, parsed once
 }
 
 // Open opens the database at path, creating it (mode 0600, its directory
@@ -114,7 +117,34 @@ func createPrivate(path string) error {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database; later calls return errors.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
+
+// stmt returns query prepared once: parsing is a good part of what a
+// small write costs.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
+}
 
 func (s *Store) init(ctx context.Context) error {
 	var mode string
