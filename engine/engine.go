@@ -193,10 +193,27 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Register adds AgentService, ClientService and SubAgentService to a gRPC server.
+//
+// Serving both on one server lets the agent's connection reach
+// ClientService, so a sandboxed agent could answer its own approvals:
+// production hosts serve RegisterAgentServices and RegisterClientService
+// on separate listeners and let the sandbox reach only the first.
 func (e *Engine) Register(s *grpc.Server) {
+	e.RegisterAgentServices(s)
+	e.RegisterClientService(s)
+}
+
+// RegisterAgentServices adds what agent and sub-agent processes call:
+// AgentService and SubAgentService.
+func (e *Engine) RegisterAgentServices(s *grpc.Server) {
 	pb.RegisterAgentServiceServer(s, &agentService{e: e})
-	pb.RegisterClientServiceServer(s, &clientService{e: e})
 	pb.RegisterSubAgentServiceServer(s, &subAgentService{e: e})
+}
+
+// RegisterClientService adds ClientService: how people and programs
+// drive the engine, approvals included.
+func (e *Engine) RegisterClientService(s *grpc.Server) {
+	pb.RegisterClientServiceServer(s, &clientService{e: e})
 }
 
 // NewAgentToken makes the per-spawn token for the next agent process and

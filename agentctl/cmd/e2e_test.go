@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/llm"
@@ -33,7 +37,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// Session databases go under $XDG_STATE_HOME: keep them out of the
+	// home directory of whoever runs the tests.
+	state, err := os.MkdirTemp("", "parapet-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 // agentctlCmd is this test binary acting as agentctl.
@@ -330,11 +343,33 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 		t.Errorf("second start: exit %d, %q", code, errOut)
 	}
 
-	// A process with a wrong token cannot become the agent.
-	impostor := agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
+	// The agent reaches the engine on a listener of its own, the only
+	// engine port its sandbox may connect to; ClientService (approvals)
+	// is not served there, and the agent service is not on the clients' port.
+	agentAddr := agentGRPCAddr(t, int(s.GetAgentPid()))
+	if agentAddr == st["grpc_address"] {
+		t.Fatalf("the agent connects to the clients' port %s", agentAddr)
+	}
+	if _, err := engineStatus(t, agentAddr); status.Code(err) != codes.Unimplemented {
+		t.Errorf("ClientService on the agent's port: %v", err)
+	}
+	if err := resolveOn(t, agentAddr); status.Code(err) != codes.Unimplemented {
+		t.Errorf("ResolveApproval on the agent's port: %v", err)
+	}
+
+	// A process with a wrong token cannot become the agent, and the
+	// clients' port has no agent service at all.
+	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script)
 	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
 	if out, err := impostor.CombinedOutput(); err == nil || !strings.Contains(string(out), "Unauthenticated") {
 		t.Errorf("impostor agent: %v\n%s", err, out)
+	}
+	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
+	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	// The refusal is Unimplemented; it reaches the agent as that, or as
+	// EOF on its first send when the server has already closed the stream.
+	if out, err := impostor.CombinedOutput(); err == nil || !(strings.Contains(string(out), "Unimplemented") || strings.Contains(string(out), "send AgentReady: EOF")) {
+		t.Errorf("agent on the clients' port: %v\n%s", err, out)
 	}
 
 	// A killed agent is restarted by the engine.
@@ -379,6 +414,35 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stateDir, "state.json")); !os.IsNotExist(err) {
 		t.Errorf("state file left behind: %v", err)
 	}
+}
+
+// agentGRPCAddr is the engine address an agent process was started with.
+func agentGRPCAddr(t *testing.T, pid int) string {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	for i, a := range args {
+		if a == "--grpc" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	t.Fatalf("agent %d has no --grpc argument: %q", pid, args)
+	return ""
+}
+
+// resolveOn calls ClientService.ResolveApproval at addr.
+func resolveOn(t *testing.T, addr string) error {
+	t.Helper()
+	client, closeConn, err := dialEngine(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeConn()
+	_, err = client.ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: "appr_x", Approved: true})
+	return err
 }
 
 func procmanAddr(t *testing.T, stateDir string) string {

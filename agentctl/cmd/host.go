@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +56,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "agent-name", Value: "parapet", Usage: "the agent's display name"},
 		&cli.BoolFlag{Name: "allow-unsandboxed", Usage: "run the agent even where the kernel has no Landlock (loudly warned; partial sandboxes are never accepted)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
-		&cli.StringFlag{Name: "db", EnvVars: []string{"PARAPET_DB"}, Usage: "session database `FILE` (default WORKSPACE/.parapet/sessions.db)"},
+		&cli.StringFlag{Name: "db", EnvVars: []string{"PARAPET_DB"}, Usage: "session database `FILE` (default $XDG_STATE_HOME/parapet/workspaces/<name>-<hash>/sessions.db, outside the workspace the agent can read)"},
 	}
 }
 
@@ -98,7 +100,9 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	}
 	h.workspace = ws
 	if h.dbPath == "" {
-		h.dbPath = filepath.Join(h.stateDir(), sessionsDBName)
+		if h.dbPath, err = defaultDBPath(ws); err != nil {
+			return h, usageErrorf("%v; pass --db FILE", err)
+		}
 	} else if h.dbPath, err = filepath.Abs(h.dbPath); err != nil {
 		return h, usageErrorf("--db: %v", err)
 	}
@@ -161,6 +165,24 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
+// defaultDBPath keeps a workspace's sessions outside it: the sandboxed
+// agent can read its workspace, and one session's agent has no business
+// reading the others. The directory name keeps the workspace's base name
+// for people and a hash of its path for uniqueness.
+func defaultDBPath(workspace string) (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no place for the session database: neither $XDG_STATE_HOME nor a home directory is set")
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(workspace))
+	dir := fmt.Sprintf("%s-%s", filepath.Base(workspace), hex.EncodeToString(sum[:6]))
+	return filepath.Join(base, "parapet", "workspaces", dir, sessionsDBName), nil
+}
+
 func (h hostConfig) stateDir() string { return filepath.Join(h.workspace, stateDirName) }
 
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -174,15 +196,21 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 // host is a running engine: gRPC server, shield, tools and the supervised
 // sandboxed agent process.
 type host struct {
-	cfg       hostConfig
-	engine    *engine.Engine
-	server    *grpc.Server
-	lis       net.Listener
-	agent     *procman.Supervisor
-	tools     *tools.Registry
-	closers   []func()
-	log       *slog.Logger
-	agentDone chan error
+	cfg    hostConfig
+	engine *engine.Engine
+	// server and lis serve ClientService to people and programs;
+	// agentServer and agentLis serve only the agent services, and are all
+	// the sandboxed processes can connect to, so an agent can never reach
+	// ResolveApproval.
+	server      *grpc.Server
+	lis         net.Listener
+	agentServer *grpc.Server
+	agentLis    net.Listener
+	agent       *procman.Supervisor
+	tools       *tools.Registry
+	closers     []func()
+	log         *slog.Logger
+	agentDone   chan error
 }
 
 // startHost builds the engine, serves it on 127.0.0.1:0 and starts the agent.
@@ -261,8 +289,15 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("engine listen: %w", err)
 	}
 	h.server = grpc.NewServer(grpc.MaxRecvMsgSize(4 << 20))
-	eng.Register(h.server)
+	eng.RegisterClientService(h.server)
 	go func() { _ = h.server.Serve(h.lis) }()
+	h.agentLis, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("engine agent listen: %w", err)
+	}
+	h.agentServer = grpc.NewServer(grpc.MaxRecvMsgSize(4 << 20))
+	eng.RegisterAgentServices(h.agentServer)
+	go func() { _ = h.agentServer.Serve(h.agentLis) }()
 	eng.SetAddresses(h.lis.Addr().String(), "")
 
 	self, err := os.Executable()
@@ -305,7 +340,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
 	token := h.engine.NewAgentToken()
 	args := []string{"internal-agent",
-		"--grpc", h.lis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
+		"--grpc", h.agentLis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
 		"--provider", h.cfg.provider, "--max-turns", strconv.Itoa(h.cfg.maxTurns), "--log-level", h.cfg.logLevel,
 	}
 	for flag, v := range map[string]string{"--model": h.cfg.model, "--base-url": h.cfg.baseURL, "--api-key-env": h.cfg.apiKeyEnv, "--script": h.cfg.scriptPath} {
@@ -372,6 +407,9 @@ func (h *host) stop() {
 }
 
 func (h *host) close() {
+	if h.agentServer != nil {
+		h.agentServer.Stop()
+	}
 	if h.server != nil {
 		h.server.Stop()
 	}

@@ -135,7 +135,7 @@ func (h *host) spawnSubAgent(_ context.Context, spec engine.SubAgentSpec, stderr
 	if err != nil {
 		return nil, nil, fmt.Errorf("find own executable: %w", err)
 	}
-	args := []string{"internal-subagent", "--grpc", h.lis.Addr().String(), "--name", spec.Name,
+	args := []string{"internal-subagent", "--grpc", h.agentLis.Addr().String(), "--name", spec.Name,
 		"--workspace", h.cfg.workspace, "--provider", spec.LLM.Provider, "--log-level", h.cfg.logLevel}
 	for _, f := range []struct{ flag, v string }{
 		{"--model", spec.LLM.Model}, {"--base-url", spec.LLM.BaseURL}, {"--api-key-env", spec.LLM.APIKeyEnv},
