@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -83,6 +85,7 @@ type broker struct {
 
 type pendingApproval struct {
 	req    ApprovalRequest
+	needed *pb.PipelineEvent // the APPROVAL_NEEDED announcement, replayed to late watchers
 	answer chan ApprovalResult // buffered: resolve never blocks
 }
 
@@ -92,7 +95,7 @@ func newBroker(perHour int) *broker {
 
 // open registers req as waiting. It reports false, registering nothing,
 // when the hourly limit of prompts is reached.
-func (b *broker) open(req ApprovalRequest) (*pendingApproval, bool) {
+func (b *broker) open(req ApprovalRequest, needed *pb.PipelineEvent) (*pendingApproval, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
@@ -105,7 +108,7 @@ func (b *broker) open(req ApprovalRequest) (*pendingApproval, bool) {
 		return nil, false
 	}
 	b.prompts = append(b.prompts, now)
-	p := &pendingApproval{req: req, answer: make(chan ApprovalResult, 1)}
+	p := &pendingApproval{req: req, needed: needed, answer: make(chan ApprovalResult, 1)}
 	b.pending[req.ID] = p
 	return p, true
 }
@@ -149,6 +152,21 @@ func (b *broker) list() []ApprovalRequest {
 	return out
 }
 
+// announcements returns the APPROVAL_NEEDED events still waiting for an
+// answer, of one session or ("") of all.
+func (b *broker) announcements(sessionID string) []*pb.PipelineEvent {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*pb.PipelineEvent
+	for _, p := range b.pending {
+		if sessionID == "" || p.req.SessionID == sessionID {
+			out = append(out, p.needed)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetTimestampMs() < out[j].GetTimestampMs() })
+	return out
+}
+
 func (b *broker) count() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -171,14 +189,18 @@ func (e *Engine) ResolveApproval(id, sessionID string, approved bool, by string)
 func (e *Engine) PendingApprovals() []ApprovalRequest { return e.approvals.list() }
 
 // awaitApproval holds an escalated call until the first answer, its
-// deadline or the end of its turn. APPROVAL_NEEDED is published only once
-// the approval can be answered, so no client sees an id that is not there.
-func (e *Engine) awaitApproval(ctx context.Context, req ApprovalRequest, announce func()) ApprovalResult {
+// deadline or the end of its turn. needed (APPROVAL_NEEDED) is published
+// only once the approval can be answered, so no client sees an id that is
+// not there; watchers that arrive later get it replayed.
+func (e *Engine) awaitApproval(ctx context.Context, req ApprovalRequest, needed *pb.PipelineEvent, publish func(*pb.PipelineEvent)) ApprovalResult {
+	announce := func() { publish(needed) }
 	if fixed, ok := e.cfg.Approver.(FixedApprover); ok {
 		announce()
 		return fixed.Approve(ctx, req)
 	}
-	p, ok := e.approvals.open(req)
+	// The broker keeps its own copy: the published event is shared with
+	// subscribers, the copy is replayed to watchers that come later.
+	p, ok := e.approvals.open(req, proto.Clone(needed).(*pb.PipelineEvent))
 	if !ok {
 		e.log.Warn("escalation denied: hourly limit of approval prompts reached", "call", req.CallID, "limit", e.cfg.ApprovalsPerHour)
 		return ApprovalResult{Outcome: OutcomeRateLimited, By: "engine"}

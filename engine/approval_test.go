@@ -148,3 +148,43 @@ func TestApprovalPromptsAreRateLimited(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 }
+
+// A client that starts watching while a call waits for a human is told
+// about it and can answer it.
+func TestLateWatcherSeesThePendingApproval(t *testing.T) {
+	h := newHarness(t, nil)
+	a, tr, p := h.startTurn(t, context.Background(), engine.Message{Content: "push it"})
+	a.send(t, proposal(p.GetSessionId(), p.GetMessageId(), "c1", "execute_command", escalating("late.txt")))
+	n := awaitNeeded(t, tr)
+
+	for _, session := range []string{p.GetSessionId(), ""} {
+		ctx, cancel := context.WithCancel(context.Background())
+		w, err := h.client().WatchSession(ctx, &pb.WatchSessionRequest{SessionId: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := w.Recv()
+		if err != nil || ev.GetApprovalNeeded().GetApprovalId() != n.GetApprovalId() || ev.GetSessionId() != p.GetSessionId() {
+			t.Fatalf("watching %q: first event %v, %v", session, ev, err)
+		}
+		cancel()
+	}
+	if _, err := h.client().ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: n.GetApprovalId(), Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.next(t)
+	callEvents(t, tr, "c1")
+	if !exists(t, filepath.Join(h.ws, "late.txt")) {
+		t.Fatal("the call approved by the late watcher did not run")
+	}
+	// Once answered, it is not replayed.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	w, err := h.client().WatchSession(ctx, &pb.WatchSessionRequest{SessionId: p.GetSessionId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := w.Recv(); err == nil {
+		t.Fatalf("replayed after the answer: %v", ev)
+	}
+}

@@ -56,6 +56,18 @@ func (c *clientService) WatchSession(req *pb.WatchSessionRequest, stream pb.Clie
 	}
 	sub := c.e.Subscribe(req.GetSessionId())
 	defer sub.Close()
+	// Headers tell the client it is subscribed: nothing published from
+	// here on is missed.
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
+	// A watcher that arrives while a call waits for a human still gets
+	// to answer it. (An approval opened just now may arrive twice.)
+	for _, ev := range c.e.approvals.announcements(req.GetSessionId()) {
+		if err := stream.Send(ev); err != nil {
+			return err
+		}
+	}
 	for {
 		select {
 		case ev, ok := <-sub.Events:

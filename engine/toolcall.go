@@ -172,17 +172,16 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publis
 		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
 		ToolName: p.GetToolName(), ArgumentsJSON: p.GetArgumentsJson(), Verdict: v, Deadline: deadline,
 	}
-	announce := func() {
-		publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
-			ApprovalNeeded: &pb.ApprovalNeeded{
-				ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
-				Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
-				ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
-			}})
-	}
+	needed := &pb.PipelineEvent{SessionId: t.sessionID, MessageId: t.messageID, TimestampMs: time.Now().UnixMilli(),
+		EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
+		ApprovalNeeded: &pb.ApprovalNeeded{
+			ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
+			Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
+			ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
+		}}
 	ctx, cancel := context.WithDeadline(t.ctx, deadline)
 	defer cancel()
-	res := e.awaitApproval(ctx, req, announce)
+	res := e.awaitApproval(ctx, req, needed, publish)
 	if !res.Approved && res.Outcome == "" {
 		// An Approver that gave up when ctx ended without saying why.
 		switch {
