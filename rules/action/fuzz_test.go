@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"reflect"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"testing"
@@ -119,6 +121,52 @@ func FuzzJoinClean(f *testing.F) {
 		}
 		if first != want {
 			t.Fatalf("joinClean(%q, %q) in an arena = %q after later joins, path.Join gives %q", root, p, first, want)
+		}
+	})
+}
+
+// FuzzScanners checks the word-at-a-time scanners against their byte loops.
+func FuzzScanners(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text here", "tab\there\nnewline\r", "ctl\x01x", "del\x7fx", "é ünïcode", "quote\"inside", `back\slash`, "exactly8", "0123456789abcdef\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isPlainASCII(s), plainASCIIBytes(s); got != want {
+			t.Fatalf("isPlainASCII(%q) = %v, byte loop says %v", s, got, want)
+		}
+		var want []byte
+		want = append(want, '"')
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\':
+				want = append(want, '\\', c)
+			case c == '\b':
+				want = append(want, `\b`...)
+			case c == '\f':
+				want = append(want, `\f`...)
+			case c == '\n':
+				want = append(want, `\n`...)
+			case c == '\r':
+				want = append(want, `\r`...)
+			case c == '\t':
+				want = append(want, `\t`...)
+			case c < 0x20:
+				want = append(want, fmt.Sprintf(`\u%04x`, c)...)
+			default:
+				want = append(want, c)
+			}
+		}
+		want = append(want, '"')
+		if got := AppendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendJSONString(%q) = %q, want %q", s, got, want)
+		}
+		if !utf8.ValidString(s) {
+			return
+		}
+		// The parser must read back what the encoder wrote.
+		m, err := parseJSONObject([]byte(`{"k":`+string(want)+`}`), DefaultLimits)
+		if err != nil || m["k"] != s {
+			t.Fatalf("parsing %s: %v, %q", want, err, m["k"])
 		}
 	})
 }

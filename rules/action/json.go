@@ -229,6 +229,12 @@ func (p *jsonParser) string() (string, error) {
 	start := p.i
 	// Fast path: no escapes.
 	for p.i < len(p.b) {
+		for p.i+8 <= len(p.s) && jsonPlainWord(load8(p.s, p.i)) {
+			p.i += 8
+		}
+		if p.i >= len(p.b) {
+			break
+		}
 		c := p.b[p.i]
 		if c == '"' {
 			s := p.s[start:p.i]

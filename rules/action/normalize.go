@@ -61,6 +61,16 @@ func Normalize(s string) (string, []Evasion) {
 func runeName(r rune) string { return fmt.Sprintf("U+%04X", r) }
 
 func isPlainASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainASCIIWord(load8(s, i)) && !plainASCIIBytes(s[i:i+8]) {
+			return false
+		}
+	}
+	return plainASCIIBytes(s[i:])
+}
+
+func plainASCIIBytes(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {

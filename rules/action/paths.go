@@ -25,14 +25,10 @@ func resolvePath(p, root, home string, mem *arena) (Path, bool) {
 	p = expandHome(p, home, mem)
 	var abs string
 	switch {
-	case strings.HasPrefix(p, "/"):
-		abs = path.Clean(p)
-	case strings.HasPrefix(p, "~"):
-		abs = path.Clean(p)
-	case root != "":
+	case root != "" && (p == "" || p[0] != '/' && p[0] != '~'):
 		abs = joinClean(root, p, mem)
 	default:
-		abs = path.Clean(p)
+		abs = cleanPath(p)
 	}
 	out := Path{Abs: abs}
 	switch {
@@ -112,7 +108,16 @@ func cleanRoot(dir string) string {
 	if dir == "" {
 		return ""
 	}
-	return path.Clean(dir)
+	return cleanPath(dir)
+}
+
+// cleanPath is path.Clean without its scan and copy for the usual path
+// that is clean already.
+func cleanPath(p string) string {
+	if isCleanNoDots(p) {
+		return p
+	}
+	return path.Clean(p)
 }
 
 // joinClean is path.Join(root, p) for a non-empty root. When both are

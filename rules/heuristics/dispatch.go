@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"strings"
+	"sync"
 )
 
 // checkCommandAction judges an execute_command action through its parsed
@@ -15,12 +16,26 @@ func (s *scan) checkCommandAction() {
 		}
 		return
 	}
-	var buf [smallScript]cmdView
-	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home, &buf)
+	buf := getViews()
+	defer putViews(buf)
+	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home, buf)
 	s.commandRules(&cs, act.Command)
 	s.checkUnanalysable(&cs)
 	s.checkDecodedLayers()
 	s.checkCommandSecrets(&cs)
+}
+
+// viewBufs recycles the views of short command lines. The rules pass
+// views to functions that escape analysis cannot follow, so a stack
+// buffer would be moved to the heap: half a kilobyte per decision.
+var viewBufs = sync.Pool{New: func() any { return new([smallScript]cmdView) }}
+
+func getViews() *[smallScript]cmdView { return viewBufs.Get().(*[smallScript]cmdView) }
+
+// putViews clears buf, so the pool keeps no script alive, and returns it.
+func putViews(buf *[smallScript]cmdView) {
+	*buf = [smallScript]cmdView{}
+	viewBufs.Put(buf)
 }
 
 // commandRules runs every rule that judges a parsed command line. It is

@@ -20,8 +20,9 @@ func (s *scan) judgeShell(text string) (Finding, bool) {
 		return Finding{}, false
 	}
 	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1}
-	var buf [smallScript]cmdView
-	cs := newCmdScan(shell.Parse(text), s.act.Caller.WorkspaceRoot, s.act.Caller.Home, &buf)
+	buf := getViews()
+	defer putViews(buf)
+	cs := newCmdScan(shell.Parse(text), s.act.Caller.WorkspaceRoot, s.act.Caller.Home, buf)
 	inner.commandRules(&cs, text)
 	for _, f := range inner.findings {
 		if f.Outcome == block {

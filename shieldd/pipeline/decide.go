@@ -102,11 +102,15 @@ func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding,
 	var list []*pb.Finding
 	var protos []pb.Finding
 	var ids []string
-	if len(findings) <= len(findingsBlock{}.protos) {
-		// The usual one to three findings: one allocation for everything.
-		b := &findingsBlock{}
+	switch {
+	case len(findings) == 1:
+		// The usual few findings: one allocation for everything.
+		b := &findingsBlock1{}
+		list, protos, ids = b.list[:0], b.protos[:], b.ids[:0]
+	case len(findings) <= len(findingsBlock3{}.protos):
+		b := &findingsBlock3{}
 		list, protos, ids = b.list[:0], b.protos[:len(findings)], b.ids[:0]
-	} else {
+	default:
 		list = make([]*pb.Finding, 0, 1+len(findings))
 		protos = make([]pb.Finding, len(findings))
 		ids = make([]string, 0, 1+len(findings))
@@ -143,9 +147,15 @@ func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding,
 	return reasons
 }
 
-// findingsBlock holds the findings and rule ids of a verdict with up to
-// three Tier 1 findings.
-type findingsBlock struct {
+// findingsBlock1 and findingsBlock3 hold the findings and rule ids of a
+// verdict with one, or up to three, Tier 1 findings.
+type findingsBlock1 struct {
+	list   [2]*pb.Finding
+	protos [1]pb.Finding
+	ids    [2]string
+}
+
+type findingsBlock3 struct {
 	list   [4]*pb.Finding
 	protos [3]pb.Finding
 	ids    [4]string

@@ -1,0 +1,41 @@
+package action
+
+// Scanning eight bytes at a time ("SIMD within a register"): the scans
+// below run over every string of every uncached decision, and most
+// strings are plain ASCII with nothing to stop at. Each word test may
+// report a word that needs no attention (a borrow can flag a byte above a
+// real hit), never miss one; callers re-check flagged words byte by byte.
+
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// load8 reads s[i:i+8] as a little-endian word.
+func load8(s string, i int) uint64 {
+	w := s[i : i+8] // one bounds check, and the compiler merges the loads
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// hasZero flags the words with a zero byte.
+func hasZero(x uint64) bool { return (x-lows)&^x&highs != 0 }
+
+// hasByte flags the words with byte c.
+func hasByte(x uint64, c byte) bool { return hasZero(x ^ (lows * uint64(c))) }
+
+// hasLess flags the words with a byte below n (n <= 128).
+func hasLess(x uint64, n byte) bool { return (x-lows*uint64(n))&^x&highs != 0 }
+
+// plainASCIIWord reports words of printable ASCII (0x20-0x7e), tab,
+// newline or carriage return only; a flagged word may still be plain.
+func plainASCIIWord(x uint64) bool {
+	return x&highs == 0 && !hasByte(x, 0x7f) && !hasLess(x, 0x20)
+}
+
+// jsonPlainWord reports words that need nothing escaped in a JSON
+// string: no quote, no backslash, no control character. A flagged word
+// may still be plain.
+func jsonPlainWord(x uint64) bool {
+	return !hasByte(x, '"') && !hasByte(x, '\\') && !hasLess(x, 0x20)
+}
