@@ -41,6 +41,9 @@ func displayPath(rel, p string) string {
 func (r *Registry) readFile(ctx context.Context, a args) Result {
 	p := a.str("path")
 	rel, err := r.resolve(p)
+	if err == nil {
+		err = r.checkStatePath(p, rel)
+	}
 	if err != nil {
 		return errResult(fmt.Errorf("read_file: %w", err))
 	}
@@ -147,11 +150,12 @@ func (r *Registry) writeFile(_ context.Context, a args) Result {
 	if hasGitComponent(rel) {
 		return errResult(fmt.Errorf("write_file: %w", errGitWrite(p)))
 	}
+	if err := r.checkStatePath(p, rel); err != nil {
+		return errResult(fmt.Errorf("write_file: %w", err))
+	}
 	if dir := filepath.Dir(rel); dir != "." {
-		if err := r.root.MkdirAll(dir, 0o755); errors.Is(err, fs.ErrExist) {
-			return errResult(fmt.Errorf("write_file: %q: a component of the path is a file, not a directory", p))
-		} else if err != nil {
-			return errResult(fmt.Errorf("write_file: creating the parent directories: %w", fsError(filepath.Dir(p), err)))
+		if err := r.mkdirParents(p, dir); err != nil {
+			return errResult(fmt.Errorf("write_file: %w", err))
 		}
 	}
 	created := true
@@ -209,6 +213,9 @@ func (r *Registry) editFile(_ context.Context, a args) Result {
 	if hasGitComponent(rel) {
 		return errResult(fmt.Errorf("edit_file: %w", errGitWrite(p)))
 	}
+	if err := r.checkStatePath(p, rel); err != nil {
+		return errResult(fmt.Errorf("edit_file: %w", err))
+	}
 	f, fi, err := r.openRegular(p, rel, os.O_RDWR)
 	if err != nil {
 		return errResult(fmt.Errorf("edit_file: %w", err))
@@ -262,20 +269,48 @@ func (r *Registry) editFile(_ context.Context, a args) Result {
 }
 
 // openDir opens a directory argument as a sub-root; what is below it stays
-// confined to it, and so to the workspace.
-func (r *Registry) openDir(p, rel string) (*os.Root, error) {
+// confined to it, and so to the workspace. It also returns the directory's
+// real workspace-relative path, read from the sub-root's own descriptor,
+// which walks use to skip the state directory.
+func (r *Registry) openDir(p, rel string) (*os.Root, string, error) {
+	if err := r.checkStatePath(p, rel); err != nil {
+		return nil, "", err
+	}
 	fi, err := r.root.Stat(rel)
 	if err != nil {
-		return nil, fsError(p, err)
+		return nil, "", fsError(p, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%q is a file, not a directory", p)
+		return nil, "", fmt.Errorf("%q is a file, not a directory", p)
 	}
 	sub, err := r.root.OpenRoot(rel)
 	if err != nil {
-		return nil, fsError(p, err)
+		return nil, "", fsError(p, err)
 	}
-	return sub, nil
+	real, err := r.subRootReal(p, rel, sub)
+	if err != nil {
+		sub.Close()
+		return nil, "", err
+	}
+	return sub, real, nil
+}
+
+// subRootReal returns the real workspace-relative path of a sub-root opened
+// as rel, refusing the state directory.
+func (r *Registry) subRootReal(p, rel string, sub *os.Root) (string, error) {
+	d, err := sub.Open(".")
+	if err != nil {
+		return "", fsError(p, err)
+	}
+	defer d.Close()
+	real, err := r.realRel(p, rel, d)
+	if err != nil {
+		return "", err
+	}
+	if isStateRel(real) {
+		return "", errStatePath(p)
+	}
+	return real, nil
 }
 
 // entryLine formats one listing entry.
@@ -308,7 +343,7 @@ func (r *Registry) listDirectory(ctx context.Context, a args) Result {
 	if p == "" {
 		p = "."
 	}
-	sub, err := r.openDir(p, rel)
+	sub, base, err := r.openDir(p, rel)
 	if err != nil {
 		return errResult(fmt.Errorf("list_directory: %w", err))
 	}
@@ -323,6 +358,7 @@ func (r *Registry) listDirectory(ctx context.Context, a args) Result {
 		if err != nil {
 			return errResult(fmt.Errorf("list_directory: %w", fsError(p, err)))
 		}
+		entries = slices.DeleteFunc(entries, func(d fs.DirEntry) bool { return inState(base, d.Name()) })
 		for i, d := range entries {
 			if i == limit {
 				lines = append(lines, fmt.Sprintf("[... truncated: %d more entries]", len(entries)-limit))
@@ -335,6 +371,12 @@ func (r *Registry) listDirectory(ctx context.Context, a args) Result {
 		err := fs.WalkDir(fsys, ".", func(wp string, d fs.DirEntry, err error) error {
 			if wp == "." {
 				return err
+			}
+			if inState(base, wp) { // not even listed
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
 			}
 			if err != nil { // an unreadable subdirectory: say so and go on
 				lines = append(lines, fmt.Sprintf("%s/ [unreadable: %v]", displayPath(rel, wp), errors.Unwrap(err)))
@@ -381,6 +423,18 @@ func checkGlob(arg, pattern string) error {
 	return nil
 }
 
+// patternNamesState refuses a pattern whose first segment names the state
+// directory below base (the real workspace-relative path the pattern is
+// relative to). Walks skip the directory anyway; this says why nothing
+// would match.
+func patternNamesState(arg, pattern, base string) error {
+	first, _, _ := strings.Cut(pattern, "/")
+	if !strings.ContainsAny(first, `*?[{\`) && inState(base, first) {
+		return fmt.Errorf("%s %q names %s, which is %w", arg, pattern, StateDirName, errInState)
+	}
+	return nil
+}
+
 // literalPrefix returns the leading pattern directories without glob
 // syntax, where a walk can start instead of at the top.
 func literalPrefix(pattern string) string {
@@ -410,25 +464,46 @@ func (r *Registry) globFiles(ctx context.Context, a args) Result {
 	if p == "" {
 		p = "."
 	}
-	sub, err := r.openDir(p, rel)
+	sub, base, err := r.openDir(p, rel)
 	if err != nil {
 		return errResult(fmt.Errorf("glob_files: %w", err))
 	}
 	defer sub.Close()
-	fsys := sub.FS()
+	if err := patternNamesState("pattern", pattern, base); err != nil {
+		return errResult(fmt.Errorf("glob_files: %w", err))
+	}
 	wantGit := strings.Contains(strings.ToLower(pattern), ".git")
+	// The walk starts at the pattern's literal directories, opened as a
+	// sub-root of path so that its real path is known and checked too.
 	start := literalPrefix(pattern)
-	if _, err := fs.Stat(fsys, start); err != nil {
-		return okResult(fmt.Sprintf("no paths match %q under %s", pattern, p), false)
+	walkRoot, startReal := sub, base
+	if start != "." {
+		if err := r.checkStatePath(displayPath(rel, start), filepath.Join(rel, filepath.FromSlash(start))); err != nil {
+			return errResult(fmt.Errorf("glob_files: pattern %q: %w", pattern, err))
+		}
+		if walkRoot, err = sub.OpenRoot(start); err != nil {
+			return okResult(fmt.Sprintf("no paths match %q under %s", pattern, p), false)
+		}
+		defer walkRoot.Close()
+		if startReal, err = r.subRootReal(displayPath(rel, start), filepath.Join(rel, filepath.FromSlash(start)), walkRoot); err != nil {
+			return errResult(fmt.Errorf("glob_files: pattern %q: %w", pattern, err))
+		}
 	}
 
 	var matches []string
 	visited := 0
 	stop := ""
-	err = fs.WalkDir(fsys, start, func(wp string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(walkRoot.FS(), ".", func(wp string, d fs.DirEntry, err error) error {
+		if wp != "." && inState(startReal, wp) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil {
 			return nil // unreadable: nothing to match below it
 		}
+		wp = displayPath(start, wp) // relative to path, as the pattern is
 		if visited++; visited > maxWalkEntries {
 			stop = fmt.Sprintf("[... truncated: stopped after visiting %d entries; give a narrower path or pattern]", maxWalkEntries)
 			return fs.SkipAll
@@ -498,6 +573,9 @@ func (r *Registry) searchFiles(ctx context.Context, a args) Result {
 	}
 	st := &searchState{re: re, max: int(a.integer("max_results", int64(r.opts.MaxMatches)))}
 
+	if err := r.checkStatePath(p, rel); err != nil {
+		return errResult(fmt.Errorf("search_files: %w", err))
+	}
 	fi, err := r.root.Stat(rel)
 	if err != nil {
 		return errResult(fmt.Errorf("search_files: %w", fsError(p, err)))
@@ -511,13 +589,24 @@ func (r *Registry) searchFiles(ctx context.Context, a args) Result {
 		r.searchFile(st, f, filepath.ToSlash(rel))
 		f.Close()
 	case fi.IsDir():
-		sub, err := r.root.OpenRoot(rel)
+		sub, base, err := r.openDir(p, rel)
 		if err != nil {
-			return errResult(fmt.Errorf("search_files: %w", fsError(p, err)))
+			return errResult(fmt.Errorf("search_files: %w", err))
 		}
 		defer sub.Close()
+		if strings.Contains(include, "/") { // a slash matches include against the path below path
+			if err := patternNamesState("include", include, base); err != nil {
+				return errResult(fmt.Errorf("search_files: %w", err))
+			}
+		}
 		visited := 0
 		err = fs.WalkDir(sub.FS(), ".", func(wp string, d fs.DirEntry, err error) error {
+			if wp != "." && inState(base, wp) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			if err != nil {
 				st.unread++
 				return nil
