@@ -39,6 +39,7 @@ type DaemonConfig struct {
 // Daemon is shieldd's listeners and servers.
 type Daemon struct {
 	cfg      DaemonConfig
+	svc      *ShieldService
 	grpc     *grpc.Server
 	health   *health.Server
 	http     *http.Server
@@ -57,7 +58,7 @@ func Listen(svc *ShieldService, cfg DaemonConfig) (*Daemon, error) {
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 10 * time.Second
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger, serveErr: make(chan error, 2)}
+	d := &Daemon{cfg: cfg, svc: svc, log: cfg.Logger, serveErr: make(chan error, 2)}
 	var err error
 	if d.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
 		return nil, fmt.Errorf("gRPC listen on %s: %w", cfg.GRPCAddr, err)
@@ -155,6 +156,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 func (d *Daemon) shutdown() {
 	d.ready.Store(false)
 	d.health.Shutdown() // every service NOT_SERVING: balancers stop sending
+	d.svc.StopStreams() // streams would otherwise last as long as their clients
 	drained := make(chan struct{})
 	go func() {
 		d.grpc.GracefulStop()

@@ -44,6 +44,8 @@ type ShieldService struct {
 	// Tracing makes a span per evaluation; nil is off.
 	Tracing *Tracing
 	Logger  *slog.Logger
+
+	streams streamDrain // ends open EvaluateStreams on shutdown
 }
 
 // PolicyErrorReporter says why the last policy reload failed; both are ""

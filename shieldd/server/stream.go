@@ -21,6 +21,12 @@ import (
 // instead of growing the server's memory.
 const MaxStreamInFlight = 64
 
+// errStreamsDraining ends open streams when shieldd shuts down: answers to
+// requests already being judged are sent first; the client sends the rest
+// again, to another replica.
+var errStreamsDraining = status.Error(codes.Unavailable,
+	"shieldd is shutting down: requests on this stream that got no answer were not judged; send them again")
+
 // EvaluateStream judges a stream of requests. Each one goes through Judge,
 // exactly as a unary Evaluate does (caller identity, tenant rate limit,
 // pipeline, audit record, metrics); up to MaxStreamInFlight are judged at
@@ -28,63 +34,129 @@ const MaxStreamInFlight = 64
 // back as they are ready, correlated by request_id. A request that cannot
 // be judged gets an error answer and the stream goes on; the stream itself
 // ends when the client closes its side (after every pending answer is
-// sent), when it goes away, or on a transport error such as an oversized
-// message.
+// sent), when it goes away, on a transport error such as an oversized
+// message, or when shieldd shuts down (StopStreams: Unavailable, after
+// the answers already being worked on).
 func (s *ShieldService) EvaluateStream(stream pb.ShieldService_EvaluateStreamServer) error {
 	ctx := stream.Context()
-	out := &streamSender{stream: stream}
-	// Workers are started on demand and kept for the stream's life: a
-	// burst does not start and stop a goroutine per request.
-	jobs := make(chan *pb.EvaluateRequest)
-	var workers sync.WaitGroup
-	started := 0
-	worker := func(req *pb.EvaluateRequest) {
-		defer workers.Done()
-		for ok := true; ok; req, ok = <-jobs {
-			if ctx.Err() != nil {
-				continue // nobody will read the answer; drain without judging
-			}
-			out.send(s.answer(ctx, req))
-		}
+	d := &streamDispatch{s: s, ctx: ctx, out: &streamSender{stream: stream}, jobs: make(chan *pb.EvaluateRequest)}
+	// The receiving loop runs on its own goroutine so that a shutdown can
+	// end a stream whose client is idle (blocked in Recv).
+	received := make(chan error, 1)
+	go func() { received <- d.receive(stream) }()
+	var err error
+	select {
+	case err = <-received:
+	case <-s.streams.draining():
+		d.stopReceiving()
+		err = errStreamsDraining
 	}
+	close(d.jobs)
+	d.workers.Wait()
 
-	var recvErr error
+	if err := d.out.failed(); err != nil {
+		return err
+	}
+	if errors.Is(err, io.EOF) {
+		return nil // the client closed its side and has every answer
+	}
+	return err
+}
+
+// streamDispatch hands one stream's requests to its workers. Workers are
+// started on demand and kept for the stream's life: a burst does not start
+// and stop a goroutine per request.
+type streamDispatch struct {
+	s   *ShieldService
+	ctx context.Context
+	out *streamSender
+
+	jobs    chan *pb.EvaluateRequest
+	workers sync.WaitGroup
+	started int
+	// mu is held while a request is handed over, so that stopReceiving
+	// returns only when no hand-over can follow.
+	mu      sync.Mutex
+	stopped bool
+}
+
+// receive reads requests until the stream ends and hands each to a worker;
+// when all are busy it stops reading until one is free.
+func (d *streamDispatch) receive(stream pb.ShieldService_EvaluateStreamServer) error {
 	for {
 		req, err := stream.Recv()
 		if err != nil {
-			recvErr = err
-			break
+			return err
 		}
-		select {
-		case jobs <- req: // an idle worker took it
-			continue
-		default:
+		d.mu.Lock()
+		if d.stopped {
+			d.mu.Unlock()
+			return nil // shutting down: the request is not judged
 		}
-		if started < MaxStreamInFlight {
-			started++
-			workers.Add(1)
-			go worker(req)
-			continue
-		}
-		select { // every worker is busy: stop reading until one is free
-		case jobs <- req:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			recvErr = status.FromContextError(ctx.Err()).Err()
-			break
+		err = d.dispatch(req)
+		d.mu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
-	close(jobs)
-	workers.Wait()
+}
 
-	if err := out.failed(); err != nil {
-		return err
+func (d *streamDispatch) dispatch(req *pb.EvaluateRequest) error {
+	select {
+	case d.jobs <- req: // an idle worker took it
+		return nil
+	default:
 	}
-	if errors.Is(recvErr, io.EOF) {
-		return nil // the client closed its side and has every answer
+	if d.started < MaxStreamInFlight {
+		d.started++
+		d.workers.Add(1)
+		go d.work(req)
+		return nil
 	}
-	return recvErr
+	select { // every worker is busy: stop reading until one is free
+	case d.jobs <- req:
+		return nil
+	case <-d.ctx.Done():
+		return status.FromContextError(d.ctx.Err()).Err()
+	}
+}
+
+func (d *streamDispatch) work(req *pb.EvaluateRequest) {
+	defer d.workers.Done()
+	for ok := true; ok; req, ok = <-d.jobs {
+		if d.ctx.Err() != nil {
+			continue // nobody will read the answer; drain without judging
+		}
+		d.out.send(d.s.answer(d.ctx, req))
+	}
+}
+
+// stopReceiving makes receive hand over no more requests.
+func (d *streamDispatch) stopReceiving() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+}
+
+// streamDrain tells open streams that shieldd is shutting down.
+type streamDrain struct {
+	once sync.Once
+	ch   chan struct{}
+	stop sync.Once
+}
+
+func (sd *streamDrain) draining() chan struct{} {
+	sd.once.Do(func() { sd.ch = make(chan struct{}) })
+	return sd.ch
+}
+
+// StopStreams ends every open EvaluateStream, now and later, with
+// Unavailable once the answers already being worked on are sent. The
+// daemon calls it when it starts draining: streams live as long as their
+// clients, and would otherwise hold the drain up to its timeout.
+func (s *ShieldService) StopStreams() {
+	ch := s.streams.draining()
+	s.streams.stop.Do(func() { close(ch) })
 }
 
 // answer judges one streamed request; it never panics and never answers

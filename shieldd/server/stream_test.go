@@ -604,3 +604,28 @@ func TestStreamTenantFromIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Shutting down ends open streams instead of waiting for their clients:
+// the answer being worked on is sent, then the stream ends Unavailable
+// saying why, and the drain completes.
+func TestStreamEndsOnShutdown(t *testing.T) {
+	ts, model := startTier2Server(t)
+	s := openStream(t, context.Background(), ts.client)
+	s.send(fetchReq("held", 0))
+	<-model.srv.Arrived(1)
+	stopped := make(chan struct{})
+	go func() { ts.stop(); close(stopped) }()
+	model.open()
+	if resp := s.next(); resp.RequestId != "held" {
+		t.Fatalf("answer %v, want held's", resp)
+	} else {
+		wantVerdict(t, resp)
+	}
+	if resp, ok := <-s.answers; ok {
+		t.Fatalf("unexpected answer %v", resp)
+	}
+	if err := <-s.end; status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shieldd is shutting down") {
+		t.Fatalf("stream ended with %v; want Unavailable saying shieldd is shutting down", err)
+	}
+	<-stopped
+}
