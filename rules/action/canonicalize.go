@@ -76,14 +76,18 @@ func parseRequest(req Request, lim Limits, mem *arena) (args map[string]any, nst
 	if i := invalidUTF8At(payload); i >= 0 {
 		return nil, 0, nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
 	}
-	if mem.buf == nil {
-		// Room for the payload, its canonical form (rarely longer) and
-		// the paths derived from it.
-		mem.buf = make([]byte, 0, 2*len(payload)+256)
-	}
-	args, nstrings, err = parseJSONObjectCount(payload, lim, mem)
+	// Room for the payload and its canonical form (rarely longer), and
+	// a little for what the payload decodes to and the paths derived
+	// from it; more buffers follow if needed.
+	mem.reserve(2*len(payload) + 64)
+	args, nstrings, canon, err = parseJSONObjectCanonical(payload, lim, mem)
 	if err != nil {
 		return nil, 0, nil, err
+	}
+	if canon != nil {
+		// Already canonical. (Its numbers are small integers, so the
+		// conversion below could not have failed either.)
+		return args, nstrings, canon, nil
 	}
 	start := mem.mark()
 	if mem.buf, err = appendCanonical(mem.buf, args); err != nil {

@@ -112,6 +112,37 @@ func TestHashIsCanonical(t *testing.T) {
 	}
 }
 
+// A payload already in its RFC 8785 form is used as is; any departure
+// from it is rewritten.
+func TestCanonicalForm(t *testing.T) {
+	const smile, last = "\U0001F600", "\uffff" // UTF-16 puts the surrogate pair first
+	for payload, want := range map[string]string{
+		`{"a":1,"b":[true,null,-5,"x\u001fy\n\"\\"],"c":{}}`:   "",
+		`{"z":123456789012345,"é":"` + "\u2028" + ` ünï <&>"}`: "",
+		`{"` + smile + `":1,"` + last + `":2}`:                 "",
+		`{"` + last + `":2,"` + smile + `":1}`:                 `{"` + smile + `":1,"` + last + `":2}`,
+		`{"\ud83d\ude00":1,"\uffff":2}`:                        `{"` + smile + `":1,"` + last + `":2}`,
+		`{"b":1,"a":2}`:                                        `{"a":2,"b":1}`,
+		`{"a": 1}`:                                             `{"a":1}`,
+		`{"a":"\/"}`:                                           `{"a":"/"}`,
+		`{"a":"\u0041"}`:                                       `{"a":"A"}`,
+		`{"a":"\u001F"}`:                                       `{"a":"\u001f"}`,
+		`{"a":"\u000a"}`:                                       `{"a":"\n"}`,
+		`{"a":1.0}`:                                            `{"a":1}`,
+		`{"a":1e2}`:                                            `{"a":100}`,
+		`{"a":-0}`:                                             `{"a":0}`,
+		`{"a":1234567890123456}`:                               `{"a":1234567890123456}`,
+		`{"a":12345678901234567890}`:                           `{"a":12345678901234567000}`,
+	} {
+		if want == "" {
+			want = payload
+		}
+		if got := mustCanon(t, "x", payload).CanonicalJSON; string(got) != want {
+			t.Errorf("canonical form of %s = %s, want %s", payload, got, want)
+		}
+	}
+}
+
 func TestResolvePath(t *testing.T) {
 	cases := []struct {
 		raw, root, home      string

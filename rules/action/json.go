@@ -27,6 +27,11 @@ type jsonParser struct {
 	// nstrings counts string values (not member names), so the caller can
 	// size Action.Strings once.
 	nstrings int
+	// nonCanonical is set when the document is not in its RFC 8785 form
+	// (whitespace, an escape JCS would not write, keys out of order, a
+	// number JCS would spell differently). Payloads are often canonical
+	// already, and then they are their own canonical form.
+	nonCanonical bool
 }
 
 func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
@@ -38,12 +43,24 @@ func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
 // string values in the document. It copies b into mem, where the decoded
 // strings live too.
 func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (map[string]any, int, error) {
+	m, n, _, err := parseJSONObjectCanonical(b, lim, mem)
+	return m, n, err
+}
+
+// parseJSONObjectCanonical is parseJSONObjectCount that also returns b's
+// copy in mem when b is already in its RFC 8785 form, nil otherwise.
+func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena) (m map[string]any, nstrings int, canonical []byte, err error) {
+	mem.reserve(len(b))
 	start := mem.mark()
 	mem.buf = append(mem.buf, b...)
-	p := jsonParser{b: mem.buf[start:len(mem.buf):len(mem.buf)], s: mem.since(start), mem: *mem, lim: lim}
-	m, err := p.topObject()
+	end := mem.mark()
+	p := jsonParser{b: mem.buf[start:end:end], s: mem.since(start), mem: *mem, lim: lim}
+	m, err = p.topObject()
 	*mem = p.mem
-	return m, p.nstrings, err
+	if err == nil && !p.nonCanonical {
+		canonical = p.b
+	}
+	return m, p.nstrings, canonical, err
 }
 
 func (p *jsonParser) topObject() (map[string]any, error) {
@@ -90,6 +107,7 @@ func (p *jsonParser) skipSpace() {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
+			p.nonCanonical = true
 		default:
 			return
 		}
@@ -149,6 +167,7 @@ func (p *jsonParser) object() (any, error) {
 		p.depth--
 		return m, nil
 	}
+	prev, first := "", true
 	for {
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
@@ -161,6 +180,10 @@ func (p *jsonParser) object() (any, error) {
 		if _, dup := m[key]; dup {
 			return nil, invalidf("payload_json is not valid JSON: duplicate object member name %q", key)
 		}
+		if !first && !p.nonCanonical && compareUTF16(prev, key) >= 0 {
+			p.nonCanonical = true // RFC 8785 sorts members
+		}
+		prev, first = key, false
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
 			return nil, p.syntaxError()
@@ -274,6 +297,7 @@ func (p *jsonParser) string() (string, error) {
 		switch esc {
 		case '"', '\\', '/':
 			out = append(out, esc)
+			p.nonCanonical = p.nonCanonical || esc == '/' // RFC 8785 writes "/" as is
 		case 'b':
 			out = append(out, '\b')
 		case 'f':
@@ -288,6 +312,9 @@ func (p *jsonParser) string() (string, error) {
 			r, ok := p.hex4()
 			if !ok {
 				return "", invalidf("payload_json is not valid JSON: bad \\u escape at byte %d", p.i)
+			}
+			if !p.nonCanonical && !jcsUnicodeEscape(r, p.b[p.i-4:p.i]) {
+				p.nonCanonical = true
 			}
 			if utf16.IsSurrogate(r) {
 				lo, ok := rune(-1), false
@@ -359,7 +386,52 @@ func (p *jsonParser) number() (any, error) {
 			return nil, p.syntaxError()
 		}
 	}
+	if !p.nonCanonical && !jcsInteger(p.s[start:p.i]) {
+		p.nonCanonical = true
+	}
 	return Number(p.s[start:p.i]), nil
+}
+
+// jcsUnicodeEscape reports whether RFC 8785 writes rune r as \u with these
+// four hex digits: only control characters without a short escape, in
+// lower-case hex.
+func jcsUnicodeEscape(r rune, digits []byte) bool {
+	if r >= 0x20 {
+		return false
+	}
+	switch r {
+	case '\b', '\t', '\n', '\f', '\r':
+		return false
+	}
+	for _, c := range digits {
+		if c >= 'A' && c <= 'F' {
+			return false
+		}
+	}
+	return true
+}
+
+// jcsInteger reports whether RFC 8785 writes the number literal n as is:
+// an integer without leading zeros, not "-0", of at most 15 digits (every
+// such integer is exact in a float64, and ECMAScript prints it digit for
+// digit). Anything else is left to the full number formatting.
+func jcsInteger(n string) bool {
+	digits := n
+	if digits != "" && digits[0] == '-' {
+		digits = digits[1:]
+		if digits == "0" {
+			return false
+		}
+	}
+	if digits == "" || len(digits) > 15 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *jsonParser) digits() bool {
