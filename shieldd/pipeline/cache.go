@@ -30,36 +30,55 @@ type cacheKey [2]uint64
 
 var cacheSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// keyBufPool holds scratch buffers for the key material.
-var keyBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// keyBufPool holds scratch buffers for requests too large for the stack.
+var keyBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// smallKey is the key material that fits a stack buffer: most requests.
+const smallKey = 512
 
 func makeCacheKey(policyVersion string, in *Input) cacheKey {
-	bp := keyBufPool.Get().(*[]byte)
-	b := (*bp)[:0]
-	field := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
 	c := &in.Request.Caller
-	field("parapet.cache.v1")
-	field(c.Tenant)
-	field(policyVersion)
-	field(in.Request.Type)
-	b = binary.AppendUvarint(b, uint64(len(in.Request.Payload)))
-	b = append(b, in.Request.Payload...)
-	field(c.WorkspaceID)
-	field(c.EngineID)
-	field(c.UserID)
-	field(c.AgentName)
-	field(c.WorkspaceRoot)
-	field(c.Home)
-	b = binary.AppendVarint(b, int64(in.MinTier))
-	k := cacheKey{maphash.Bytes(cacheSeeds[0], b), maphash.Bytes(cacheSeeds[1], b)}
+	n := len(policyVersion) + len(in.Request.Type) + len(in.Request.Payload) + len(c.Tenant) + len(c.WorkspaceID) +
+		len(c.EngineID) + len(c.UserID) + len(c.AgentName) + len(c.WorkspaceRoot) + len(c.Home) + 16 + 11*binary.MaxVarintLen64
+	if n <= smallKey {
+		var buf [smallKey]byte
+		return hashKey(appendKey(buf[:0], policyVersion, in))
+	}
+	bp := keyBufPool.Get().(*[]byte)
+	b := appendKey((*bp)[:0], policyVersion, in)
+	k := hashKey(b)
 	if cap(b) <= 64<<10 { // don't keep huge payload buffers alive
 		*bp = b
 		keyBufPool.Put(bp)
 	}
 	return k
+}
+
+func hashKey(b []byte) cacheKey {
+	return cacheKey{maphash.Bytes(cacheSeeds[0], b), maphash.Bytes(cacheSeeds[1], b)}
+}
+
+// appendKey appends the key material: each field length-prefixed.
+func appendKey(b []byte, policyVersion string, in *Input) []byte {
+	c := &in.Request.Caller
+	b = appendField(b, "parapet.cache.v1")
+	b = appendField(b, c.Tenant)
+	b = appendField(b, policyVersion)
+	b = appendField(b, in.Request.Type)
+	b = binary.AppendUvarint(b, uint64(len(in.Request.Payload)))
+	b = append(b, in.Request.Payload...)
+	b = appendField(b, c.WorkspaceID)
+	b = appendField(b, c.EngineID)
+	b = appendField(b, c.UserID)
+	b = appendField(b, c.AgentName)
+	b = appendField(b, c.WorkspaceRoot)
+	b = appendField(b, c.Home)
+	return binary.AppendVarint(b, int64(in.MinTier))
+}
+
+func appendField(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // cachedVerdict is what the cache holds per action: its hash and time,
@@ -87,12 +106,12 @@ func newVerdictCache(size int, ttl time.Duration) *verdictCache {
 }
 
 // get returns a fresh verdict built from the cached entry.
-func (c *verdictCache) get(k cacheKey, now time.Time) (*pb.Verdict, bool) {
+func (c *verdictCache) get(k cacheKey, unixNow int64) (*pb.Verdict, bool) {
 	e, ok := c.lru.Get(k)
 	if !ok {
 		return nil, false
 	}
-	if now.Unix() >= c.expiresAt(e) {
+	if unixNow >= c.expiresAt(e) {
 		c.lru.Remove(k)
 		return nil, false
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
@@ -33,7 +32,7 @@ func severity(d pb.VerdictDecision) int {
 
 // decide runs the tiers on a cache miss and caches the verdict. key is the
 // request's cache key (zero when there is no cache).
-func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.Time, key cacheKey) (*pb.Verdict, error) {
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instant, key cacheKey) (*pb.Verdict, error) {
 	req := in.Request
 	// Verdicts are cached across sessions, so nothing may depend on the session.
 	req.Caller.SessionID = ""
@@ -43,7 +42,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now time.T
 	}
 
 	v := newVerdict(&act.Hash)
-	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.Unix()
+	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.unix
 
 	// Tier 0.
 	pol := rs.policy.Evaluate(act)

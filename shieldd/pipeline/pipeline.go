@@ -81,7 +81,7 @@ type Pipeline struct {
 	limits    action.Limits
 	evaluator Evaluator
 	flights   tier2Flights
-	now       func() time.Time
+	clock     *clock
 	daily     dailyCounters
 	counters  counters
 }
@@ -117,13 +117,10 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.CacheTTL <= 0 {
 		cfg.CacheTTL = 5 * time.Minute
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
 	p := &Pipeline{
 		limits:    cfg.Limits,
 		evaluator: cfg.Evaluator,
-		now:       cfg.Now,
+		clock:     newClock(cfg.Now),
 	}
 	if cfg.CacheSize > 0 {
 		p.cache = newVerdictCache(cfg.CacheSize, cfg.CacheTTL)
@@ -211,7 +208,7 @@ func (p *Pipeline) EvaluatorConfigured() bool { return p.evaluator != nil }
 // Evaluate judges one action. A non-nil error means the action must not
 // run; it is an *action.Error for malformed or oversized input.
 func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) {
-	start := p.now()
+	start := p.clock.read()
 	rs := p.rulesFor(in.Request.Caller.Tenant)
 	if in.MinTier < 0 || in.MinTier > TierHuman {
 		return nil, &action.Error{Kind: action.Invalid, Msg: fmt.Sprintf("min_tier must be between 0 and 3, got %d", in.MinTier)}
@@ -225,7 +222,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	var key cacheKey
 	if p.cache != nil {
 		key = makeCacheKey(rs.policy.Version, &in)
-		if v, ok := p.cache.get(key, start); ok {
+		if v, ok := p.cache.get(key, start.unix); ok {
 			p.counters.hits.Add(1)
 			p.finish(v, start)
 			return v, nil
@@ -242,7 +239,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	return v, nil
 }
 
-func (p *Pipeline) finish(v *pb.Verdict, start time.Time) {
-	p.daily.record(v.Decision, start)
-	p.counters.recordDecision(v, time.Since(start)) // one monotonic read; the wall clock is slow in VMs
+func (p *Pipeline) finish(v *pb.Verdict, start instant) {
+	p.daily.record(v.Decision, start.unix)
+	p.counters.recordDecision(v, p.clock.since(start))
 }

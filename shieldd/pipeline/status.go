@@ -3,7 +3,6 @@ package pipeline
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/heuristics"
@@ -18,8 +17,8 @@ type dailyCounters struct {
 	escalations atomic.Int64
 }
 
-func (c *dailyCounters) record(d pb.VerdictDecision, now time.Time) {
-	day := now.UTC().Unix() / 86400
+func (c *dailyCounters) record(d pb.VerdictDecision, unixNow int64) {
+	day := unixNow / 86400
 	if c.day.Load() != day {
 		c.mu.Lock()
 		if c.day.Load() != day {
@@ -73,7 +72,7 @@ func (p *Pipeline) Status() Status {
 		s.EvaluatorProvider, s.EvaluatorModel = d.Describe()
 	}
 	s.EvaluatorWaiting = p.flights.waiting.Load()
-	if p.daily.day.Load() == p.now().UTC().Unix()/86400 {
+	if p.daily.day.Load() == p.clock.unixNow()/86400 {
 		s.EvaluationsToday = p.daily.evaluations.Load()
 		s.BlocksToday = p.daily.blocks.Load()
 		s.EscalationsToday = p.daily.escalations.Load()

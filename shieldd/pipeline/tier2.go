@@ -22,7 +22,7 @@ import (
 func (p *Pipeline) tier2(ctx context.Context, key cacheKey, in Input, act *action.Action, prior *pb.Verdict) (*pb.Verdict, error) {
 	return p.flights.do(ctx, key, func(ctx context.Context) (*pb.Verdict, error) {
 		if p.cache != nil {
-			if v, ok := p.cache.get(key, p.now()); ok {
+			if v, ok := p.cache.get(key, p.clock.unixNow()); ok {
 				return v, nil // an identical flight ended between our miss and now
 			}
 		}
