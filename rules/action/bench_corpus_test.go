@@ -33,3 +33,36 @@ func BenchmarkCanonicalizeGitStatus(b *testing.B) {
 		_, _ = action.Canonicalize(req, action.Limits{})
 	}
 }
+
+// CommandPath must answer exactly as a fresh ResolvePath for every word
+// of every corpus command, reused resolution or not.
+func TestCommandPathMatchesResolvePath(t *testing.T) {
+	cases, err := policytest.LoadFS(corpus.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, c := range cases {
+		a, err := action.Canonicalize(c.Request, action.Limits{})
+		if err != nil || a.Script == nil {
+			continue
+		}
+		for _, cmd := range a.Script.Commands {
+			words := append([]string{cmd.Name}, cmd.Args...)
+			for _, r := range cmd.Redirects {
+				words = append(words, r.Target)
+			}
+			for _, w := range words {
+				want, _ := action.ResolvePath(w, a.Caller.WorkspaceRoot, a.Caller.Home)
+				want.Raw = w
+				if got := a.CommandPath(w); got != want {
+					t.Errorf("%s: CommandPath(%q) = %+v, ResolvePath gives %+v", c.Name, w, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d words checked", checked)
+	}
+}

@@ -14,6 +14,26 @@ func ResolvePath(p, root, home string) (Path, bool) {
 	return resolvePath(p, root, home, nil)
 }
 
+// CommandPath resolves a word of a's command line (or of text decoded
+// from it) as ResolvePath does with the caller's directories, Raw set to
+// the word. Canonicalize resolved the command's path arguments already;
+// their resolution is reused when it is the same: for plain ASCII, which
+// normalisation leaves as it is.
+func (a *Action) CommandPath(word string) Path {
+	if isPlainASCII(word) {
+		for i := range a.Paths {
+			if p := &a.Paths[i]; p.Raw == word && p.Field == "command" {
+				r := *p
+				r.Field, r.Access = "", AccessUnknown
+				return r
+			}
+		}
+	}
+	r, _ := ResolvePath(word, a.Caller.WorkspaceRoot, a.Caller.Home)
+	r.Raw = word
+	return r
+}
+
 // resolvePath is ResolvePath making its strings in mem (nil: on the heap).
 func resolvePath(p, root, home string, mem *arena) (Path, bool) {
 	encoded := false

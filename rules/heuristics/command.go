@@ -33,6 +33,7 @@ type cmdView struct {
 type cmdScan struct {
 	script *shell.Script
 	views  []cmdView
+	act    *action.Action // whose command, or decoded text, this is
 	root   string
 	home   string
 }
@@ -43,8 +44,8 @@ const smallScript = 4
 // newCmdScan prepares the views of sc. buf, usually a stack array of the
 // caller, holds the views of short command lines so they cost no heap
 // allocation (hence a value result, not a pointer).
-func newCmdScan(sc *shell.Script, root, home string, buf *[smallScript]cmdView) cmdScan {
-	cs := cmdScan{script: sc, root: root, home: home}
+func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView) cmdScan {
+	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home}
 	if len(sc.Commands) <= len(buf) {
 		cs.views = buf[:len(sc.Commands)]
 	} else {
@@ -62,11 +63,7 @@ func newCmdScan(sc *shell.Script, root, home string, buf *[smallScript]cmdView) 
 }
 
 // resolve places a command argument relative to the caller's workspace.
-func (cs *cmdScan) resolve(p string) action.Path {
-	r, _ := action.ResolvePath(p, cs.root, cs.home)
-	r.Raw = p
-	return r
-}
+func (cs *cmdScan) resolve(p string) action.Path { return cs.act.CommandPath(p) }
 
 // pipelineOf returns the pipeline members (indexes into views) of v, or nil.
 func (cs *cmdScan) pipelineOf(v *cmdView) []int {

@@ -18,7 +18,7 @@ func (s *scan) checkCommandAction() {
 	}
 	buf := getViews()
 	defer putViews(buf)
-	cs := newCmdScan(act.Script, act.Caller.WorkspaceRoot, act.Caller.Home, buf)
+	cs := newCmdScan(act.Script, act, buf)
 	s.commandRules(&cs, act.Command)
 	s.checkUnanalysable(&cs)
 	s.checkDecodedLayers()

@@ -22,7 +22,7 @@ func (s *scan) judgeShell(text string) (Finding, bool) {
 	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1}
 	buf := getViews()
 	defer putViews(buf)
-	cs := newCmdScan(shell.Parse(text), s.act.Caller.WorkspaceRoot, s.act.Caller.Home, buf)
+	cs := newCmdScan(shell.Parse(text), s.act, buf)
 	inner.commandRules(&cs, text)
 	for _, f := range inner.findings {
 		if f.Outcome == block {
