@@ -316,3 +316,18 @@ func TestNestedParapetIsOrdinary(t *testing.T) {
 	wantOK(t, call(t, r, "write_file", map[string]any{"path": "sub/x.parapet", "content": "a"}))
 	wantOK(t, call(t, r, "read_file", map[string]any{"path": ".parapet-notes/a.txt"}))
 }
+
+// TestStateDirAbsent: before the manager has made its directory, the tools
+// can't create it, so nobody can plant state for the manager to find.
+func TestStateDirAbsent(t *testing.T) {
+	t.Parallel()
+	r, ws := newTestRegistry(t, nil)
+	for _, p := range []string{".parapet", ".parapet/state.json", ".Parapet/instance.lock", ".parapet/sub/manager.log", filepath.Join(ws, ".parapet", "state.json")} {
+		for _, c := range fileToolCalls(p) {
+			wantErr(t, call(t, r, c.tool, c.args), "Parapet's own state")
+		}
+	}
+	if entries, err := os.ReadDir(ws); err != nil || len(entries) != 0 {
+		t.Fatalf("the workspace is no longer empty: %v %v", entries, err)
+	}
+}
