@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/interpreter"
 	"go.yaml.in/yaml/v3"
@@ -18,6 +19,9 @@ type celMatcher struct {
 	source string
 	prg    cel.Program
 	every  bool // set for allow rules: errors count as no match
+	// costTracked says the program counts its cost as it runs: the
+	// checker could not bound its worst case under celCostLimit.
+	costTracked bool
 }
 
 func (m *celMatcher) kind() string { return "when" }
@@ -69,12 +73,31 @@ func (c *compiler) celMatcher(label string, n *yaml.Node, every bool) *celMatche
 		c.ps.add(n.Line, label, "when: expression must be a bool, but it is %s (compare it, e.g. `== true`)", ast.OutputType())
 		return nil
 	}
-	prg, err := env.Program(ast, cel.CostLimit(celCostLimit), cel.EvalOptions(cel.OptOptimize))
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
+	tracked := false
+	// Tracking the cost at run time costs a fifth of an evaluation. It is
+	// only needed where the cost depends on the input (comprehensions,
+	// string functions): an expression whose worst case the checker can
+	// bound under the limit runs without it.
+	if est, err := env.EstimateCost(ast, unsizedInputs{}); err != nil || est.Max > celCostLimit {
+		opts, tracked = append(opts, cel.CostLimit(celCostLimit)), true
+	}
+	prg, err := env.Program(ast, opts...)
 	if err != nil {
 		c.ps.add(n.Line, label, "when: %v", err)
 		return nil
 	}
-	return &celMatcher{source: src, prg: prg, every: every}
+	return &celMatcher{source: src, prg: prg, every: every, costTracked: tracked}
+}
+
+// unsizedInputs gives the cost estimator no size for any input, so every
+// cost that grows with an input is unbounded.
+type unsizedInputs struct{}
+
+func (unsizedInputs) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
+
+func (unsizedInputs) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }
 
 // celIssues keeps the "ERROR: <input>:1:5: msg" lines of a CEL error,

@@ -71,6 +71,28 @@ func TestCELRuntimeErrorFailsClosed(t *testing.T) {
 	}
 }
 
+// Only expressions whose worst case depends on the input pay for cost
+// tracking; the limit still stops those (see above).
+func TestCELCostTrackedOnlyWhenUnbounded(t *testing.T) {
+	for src, want := range map[string]bool{
+		`'(has(args.to) ? items(args.to) : 0) + (has(args.cc) ? items(args.cc) : 0) > 10'`: false,
+		`'!has(args.method) && !has(args.body)'`:                                           false,
+		`'args.big.all(x, x >= 0)'`:                                                        true,
+		`'string(args.ref).matches("^main$")'`:                                             true,
+	} {
+		p := oneRule(t, "deny", "when: "+src)
+		var m *celMatcher
+		for _, mm := range p.deny[0].matchers {
+			if c, ok := mm.(*celMatcher); ok {
+				m = c
+			}
+		}
+		if m == nil || m.costTracked != want {
+			t.Errorf("%s: cost tracked = %v, want %v", src, m != nil && m.costTracked, want)
+		}
+	}
+}
+
 // The activation is built lazily: rules that never reach `when` must not
 // pay for it, and a rule reaching it gets consistent values.
 func TestCELActivationLazy(t *testing.T) {
