@@ -19,16 +19,23 @@ import (
 // collection time instead.
 type counters struct {
 	decisions [4][4]atomic.Int64 // [tier][decision]
-	hits      atomic.Int64
-	misses    atomic.Int64
-	errors    atomic.Int64
-	rules     sync.Map // rule id → *atomic.Int64; ids come from the policy and catalogue, so bounded
-	latency   *latencyObservers
+	// odd counts, by decision (0 for one out of range), verdicts whose
+	// tier or decision is out of range; the daily totals include them.
+	odd     [4]atomic.Int64
+	hits    atomic.Int64
+	misses  atomic.Int64
+	errors  atomic.Int64
+	rules   sync.Map // rule id → *atomic.Int64; ids come from the policy and catalogue, so bounded
+	latency *latencyObservers
 }
 
 func (c *counters) recordDecision(v *pb.Verdict, took time.Duration) {
 	if t, d := int(v.Tier), int(v.Decision); t >= 0 && t < 4 && d >= 0 && d < 4 {
 		c.decisions[t][d].Add(1)
+	} else if d >= 0 && d < 4 {
+		c.odd[d].Add(1)
+	} else {
+		c.odd[0].Add(1)
 	}
 	if v.CacheHit {
 		if c.latency != nil {
@@ -46,6 +53,34 @@ func (c *counters) recordDecision(v *pb.Verdict, took time.Duration) {
 		}
 		n.(*atomic.Int64).Add(1)
 	}
+}
+
+// totals sums the verdicts counted so far.
+func (c *counters) totals() decisionTotals {
+	var t decisionTotals
+	for tier := range c.decisions {
+		for d := range c.decisions[tier] {
+			n := c.decisions[tier][d].Load()
+			t.evaluations += n
+			switch pb.VerdictDecision(d) {
+			case block:
+				t.blocks += n
+			case escalate:
+				t.escalations += n
+			}
+		}
+	}
+	for d := range c.odd {
+		n := c.odd[d].Load()
+		t.evaluations += n
+		switch pb.VerdictDecision(d) {
+		case block:
+			t.blocks += n
+		case escalate:
+			t.escalations += n
+		}
+	}
+	return t
 }
 
 type latencyObservers struct {

@@ -240,6 +240,6 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 }
 
 func (p *Pipeline) finish(v *pb.Verdict, start instant) {
-	p.daily.record(v.Decision, start.unix)
+	p.daily.roll(start.unix, &p.counters)
 	p.counters.recordDecision(v, p.clock.since(start))
 }

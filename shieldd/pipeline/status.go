@@ -4,38 +4,47 @@ import (
 	"sync"
 	"sync/atomic"
 
-	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/heuristics"
 )
 
-// dailyCounters count verdicts since UTC midnight for GetShieldStatus.
+// dailyCounters turn the all-time decision counters into counts since
+// UTC midnight for GetShieldStatus: at the first verdict of a day they
+// note the totals so far, and today's counts are the totals since. The
+// hot path pays one atomic load, not three more shared counters.
 type dailyCounters struct {
-	day         atomic.Int64
-	mu          sync.Mutex // serialises the reset at a day change
-	evaluations atomic.Int64
-	blocks      atomic.Int64
-	escalations atomic.Int64
+	day atomic.Int64
+	mu  sync.Mutex // serialises the snapshot at a day change
+	// at is the totals when the day began.
+	at atomic.Pointer[decisionTotals]
 }
 
-func (c *dailyCounters) record(d pb.VerdictDecision, unixNow int64) {
+type decisionTotals struct{ evaluations, blocks, escalations int64 }
+
+// roll notes the totals so far when unixNow is on a new day. Call it
+// before counting the verdict of unixNow.
+func (c *dailyCounters) roll(unixNow int64, all *counters) {
 	day := unixNow / 86400
+	if c.day.Load() == day {
+		return
+	}
+	c.mu.Lock()
 	if c.day.Load() != day {
-		c.mu.Lock()
-		if c.day.Load() != day {
-			c.evaluations.Store(0)
-			c.blocks.Store(0)
-			c.escalations.Store(0)
-			c.day.Store(day)
-		}
-		c.mu.Unlock()
+		t := all.totals()
+		c.at.Store(&t)
+		c.day.Store(day)
 	}
-	c.evaluations.Add(1)
-	switch d {
-	case block:
-		c.blocks.Add(1)
-	case escalate:
-		c.escalations.Add(1)
+	c.mu.Unlock()
+}
+
+// today returns the counts since the day of unixNow began, zero when no
+// verdict was counted that day yet.
+func (c *dailyCounters) today(unixNow int64, all *counters) decisionTotals {
+	at := c.at.Load()
+	if at == nil || c.day.Load() != unixNow/86400 {
+		return decisionTotals{}
 	}
+	t := all.totals()
+	return decisionTotals{t.evaluations - at.evaluations, t.blocks - at.blocks, t.escalations - at.escalations}
 }
 
 // Status is a snapshot of the pipeline for GetShieldStatus.
@@ -72,11 +81,8 @@ func (p *Pipeline) Status() Status {
 		s.EvaluatorProvider, s.EvaluatorModel = d.Describe()
 	}
 	s.EvaluatorWaiting = p.flights.waiting.Load()
-	if p.daily.day.Load() == p.clock.unixNow()/86400 {
-		s.EvaluationsToday = p.daily.evaluations.Load()
-		s.BlocksToday = p.daily.blocks.Load()
-		s.EscalationsToday = p.daily.escalations.Load()
-	}
+	today := p.daily.today(p.clock.unixNow(), &p.counters)
+	s.EvaluationsToday, s.BlocksToday, s.EscalationsToday = today.evaluations, today.blocks, today.escalations
 	if p.cache != nil {
 		s.CacheEntries = p.cache.Len()
 	}
