@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -30,6 +31,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "policy", Value: "default", Usage: "policy `FILE`, or the name of an embedded policy (default, strict, permissive)", EnvVars: []string{"SHIELDD_POLICY"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "cache-size", Value: 100_000, Usage: "cached verdicts (0 disables the cache)", EnvVars: []string{"SHIELDD_CACHE_SIZE"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "cache-ttl", Value: 5 * time.Minute, Usage: "lifetime of a cached verdict", EnvVars: []string{"SHIELDD_CACHE_TTL"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "soft limit on the Go runtime's memory (`SIZE` such as 256MiB, as GOMEMLIMIT): the collector works harder near it, nothing fails above it. auto: 24MiB plus 160 bytes per cached verdict, unless GOMEMLIMIT is set; off: none", EnvVars: []string{"SHIELDD_MEMORY_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-message-bytes", Value: server.DefaultMaxMessageBytes, Usage: "largest gRPC message or HTTP body", EnvVars: []string{"SHIELDD_MAX_MESSAGE_BYTES"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-payload-bytes", Value: action.DefaultLimits.MaxPayloadBytes, Usage: "largest action payload_json", EnvVars: []string{"SHIELDD_MAX_PAYLOAD_BYTES"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "drain-timeout", Value: 10 * time.Second, Usage: "graceful shutdown bound", EnvVars: []string{"SHIELDD_DRAIN_TIMEOUT"}}),
@@ -97,6 +99,13 @@ func runServe(c *cli.Context) error {
 	cacheSize := c.Int("cache-size")
 	if cacheSize == 0 {
 		cacheSize = -1 // the flag's 0 means off; the pipeline's 0 means default
+	}
+	memLimit, err := pipeline.MemoryLimit(c.String("memory-limit"), cacheSize, os.Getenv("GOMEMLIMIT") != "")
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
+	if memLimit > 0 {
+		debug.SetMemoryLimit(memLimit)
 	}
 	ev, err := buildEvaluator(c, log)
 	if err != nil {
