@@ -11,9 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
 // targetRSS is the budget for a pipeline holding 100 000 verdicts.
@@ -28,12 +31,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	corpusDir := fs.String("corpus", "", "directory of case files (default: the embedded rules/corpus)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
+	memLimit := fs.String("memory-limit", "auto", "the Go runtime's soft memory limit, as shieldd serve --memory-limit (auto, off or a `SIZE`)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *n < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE]")
+		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE] [--memory-limit SIZE]")
 		return 2
+	}
+	// As shieldd serve sets it for its cache size.
+	limit, err := pipeline.MemoryLimit(*memLimit, cacheSizeFor(*n), os.Getenv("GOMEMLIMIT") != "")
+	if err != nil {
+		fmt.Fprintf(stderr, "cachemem: %v\n", err)
+		return 2
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
 	}
 	wl, err := workload.Load(*corpusDir)
 	if err != nil {
@@ -71,6 +84,11 @@ func printText(w io.Writer, r *Result) {
 			mib(row.m.RSS), mib(row.m.HWM), mib(row.m.HeapAlloc), mib(row.m.HeapInuse), mib(row.m.Sys))
 	}
 	fmt.Fprintf(w, "\nlive heap per cached verdict: %.0f bytes\n", r.BytesPerVerdict)
+	if r.MemoryLimit > 0 && r.MemoryLimit < math.MaxInt64 {
+		fmt.Fprintf(w, "Go runtime memory limit: %s (shieldd serve --memory-limit)\n", mib(uint64(r.MemoryLimit)))
+	} else {
+		fmt.Fprintf(w, "Go runtime memory limit: none\n")
+	}
 	if r.Verdicts == 100_000 {
 		verdict := "met"
 		if r.AfterGC.RSS > targetRSS {

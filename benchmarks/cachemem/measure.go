@@ -31,7 +31,14 @@ type Result struct {
 	// BytesPerVerdict is the live-heap growth per cached verdict.
 	BytesPerVerdict float64          `json:"bytes_per_verdict"`
 	Decisions       map[string]int64 `json:"decisions"`
+	// MemoryLimit is the Go runtime's soft memory limit during the fill
+	// (math.MaxInt64: none).
+	MemoryLimit int64 `json:"memory_limit"`
 }
+
+// cacheSizeFor is the cache size measure uses for n verdicts: all of
+// them, and at least shieldd's default.
+func cacheSizeFor(n int) int { return max(n, 100_000) }
 
 // measure builds the pipeline as shieldd serve does (metrics included),
 // fills its cache with n distinct verdicts and reports memory before and
@@ -42,15 +49,15 @@ func measure(ctx context.Context, n int, wl *workload.Workload, profile string) 
 	if err != nil {
 		return nil, err
 	}
-	// The cache must hold all n verdicts; below 100 000 keep shieldd's default.
-	p, err := pipeline.New(pipeline.Config{CacheSize: max(n, 100_000)})
+	p, err := pipeline.New(pipeline.Config{CacheSize: cacheSizeFor(n)})
 	if err != nil {
 		return nil, err
 	}
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		return nil, err
 	}
-	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Decisions: map[string]int64{}}
+	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Decisions: map[string]int64{},
+		MemoryLimit: debug.SetMemoryLimit(-1)}
 	for _, it := range wl.Items { // load code paths and lazy tables before the baseline
 		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Request, MinTier: it.MinTier}); err != nil {
 			return nil, fmt.Errorf("%s: %w", it.Name, err)
