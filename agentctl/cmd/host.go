@@ -35,7 +35,7 @@ import (
 // credential; it never touches disk.
 const (
 	envAgentToken  = "OPENPARALLAX_AGENT_TOKEN"
-	stateDirName   = ".parapet"
+	stateDirName   = tools.StateDirName // the file tools refuse it
 	sessionsDBName = "sessions.db"
 )
 
