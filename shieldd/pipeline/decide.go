@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/heuristics"
@@ -31,12 +33,20 @@ func severity(d pb.VerdictDecision) int {
 }
 
 // decide runs the tiers on a cache miss and caches the verdict. key is the
-// request's cache key (zero when there is no cache).
-func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instant, key cacheKey) (*pb.Verdict, error) {
+// request's cache key (zero when there is no cache); spans, when not nil,
+// records a span per stage.
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instant, key cacheKey, spans *stageSpans) (*pb.Verdict, error) {
 	req := in.Request
 	// Verdicts are cached across sessions, so nothing may depend on the session.
 	req.Caller.SessionID = ""
+	var sp trace.Span
+	if spans != nil {
+		_, sp = spans.start(SpanCanonicalize)
+	}
 	act, err := action.Canonicalize(req, p.limits)
+	if spans != nil {
+		endStage(sp, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +55,14 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.unix
 
 	// Tier 0.
+	if spans != nil {
+		_, sp = spans.start(SpanPolicy)
+	}
 	pol := rs.policy.Evaluate(act)
 	t0 := rs.tier0For(&pol)
+	if spans != nil {
+		endPolicy(sp, &pol, t0.outcome)
+	}
 	v.Decision, v.Tier = t0.outcome, TierPolicy
 	v.RuleIds, v.Findings = t0.ruleIDs, t0.findings
 	required := max(in.MinTier, pol.RequiredTier)
@@ -58,7 +74,14 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 
 	// Tier 1 runs unless the policy already blocked.
 	if v.Decision != block {
-		if findings := rs.analyzer.Analyze(act); len(findings) > 0 {
+		if spans != nil {
+			_, sp = spans.start(SpanHeuristics)
+		}
+		findings := rs.analyzer.Analyze(act)
+		if spans != nil {
+			endHeuristics(sp, findings)
+		}
+		if len(findings) > 0 {
 			reasons = addFindings(v, t0, findings, reasonBuf[:0])
 		}
 	}
@@ -74,7 +97,13 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 			if p.cache == nil {
 				key = makeCacheKey(rs.policy.Version, &in)
 			}
-			return p.tier2(ctx, key, in, act, v) // caches what it may
+			if spans == nil {
+				return p.tier2(ctx, key, in, act, v) // caches what it may
+			}
+			ctx, sp = spans.start(SpanEvaluator)
+			ev, err := p.tier2(ctx, key, in, act, v)
+			endEvaluator(sp, ev, err)
+			return ev, err
 		}
 		if v.Decision == allow {
 			v.Decision, v.Tier = escalate, required

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/heuristics"
@@ -219,10 +221,21 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 		return nil, &action.Error{Kind: action.TooLarge, Msg: fmt.Sprintf("payload_json is %d bytes, limit %d", len(in.Request.Payload), limit)}
 	}
 
+	// Stage spans only under a recording span: checked once, here.
+	spans := startStageSpans(ctx)
+
 	var key cacheKey
 	if p.cache != nil {
+		var sp trace.Span
+		if spans != nil {
+			_, sp = spans.start(SpanCache)
+		}
 		key = makeCacheKey(rs.policy.Version, &in)
-		if v, ok := p.cache.get(key, start.unix); ok {
+		v, ok := p.cache.get(key, start.unix)
+		if spans != nil {
+			endCache(sp, v)
+		}
+		if ok {
 			p.counters.hits.Add(1)
 			p.finish(v, start)
 			return v, nil
@@ -230,7 +243,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 		p.counters.misses.Add(1)
 	}
 
-	v, err := p.decide(ctx, rs, in, start, key)
+	v, err := p.decide(ctx, rs, in, start, key, spans)
 	if err != nil {
 		p.counters.errors.Add(1)
 		return nil, err
