@@ -45,10 +45,14 @@ const (
 )
 
 func perAction(b *testing.B, p *pipeline.Pipeline, in []pipeline.Input, batch int) {
+	perActionCtx(context.Background(), b, p, in, batch)
+}
+
+// perActionCtx is perAction with the context every call gets.
+func perActionCtx(ctx context.Context, b *testing.B, p *pipeline.Pipeline, in []pipeline.Input, batch int) {
 	// The thread CPU clock is per OS thread: stay on one.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	ctx := context.Background()
 	n := min(max((b.N+len(in)-1)/len(in), minSamples), maxSamples)
 	wall := make([]float64, n)
 	cpu := make([]float64, n)

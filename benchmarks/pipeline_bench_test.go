@@ -3,6 +3,9 @@ package benchmarks
 import (
 	"context"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // BenchmarkPipelineUncached is the full decision path (canonicalise,
@@ -55,5 +58,38 @@ func BenchmarkPipelineCacheHit(b *testing.B) {
 			}
 			reportCPU(b, cpu)
 		})
+	}
+}
+
+// BenchmarkPipelineTracing is BenchmarkPipelinePerActionP50 (p50-ns,
+// p50-cpu-ns, … as there) with a span in the context, as shieldd's
+// evaluation span is: none, one that is not recording (an unsampled
+// trace, --trace-sample-ratio 0), and a recording one, whose stage spans
+// the pipeline then makes (exported nowhere, so this is their making
+// alone). The first two must match the figures without tracing.
+func BenchmarkPipelineTracing(b *testing.B) {
+	in := inputs(loadWorkload(b))
+	modes := []struct {
+		name    string
+		sampler sdktrace.Sampler // nil: no span at all
+	}{{"no-span", nil}, {"unsampled", sdktrace.NeverSample()}, {"recording", sdktrace.AlwaysSample()}}
+	for _, cache := range []struct {
+		name  string
+		size  int
+		batch int
+	}{{"uncached", cacheOff, 4}, {"cache-hit", 0, 32}} {
+		for _, m := range modes {
+			b.Run(cache.name+"/"+m.name, func(b *testing.B) {
+				ctx := context.Background()
+				if m.sampler != nil {
+					tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(m.sampler))
+					b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+					var span interface{ End(...trace.SpanEndOption) }
+					ctx, span = tp.Tracer("benchmark").Start(ctx, "shieldd.evaluate")
+					defer span.End()
+				}
+				perActionCtx(ctx, b, newPipeline(b, cache.size, true), in, cache.batch)
+			})
+		}
 	}
 }
