@@ -44,11 +44,14 @@ type stageSpans struct {
 }
 
 func startStageSpans(ctx context.Context) *stageSpans {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return nil
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return nil // small enough to inline: the usual case costs no call
 	}
-	return &stageSpans{ctx: ctx, tracer: parent.TracerProvider().Tracer(tracerName)}
+	return newStageSpans(ctx)
+}
+
+func newStageSpans(ctx context.Context) *stageSpans {
+	return &stageSpans{ctx: ctx, tracer: trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)}
 }
 
 // start starts a stage span; every stage is a child of the caller's span.
