@@ -44,14 +44,11 @@ type stageSpans struct {
 }
 
 func startStageSpans(ctx context.Context) *stageSpans {
-	if !trace.SpanFromContext(ctx).IsRecording() {
-		return nil // small enough to inline: the usual case costs no call
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return nil
 	}
-	return newStageSpans(ctx)
-}
-
-func newStageSpans(ctx context.Context) *stageSpans {
-	return &stageSpans{ctx: ctx, tracer: trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)}
+	return &stageSpans{ctx: ctx, tracer: parent.TracerProvider().Tracer(tracerName)}
 }
 
 // start starts a stage span; every stage is a child of the caller's span.
