@@ -44,29 +44,10 @@ func decodeOnce(s string) []decoded {
 	if len(s) < 8 {
 		return nil
 	}
-	// One pass finds which decoders could apply; most strings need none,
-	// and this spares the three separate scans below.
-	pct, hexEsc, b64 := false, false, false
-	run := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if base64Byte[c] {
-			run++
-			if run >= 16 {
-				b64 = true
-			}
-			continue
-		}
-		run = 0
-		switch c {
-		case '%':
-			pct = true
-		case '\\':
-			if i+1 < len(s) && s[i+1] == 'x' {
-				hexEsc = true
-			}
-		}
-	}
+	// Find which decoders could apply; most strings need none.
+	pct := strings.IndexByte(s, '%') >= 0
+	hexEsc := strings.Contains(s, `\x`)
+	b64 := hasBase64Run(s, minBase64Run)
 	if !pct && !hexEsc && !b64 {
 		return nil
 	}
@@ -93,6 +74,35 @@ func decodeOnce(s string) []decoded {
 		})
 	}
 	return out
+}
+
+// minBase64Run is the shortest run of base64 characters worth decoding.
+const minBase64Run = 16
+
+// hasBase64Run reports whether s has a run of at least n (8 < n <= 16)
+// base64 characters. Such a run covers two positions 8 apart that are
+// both 7 modulo 8, so only those positions are looked at until both of a
+// pair are base64; then the run through the first is measured.
+func hasBase64Run(s string, n int) bool {
+	for k := 7; k+8 < len(s); k += 8 {
+		if !base64Byte[s[k]] || !base64Byte[s[k+8]] {
+			continue
+		}
+		start, end := k, k // the run through k is s[start:end+1]
+		for start > 0 && base64Byte[s[start-1]] {
+			start--
+		}
+		for end+1 < len(s) && base64Byte[s[end+1]] {
+			end++
+		}
+		if end-start+1 >= n {
+			return true
+		}
+		for k+8 <= end { // the next pair starts past this run
+			k += 8
+		}
+	}
+	return false
 }
 
 // base64Byte marks the bytes of the standard and URL-safe base64 alphabets.

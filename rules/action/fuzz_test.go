@@ -170,3 +170,25 @@ func FuzzScanners(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBase64Run checks the strided search for base64 runs against a
+// plain count.
+func FuzzBase64Run(f *testing.F) {
+	for _, s := range []string{"", "aGVsbG8gd29ybGQgaGVsbG8=", "cmd/server/main.go", "0123456789abcde 0123456789abcdef", "x aaaaaaaa aaaaaaaa", "...............aaaaaaaaaaaaaaaa"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, run := false, 0
+		for i := 0; i < len(s); i++ {
+			if base64Byte[s[i]] {
+				run++
+				want = want || run >= minBase64Run
+			} else {
+				run = 0
+			}
+		}
+		if got := hasBase64Run(s, minBase64Run); got != want {
+			t.Fatalf("hasBase64Run(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

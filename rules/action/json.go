@@ -276,6 +276,19 @@ func (p *jsonParser) string() (string, error) {
 	outStart := p.mem.mark()
 	out := append(p.mem.buf, p.b[start:p.i]...)
 	for p.i < len(p.b) {
+		// Copy the run of plain bytes up to the next quote, backslash or
+		// control character in one go.
+		j := p.i
+		for j+8 <= len(p.s) && jsonPlainWord(load8(p.s, j)) {
+			j += 8
+		}
+		for j < len(p.b) && p.b[j] >= 0x20 && p.b[j] != '"' && p.b[j] != '\\' {
+			j++
+		}
+		out = append(out, p.b[p.i:j]...)
+		if p.i = j; p.i >= len(p.b) {
+			break
+		}
 		c := p.b[p.i]
 		switch {
 		case c == '"':
@@ -284,10 +297,6 @@ func (p *jsonParser) string() (string, error) {
 			return p.mem.since(outStart), nil
 		case c < 0x20:
 			return "", invalidf("payload_json is not valid JSON: control character 0x%02x in a string at byte %d", c, p.i)
-		case c != '\\':
-			out = append(out, c)
-			p.i++
-			continue
 		}
 		if p.i+1 >= len(p.b) {
 			return "", p.syntaxError()
