@@ -86,6 +86,8 @@ type Pipeline struct {
 	clock     *clock
 	daily     dailyCounters
 	counters  counters
+	// tracer makes stage spans; see tracerFor.
+	tracer atomic.Pointer[cachedTracer]
 }
 
 // ruleset is one compiled policy with its Tier 1 analyser; swapped whole.
@@ -222,7 +224,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	}
 
 	// Stage spans only under a recording span: checked once, here.
-	spans := startStageSpans(ctx)
+	spans := p.startStageSpans(ctx)
 
 	var key cacheKey
 	if p.cache != nil {

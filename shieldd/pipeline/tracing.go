@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"reflect"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -43,12 +44,33 @@ type stageSpans struct {
 	tracer trace.Tracer
 }
 
-func startStageSpans(ctx context.Context) *stageSpans {
+func (p *Pipeline) startStageSpans(ctx context.Context) *stageSpans {
 	parent := trace.SpanFromContext(ctx)
 	if !parent.IsRecording() {
 		return nil
 	}
-	return &stageSpans{ctx: ctx, tracer: parent.TracerProvider().Tracer(tracerName)}
+	return &stageSpans{ctx: ctx, tracer: p.tracerFor(parent.TracerProvider())}
+}
+
+// tracerFor returns the pipeline's tracer from tp. Asking the SDK for a
+// tracer takes a lock and a map lookup, so the last one is kept: callers
+// almost always share one provider.
+func (p *Pipeline) tracerFor(tp trace.TracerProvider) trace.Tracer {
+	if c := p.tracer.Load(); c != nil && c.provider == tp {
+		return c.tracer
+	}
+	t := tp.Tracer(tracerName)
+	// Only comparable providers are kept: comparing an interface whose
+	// dynamic type is not comparable panics.
+	if reflect.TypeOf(tp).Comparable() {
+		p.tracer.Store(&cachedTracer{provider: tp, tracer: t})
+	}
+	return t
+}
+
+type cachedTracer struct {
+	provider trace.TracerProvider
+	tracer   trace.Tracer
 }
 
 // start starts a stage span; every stage is a child of the caller's span.
