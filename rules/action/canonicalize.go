@@ -2,7 +2,6 @@ package action
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -44,7 +43,7 @@ func (l Limits) withDefaults() Limits {
 // parseRequest validates req and returns its decoded arguments, their
 // string count and their RFC 8785 form: everything the action hash needs.
 // The strings it makes live in mem.
-func parseRequest(req Request, lim Limits, mem *arena) (args map[string]any, nstrings int, canon []byte, err error) {
+func parseRequest(req Request, lim Limits, mem *arena) (args Object, nstrings int, canon []byte, err error) {
 	if strings.TrimSpace(req.Type) == "" {
 		return nil, 0, nil, invalidf("action_type is empty")
 	}
@@ -113,8 +112,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
 
-	var keyBuf [16]string // most payloads have a handful of arguments
-	c := collector{a: a, lim: lim, keys: appendSortedKeys(keyBuf[:0], args)}
+	c := collector{a: a, lim: lim}
 	if nstrings > 0 {
 		// One allocation for the values as sent; decoded layers may grow it.
 		a.Strings = make([]String, 0, min(nstrings, lim.MaxStrings))
@@ -144,17 +142,13 @@ func invalidUTF8At(b []byte) int {
 type collector struct {
 	a   *Action
 	lim Limits
-	// keys are the top-level argument names, sorted: derived views look
-	// arguments up by role while walking these, which beats probing the
-	// map for every name a role might use.
-	keys []string
 }
 
 // collectStrings records every string value, normalised, with its field
 // path, and decodes encoding layers for inspection.
-func (c *collector) collectStrings(args map[string]any) error {
-	for _, k := range c.keys {
-		if err := c.walk(k, args[k]); err != nil {
+func (c *collector) collectStrings(args Object) error {
+	for i := range args {
+		if err := c.walk(args[i].Key, args[i].Value); err != nil {
 			return err
 		}
 	}
@@ -163,14 +157,13 @@ func (c *collector) collectStrings(args map[string]any) error {
 
 func (c *collector) walk(prefix string, v any) error {
 	switch x := v.(type) {
-	case map[string]any:
-		var buf [16]string
-		for _, k := range appendSortedKeys(buf[:0], x) {
-			name := k
+	case Object:
+		for i := range x {
+			name := x[i].Key
 			if prefix != "" {
-				name = prefix + "." + k
+				name = prefix + "." + name
 			}
-			if err := c.walk(name, x[k]); err != nil {
+			if err := c.walk(name, x[i].Value); err != nil {
 				return err
 			}
 		}
@@ -189,16 +182,6 @@ func (c *collector) walk(prefix string, v any) error {
 	return nil
 }
 
-// appendSortedKeys appends m's keys to keys in byte order; callers pass a
-// stack buffer so small objects need no allocation.
-func appendSortedKeys(keys []string, m map[string]any) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func (c *collector) addString(field, raw string) {
 	norm, ev := Normalize(raw)
 	for _, e := range ev {
@@ -214,7 +197,8 @@ func (c *collector) addString(field, raw string) {
 
 // String returns the normalised top-level string argument key, or "".
 func (a *Action) String(key string) string {
-	s, _ := a.Args[key].(string)
+	v, _ := a.Args.Get(key)
+	s, _ := v.(string)
 	if s == "" {
 		return ""
 	}
@@ -289,16 +273,19 @@ func isCommandKey(k string) bool {
 	return false
 }
 
+// pathsWhere adds the paths of the arguments whose name has the role.
+// (Arguments are walked by name and matched by role, which beats probing
+// for every name a role might use.)
 func (c *collector) pathsWhere(role func(string) bool, access Access) {
-	for _, k := range c.keys {
-		if role(k) {
-			c.addPathArg(k, access)
+	for i := range c.a.Args {
+		if m := &c.a.Args[i]; role(m.Key) {
+			c.addPathArg(m.Key, m.Value, access)
 		}
 	}
 }
 
-func (c *collector) addPathArg(key string, access Access) {
-	switch v := c.a.Args[key].(type) {
+func (c *collector) addPathArg(key string, value any, access Access) {
+	switch v := value.(type) {
 	case string:
 		c.addPath(key, v, access)
 	case []any:
@@ -330,11 +317,11 @@ func (c *collector) collectCommand() {
 	// the shield judges both.
 	var lineBuf [2]string
 	lines := lineBuf[:0]
-	for _, k := range c.keys {
-		if !isCommandKey(k) {
+	for i := range a.Args {
+		if !isCommandKey(a.Args[i].Key) {
 			continue
 		}
-		switch v := a.Args[k].(type) {
+		switch v := a.Args[i].Value.(type) {
 		case string:
 			lines = append(lines, v)
 		case []any: // argv form: quote each word so the parse sees the same argv
@@ -348,7 +335,8 @@ func (c *collector) collectCommand() {
 		}
 	}
 	line := strings.Join(lines, "\n")
-	if extra, ok := a.Args["args"].([]any); ok && line != "" {
+	argsValue, _ := a.Args.Get("args")
+	if extra, ok := argsValue.([]any); ok && line != "" {
 		for _, w := range extra {
 			if s, ok := w.(string); ok {
 				line += " " + shellQuote(s)
@@ -395,10 +383,10 @@ func (c *collector) collectCommand() {
 // commandPathBound is at least the number of paths collectCommand adds.
 func (c *collector) commandPathBound() int {
 	n := 0
-	for _, k := range c.keys {
-		if isWorkingDirKey(k) {
+	for i := range c.a.Args {
+		if isWorkingDirKey(c.a.Args[i].Key) {
 			n++
-			if v, ok := c.a.Args[k].([]any); ok {
+			if v, ok := c.a.Args[i].Value.([]any); ok {
 				n += len(v)
 			}
 		}

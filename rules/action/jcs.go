@@ -16,22 +16,22 @@ import (
 // canonicaliser.
 func appendCanonical(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
-	case map[string]any:
-		var buf [16]string // small objects sort their keys on the stack
-		keys := buf[:0]
-		for k := range x {
-			keys = append(keys, k)
+	case Object:
+		// Members are in byte order, which is RFC 8785's UTF-16 order
+		// unless a name has a character beyond the BMP.
+		if !inUTF16Order(x) {
+			x = slices.Clone(x)
+			slices.SortFunc(x, func(a, b Member) int { return compareUTF16(a.Key, b.Key) })
 		}
-		slices.SortFunc(keys, compareUTF16)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSONString(b, k)
+			b = AppendJSONString(b, x[i].Key)
 			b = append(b, ':')
 			var err error
-			if b, err = appendCanonical(b, x[k]); err != nil {
+			if b, err = appendCanonical(b, x[i].Value); err != nil {
 				return nil, err
 			}
 		}
@@ -65,6 +65,19 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	return nil, invalidf("payload_json: unexpected value %T", v)
+}
+
+// inUTF16Order reports whether o's byte order is also UTF-16 order: the
+// two differ only for characters beyond the BMP (4-byte UTF-8).
+func inUTF16Order(o Object) bool {
+	for i := range o {
+		for j := 0; j < len(o[i].Key); j++ {
+			if o[i].Key[j] >= 0xF0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // compareUTF16 orders object keys by their UTF-16 code units, as RFC 8785

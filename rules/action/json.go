@@ -1,6 +1,8 @@
 package action
 
 import (
+	"slices"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -34,7 +36,7 @@ type jsonParser struct {
 	nonCanonical bool
 }
 
-func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
+func parseJSONObject(b []byte, lim Limits) (Object, error) {
 	m, _, err := parseJSONObjectCount(b, lim, &arena{})
 	return m, err
 }
@@ -42,14 +44,14 @@ func parseJSONObject(b []byte, lim Limits) (map[string]any, error) {
 // parseJSONObjectCount is parseJSONObject that also returns the number of
 // string values in the document. It copies b into mem, where the decoded
 // strings live too.
-func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (map[string]any, int, error) {
+func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (Object, int, error) {
 	m, n, _, err := parseJSONObjectCanonical(b, lim, mem)
 	return m, n, err
 }
 
 // parseJSONObjectCanonical is parseJSONObjectCount that also returns b's
 // copy in mem when b is already in its RFC 8785 form, nil otherwise.
-func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena) (m map[string]any, nstrings int, canonical []byte, err error) {
+func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena) (m Object, nstrings int, canonical []byte, err error) {
 	mem.reserve(len(b))
 	start := mem.mark()
 	mem.buf = append(mem.buf, b...)
@@ -63,7 +65,7 @@ func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena) (m map[string]an
 	return m, p.nstrings, canonical, err
 }
 
-func (p *jsonParser) topObject() (map[string]any, error) {
+func (p *jsonParser) topObject() (Object, error) {
 	p.skipSpace()
 	if p.i >= len(p.b) {
 		return nil, invalidf("payload_json is not valid JSON: unexpected end of input")
@@ -91,7 +93,7 @@ func (p *jsonParser) topObject() (map[string]any, error) {
 	if p.i != len(p.b) {
 		return nil, invalidf("payload_json has data after the top-level object")
 	}
-	return v.(map[string]any), nil
+	return v.(Object), nil
 }
 
 func (p *jsonParser) syntaxError() error {
@@ -160,14 +162,17 @@ func (p *jsonParser) object() (any, error) {
 		return nil, err
 	}
 	p.i++ // '{'
-	m := make(map[string]any)
+	// Members are gathered on the stack while there are few, and the
+	// Object allocated once at its final size.
+	var buf [8]Member
+	members := buf[:0]
 	p.skipSpace()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		p.depth--
-		return m, nil
+		return Object{}, nil
 	}
-	prev, first := "", true
+	sorted := true // members arrived in byte order
 	for {
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
@@ -177,13 +182,24 @@ func (p *jsonParser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := m[key]; dup {
-			return nil, invalidf("payload_json is not valid JSON: duplicate object member name %q", key)
+		if n := len(members); n > 0 {
+			prev := members[n-1].Key
+			if key <= prev {
+				sorted = false
+			}
+			if !p.nonCanonical && compareUTF16(prev, key) >= 0 {
+				p.nonCanonical = true // RFC 8785 sorts members
+			}
 		}
-		if !first && !p.nonCanonical && compareUTF16(prev, key) >= 0 {
-			p.nonCanonical = true // RFC 8785 sorts members
+		// Small objects check for a repeated name as they go; large ones
+		// once sorted, so a hostile payload cannot make this quadratic.
+		if len(members) < len(buf) {
+			for i := range members {
+				if members[i].Key == key {
+					return nil, duplicateMember(key)
+				}
+			}
 		}
-		prev, first = key, false
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
 			return nil, p.syntaxError()
@@ -193,7 +209,7 @@ func (p *jsonParser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[key] = v
+		members = append(members, Member{Key: key, Value: v})
 		p.skipSpace()
 		if p.i >= len(p.b) {
 			return nil, p.syntaxError()
@@ -204,11 +220,27 @@ func (p *jsonParser) object() (any, error) {
 		case '}':
 			p.i++
 			p.depth--
-			return m, nil
+			obj := make(Object, len(members))
+			copy(obj, members)
+			if !sorted {
+				slices.SortFunc(obj, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+			}
+			if len(obj) > len(buf) {
+				for i := 1; i < len(obj); i++ {
+					if obj[i].Key == obj[i-1].Key {
+						return nil, duplicateMember(obj[i].Key)
+					}
+				}
+			}
+			return obj, nil
 		default:
 			return nil, p.syntaxError()
 		}
 	}
+}
+
+func duplicateMember(key string) error {
+	return invalidf("payload_json is not valid JSON: duplicate object member name %q", key)
 }
 
 func (p *jsonParser) array() (any, error) {

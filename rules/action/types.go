@@ -122,9 +122,9 @@ type Action struct {
 	RawType string
 	// Known is false when Type is not a recognised action type.
 	Known bool
-	// Args are the decoded JSON arguments: map[string]any, []any, string,
-	// Number, bool or nil.
-	Args   map[string]any
+	// Args are the decoded JSON arguments. Values are Object, []any,
+	// string, Number, bool or nil.
+	Args   Object
 	Caller Caller
 	// Command is the shell command line for command actions (normalised).
 	Command string

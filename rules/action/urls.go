@@ -17,11 +17,12 @@ func isURLKey(k string) bool {
 func (c *collector) collectURLs() {
 	a := c.a
 	method := strings.ToUpper(a.String("method"))
-	for _, k := range c.keys {
+	for i := range a.Args {
+		k := a.Args[i].Key
 		if !isURLKey(k) {
 			continue
 		}
-		switch v := a.Args[k].(type) {
+		switch v := a.Args[i].Value.(type) {
 		case string:
 			c.addURL(k, v, method)
 		case []any:

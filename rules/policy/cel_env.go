@@ -85,6 +85,8 @@ func (a celAdapter) NativeToValue(v any) ref.Val {
 			return types.NewErr("number %s is out of range", string(x))
 		}
 		return types.Double(f)
+	case action.Object:
+		return types.NewStringInterfaceMap(a, x.Map())
 	case map[string]any:
 		return types.NewStringInterfaceMap(a, x)
 	case []any:

@@ -142,11 +142,9 @@ func (a *celActivation) ResolveName(name string) (any, bool) {
 		return a.vAction, true
 	case "args":
 		if !a.doneArgs {
-			args := act.Args
-			if args == nil {
-				args = map[string]any{}
-			}
-			a.vArgs, a.doneArgs = args, true
+			// A map only for the rules that read it: most actions never
+			// reach a `when`.
+			a.vArgs, a.doneArgs = act.Args.Map(), true
 		}
 		return a.vArgs, true
 	case "caller":
