@@ -85,7 +85,7 @@ type broker struct {
 
 type pendingApproval struct {
 	req    ApprovalRequest
-	needed *pb.PipelineEvent // the APPROVAL_NEEDED announcement, replayed to late watchers
+	needed *pb.PipelineEvent   // the APPROVAL_NEEDED announcement, replayed to late watchers
 	answer chan ApprovalResult // buffered: resolve never blocks
 }
 
