@@ -112,7 +112,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
 
-	c := collector{a: a, lim: lim}
+	c := collector{a: a, lim: lim, rootNoDots: isCleanNoDots(a.Caller.WorkspaceRoot)}
 	if nstrings > 0 {
 		// One allocation for the values as sent; decoded layers may grow it.
 		a.Strings = make([]String, 0, min(nstrings, lim.MaxStrings))
@@ -142,6 +142,8 @@ func invalidUTF8At(b []byte) int {
 type collector struct {
 	a   *Action
 	lim Limits
+	// rootNoDots is isCleanNoDots of the workspace root, for resolvePath.
+	rootNoDots bool
 }
 
 // collectStrings records every string value, normalised, with its field
@@ -302,7 +304,7 @@ func (c *collector) addPath(field, raw string, access Access) {
 		return
 	}
 	norm, _ := Normalize(raw)
-	p, encoded := resolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home, &c.a.mem)
+	p, encoded := resolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home, c.rootNoDots, &c.a.mem)
 	if encoded {
 		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: textcut.Truncate(raw, 80)})
 	}

@@ -11,7 +11,7 @@ import (
 // caller gave none they stay as "~". It reports whether percent-encoding
 // hid path structure ("%2e%2e%2f"), which is decoded before matching.
 func ResolvePath(p, root, home string) (Path, bool) {
-	return resolvePath(p, root, home, nil)
+	return resolvePath(p, root, home, isCleanNoDots(root), nil)
 }
 
 // CommandPath resolves a word of a's command line (or of text decoded
@@ -35,7 +35,9 @@ func (a *Action) CommandPath(word string) Path {
 }
 
 // resolvePath is ResolvePath making its strings in mem (nil: on the heap).
-func resolvePath(p, root, home string, mem *arena) (Path, bool) {
+// rootNoDots is isCleanNoDots(root), which callers resolving many paths
+// against one root work out once.
+func resolvePath(p, root, home string, rootNoDots bool, mem *arena) (Path, bool) {
 	encoded := false
 	if strings.IndexByte(p, '%') >= 0 && hidesPathSyntax(p) {
 		if d, err := url.PathUnescape(p); err == nil {
@@ -46,7 +48,7 @@ func resolvePath(p, root, home string, mem *arena) (Path, bool) {
 	var abs string
 	switch {
 	case root != "" && (p == "" || p[0] != '/' && p[0] != '~'):
-		abs = joinClean(root, p, mem)
+		abs = joinRoot(root, rootNoDots, p, mem)
 	default:
 		abs = cleanPath(p)
 	}
@@ -144,7 +146,12 @@ func cleanPath(p string) string {
 // already clean and free of "." and ".." elements, the join is plain
 // concatenation, which spares path.Clean's scan and copy.
 func joinClean(root, p string, mem *arena) string {
-	if p != "" && p[0] != '/' && isCleanNoDots(root) && isCleanNoDots(p) {
+	return joinRoot(root, isCleanNoDots(root), p, mem)
+}
+
+// joinRoot is joinClean given rootNoDots, isCleanNoDots(root).
+func joinRoot(root string, rootNoDots bool, p string, mem *arena) string {
+	if rootNoDots && p != "" && p[0] != '/' && isCleanNoDots(p) {
 		if root == "/" {
 			return concat(mem, "/", p, "")
 		}

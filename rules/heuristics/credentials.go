@@ -56,11 +56,13 @@ func pathInArg(a string) string {
 	case strings.HasPrefix(a, "if="):
 		return a[3:]
 	}
-	if i := strings.Index(a, "=@"); i > 0 {
-		return a[i+2:]
-	}
-	if i := strings.Index(a, "=<"); i > 0 {
-		return a[i+2:]
+	if strings.IndexByte(a, '=') >= 0 { // most arguments have none
+		if i := strings.Index(a, "=@"); i > 0 {
+			return a[i+2:]
+		}
+		if i := strings.Index(a, "=<"); i > 0 {
+			return a[i+2:]
+		}
 	}
 	if strings.HasPrefix(a, "--") {
 		// --post-file=x, --upload-file=x, --data-binary=@x
