@@ -76,11 +76,29 @@ func ResolveType(raw string) (string, bool) {
 	if !isCanonicalName(t) {
 		t = typeSeparators.Replace(strings.ToLower(strings.TrimSpace(raw)))
 	}
-	if canonical, ok := aliases[t]; ok {
-		t = canonical
+	if r, ok := resolvedTypes[t]; ok {
+		return r.canonical, r.known
 	}
-	_, known := knownTypes[t]
-	return t, known
+	return t, false
+}
+
+// resolvedTypes answers ResolveType for every alias and known type with
+// one lookup.
+var resolvedTypes = func() map[string]resolvedType {
+	m := make(map[string]resolvedType, len(knownTypes)+len(aliases))
+	for t := range knownTypes {
+		m[t] = resolvedType{t, true}
+	}
+	for alias, t := range aliases { // an alias wins over a type of its name
+		_, known := knownTypes[t]
+		m[alias] = resolvedType{t, known}
+	}
+	return m
+}()
+
+type resolvedType struct {
+	canonical string
+	known     bool
 }
 
 // KnownTypes lists the canonical action type names.
