@@ -22,7 +22,7 @@ var plainByte = func() (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
-	for _, c := range " ._/-,:@+%=" {
+	for _, c := range " ._/-,:@+%=~" {
 		t[c] = true
 	}
 	return t
@@ -86,9 +86,10 @@ func (w *walker) fastPath(src string, fr frame) bool {
 	if !ok {
 		return false
 	}
-	if w.s.Commands == nil {
+	if len(w.s.Commands) == 0 {
 		// Most lines run one program per command: size for that, and
-		// share one allocation between the arguments of all commands.
+		// share one allocation between the arguments of all commands
+		// (parse's inline room when it is enough).
 		ncmds, nwords := 0, 0
 		for _, t := range toks {
 			switch t.kind {
@@ -102,10 +103,10 @@ func (w *walker) fastPath(src string, fr frame) bool {
 		if len(toks) > 0 && toks[len(toks)-1].kind != fpSemi {
 			ncmds++
 		}
-		if ncmds > 0 {
+		if ncmds > cap(w.s.Commands) {
 			w.s.Commands = make([]Command, 0, ncmds)
 		}
-		if ncmds > 1 && nwords > ncmds {
+		if ncmds > 1 && nwords-ncmds > cap(w.args)-len(w.args) {
 			w.args = make([]string, 0, nwords-ncmds)
 		}
 	}

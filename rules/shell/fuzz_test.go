@@ -43,6 +43,7 @@ var fuzzSeeds = []string{
 	"a >>log 2>&- <in &>all &>>all <&3 >&2",
 	"sudo bash -c 'a | b' | xargs -n1 rm && find . -exec sh -c id +",
 	"{ watch 'a | b'; } > f",
+	"rm -rf ~/.ssh ~root a=~ && cat ~",
 }
 
 // FuzzParse checks that Parse never panics, keeps its structural promises,

@@ -21,9 +21,11 @@ func Parse(src string) *Script {
 // parse is Parse with the fast path optional, so tests can check that it
 // changes nothing.
 func parse(src string, fastPath bool) *Script {
-	// One allocation for the result and the walker that builds it.
+	// One allocation for the result, the walker that builds it and room
+	// for the commands and arguments of an everyday line.
 	st := &parseState{s: Script{Source: src}}
-	st.w = walker{s: &st.s, noFastPath: !fastPath}
+	st.s.Commands = st.cmds[:0]
+	st.w = walker{s: &st.s, noFastPath: !fastPath, args: st.args[:0]}
 	st.w.parseScript(src, frame{src: src}, true)
 	st.w.release()
 	if len(st.s.Commands) == 0 {
@@ -32,10 +34,13 @@ func parse(src string, fastPath bool) *Script {
 	return &st.s
 }
 
-// parseState holds a Script and the walker that builds it.
+// parseState holds a Script, the walker that builds it, and the first
+// commands and arguments the Script's slices start in.
 type parseState struct {
-	s Script
-	w walker
+	s    Script
+	w    walker
+	cmds [2]Command
+	args [8]string
 }
 
 // pooledParser is a bash parser with a reader to feed it. A syntax.Parser
