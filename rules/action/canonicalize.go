@@ -43,7 +43,7 @@ func (l Limits) withDefaults() Limits {
 // parseRequest validates req and returns its decoded arguments, their
 // string count and their RFC 8785 form: everything the action hash needs.
 // The strings it makes live in mem.
-func parseRequest(req Request, lim Limits, mem *arena) (args Object, nstrings int, canon []byte, err error) {
+func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, err error) {
 	if strings.TrimSpace(req.Type) == "" {
 		return nil, 0, nil, invalidf("action_type is empty")
 	}
@@ -79,7 +79,7 @@ func parseRequest(req Request, lim Limits, mem *arena) (args Object, nstrings in
 	// a little for what the payload decodes to and the paths derived
 	// from it; more buffers follow if needed.
 	mem.reserve(2*len(payload) + 64)
-	args, nstrings, canon, err = parseJSONObjectCanonical(payload, lim, mem)
+	args, nstrings, canon, err = parseJSONObjectCanonical(payload, lim, mem, room)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -101,7 +101,7 @@ func parseRequest(req Request, lim Limits, mem *arena) (args Object, nstrings in
 func Canonicalize(req Request, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
 	a := &Action{}
-	args, nstrings, canon, err := parseRequest(req, lim, &a.mem)
+	args, nstrings, canon, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +114,25 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 
 	c := collector{a: a, lim: lim, rootNoDots: isCleanNoDots(a.Caller.WorkspaceRoot)}
 	if nstrings > 0 {
-		// One allocation for the values as sent; decoded layers may grow it.
-		a.Strings = make([]String, 0, min(nstrings, lim.MaxStrings))
+		// Room for the values as sent; decoded layers may grow it.
+		if n := min(nstrings, lim.MaxStrings); n <= len(a.stringRoom) {
+			a.Strings = a.stringRoom[:0]
+		} else {
+			a.Strings = make([]String, 0, n)
+		}
 	}
 	if err := c.collectStrings(args); err != nil {
 		return nil, err
 	}
+	a.Paths, a.URLs = a.pathRoom[:0], a.urlRoom[:0]
 	c.collectByType()
+	// As if never allocated when there are none.
+	if len(a.Paths) == 0 {
+		a.Paths = nil
+	}
+	if len(a.URLs) == 0 {
+		a.URLs = nil
+	}
 	return a, nil
 }
 
@@ -352,8 +364,8 @@ func (c *collector) collectCommand() {
 		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
 	}
 	// Size Paths once: every plain argument of every command is a path.
-	if n := c.commandPathBound(); n > 0 {
-		a.Paths = make([]Path, 0, n)
+	if n := c.commandPathBound(); n > cap(a.Paths)-len(a.Paths) {
+		a.Paths = append(make([]Path, 0, len(a.Paths)+n), a.Paths...)
 	}
 	c.pathsWhere(isWorkingDirKey, AccessUnknown)
 	for _, cmd := range a.Script.Commands {

@@ -34,6 +34,8 @@ type jsonParser struct {
 	// number JCS would spell differently). Payloads are often canonical
 	// already, and then they are their own canonical form.
 	nonCanonical bool
+	// topRoom, if the top-level object's members fit, holds them.
+	topRoom []Member
 }
 
 func parseJSONObject(b []byte, lim Limits) (Object, error) {
@@ -45,18 +47,19 @@ func parseJSONObject(b []byte, lim Limits) (Object, error) {
 // string values in the document. It copies b into mem, where the decoded
 // strings live too.
 func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (Object, int, error) {
-	m, n, _, err := parseJSONObjectCanonical(b, lim, mem)
+	m, n, _, err := parseJSONObjectCanonical(b, lim, mem, nil)
 	return m, n, err
 }
 
 // parseJSONObjectCanonical is parseJSONObjectCount that also returns b's
-// copy in mem when b is already in its RFC 8785 form, nil otherwise.
-func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena) (m Object, nstrings int, canonical []byte, err error) {
+// copy in mem when b is already in its RFC 8785 form, nil otherwise. The
+// top-level object's members go in room when they fit.
+func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (m Object, nstrings int, canonical []byte, err error) {
 	mem.reserve(len(b))
 	start := mem.mark()
 	mem.buf = append(mem.buf, b...)
 	end := mem.mark()
-	p := jsonParser{b: mem.buf[start:end:end], s: mem.since(start), mem: *mem, lim: lim}
+	p := jsonParser{b: mem.buf[start:end:end], s: mem.since(start), mem: *mem, lim: lim, topRoom: room}
 	m, err = p.topObject()
 	*mem = p.mem
 	if err == nil && !p.nonCanonical {
@@ -226,7 +229,12 @@ func (p *jsonParser) object() (Object, error) {
 		case '}':
 			p.i++
 			p.depth--
-			obj := make(Object, len(members))
+			var obj Object
+			if p.depth == 0 && len(members) <= cap(p.topRoom) {
+				obj = Object(p.topRoom[:len(members):len(members)])
+			} else {
+				obj = make(Object, len(members))
+			}
 			copy(obj, members)
 			if !sorted {
 				slices.SortFunc(obj, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })

@@ -142,6 +142,12 @@ type Action struct {
 
 	// mem holds the strings canonicalisation derived (see arena).
 	mem arena
+	// Room for the first strings, paths and URL, so that a typical action
+	// needs no allocation of its own for them.
+	argRoom    [4]Member
+	stringRoom [2]String
+	pathRoom   [4]Path
+	urlRoom    [1]URL
 }
 
 // Number is a JSON number kept as its literal text.
