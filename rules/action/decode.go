@@ -165,7 +165,19 @@ func decodeBase64(run string) (string, bool) {
 	} else {
 		enc = base64.RawStdEncoding
 	}
-	b, err := enc.DecodeString(trimmed)
+	// Most runs are short: decode them on the stack, so that only one
+	// that decodes to text costs an allocation (the string).
+	var srcBuf, dstBuf [256]byte
+	var b []byte
+	var err error
+	if len(trimmed) <= len(srcBuf) {
+		src := srcBuf[:copy(srcBuf[:], trimmed)]
+		var n int
+		n, err = enc.Decode(dstBuf[:enc.DecodedLen(len(src))], src)
+		b = dstBuf[:n]
+	} else {
+		b, err = enc.DecodeString(trimmed)
+	}
 	if err != nil || len(b) < 6 || !printable(b) {
 		return "", false
 	}
