@@ -140,9 +140,10 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		} else if kind == "mail" {
 			dest = "an email recipient"
 		}
-		line := v.prog + " " + strings.Join(v.args, " ")
 		report := func(what string) {
-			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand", line)
+			// The evidence is built only for a finding.
+			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand",
+				v.prog+" "+strings.Join(v.args, " "))
 		}
 		// 1. The command's own arguments (upload flags, scp/rsync sources,
 		// mail attachments). Reads by fetch-only commands (curl URL) do

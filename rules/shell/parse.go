@@ -89,6 +89,7 @@ func (w *walker) release() {
 	}
 	w.buf = nil
 	w.args = nil
+	w.subs = nil // do not keep the syntax tree alive
 }
 
 // parseScript analyses src (the top-level line or a nested script) and

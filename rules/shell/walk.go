@@ -35,7 +35,10 @@ type walker struct {
 	bufp                      *[]byte // where buf came from (bufPool)
 	// args, when not nil, is room for the Args of the commands to come,
 	// so that one allocation serves several commands.
-	args       []string
+	args []string
+	// subs is the stack of substitutions found in the statements being
+	// walked (see stmt).
+	subs       []subst
 	noFastPath bool // tests only: always run the full parser
 }
 
@@ -59,21 +62,26 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 	if st.Background || st.Coprocess || st.Disown {
 		fr.background = true
 	}
-	var subs []subst
-	redirs := w.redirects(st.Redirs, fr, &subs)
+	// The statement's substitutions go on the walker's stack (a local
+	// slice whose address is passed down would be moved to the heap):
+	// they are w.subs[base:] until walked, and nested statements leave
+	// the stack as they found it.
+	base := len(w.subs)
+	subs := &w.subs
+	redirs := w.redirects(st.Redirs, fr, subs)
 	switch cmd := st.Cmd.(type) {
 	case nil:
 		// Only redirections: "> file" still truncates a file.
 		w.emitCall(nil, nil, joinRedirs(fr.redirs, redirs), fr)
 	case *syntax.CallExpr:
-		fields := w.words(cmd.Args, fr, &subs)
-		assigns := w.assigns(cmd.Assigns, fr, &subs)
+		fields := w.words(cmd.Args, fr, subs)
+		assigns := w.assigns(cmd.Assigns, fr, subs)
 		w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
 	case *syntax.DeclClause:
 		fields := make([]field, 0, 1+len(cmd.Args))
 		fields = append(fields, field{text: cmd.Variant.Value, raw: cmd.Variant.Value})
 		for _, a := range cmd.Args {
-			s := w.assign(a, fr, &subs)
+			s := w.assign(a, fr, subs)
 			fields = append(fields, field{text: s, raw: s})
 		}
 		w.emitCall(fields, nil, joinRedirs(fr.redirs, redirs), fr)
@@ -81,6 +89,7 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 		if fr.nest >= maxNesting {
 			w.s.TooDeep = true
 			w.evasion("too-deep", w.raw(st, fr))
+			w.subs = w.subs[:base]
 			return
 		}
 		inner := fr
@@ -88,9 +97,11 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 		if len(redirs) > 0 {
 			inner.redirs = joinRedirs(fr.redirs, redirs)
 		}
-		w.compound(st.Cmd, inner, &subs)
+		w.compound(st.Cmd, inner, subs)
 	}
-	w.substitutions(subs, fr)
+	// Walking them pushes past the end of this list, never into it.
+	w.substitutions(w.subs[base:], fr)
+	w.subs = w.subs[:base]
 }
 
 // compound walks the bodies and conditions of a compound command.
