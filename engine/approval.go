@@ -193,9 +193,8 @@ func (e *Engine) PendingApprovals() []ApprovalRequest { return e.approvals.list(
 // only once the approval can be answered, so no client sees an id that is
 // not there; watchers that arrive later get it replayed.
 func (e *Engine) awaitApproval(ctx context.Context, req ApprovalRequest, needed *pb.PipelineEvent, publish func(*pb.PipelineEvent)) ApprovalResult {
-	announce := func() { publish(needed) }
 	if fixed, ok := e.cfg.Approver.(FixedApprover); ok {
-		announce()
+		publish(needed)
 		return fixed.Approve(ctx, req)
 	}
 	// The broker keeps its own copy: the published event is shared with
@@ -205,7 +204,7 @@ func (e *Engine) awaitApproval(ctx context.Context, req ApprovalRequest, needed 
 		e.log.Warn("escalation denied: hourly limit of approval prompts reached", "call", req.CallID, "limit", e.cfg.ApprovalsPerHour)
 		return ApprovalResult{Outcome: OutcomeRateLimited, By: "engine"}
 	}
-	announce()
+	publish(needed)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // also tells a front-end Approver its question is closed
 	if a := e.cfg.Approver; a != nil {
