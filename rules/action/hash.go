@@ -48,3 +48,18 @@ func HashRequest(req Request, lim Limits) (string, error) {
 	h := hashAction(t, canon, cleanRoot(req.Caller.WorkspaceRoot), cleanRoot(req.Caller.Home))
 	return hex.EncodeToString(h[:]), nil
 }
+
+// IsHexHash reports whether s has the form of a SHA-256 in lower-case
+// hex, as HashHex writes the action hash (and the audit chain its entry
+// hashes).
+func IsHexHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

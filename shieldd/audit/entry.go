@@ -252,7 +252,7 @@ func ParseLine(line []byte) (*Entry, error) {
 		return nil, errors.New(`the line does not end with an "entry_hash" member`)
 	}
 	hash := string(line[len(line)-66 : len(line)-2])
-	if !isHash(hash) {
+	if !action.IsHexHash(hash) {
 		return nil, errors.New("entry_hash is not 64 lower-case hex digits")
 	}
 	var w wireEntry
@@ -279,7 +279,7 @@ func ParseLine(line []byte) (*Entry, error) {
 	if w.Tenant == nil || w.Caller == nil {
 		return nil, errors.New("tenant or caller is missing")
 	}
-	if !isHash(w.PrevHash) {
+	if !action.IsHexHash(w.PrevHash) {
 		return nil, errors.New("prev_hash is not 64 lower-case hex digits")
 	}
 	t, err := time.Parse(time.RFC3339Nano, w.Time)
@@ -319,16 +319,4 @@ func ParseLine(line []byte) (*Entry, error) {
 	}
 	e.Hash = hash
 	return e, nil
-}
-
-func isHash(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // Result is what Verify found in an intact chain.
@@ -46,7 +48,7 @@ func NewVerifier(prev string) (*Verifier, error) {
 	if prev == "" {
 		prev = Genesis
 	}
-	if !isHash(prev) {
+	if !action.IsHexHash(prev) {
 		return nil, errors.New("the starting hash must be 64 lower-case hex digits")
 	}
 	return &Verifier{prev: prev, seqKnown: prev == Genesis, res: Result{Head: prev}}, nil

@@ -174,7 +174,7 @@ func (s *ShieldService) ReportOutcome(ctx context.Context, req *pb.ReportOutcome
 		return nil, status.Errorf(codes.InvalidArgument,
 			"outcome must be approved, denied, timeout, cancelled or rate_limited; got %q", req.GetOutcome())
 	}
-	if !isActionHash(req.GetActionHash()) {
+	if !action.IsHexHash(req.GetActionHash()) {
 		return nil, status.Error(codes.InvalidArgument, "action_hash must be the verdict's 64 lower-case hex digits")
 	}
 	c := req.GetCaller()
@@ -205,18 +205,6 @@ func (s *ShieldService) ReportOutcome(ctx context.Context, req *pb.ReportOutcome
 		return nil, status.Error(codes.Unavailable, "the audit log could not record the outcome")
 	}
 	return &pb.ReportOutcomeResponse{Recorded: true, EntryHash: h}, nil
-}
-
-func isActionHash(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Health reports liveness, version and the highest tier the shield
