@@ -30,16 +30,10 @@ const (
 	exitInterrupted = 130
 )
 
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-func (e *exitError) ExitCode() int { return e.code }
-
+// exitf is an error that ends the command with code; RunContext prints
+// its message.
 func exitf(code int, format string, args ...any) error {
-	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+	return cli.Exit(fmt.Sprintf(format, args...), code)
 }
 
 func usageErrorf(format string, args ...any) error { return exitf(exitUsage, format, args...) }
@@ -84,12 +78,12 @@ func RunContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err == nil {
 		return exitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "agentctl:", ee.msg)
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := ec.Error(); msg != "" {
+			fmt.Fprintln(stderr, "agentctl:", msg)
 		}
-		return ee.code
+		return ec.ExitCode()
 	}
 	// urfave/cli's own errors (unknown flag, missing argument) are usage errors.
 	fmt.Fprintln(stderr, "agentctl:", err)

@@ -351,10 +351,10 @@ func (ch *chat) turn(text string) (busy bool, err error) {
 // client (or the deadline) got there first.
 func (ch *chat) answer(conn *engineConn, a *pb.ApprovalNeeded, approved bool) {
 	err := resolveApproval(ch.c.Context, conn, a.GetApprovalId(), ch.session, approved)
-	var ee *exitError
+	var ec cli.ExitCoder
 	switch {
 	case err == nil:
-	case errors.As(err, &ee) && ee.code == exitNotFound:
+	case errors.As(err, &ec) && ec.ExitCode() == exitNotFound:
 		fmt.Fprintln(ch.out, "\n  someone else answered first (or the deadline passed)")
 	default:
 		fmt.Fprintf(ch.out, "\n  could not answer: %v\n", err)

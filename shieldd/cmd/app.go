@@ -15,17 +15,10 @@ import (
 // Version is set at build time with -ldflags "-X …/shieldd/cmd.Version=…".
 var Version = "dev"
 
-// exitError carries an exit code with a message already printed or to print.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-func (e *exitError) ExitCode() int { return e.code }
-
+// exitf is an error that ends the command with code, its message printed
+// by ExitErrHandler.
 func exitf(code int, format string, args ...any) error {
-	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+	return cli.Exit(fmt.Sprintf(format, args...), code)
 }
 
 // App builds the CLI. stdout and stderr are injectable for tests.
