@@ -87,6 +87,11 @@ func connectEngine(c *cli.Context) (*engineConn, error) {
 	if err != nil {
 		return nil, exitf(exitFailed, "%v", err)
 	}
+	return connectTarget(c, addr, running)
+}
+
+// connectTarget dials an engine engineTarget found.
+func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, error) {
 	if !running || addr == "" {
 		ws := c.String("workspace")
 		if ws == "" {
@@ -99,6 +104,22 @@ func connectEngine(c *cli.Context) (*engineConn, error) {
 		return nil, exitf(exitFailed, "engine address %q: %v", addr, err)
 	}
 	return &engineConn{ClientServiceClient: client, addr: addr, close: closeConn}, nil
+}
+
+// callEngine makes one call (what names it in errors) to an engine
+// engineTarget found, bounded by unaryTimeout.
+func callEngine(c *cli.Context, addr string, running bool, what string, call func(context.Context, *engineConn) error) error {
+	conn, err := connectTarget(c, addr, running)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	ctx, cancel := context.WithTimeout(c.Context, unaryTimeout)
+	defer cancel()
+	if err := call(ctx, conn); err != nil {
+		return conn.callError(what, err)
+	}
+	return nil
 }
 
 // asCLI marks calls as coming from agentctl, so an approval answered here

@@ -281,7 +281,7 @@ func statusCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, string(b))
 			}
 			var s *pb.StatusResponse
-			err = callEngine(c, addr, running, func(ctx context.Context, client pb.ClientServiceClient) (err error) {
+			err = callEngine(c, addr, running, "status", func(ctx context.Context, client *engineConn) (err error) {
 				s, err = client.GetStatus(ctx, &pb.StatusRequest{})
 				return err
 			})
@@ -312,25 +312,6 @@ func statusCommand() *cli.Command {
 	}
 }
 
-// callEngine makes one ClientService call to the workspace's engine with a
-// bounded deadline; "not running" and call failures are exit code 1.
-func callEngine(c *cli.Context, addr string, running bool, call func(context.Context, pb.ClientServiceClient) error) error {
-	if !running || addr == "" {
-		return exitf(exitFailed, "no engine is running for this workspace (start one with agentctl start)")
-	}
-	client, closeConn, err := dialEngine(addr)
-	if err != nil {
-		return exitf(exitFailed, "%v", err)
-	}
-	defer closeConn()
-	ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
-	defer cancel()
-	if err := call(ctx, client); err != nil {
-		return exitf(exitFailed, "engine %s: %v", addr, err)
-	}
-	return nil
-}
-
 func orNone(s string) string {
 	if s == "" {
 		return "disabled"
@@ -348,7 +329,7 @@ func restartCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			err = callEngine(c, addr, running, func(ctx context.Context, client pb.ClientServiceClient) error {
+			err = callEngine(c, addr, running, "restart", func(ctx context.Context, client *engineConn) error {
 				_, err := client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl restart", Restart: true})
 				return err
 			})
