@@ -83,6 +83,35 @@ func TestCanonicalizeRejectsBadInput(t *testing.T) {
 	}
 }
 
+func TestCanonicalizeRejectsBadCallerFields(t *testing.T) {
+	long := "/" + strings.Repeat("d", 4096)
+	cases := []struct {
+		name    string
+		caller  Caller
+		kind    ErrorKind
+		wantMsg string
+	}{
+		{"workspace not UTF-8", Caller{WorkspaceRoot: "/srv/\xff"}, Invalid, "caller.workspace_root is not valid UTF-8"},
+		{"home not UTF-8", Caller{Home: "/home/\xfe"}, Invalid, "caller.home_dir is not valid UTF-8"},
+		{"tenant not UTF-8", Caller{Tenant: "t\xc3"}, Invalid, "caller.tenant is not valid UTF-8"},
+		{"workspace too long", Caller{WorkspaceRoot: long}, TooLarge, "caller.workspace_root is 4097 bytes, limit 4096"},
+		{"home too long", Caller{Home: long}, TooLarge, "caller.home_dir is 4097 bytes, limit 4096"},
+		{"tenant too long", Caller{Tenant: long}, TooLarge, "caller.tenant is 4097 bytes, limit 4096"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Canonicalize(Request{Type: "read_file", Payload: []byte(`{"path":"a"}`), Caller: tc.caller}, Limits{})
+			var ae *Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("got %v, want *Error", err)
+			}
+			if ae.Kind != tc.kind || ae.Msg != tc.wantMsg {
+				t.Fatalf("got kind %d %q, want kind %d %q", ae.Kind, ae.Msg, tc.kind, tc.wantMsg)
+			}
+		})
+	}
+}
+
 func TestEmptyPayloadIsEmptyObject(t *testing.T) {
 	a := mustCanon(t, "git_status", "")
 	if string(a.CanonicalJSON) != "{}" || len(a.Args) != 0 {
