@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"math/bits"
 	"strings"
 )
 
@@ -133,29 +134,81 @@ func (s *scan) scanSecrets(text string, d *destination) {
 	})
 }
 
-// findSecrets calls fn with each detector's first match in text; fn
-// returns false to stop.
+// findSecrets calls fn with each detector's first match in text, in the
+// order of secretDetectors; fn returns false to stop.
+//
+// One pass over text finds every detector's anchors: a byte pair that
+// starts no anchor (most of them) costs a table lookup, instead of a
+// search of the whole text per detector.
 func findSecrets(text string, fn func(det *secretDetector, match string) bool) {
 	if len(text) < 16 || (!hasLongRun(text, 16) && !strings.Contains(text, "PRIVATE KEY")) {
 		return // every secret but a PEM block is a long unbroken token
 	}
-	for k := range secretDetectors {
-		det := &secretDetectors[k]
-		for off := 0; off < len(text); {
-			i := strings.Index(text[off:], det.anchor)
-			if i < 0 {
-				break
+	var found [maxSecretDetectors]string
+	var done uint32 // detectors that have their match
+	all := uint32(1)<<len(secretDetectors) - 1
+	for i := 0; i+1 < len(text) && done != all; i++ {
+		if !secretAnchorPairs.has(text[i], text[i+1]) {
+			continue
+		}
+		for todo := secretAnchorStarts[text[i]] &^ done; todo != 0; todo &= todo - 1 {
+			k := bits.TrailingZeros32(todo)
+			det := &secretDetectors[k]
+			if !strings.HasPrefix(text[i:], det.anchor) {
+				continue
 			}
-			i += off
-			off = i + 1
 			if m := det.find(text, i); m != "" {
-				if !fn(det, m) {
-					return
-				}
-				break
+				found[k] = m
+				done |= 1 << k
 			}
 		}
 	}
+	for ; done != 0; done &= done - 1 {
+		k := bits.TrailingZeros32(done)
+		if !fn(&secretDetectors[k], found[k]) {
+			return
+		}
+	}
+}
+
+// maxSecretDetectors bounds secretDetectors: findSecrets keeps a bit per
+// detector in a uint32.
+const maxSecretDetectors = 32
+
+// secretAnchorStarts[c] has bit k set when detector k's anchor starts
+// with the byte c.
+var secretAnchorStarts = func() (t [256]uint32) {
+	if len(secretDetectors) > maxSecretDetectors {
+		panic("heuristics: more secret detectors than findSecrets can track")
+	}
+	for k := range secretDetectors {
+		if len(secretDetectors[k].anchor) < 2 {
+			panic("heuristics: a secret anchor needs at least two bytes")
+		}
+		t[secretDetectors[k].anchor[0]] |= 1 << k
+	}
+	return t
+}()
+
+// secretAnchorPairs holds the first two bytes of every anchor.
+var secretAnchorPairs = func() (set bytePairSet) {
+	for k := range secretDetectors {
+		set.add(secretDetectors[k].anchor[0], secretDetectors[k].anchor[1])
+	}
+	return set
+}()
+
+// bytePairSet is a set of two-byte sequences, one bit each.
+type bytePairSet [65536 / 64]uint64
+
+func (s *bytePairSet) add(a, b byte) {
+	i := uint(a)<<8 | uint(b)
+	s[i/64] |= 1 << (i % 64)
+}
+
+func (s *bytePairSet) has(a, b byte) bool {
+	i := uint(a)<<8 | uint(b)
+	return s[i/64]&(1<<(i%64)) != 0
 }
 
 // tokenRunByte marks bytes that can appear inside a token.

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -133,4 +134,72 @@ func TestSecretEvidenceIsRedacted(t *testing.T) {
 	if !hasRule(fs, "secret.github-token") {
 		t.Fatalf("no github finding: %s", describe(fs))
 	}
+}
+
+// findSecretsEachDetector is findSecrets done the plain way, one search
+// of the text per detector: what the single pass must agree with.
+func findSecretsEachDetector(text string) []string {
+	var out []string
+	if len(text) < 16 || (!hasLongRun(text, 16) && !strings.Contains(text, "PRIVATE KEY")) {
+		return nil
+	}
+	for k := range secretDetectors {
+		det := &secretDetectors[k]
+		for off := 0; off < len(text); {
+			i := strings.Index(text[off:], det.anchor)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + 1
+			if m := det.find(text, i); m != "" {
+				out = append(out, det.anchor+"="+m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func findSecretsAll(text string) []string {
+	var out []string
+	findSecrets(text, func(det *secretDetector, m string) bool {
+		out = append(out, det.anchor+"="+m)
+		return true
+	})
+	return out
+}
+
+var secretSamples = []string{
+	ghToken, ghPAT, glToken, slackTok, slackHook, stripeKey, googleKey, openaiKey, openaiOld,
+	antKey, jwt, npmToken, sgKey, awsKeyID, "aws_secret_access_key=" + awsSecret, privateKey,
+}
+
+func TestFindSecretsMatchesASearchPerDetector(t *testing.T) {
+	var texts []string
+	for _, s := range secretSamples {
+		texts = append(texts, s, "key: "+s+" end", s+" and "+ghToken+" and "+stripeKey, "gh gh ghp_short "+s)
+	}
+	texts = append(texts, strings.Join(secretSamples, "\n"), "no secrets in this long ordinary sentence at all")
+	for _, text := range texts {
+		if got, want := findSecretsAll(text), findSecretsEachDetector(text); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+	if got := findSecretsAll(strings.Join(secretSamples, " ")); len(got) < len(secretSamples)-2 {
+		t.Errorf("found only %d secrets among %d samples: %q", len(got), len(secretSamples), got)
+	}
+}
+
+// FuzzFindSecrets checks the single pass against a search per detector.
+func FuzzFindSecrets(f *testing.F) {
+	for _, s := range secretSamples {
+		f.Add("x " + s + " y")
+	}
+	f.Add("ghghghghghghghghghghghghghghghghghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5")
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := findSecretsAll(text), findSecretsEachDetector(text); !slices.Equal(got, want) {
+			t.Fatalf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	})
 }
