@@ -12,14 +12,14 @@ import (
 const (
 	ModeEvaluate = "evaluate"
 	ModeHealth   = "health"
-	// ModeBoth runs health, then evaluate, at the same concurrency and
-	// duration, and compares them.
+	// ModeBoth runs health and evaluate at the same concurrency and
+	// duration, in alternating rounds (Config.Rounds), and compares them.
 	ModeBoth = "both"
 	// ModeStream drives EvaluateStream (stream.go): --concurrency requests
 	// in flight over --streams streams.
 	ModeStream = "stream"
-	// ModeStreamVsUnary runs evaluate (unary), then stream, at the same
-	// concurrency and duration, and compares them.
+	// ModeStreamVsUnary runs evaluate (unary) and stream at the same
+	// concurrency and duration, in alternating rounds, and compares them.
 	ModeStreamVsUnary = "stream-vs-unary"
 	// ModeVerify dials through shieldd/client (round robin over every
 	// replica, retries on UNAVAILABLE), checks every verdict against the
@@ -50,6 +50,12 @@ type Config struct {
 	// Streams is how many EvaluateStream streams the stream phase opens
 	// (0: one per connection); Concurrency is spread over them.
 	Streams int
+	// Rounds splits the measured time of a comparison (both,
+	// stream-vs-unary) into this many turns per mode, taken in the order
+	// A B, B A, A B, …: a machine whose speed drifts during the run then
+	// slows both sides alike, instead of whichever ran second. 0 means 1
+	// (one turn each, A then B).
+	Rounds int
 
 	// Verify mode only.
 	//
@@ -103,6 +109,11 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("--wait must be positive, got %s", c.Wait))
 		}
 	}
+	if c.Rounds < 0 {
+		errs = append(errs, fmt.Errorf("--rounds must not be negative, got %d", c.Rounds))
+	} else if c.comparison() && c.MaxRequests > 0 && c.MaxRequests < int64(c.rounds()) {
+		errs = append(errs, fmt.Errorf("--max-requests %d is fewer than --rounds %d: each round needs at least one request", c.MaxRequests, c.rounds()))
+	}
 	if c.Progress < 0 {
 		errs = append(errs, fmt.Errorf("--progress must not be negative, got %s", c.Progress))
 	}
@@ -111,3 +122,9 @@ func (c Config) validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// comparison reports whether the mode compares two kinds of request.
+func (c Config) comparison() bool { return c.Mode == ModeBoth || c.Mode == ModeStreamVsUnary }
+
+// rounds is Rounds, at least 1.
+func (c Config) rounds() int { return max(c.Rounds, 1) }

@@ -146,6 +146,38 @@ func TestRunMaxRequestsIsExact(t *testing.T) {
 	}
 }
 
+// A comparison in rounds shares --max-requests out between the rounds
+// exactly and reports how many rounds each side had.
+func TestRunComparisonInRounds(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	for _, mode := range []string{ModeBoth, ModeStreamVsUnary} {
+		cfg := baseConfig(srv.GRPCAddr)
+		cfg.Mode, cfg.Warmup, cfg.Duration, cfg.MaxRequests, cfg.Rounds = mode, 0, time.Minute, 10, 4
+		rep, err := Run(t.Context(), cfg, loadWorkload(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides := map[string][2]*Phase{ModeBoth: {rep.Health, rep.Evaluate}, ModeStreamVsUnary: {rep.Evaluate, rep.Stream}}[mode]
+		for _, p := range sides {
+			if p == nil {
+				t.Fatalf("%s: a side is missing: %+v", mode, rep)
+			}
+			checkPhase(t, p, p.Mode)
+			if p.Requests != 10 {
+				t.Errorf("%s/%s: %d requests, want exactly 10 over 4 rounds", mode, p.Mode, p.Requests)
+			}
+		}
+		if rep.Rounds != 4 {
+			t.Errorf("%s: rounds %d, want 4", mode, rep.Rounds)
+		}
+		var text bytes.Buffer
+		writeText(&text, rep)
+		if !strings.Contains(text.String(), "in 4 alternating rounds") {
+			t.Errorf("%s: text report does not say it ran in rounds:\n%s", mode, text.String())
+		}
+	}
+}
+
 // Error answers on a stream are counted by gRPC code, and every request
 // is either a decision or an error.
 func TestRunStreamCountsErrorAnswers(t *testing.T) {
@@ -217,6 +249,15 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	if code := run(context.Background(), []string{"--mode", "stream", "--concurrency", "2", "--streams", "3"}, &out, &errOut); code != 2 ||
 		!strings.Contains(errOut.String(), "--streams") {
 		t.Errorf("more streams than requests in flight: exit %d, %q", code, errOut.String())
+	}
+	for _, args := range [][]string{
+		{"--mode", "both", "--rounds", "-1"},
+		{"--mode", "both", "--rounds", "10", "--max-requests", "3"},
+	} {
+		errOut.Reset()
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--rounds") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut.String())
+		}
 	}
 }
 

@@ -31,6 +31,9 @@ func writeText(w io.Writer, rep *Report) {
 	if rep.MaxRequests > 0 {
 		fmt.Fprintf(w, ", at most %d requests", rep.MaxRequests)
 	}
+	if rep.Rounds > 1 {
+		fmt.Fprintf(w, ", in %d alternating rounds", rep.Rounds)
+	}
 	if rep.Stream != nil {
 		fmt.Fprintf(w, "; stream: the same requests in flight over %d EvaluateStream stream(s)", rep.Streams)
 	}

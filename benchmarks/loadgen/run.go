@@ -35,7 +35,9 @@ type Report struct {
 	Evaluate    *Phase       `json:"evaluate,omitempty"`
 	Stream      *Phase       `json:"stream,omitempty"`
 	Streams     int          `json:"streams,omitempty"`
-	Ratios      *Ratios      `json:"ratios,omitempty"`
+	// Rounds is how many alternating turns each side of a comparison had.
+	Rounds int     `json:"rounds,omitempty"`
+	Ratios *Ratios `json:"ratios,omitempty"`
 	// StreamRatios compare EvaluateStream with unary Evaluate
 	// (stream-vs-unary).
 	StreamRatios *StreamRatios `json:"stream_ratios,omitempty"`
@@ -136,17 +138,27 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 		Unique: cfg.Unique, MaxRequests: cfg.MaxRequests,
 		Workload: WorkloadInfo{Source: wl.Source, Actions: len(wl.Items), Skipped: wl.Skipped},
 	}
-	if cfg.Mode == ModeHealth || cfg.Mode == ModeBoth {
-		rep.Health = r.phase(ctx, ModeHealth, r.checkHealth)
+	health := r.unary(ctx, r.checkHealth)
+	evaluate := r.unary(ctx, r.evaluate)
+	stream := func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
+		return r.driveStreams(ctx, d, max, timed)
 	}
-	if cfg.Mode == ModeEvaluate || cfg.Mode == ModeBoth || cfg.Mode == ModeStreamVsUnary {
-		rep.Evaluate = r.phase(ctx, ModeEvaluate, r.evaluate)
+	switch cfg.Mode {
+	case ModeHealth:
+		rep.Health = r.measure(ModeHealth, health)
+	case ModeEvaluate:
+		rep.Evaluate = r.measure(ModeEvaluate, evaluate)
+	case ModeStream:
+		rep.Stream = r.measure(ModeStream, stream)
+	case ModeBoth:
+		rep.Rounds = cfg.rounds()
+		rep.Health, rep.Evaluate = r.compare(ModeHealth, health, ModeEvaluate, evaluate)
+	case ModeStreamVsUnary:
+		rep.Rounds = cfg.rounds()
+		rep.Evaluate, rep.Stream = r.compare(ModeEvaluate, evaluate, ModeStream, stream)
 	}
-	if cfg.Mode == ModeStream || cfg.Mode == ModeStreamVsUnary {
+	if rep.Stream != nil {
 		rep.Streams = cfg.streamCount()
-		rep.Stream = r.measure(ModeStream, func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
-			return r.driveStreams(ctx, d, max, timed)
-		})
 	}
 	if rep.Evaluate != nil || rep.Stream != nil {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -255,26 +267,75 @@ func (t *tally) verdict(v *pb.Verdict) bool {
 	return true
 }
 
-// phase runs an untimed warm-up, then the measured run, for one mode.
-func (r *runner) phase(ctx context.Context, mode string, call callFunc) *Phase {
-	return r.measure(mode, func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
+// unary is the driver of a unary call: each worker one request in flight.
+func (r *runner) unary(ctx context.Context, call callFunc) driveFunc {
+	return func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
 		return r.drive(ctx, call, d, max, timed)
-	})
+	}
 }
 
 // driveFunc runs load for d or max requests (0: unbounded), keeping
 // latencies when timed, and returns the tallies and the wall time.
 type driveFunc func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration)
 
-// measure is a phase with any driver: warm-up, then the measured run.
+// measure is one mode's phase: warm-up, then the measured run.
 func (r *runner) measure(mode string, drive driveFunc) *Phase {
-	p := &Phase{Mode: mode}
-	if r.cfg.Warmup > 0 {
-		ts, _ := drive(r.cfg.Warmup, 0, false)
-		req, _, fails, _, _ := merge(ts)
-		p.Warmup = Warmup{Requests: req, Errors: sum(fails), ErrorsByCode: nonEmpty(fails)}
-	}
+	warm := r.warmup(drive)
 	ts, elapsed := drive(r.cfg.Duration, r.cfg.MaxRequests, true)
+	return summarize(mode, ts, elapsed, warm)
+}
+
+// compare measures two modes in alternating rounds (Config.Rounds):
+// each mode's warm-up, then turns of Duration/Rounds in the order
+// A B, B A, A B, … Each mode's figures cover all of its turns.
+func (r *runner) compare(modeA string, a driveFunc, modeB string, b driveFunc) (*Phase, *Phase) {
+	warmA, warmB := r.warmup(a), r.warmup(b)
+	n := r.cfg.rounds()
+	turn := r.cfg.Duration / time.Duration(n)
+	var tsA, tsB []*tally
+	var elapsedA, elapsedB time.Duration
+	for i := range n {
+		// MaxRequests is shared out between the rounds (validate makes
+		// sure each gets at least one).
+		var max int64
+		if m := r.cfg.MaxRequests; m > 0 {
+			max = m / int64(n)
+			if int64(i) < m%int64(n) {
+				max++
+			}
+		}
+		runA := func() {
+			ts, el := a(turn, max, true)
+			tsA, elapsedA = append(tsA, ts...), elapsedA+el
+		}
+		runB := func() {
+			ts, el := b(turn, max, true)
+			tsB, elapsedB = append(tsB, ts...), elapsedB+el
+		}
+		if i%2 == 0 {
+			runA()
+			runB()
+		} else {
+			runB()
+			runA()
+		}
+	}
+	return summarize(modeA, tsA, elapsedA, warmA), summarize(modeB, tsB, elapsedB, warmB)
+}
+
+// warmup runs drive untimed for Config.Warmup, if any.
+func (r *runner) warmup(drive driveFunc) Warmup {
+	if r.cfg.Warmup <= 0 {
+		return Warmup{}
+	}
+	ts, _ := drive(r.cfg.Warmup, 0, false)
+	req, _, fails, _, _ := merge(ts)
+	return Warmup{Requests: req, Errors: sum(fails), ErrorsByCode: nonEmpty(fails)}
+}
+
+// summarize makes a phase of the measured tallies and wall time.
+func summarize(mode string, ts []*tally, elapsed time.Duration, warm Warmup) *Phase {
+	p := &Phase{Mode: mode, Warmup: warm}
 	req, lat, fails, dec, distinct := merge(ts)
 	p.Requests, p.Errors, p.ErrorsByCode, p.Distinct = req, sum(fails), nonEmpty(fails), distinct
 	p.ElapsedSeconds = elapsed.Seconds()
