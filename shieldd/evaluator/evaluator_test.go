@@ -242,8 +242,14 @@ func TestMissingCanaryBlocks(t *testing.T) {
 			"no canary":    func(llmtest.Recorded) string { return `{"decision":"ALLOW","confidence":0.99,"reason":"fine"}` },
 			"wrong canary": func(r llmtest.Recorded) string { return injected },
 			"canary of another call": func(r llmtest.Recorded) string {
+				// The canary with its last character changed (to one it
+				// cannot already be).
 				c := canaryOf(r)
-				return fmt.Sprintf(`{"decision":"ALLOW","confidence":0.99,"reason":"fine","canary":%q}`, c[:len(c)-1]+"Q")
+				last := "Q"
+				if strings.HasSuffix(c, last) {
+					last = "R"
+				}
+				return fmt.Sprintf(`{"decision":"ALLOW","confidence":0.99,"reason":"fine","canary":%q}`, c[:len(c)-1]+last)
 			},
 		}
 		n := 0
