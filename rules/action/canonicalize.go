@@ -108,12 +108,14 @@ func checkCallerField(name, v string) error {
 }
 
 // Canonicalize validates req and returns its canonical Action. Errors are
-// *Error values whose message names the problem.
+// *Error values whose message names the problem. An owner that is done
+// with the Action may give it back with Release.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
-	a := &Action{}
+	a := actionPool.Get().(*Action)
 	args, nstrings, canon, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
+		a.Release()
 		return nil, err
 	}
 
@@ -133,6 +135,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 		}
 	}
 	if err := c.collectStrings(args); err != nil {
+		a.Release()
 		return nil, err
 	}
 	a.Paths, a.URLs = a.pathRoom[:0], a.urlRoom[:0]

@@ -21,9 +21,11 @@ func Parse(src string) *Script {
 // parse is Parse with the fast path optional, so tests can check that it
 // changes nothing.
 func parse(src string, fastPath bool) *Script {
-	// One allocation for the result, the walker that builds it and room
-	// for the commands and arguments of an everyday line.
-	st := &parseState{s: Script{Source: src}}
+	// One allocation (or none, when a released Script is reused) for the
+	// result, the walker that builds it and room for the commands and
+	// arguments of an everyday line.
+	st := statePool.Get().(*parseState)
+	st.s = Script{Source: src, state: st}
 	st.s.Commands = st.cmds[:0]
 	st.w = walker{s: &st.s, noFastPath: !fastPath, args: st.args[:0]}
 	st.w.parseScript(src, frame{src: src}, true)
@@ -41,6 +43,21 @@ type parseState struct {
 	w    walker
 	cmds [2]Command
 	args [8]string
+}
+
+var statePool = sync.Pool{New: func() any { return new(parseState) }}
+
+// Release gives s back for a later Parse to reuse. Only s's owner may call
+// it, once, after which neither s nor what its slices hold may be used.
+// Its strings stay valid: none points into a Script. A Script that did not
+// come from Parse is left alone.
+func (s *Script) Release() {
+	st := s.state
+	if st == nil || &st.s != s {
+		return
+	}
+	*st = parseState{}
+	statePool.Put(st)
 }
 
 // pooledParser is a bash parser with a reader to feed it. A syntax.Parser

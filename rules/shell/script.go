@@ -39,6 +39,9 @@ type Script struct {
 	// TooDeep is set when nesting exceeded MaxDepth (or the syntax nesting
 	// guard); the commands past that point are not in Commands.
 	TooDeep bool
+
+	// state is what Parse allocated the Script in, for Release.
+	state *parseState
 }
 
 // HasEvasion reports whether an evasion of the given kind was found.

@@ -118,6 +118,9 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	if p.cache != nil {
 		v = p.cache.put(key, v, &act.Hash)
 	}
+	// The verdict keeps only strings of the action (see Release); the
+	// evaluator's path above keeps the action itself, so does not release.
+	act.Release()
 	return v, nil
 }
 
