@@ -26,7 +26,7 @@ test:
 deps:
 	@command -v chromium >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 test-short:
 	$(GO) test -count=1 ./...
