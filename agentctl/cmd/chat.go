@@ -87,20 +87,19 @@ func runChat(c *cli.Context) error {
 		ch.terminal = isTerminal(f)
 	}
 	// Fail now, not after the first message is typed, when there is no engine.
-	conn, err := connectEngine(c)
+	var st *pb.StatusResponse
+	var addr string
+	err := callFoundEngine(c, "chat", func(ctx context.Context, conn *engineConn) (err error) {
+		addr = conn.addr
+		st, err = conn.GetStatus(ctx, &pb.StatusRequest{})
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.Context, unaryTimeout)
-	st, err := conn.GetStatus(ctx, &pb.StatusRequest{})
-	cancel()
-	conn.close()
-	if err != nil {
-		return conn.callError("chat", err)
-	}
 	if ch.terminal {
 		fmt.Fprintf(ch.out, "parapet chat: engine %s, agent %s, shield %s\n/quit or Ctrl-D leaves; Ctrl-C cancels a turn.\n",
-			conn.addr, connectedWord(st.GetAgentConnected()), st.GetShieldMode())
+			addr, connectedWord(st.GetAgentConnected()), st.GetShieldMode())
 		if ch.session != "" {
 			fmt.Fprintf(ch.out, "session %s\n", ch.session)
 		}

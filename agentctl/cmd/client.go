@@ -107,7 +107,9 @@ func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, erro
 }
 
 // callEngine makes one call (what names it in errors) to an engine
-// engineTarget found, bounded by unaryTimeout.
+// engineTarget found, bounded by unaryTimeout. An error the call already
+// made an exit error (a NotFound it explains better, say) is returned as
+// it is; any other becomes callError's.
 func callEngine(c *cli.Context, addr string, running bool, what string, call func(context.Context, *engineConn) error) error {
 	conn, err := connectTarget(c, addr, running)
 	if err != nil {
@@ -117,9 +119,21 @@ func callEngine(c *cli.Context, addr string, running bool, what string, call fun
 	ctx, cancel := context.WithTimeout(c.Context, unaryTimeout)
 	defer cancel()
 	if err := call(ctx, conn); err != nil {
+		if _, isExit := err.(cli.ExitCoder); isExit {
+			return err
+		}
 		return conn.callError(what, err)
 	}
 	return nil
+}
+
+// callFoundEngine is callEngine on the engine connectEngine would dial.
+func callFoundEngine(c *cli.Context, what string, call func(context.Context, *engineConn) error) error {
+	addr, _, running, err := engineTarget(c)
+	if err != nil {
+		return exitf(exitFailed, "%v", err)
+	}
+	return callEngine(c, addr, running, what, call)
 }
 
 // asCLI marks calls as coming from agentctl, so an approval answered here

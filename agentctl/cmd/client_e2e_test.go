@@ -272,7 +272,8 @@ func TestClientSendSessionsHistory(t *testing.T) {
 	}
 
 	// Unknown ids: exit 5 with a message.
-	if code, _, errOut := runAgentctl(t, "history", "-w", ws, "sess_nope"); code != exitNotFound || !strings.Contains(errOut, "sess_nope") {
+	if code, _, errOut := runAgentctl(t, "history", "-w", ws, "sess_nope"); code != exitNotFound ||
+		!strings.Contains(errOut, `no session "sess_nope" (agentctl sessions lists them)`) {
 		t.Errorf("history of an unknown session: exit %d %q", code, errOut)
 	}
 	if code, _, errOut := runAgentctl(t, "send", "-w", ws, "--session", "sess_nope", "hi"); code != exitNotFound || !strings.Contains(errOut, "SESSION_NOT_FOUND") {

@@ -42,19 +42,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			conn, err := connectEngine(c)
-			if err != nil {
-				return err
-			}
-			defer conn.close()
-			ctx, cancel := context.WithTimeout(c.Context, unaryTimeout)
-			defer cancel()
-			res, err := conn.GetHistory(ctx, &pb.GetHistoryRequest{SessionId: id, Limit: limit, Offset: offset})
-			if err != nil {
+			var res *pb.GetHistoryResponse
+			err = callFoundEngine(c, "history", func(ctx context.Context, conn *engineConn) (err error) {
+				res, err = conn.GetHistory(ctx, &pb.GetHistoryRequest{SessionId: id, Limit: limit, Offset: offset})
 				if isNotFound(err) {
 					return exitf(exitNotFound, "no session %q (agentctl sessions lists them)", oneLine(id, 80))
 				}
-				return conn.callError("history", err)
+				return err
+			})
+			if err != nil {
+				return err
 			}
 			if jsonOut {
 				return printJSON(c.App.Writer, historyJSON(id, offset, res))

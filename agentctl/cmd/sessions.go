@@ -32,16 +32,13 @@ Examples:
 			if err != nil {
 				return err
 			}
-			conn, err := connectEngine(c)
+			var res *pb.ListSessionsResponse
+			err = callFoundEngine(c, "list sessions", func(ctx context.Context, conn *engineConn) (err error) {
+				res, err = conn.ListSessions(ctx, &pb.ListSessionsRequest{Limit: limit, Offset: offset})
+				return err
+			})
 			if err != nil {
 				return err
-			}
-			defer conn.close()
-			ctx, cancel := context.WithTimeout(c.Context, unaryTimeout)
-			defer cancel()
-			res, err := conn.ListSessions(ctx, &pb.ListSessionsRequest{Limit: limit, Offset: offset})
-			if err != nil {
-				return conn.callError("list sessions", err)
 			}
 			if jsonOut {
 				list := make([]map[string]any, 0, len(res.GetSessions()))
