@@ -203,11 +203,11 @@ func (e *Engine) Register(s *grpc.Server) {
 	e.RegisterClientService(s)
 }
 
-// RegisterAgentServices adds what agent and sub-agent processes call:
-// AgentService and SubAgentService.
+// RegisterAgentServices adds what the agent process calls: AgentService.
+// SubAgentService is not served on any listener: each sub-agent reaches it
+// over a connection of its own (subagentconn.go).
 func (e *Engine) RegisterAgentServices(s *grpc.Server) {
 	pb.RegisterAgentServiceServer(s, &agentService{e: e})
-	pb.RegisterSubAgentServiceServer(s, &subAgentService{e: e})
 }
 
 // RegisterClientService adds ClientService: how people and programs

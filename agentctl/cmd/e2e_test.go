@@ -73,6 +73,16 @@ func runAgentctl(t *testing.T, args ...string) (code int, stdout, stderr string)
 	return code, out.String(), errb.String()
 }
 
+// withToken passes cmd a token as the engine does, on --token-fd.
+func withToken(t *testing.T, cmd *exec.Cmd, token string) {
+	t.Helper()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+}
+
 func call(name, args string) llm.ToolCall { return llm.ToolCall{Name: name, Arguments: args} }
 
 // jsonLines decodes run's --output json stream.
@@ -360,12 +370,12 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	// A process with a wrong token cannot become the agent, and the
 	// clients' port has no agent service at all.
 	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	if out, err := impostor.CombinedOutput(); err == nil || !strings.Contains(string(out), "Unauthenticated") {
 		t.Errorf("impostor agent: %v\n%s", err, out)
 	}
 	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	// The refusal is Unimplemented; it reaches the agent as that, or as
 	// EOF on its first send when the server has already closed the stream.
 	if out, err := impostor.CombinedOutput(); err == nil || !(strings.Contains(string(out), "Unimplemented") || strings.Contains(string(out), "send AgentReady: EOF")) {

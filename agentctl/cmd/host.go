@@ -31,10 +31,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
-// Environment the engine hands the agent process. The token is the only
-// credential; it never touches disk.
 const (
-	envAgentToken  = "OPENPARALLAX_AGENT_TOKEN"
 	stateDirName   = tools.StateDirName // the file tools refuse it
 	sessionsDBName = "sessions.db"
 )
@@ -211,11 +208,18 @@ type host struct {
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
+	// releaseAgentToken closes this side of the last agent token's pipe.
+	releaseAgentToken func()
 }
 
 // startHost builds the engine, serves it on 127.0.0.1:0 and starts the agent.
 func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, log *slog.Logger, agentStderr io.Writer) (*host, error) {
-	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1)}
+	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1), releaseAgentToken: func() {}}
+	// The engine holds every token: no other process of the user may read
+	// its memory or environment.
+	if err := holdCredentials(); err != nil {
+		return nil, exitf(exitFailed, "%v", err)
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -305,7 +309,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
 	h.agent = procman.NewSupervisor(func() (*exec.Cmd, error) {
-		return h.agentCommand(self, agentStderr), nil
+		return h.agentCommand(self, agentStderr)
 	}, procman.Options{
 		Name: "agent", Group: procman.SameGroup, ParentDeathSignal: syscall.SIGKILL, StopTimeout: 3 * time.Second,
 		OnEvent: func(ev procman.Event) {
@@ -337,7 +341,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 // agentCommand is one spawn of the sandboxed agent with a fresh token. Its
 // environment loses GODEBUG (which could weaken the runtime's defaults) and
 // any engine-only OPENPARALLAX_ variable.
-func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
+func (h *host) agentCommand(self string, stderr io.Writer) (*exec.Cmd, error) {
 	token := h.engine.NewAgentToken()
 	args := []string{"internal-agent",
 		"--grpc", h.agentLis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
@@ -356,17 +360,22 @@ func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = h.cfg.workspace
-	cmd.Env = agentEnv(os.Environ(), token)
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stderr = stderr
-	return cmd
+	// The previous spawn has started by now: its end of the token pipe can go.
+	h.releaseAgentToken()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		return nil, err
+	}
+	h.releaseAgentToken = release
+	return cmd, nil
 }
 
-func agentEnv(parent []string, token string) []string { return childEnv(parent, envAgentToken, token) }
-
 // childEnv is a sandboxed child's environment: the parent's without
-// GODEBUG and OPENPARALLAX_ variables, plus the child's own token.
-func childEnv(parent []string, tokenVar, token string) []string {
-	env := make([]string, 0, len(parent)+1)
+// GODEBUG and OPENPARALLAX_ variables. Its token comes on --token-fd.
+func childEnv(parent []string) []string {
+	env := make([]string, 0, len(parent))
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") {
@@ -374,7 +383,7 @@ func childEnv(parent []string, tokenVar, token string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, tokenVar+"="+token)
+	return env
 }
 
 // reportAgentState passes every agent connect and disconnect to onAgentEvent.
@@ -413,6 +422,7 @@ func (h *host) close() {
 	if h.server != nil {
 		h.server.Stop()
 	}
+	h.releaseAgentToken()
 	for i := len(h.closers) - 1; i >= 0; i-- {
 		h.closers[i]()
 	}

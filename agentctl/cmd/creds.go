@@ -1,0 +1,98 @@
+package cmd
+
+// Credentials of the processes agentctl runs (README, "Trust
+// boundaries"): the agent's and sub-agents' tokens travel on an inherited
+// pipe, never in an environment; every process that holds one makes
+// itself non-dumpable first, so no other process of the user can read it
+// from /proc/PID/{environ,mem,fd} or ptrace it.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parapet-dev/parapet/internal/secrets"
+)
+
+// tokenFDFlag names the inherited descriptor an internal child reads its
+// token from.
+func tokenFDFlag() cli.Flag {
+	return &cli.IntFlag{Name: "token-fd", Usage: "inherited descriptor `N` holding the token (read once, then closed)"}
+}
+
+// readChildToken hides this process from the user's other processes, then
+// takes the token its parent passed on --token-fd.
+func readChildToken(c *cli.Context) (string, error) {
+	if err := secrets.NonDumpable(); err != nil {
+		return "", exitf(exitFailed, "%v", err)
+	}
+	if !c.IsSet("token-fd") {
+		return "", usageErrorf("--token-fd is not set: %s is started by the engine", c.Command.Name)
+	}
+	tok, err := secrets.ReadFD(c.Int("token-fd"))
+	if err != nil {
+		return "", usageErrorf("%v", err)
+	}
+	return string(tok), nil
+}
+
+// passToken hands token to cmd on a pipe and adds --token-fd N to its
+// arguments. release closes this process's end once cmd has started.
+func passToken(cmd *exec.Cmd, token string) (release func(), err error) {
+	fd, release, err := secrets.PassFD(cmd, []byte(token))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Args = append(cmd.Args, "--token-fd", strconv.Itoa(fd))
+	return release, nil
+}
+
+// holdCredentials makes a process that holds credentials (the engine, the
+// process manager) non-dumpable. Where the system cannot, it runs on,
+// logged: the tokens are then as exposed as before, not less.
+func holdCredentials() error {
+	err := secrets.NonDumpable()
+	if err == secrets.ErrUnsupported {
+		return nil
+	}
+	return err
+}
+
+// dialInheritedConn is a gRPC client over the connected socket the engine
+// passed on descriptor fd (a sub-agent's own connection). It is used
+// once: when it breaks there is no other way to the engine, and calls
+// fail.
+func dialInheritedConn(fd int) (*grpc.ClientConn, error) {
+	if fd < 3 {
+		return nil, usageErrorf("--engine-fd %d is stdin, stdout or stderr", fd)
+	}
+	f := os.NewFile(uintptr(fd), "engine")
+	c, err := net.FileConn(f)
+	f.Close() // FileConn has its own copy
+	if err != nil {
+		return nil, usageErrorf("--engine-fd %d: %v", fd, err)
+	}
+	var once sync.Once
+	conn, err := grpc.NewClient("passthrough:///engine", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
+			var out net.Conn
+			once.Do(func() { out = c })
+			if out == nil {
+				return nil, errors.New("the connection to the engine is closed")
+			}
+			return out, nil
+		}))
+	if err != nil {
+		c.Close()
+		return nil, exitf(exitFailed, "engine connection: %v", err)
+	}
+	return conn, nil
+}
