@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/internal/secrets"
 )
 
@@ -95,4 +97,35 @@ func dialInheritedConn(fd int) (*grpc.ClientConn, error) {
 		return nil, exitf(exitFailed, "engine connection: %v", err)
 	}
 	return conn, nil
+}
+
+// clientToken is the client token of the workspace's engine, from its
+// state file (with --engine ADDR too: the token is never on a command
+// line, where every process could read it).
+func clientToken(c *cli.Context) (string, error) {
+	ws := c.String("workspace")
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	st, err := procman.ReadState(stateDirOf(ws))
+	switch {
+	case err != nil:
+		return "", exitf(exitFailed, "the engine's client token: %v (run this as the engine's user, with --workspace of its workspace)", err)
+	case st.ClientToken == "":
+		return "", exitf(exitFailed, "the engine's client token: the state file of %s holds none (the engine is starting or older than this agentctl)", ws)
+	}
+	return st.ClientToken, nil
+}
+
+// webSignInURL is webURL with the token that signs the browser in
+// ("" when either is unknown or the command did not ask for it).
+func webSignInURL(webURL string, c *cli.Context) string {
+	if webURL == "" {
+		return ""
+	}
+	tok, err := clientToken(c)
+	if err != nil {
+		return ""
+	}
+	return webURL + "/?token=" + url.QueryEscape(tok)
 }

@@ -275,8 +275,8 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-func engineStatus(t *testing.T, addr string) (*pb.StatusResponse, error) {
-	client, closeConn, err := dialEngine(addr)
+func engineStatus(t *testing.T, addr, token string) (*pb.StatusResponse, error) {
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 				return false
 			}
 			var err error
-			s, err = engineStatus(t, st.GRPCAddress)
+			s, err = engineStatus(t, st.GRPCAddress, st.ClientToken)
 			return err == nil && s.GetAgentConnected() && s.GetEnginePid() != notEngine && s.GetAgentPid() != notAgent && s.GetAgentPid() != 0
 		})
 		return s
@@ -360,10 +360,10 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if agentAddr == st["grpc_address"] {
 		t.Fatalf("the agent connects to the clients' port %s", agentAddr)
 	}
-	if _, err := engineStatus(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if _, err := engineStatus(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ClientService on the agent's port: %v", err)
 	}
-	if err := resolveOn(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if err := resolveOn(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ResolveApproval on the agent's port: %v", err)
 	}
 
@@ -398,7 +398,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	s3 := ready(s2.GetEnginePid(), s2.GetAgentPid())
 
 	// Exit 75 (a restart request) restarts the engine too.
-	client, closeConn, err := dialEngine(procmanAddr(t, stateDir))
+	client, closeConn, err := dialEngine(procmanAddr(t, stateDir), stateToken(t, stateDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,15 +444,25 @@ func agentGRPCAddr(t *testing.T, pid int) string {
 }
 
 // resolveOn calls ClientService.ResolveApproval at addr.
-func resolveOn(t *testing.T, addr string) error {
+func resolveOn(t *testing.T, addr, token string) error {
 	t.Helper()
-	client, closeConn, err := dialEngine(addr)
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeConn()
 	_, err = client.ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: "appr_x", Approved: true})
 	return err
+}
+
+// stateToken is the running engine's client token, from its state file.
+func stateToken(t *testing.T, stateDir string) string {
+	t.Helper()
+	st, ok := procman.Running(stateDir)
+	if !ok || st.ClientToken == "" {
+		t.Fatal("no running engine with a client token")
+	}
+	return st.ClientToken
 }
 
 func procmanAddr(t *testing.T, stateDir string) string {
@@ -561,7 +571,7 @@ func TestStartDaemon(t *testing.T) {
 		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
 	}
 	waitFor(t, "agent", 60*time.Second, func() bool {
-		s, err := engineStatus(t, st.GRPCAddress)
+		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})
 	if code, out, errOut := runAgentctl(t, "stop", "--workspace", ws); code != 0 {

@@ -74,6 +74,9 @@ type hostConfig struct {
 	// webAddr is where internal-engine serves the web page and HTTP API
 	// ("" or "off": nowhere); start passes it on.
 	webAddr string
+	// clientToken is ClientService's credential ("": a random one that
+	// no client learns, as for run).
+	clientToken string
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -278,7 +281,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
-		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db,
+		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db, ClientToken: cfg.clientToken,
 		SubAgentLLM: cfg.subAgentLLM,
 		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
 			return h.spawnSubAgent(ctx, spec, agentStderr)
