@@ -7,20 +7,16 @@ package cmd
 // from /proc/PID/{environ,mem,fd} or ptrace it.
 
 import (
-	"context"
-	"errors"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/agentctl/subagent"
 	"github.com/parapet-dev/parapet/internal/secrets"
 )
 
@@ -69,32 +65,16 @@ func holdCredentials() error {
 }
 
 // dialInheritedConn is a gRPC client over the connected socket the engine
-// passed on descriptor fd (a sub-agent's own connection). It is used
-// once: when it breaks there is no other way to the engine, and calls
-// fail.
+// passed on descriptor fd (a sub-agent's own connection).
 func dialInheritedConn(fd int) (*grpc.ClientConn, error) {
 	if fd < 3 {
 		return nil, usageErrorf("--engine-fd %d is stdin, stdout or stderr", fd)
 	}
-	f := os.NewFile(uintptr(fd), "engine")
-	c, err := net.FileConn(f)
-	f.Close() // FileConn has its own copy
+	f := os.NewFile(uintptr(fd), "--engine-fd "+strconv.Itoa(fd))
+	defer f.Close() // Dial has its own copy
+	conn, err := subagent.Dial(f)
 	if err != nil {
-		return nil, usageErrorf("--engine-fd %d: %v", fd, err)
-	}
-	var once sync.Once
-	conn, err := grpc.NewClient("passthrough:///engine", grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
-			var out net.Conn
-			once.Do(func() { out = c })
-			if out == nil {
-				return nil, errors.New("the connection to the engine is closed")
-			}
-			return out, nil
-		}))
-	if err != nil {
-		c.Close()
-		return nil, exitf(exitFailed, "engine connection: %v", err)
+		return nil, usageErrorf("%v", err)
 	}
 	return conn, nil
 }

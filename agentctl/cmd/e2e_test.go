@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(envRunAsAttacker) == "1" {
+		os.Exit(attack(os.Args[1:]))
+	}
 	// Session databases go under $XDG_STATE_HOME: keep them out of the
 	// home directory of whoever runs the tests.
 	state, err := os.MkdirTemp("", "parapet-test-state-")
