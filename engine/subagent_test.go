@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 type subProc struct {
 	spec     engine.SubAgentSpec
 	conn     *grpc.ClientConn // over spec.Conn, as the process would dial
+	file     *os.File         // a copy of spec.Conn, for a real process
 	exit     chan error
 	killed   chan struct{}
 	killOnce sync.Once
@@ -63,6 +65,12 @@ func newSubHarness(t testing.TB, mod func(*engine.Config)) *subHarness {
 			}
 			t.Cleanup(func() { conn.Close() })
 			p.conn = conn
+			fd, err := syscall.Dup(int(spec.Conn.Fd()))
+			if err != nil {
+				return nil, nil, err
+			}
+			p.file = os.NewFile(uintptr(fd), "sub-agent-"+spec.Name)
+			t.Cleanup(func() { p.file.Close() })
 			procs <- p
 			wait := func() error {
 				select {
