@@ -73,6 +73,10 @@ SIGINT stop it (SIGKILL after 5 s). State lives in WORKSPACE/.parapet/.`,
 			if err != nil {
 				return exitf(exitFailed, "find own executable: %v", err)
 			}
+			// The manager reads the state file, client token included.
+			if err := holdCredentials(); err != nil {
+				return exitf(exitFailed, "%v", err)
+			}
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "manager")

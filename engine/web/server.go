@@ -13,21 +13,22 @@
 //
 // # Why the server is guarded the way it is
 //
-// The server can approve actions the shield escalated, so a web page the
-// user happens to visit must not be able to drive it. The browser is the
-// attacker's tool here, not a local process: anything on the machine can
-// already reach the engine's gRPC port. Three checks, each cheap:
+// The server can approve actions the shield escalated, so neither a web
+// page the user happens to visit nor a local process without the
+// engine's client token (kept in the 0600 state file) may drive it or
+// read what it shows. Three checks, each cheap:
 //
 //   - Host must be a loopback address or "localhost" (every request). A
 //     DNS-rebinding page reaches 127.0.0.1 under its own name and would
 //     otherwise be same-origin with us; the listener itself is loopback
 //     only (agentctl refuses any other --web-addr), as the API has no
 //     user authentication.
-//   - Every state-changing request (POST) must carry the per-engine
-//     random token: the page load sets it as an HttpOnly, SameSite=Strict
-//     cookie (named per port), scripts may send it as X-Parapet-Token. A
-//     cross-site request carries no SameSite=Strict cookie and cannot
-//     read the page to learn the token.
+//   - Every request but the static script and style must carry the
+//     engine's client token: signing in (GET /?token=T) sets it as an
+//     HttpOnly, SameSite=Strict cookie (named per port), and nothing
+//     else hands it out; scripts send it as X-Parapet-Token or
+//     "Authorization: Bearer". A cross-site request carries no
+//     SameSite=Strict cookie.
 //   - A POST from a browser must be same-origin: Sec-Fetch-Site, when
 //     sent, must be "same-origin", and Origin, when sent, must be this
 //     server. SameSite treats every port of 127.0.0.1 as one site, so the
@@ -35,9 +36,8 @@
 //     origin includes the port. JSON bodies must also be sent as
 //     application/json, which an HTML form cannot do.
 //
-// Reads (GET) need no token: the same-origin policy keeps other origins
-// from reading the answers (no CORS headers are ever sent, and
-// Cross-Origin-Resource-Policy forbids embedding them). Every answer
+// Other origins cannot read the answers either (no CORS headers are ever
+// sent, and Cross-Origin-Resource-Policy forbids embedding them). Every answer
 // carries a strict Content-Security-Policy (the page's own script and
 // style only, no inline code, no framing: a page with Approve buttons
 // must not be clickjacked), nosniff and no-store; the page renders
