@@ -149,7 +149,7 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 	ctx, cancel := context.WithTimeout(ctx, shieldTimeout)
 	defer cancel()
 	v, err := e.cfg.Shield.Evaluate(ctx, req)
-	if err == nil && v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+	if err == nil && v.GetDecision().Decided() {
 		return v
 	}
 	if err == nil {
@@ -186,18 +186,18 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publis
 		// An Approver that gave up when ctx ended without saying why.
 		switch {
 		case t.ctx.Err() != nil:
-			res.Outcome, res.By = OutcomeCancelled, "engine"
+			res.Outcome, res.By = pb.OutcomeCancelled, "engine"
 		case ctx.Err() != nil:
-			res.Outcome, res.By = OutcomeTimeout, "engine"
+			res.Outcome, res.By = pb.OutcomeTimeout, "engine"
 		default:
-			res.Outcome = OutcomeDenied
+			res.Outcome = pb.OutcomeDenied
 		}
 	}
 	if res.Approved && ctx.Err() != nil {
 		// An approval that arrives after the deadline or cancellation does not count.
-		res = ApprovalResult{Outcome: OutcomeTimeout, By: "engine"}
+		res = ApprovalResult{Outcome: pb.OutcomeTimeout, By: "engine"}
 		if t.ctx.Err() != nil {
-			res.Outcome = OutcomeCancelled
+			res.Outcome = pb.OutcomeCancelled
 		}
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_RESOLVED,
@@ -222,11 +222,11 @@ func (e *Engine) reportOutcome(v *pb.Verdict, session string, p *pb.ToolCallProp
 
 func outcomeWords(o string) string {
 	switch o {
-	case OutcomeTimeout:
+	case pb.OutcomeTimeout:
 		return "not answered in time"
-	case OutcomeCancelled:
+	case pb.OutcomeCancelled:
 		return "cancelled"
-	case OutcomeRateLimited:
+	case pb.OutcomeRateLimited:
 		return "denied (too many approval prompts this hour)"
 	}
 	return "denied"

@@ -121,7 +121,7 @@ func TestToolCallFlow(t *testing.T) {
 			t.Errorf("APPROVAL_NEEDED %+v", need)
 		}
 		res := evs[3].GetApprovalResolved()
-		if res.GetApproved() || res.GetOutcome() != engine.OutcomeDenied || res.GetApprovalId() != need.GetApprovalId() {
+		if res.GetApproved() || res.GetOutcome() != pb.OutcomeDenied || res.GetApprovalId() != need.GetApprovalId() {
 			t.Errorf("APPROVAL_RESOLVED %+v", res)
 		}
 		if !r.GetIsError() || !strings.Contains(r.GetContent(), "not run") {
@@ -237,7 +237,7 @@ func TestEscalationApprovedRuns(t *testing.T) {
 	if v := verdictOf(t, evs); v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ESCALATE {
 		t.Fatalf("verdict %+v", v)
 	}
-	if res := evs[3].GetApprovalResolved(); !res.GetApproved() || res.GetOutcome() != engine.OutcomeApproved || res.GetResolvedBy() == "" {
+	if res := evs[3].GetApprovalResolved(); !res.GetApproved() || res.GetOutcome() != pb.OutcomeApproved || res.GetResolvedBy() == "" {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 	// There is no remote, so git fails; what matters is that it ran.
@@ -281,7 +281,7 @@ func TestCancelledSubmitDeniesAPendingApproval(t *testing.T) {
 	}
 	evs := callEvents(t, tr, "c1")
 	wantTypes(t, evs, evPlanned, evVerdict, evNeeded, evResolved, evCompleted)
-	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeCancelled {
+	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeCancelled {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 	if exists(t, filepath.Join(h.ws, "esc.txt")) {
@@ -313,7 +313,7 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 	evs := callEvents(t, tr, "c1")
-	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeTimeout {
+	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeTimeout {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 }
@@ -323,7 +323,7 @@ type lateApprover struct{}
 
 func (lateApprover) Approve(ctx context.Context, _ engine.ApprovalRequest) engine.ApprovalResult {
 	<-ctx.Done()
-	return engine.ApprovalResult{Approved: true, Outcome: engine.OutcomeApproved, By: "late"}
+	return engine.ApprovalResult{Approved: true, Outcome: pb.OutcomeApproved, By: "late"}
 }
 
 func TestApprovalAfterTheDeadlineDoesNotCount(t *testing.T) {
@@ -338,7 +338,7 @@ func TestApprovalAfterTheDeadlineDoesNotCount(t *testing.T) {
 	}
 	evs := callEvents(t, tr, "c1")
 	wantTypes(t, evs, evPlanned, evVerdict, evNeeded, evResolved, evCompleted)
-	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeTimeout {
+	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeTimeout {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 }

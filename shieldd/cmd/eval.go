@@ -117,12 +117,12 @@ func runEval(c *cli.Context) error {
 }
 
 func printVerdict(w io.Writer, v *pb.Verdict) {
-	d := strings.TrimPrefix(v.Decision.String(), "VERDICT_DECISION_")
+	d := v.Decision.Label()
 	fmt.Fprintf(w, "%s  (tier %d, rules %s)\n", d, v.Tier, strings.Join(v.RuleIds, ", "))
 	fmt.Fprintf(w, "  %s\n", v.Reasoning)
 	fmt.Fprintf(w, "  action %s %s\n  policy %s\n", v.ActionType, v.ActionHash, v.PolicyVersion)
 	for _, f := range v.Findings {
 		fmt.Fprintf(w, "  - [tier %d] %s %s %s: %s\n", f.Tier, f.RuleId,
-			strings.TrimPrefix(f.Outcome.String(), "VERDICT_DECISION_"), strings.TrimPrefix(f.Severity.String(), "SEVERITY_"), f.Message)
+			f.Outcome.Label(), f.Severity.Label(), f.Message)
 	}
 }

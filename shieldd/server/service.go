@@ -118,7 +118,7 @@ func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb
 		if err != nil {
 			e.Decision, e.Error = "error", status.Code(err).String()+": "+status.Convert(err).Message()
 		} else {
-			e.ActionType, e.ActionHash, e.Decision = v.ActionType, v.ActionHash, decisionName(v.Decision)
+			e.ActionType, e.ActionHash, e.Decision = v.ActionType, v.ActionHash, v.Decision.Word()
 			e.Tier, e.RuleIDs, e.CacheHit = v.Tier, v.RuleIds, v.CacheHit
 		}
 		if _, aerr := s.Audit.Append(e); aerr != nil {
@@ -131,7 +131,7 @@ func (s *ShieldService) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb
 		s.TenantMetrics.Decision(tenantName, "error")
 		return nil, err
 	}
-	s.TenantMetrics.Decision(tenantName, decisionName(v.Decision))
+	s.TenantMetrics.Decision(tenantName, v.Decision.Word())
 	return v, nil
 }
 
@@ -148,16 +148,6 @@ func applyIdentity(c *action.Caller, id auth.Identity) {
 
 func auditCaller(c action.Caller) audit.Caller {
 	return audit.Caller{Engine: c.EngineID, User: c.UserID, Workspace: c.WorkspaceID, Agent: c.AgentName}
-}
-
-func decisionName(d pb.VerdictDecision) string {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return "allow"
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return "escalate"
-	}
-	return "block" // unset reads as BLOCK, never ALLOW
 }
 
 // outcomeNames maps accepted spellings to the recorded outcome.

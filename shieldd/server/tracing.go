@@ -98,7 +98,7 @@ func endEvaluate(span trace.Span, req *pb.EvaluateRequest, tenant string, v *pb.
 			span.SetStatus(otelcodes.Error, st.Code().String()+": "+st.Message())
 		} else {
 			attrs = append(attrs,
-				attribute.String("parapet.decision", decisionName(v.Decision)),
+				attribute.String("parapet.decision", v.Decision.Word()),
 				attribute.Int("parapet.tier", int(v.Tier)),
 				attribute.StringSlice("parapet.rule_ids", v.RuleIds),
 				attribute.Bool("parapet.cache_hit", v.CacheHit),
