@@ -15,7 +15,7 @@ import (
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/rules/policytest"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
-	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // localPipeline builds an uncached pipeline on a policy file or embedded
@@ -79,16 +79,12 @@ func runEval(c *cli.Context) error {
 			return exitf(2, "stdin is not an EvaluateRequest: %v", err)
 		}
 	}
-	if err := req.Validate(); err != nil {
-		return exitf(2, "%v", err)
-	}
 	p, err := localPipeline(c.String("policy"))
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
 	pol := p.Policy()
-	in := server.InputFromRequest(req)
-	v, err := p.Evaluate(c.Context, in)
+	v, err := shield.NewLocal(&shield.Shield{Pipeline: p}).Evaluate(c.Context, req)
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
@@ -100,7 +96,7 @@ func runEval(c *cli.Context) error {
 		printVerdict(w, v)
 	}
 	if c.Bool("explain") {
-		act, err := action.Canonicalize(in.Request, action.Limits{})
+		act, err := action.Canonicalize(shield.InputFromRequest(req).Request, action.Limits{})
 		if err != nil {
 			return exitf(2, "%v", err)
 		}
