@@ -342,7 +342,6 @@ func (r *Registry) Lookup(name string) (Def, bool) {
 	return t.def, true
 }
 
-
 // ErrUnknownTool is the error Prepare wraps for a name the registry lacks.
 var ErrUnknownTool = errors.New("unknown tool")
 
