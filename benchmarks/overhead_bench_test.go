@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	collectorpb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -178,7 +180,7 @@ func overheadServers(b *testing.B, reqs []*pb.EvaluateRequest) ([]overheadServer
 	servers := []struct {
 		name  string
 		authn auth.Authenticator
-		trace *server.Tracing
+		trace *shield.Tracing
 		audit *audit.Config
 	}{
 		{"off", nil, nil, nil},
@@ -208,7 +210,7 @@ func overheadServers(b *testing.B, reqs []*pb.EvaluateRequest) ([]overheadServer
 
 // startShieldd serves the default pipeline as shieldd serve wires it;
 // authn, tracing and auditCfg nil leave each off.
-func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracing, auditCfg *audit.Config) string {
+func startShieldd(b *testing.B, authn auth.Authenticator, tracing *shield.Tracing, auditCfg *audit.Config) string {
 	b.Helper()
 	m, err := observability.NewMetrics()
 	if err != nil {
@@ -225,9 +227,9 @@ func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracin
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := &server.ShieldService{Pipeline: p, Version: "bench", TenantMetrics: tm, Tracing: tracing}
+	svc := server.NewService(&shield.Shield{Pipeline: p, Version: "bench", TenantMetrics: tm, Tracing: tracing})
 	if auditCfg != nil {
-		if svc.Audit, err = audit.Open(*auditCfg); err != nil {
+		if svc.Shield.Audit, err = audit.Open(*auditCfg); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -250,8 +252,8 @@ func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracin
 		if err := <-done; err != nil {
 			b.Errorf("shieldd: %v", err)
 		}
-		if svc.Audit != nil {
-			if err := svc.Audit.Close(); err != nil {
+		if svc.Shield.Audit != nil {
+			if err := svc.Shield.Audit.Close(); err != nil {
 				b.Errorf("audit log: %v", err)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -35,7 +37,7 @@ type harness struct {
 	ws     string
 	addr   string
 	conn   *grpc.ClientConn
-	shield engine.EmbeddedShield
+	shield *shield.Local
 	cfg    engine.Config // as given to engine.New
 }
 
@@ -53,7 +55,7 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{reg: reg, ws: ws, shield: engine.EmbeddedShield{Pipeline: p}}
+	h := &harness{reg: reg, ws: ws, shield: shield.NewLocal(&shield.Shield{Pipeline: p})}
 	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: h.shield, Tools: reg,
 		ShieldMode: "embedded", Version: "test"}
 	if mod != nil {

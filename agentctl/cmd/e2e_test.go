@@ -20,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/audit"
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -132,9 +135,10 @@ func TestRunEndToEnd(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{call("read_file", `{"path":"README.md"}`)}},
 		llmtest.Reply{Text: "All done."},
 	)
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "openai",
 		"--base-url", srv.OpenAIBaseURL(), "--model", "test-model", "--output", "json", "--fail-on-block", "--on-escalate", "deny",
-		"tidy the project")
+		"--audit-file", auditFile, "tidy the project")
 	if code != exitBlocked {
 		t.Fatalf("exit %d, want %d (completed with a block)\nstdout:\n%s\nstderr:\n%s", code, exitBlocked, stdout, stderr)
 	}
@@ -210,6 +214,40 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if len(ofType(lines, "token")) == 0 {
 		t.Error("no token lines")
+	}
+
+	// The embedded shield audited like a shieldd: each verdict with its
+	// session and hash, then the escalation's outcome, in one valid chain.
+	if _, err := audit.Verify([]string{auditFile}, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
+	}
+	raw, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evals, outcomes []*audit.Entry
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		e, err := audit.ParseLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == audit.KindOutcome {
+			outcomes = append(outcomes, e)
+		} else {
+			evals = append(evals, e)
+		}
+	}
+	if len(evals) != len(verdicts) {
+		t.Fatalf("%d evaluations audited, want %d", len(evals), len(verdicts))
+	}
+	for i, e := range evals {
+		if e.ActionHash != verdicts[i]["action_hash"] || e.Decision != strings.ToLower(want[i]) || e.RequestID != verdicts[i]["call_id"] ||
+			e.Session == "" || e.Session != evals[0].Session {
+			t.Errorf("audit entry %d = %+v, verdict %v", i, e, verdicts[i])
+		}
+	}
+	if len(outcomes) != 1 || outcomes[0].Outcome != pb.OutcomeDenied || outcomes[0].ActionHash != verdicts[2]["action_hash"] {
+		t.Errorf("outcome entries %+v", outcomes)
 	}
 
 	// The model saw the shield's refusal as the tool's result.
@@ -483,7 +521,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +555,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 		t.Errorf("allowed write: %q %v", b, err)
 	}
 	// The remote shieldd made these decisions.
-	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	st, err := (server.NewService(&shield.Shield{Pipeline: p})).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil || st.GetEvaluationsToday() < 2 {
 		t.Errorf("shieldd evaluations today = %d (%v), want ≥ 2", st.GetEvaluationsToday(), err)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -79,7 +81,7 @@ func start(t *testing.T, mod func(*engine.Config), check func(*pb.SubAgentRegist
 	}
 	t.Cleanup(func() { s.conn.Close() })
 	subProvider := provider(t, s.sub)
-	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: engine.EmbeddedShield{Pipeline: pl}, Tools: reg,
+	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: shield.NewLocal(&shield.Shield{Pipeline: pl}), Tools: reg,
 		Approver: engine.FixedApprover{},
 		SubAgentLLM: func(string) (engine.SubAgentLLM, error) {
 			return engine.SubAgentLLM{Provider: "openai", Model: "test-model", BaseURL: s.sub.OpenAIBaseURL()}, nil

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
@@ -53,7 +55,7 @@ func startReplica(t *testing.T, policyName string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", DrainTimeout: 5 * time.Second, Guard: &auth.Guard{Auth: st},
 	})
 	if err != nil {

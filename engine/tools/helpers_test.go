@@ -154,3 +154,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// validate checks arguments as the engine does before asking the shield:
+// Prepare, or for load_tools (answered by the engine) its groups.
+func validate(r *Registry, name string, args []byte) error {
+	if name == LoadToolsName {
+		_, err := r.LoadToolsGroups(args)
+		return err
+	}
+	_, err := r.Prepare(name, args)
+	return err
+}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -66,7 +68,7 @@ func newStack(t testing.TB, o stackOptions) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: engine.EmbeddedShield{Pipeline: p},
+	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: shield.NewLocal(&shield.Shield{Pipeline: p}),
 		Tools: reg, ShieldMode: "embedded", Version: "test"}
 	if o.engine != nil {
 		o.engine(&cfg)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
@@ -30,7 +32,7 @@ func startReplica(t *testing.T) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -25,7 +27,7 @@ func startReplicaAt(t *testing.T, addr string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: addr, DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: addr, DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -43,7 +45,7 @@ func TestTraceContextPropagates(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer(grpc.UnaryInterceptor(capture))
-	pb.RegisterShieldServiceServer(s, &server.ShieldService{Pipeline: p})
+	pb.RegisterShieldServiceServer(s, server.NewService(&shield.Shield{Pipeline: p}))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

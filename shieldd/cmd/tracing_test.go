@@ -21,7 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
-	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // otlpReceiver is a real OTLP/gRPC trace collector on 127.0.0.1: it keeps
@@ -159,7 +159,7 @@ func TestServeExportsEvaluationSpans(t *testing.T) {
 			t.Errorf("span %q from service %q", s.span.GetName(), s.service)
 		}
 		switch s.span.GetName() {
-		case server.EvaluateSpanName:
+		case shield.EvaluateSpanName:
 			eval = s.span
 		case "openparallax.v1.ShieldService/Evaluate":
 			rpc = s.span

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -644,7 +646,7 @@ func TestStatusNamesTheModel(t *testing.T) {
 	if provider, model := e.ev.Describe(); provider != "anthropic" || model != "test-model" {
 		t.Fatalf("Describe: %s %s", provider, model)
 	}
-	svc := &server.ShieldService{Pipeline: e.p, Version: "test"}
+	svc := server.NewService(&shield.Shield{Pipeline: e.p, Version: "test"})
 	st, err := svc.GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil {
 		t.Fatal(err)

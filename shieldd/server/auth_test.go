@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -105,12 +107,12 @@ func httpDo(t *testing.T, client *http.Client, method, url, authz, body string) 
 const readmeReq = `{"action_type":"read_file","payload_json":"{\"path\":\"README.md\"}","caller":{"workspace_root":"/w"}}`
 
 func TestAuthNoneOnlyOnLoopback(t *testing.T) {
-	p := startServer(t).svc.Pipeline
+	p := startServer(t).svc.Shield.Pipeline
 	for _, cfg := range []DaemonConfig{
 		{GRPCAddr: "0.0.0.0:0"},
 		{GRPCAddr: "127.0.0.1:0", HTTPAddr: "0.0.0.0:0"},
 	} {
-		d, err := Listen(&ShieldService{Pipeline: p}, cfg)
+		d, err := Listen(NewService(&shield.Shield{Pipeline: p}), cfg)
 		if err == nil || !strings.Contains(err.Error(), "--auth none is only allowed") || !strings.Contains(err.Error(), "loopback") {
 			if d != nil {
 				d.closeListeners()

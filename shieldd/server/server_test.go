@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -56,7 +58,7 @@ func startServerWith(t *testing.T, setup func(*ShieldService, *DaemonConfig, *ob
 	if err := p.Instrument(metrics.Meter("test"), metrics.Registry); err != nil {
 		t.Fatal(err)
 	}
-	svc := &ShieldService{Pipeline: p, Version: "test"}
+	svc := NewService(&shield.Shield{Pipeline: p, Version: "test"})
 	cfg := DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: metrics.Handler, DrainTimeout: 5 * time.Second,
 	}
