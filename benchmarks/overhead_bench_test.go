@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	collectorpb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -25,6 +23,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -20,6 +18,7 @@ import (
 	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds every wait in these tests. It is a deadlock guard, not a

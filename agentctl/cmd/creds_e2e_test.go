@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/internal/secrets/secretstest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -158,7 +159,7 @@ func TestCredentialsOutOfReach(t *testing.T) {
 	}
 
 	mgr := as("start", "--workspace", ws, "--provider", "scripted", "--script", script)
-	var mgrErr lockedBuffer
+	var mgrErr proctest.Buffer
 	mgr.Stderr = &mgrErr
 	if err := mgr.Start(); err != nil {
 		t.Fatal(err)
@@ -178,7 +179,7 @@ func TestCredentialsOutOfReach(t *testing.T) {
 	})
 	stateDir := filepath.Join(ws, stateDirName)
 	var st procman.State
-	waitFor(t, "engine and agent", 60*time.Second, func() bool {
+	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		var ok bool
 		st, ok = procman.Running(stateDir)
 		if !ok || st.GRPCAddress == "" || st.AgentPID == 0 || st.ClientToken == "" || st.WebURL == "" {
@@ -194,7 +195,7 @@ func TestCredentialsOutOfReach(t *testing.T) {
 	// A message whose sub-agent's call waits for a person.
 	send := as("send", "--workspace", ws, "--output", "json", "publish the branch")
 	var sendOut bytes.Buffer
-	var sendErr lockedBuffer
+	var sendErr proctest.Buffer
 	send.Stdout, send.Stderr = &sendOut, &sendErr
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/shield"
 
@@ -304,18 +305,6 @@ func TestRunFailures(t *testing.T) {
 	})
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func engineStatus(t *testing.T, addr, token string) (*pb.StatusResponse, error) {
 	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
@@ -358,7 +347,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	// other than notAgent.
 	ready := func(notEngine, notAgent int64) *pb.StatusResponse {
 		var s *pb.StatusResponse
-		waitFor(t, "engine and agent", 60*time.Second, func() bool {
+		proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 			st, ok := procman.Running(stateDir)
 			if !ok || st.GRPCAddress == "" {
 				return false
@@ -611,7 +600,7 @@ func TestStartDaemon(t *testing.T) {
 	if sid, err := getsid(st.ManagerPID); err != nil || sid != st.ManagerPID {
 		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
 	}
-	waitFor(t, "agent", 60*time.Second, func() bool {
+	proctest.Until(t, "agent", 60*time.Second, func() bool {
 		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
@@ -24,6 +22,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // These tests run verify mode against real in-process shieldd replicas

@@ -24,7 +24,7 @@ import (
 	"unicode/utf8"
 )
 
-// Def is a tool definition as sent to the agent (seed 000 ToolDef).
+// Def is a tool definition as sent to the agent (openparallax.v1 ToolDef).
 type Def struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -28,6 +26,7 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds every wait in these tests. It is a deadlock guard, not a

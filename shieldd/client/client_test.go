@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
@@ -17,6 +15,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // replica is one real shieldd gRPC server on 127.0.0.1:0.

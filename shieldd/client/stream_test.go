@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // startReplicaAt serves on addr ("127.0.0.1:0" for any port), for a

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -19,6 +17,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // The caller's trace context must reach shieldd in the W3C traceparent

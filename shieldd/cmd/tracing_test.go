@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/shield"
 )
@@ -89,7 +90,7 @@ func startOTLPReceiver(t *testing.T) *otlpReceiver {
 // is called, and dials it as an engine whose trace decision is sampled.
 func serveForTracing(t *testing.T, args ...string) (client pb.ShieldServiceClient, log func() string, stop func()) {
 	t.Helper()
-	var stderr lockedBuffer
+	var stderr proctest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -24,6 +22,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/evaluator"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 const (

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -26,6 +24,7 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/auth/authtest"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 const unauthenticatedMsg = "authentication required: missing or invalid credentials"

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -25,6 +23,7 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 type testServer struct {

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parapet-dev/parapet/shieldd/shield"
-
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // tracedServer serves with spans recorded in memory, sampled by ratio.
