@@ -1,0 +1,192 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/parapet-dev/parapet/agentctl/hook"
+	"github.com/parapet-dev/parapet/rules/policy"
+)
+
+// hookCommand is `agentctl hook`: the pre-tool hook of Claude Code and
+// Gemini CLI, and its installation (agentctl/hook, docs/hooks.md).
+func hookCommand() *cli.Command {
+	judge := func(agent hook.Agent) *cli.Command {
+		return &cli.Command{
+			Name:   string(agent),
+			Usage:  fmt.Sprintf("judge one %s tool call: hook JSON on stdin, the agent's answer on stdout", agent),
+			Flags:  hookFlags(),
+			Action: func(c *cli.Context) error { return runHook(c, agent) },
+		}
+	}
+	scope := []cli.Flag{
+		&cli.BoolFlag{Name: "project", Usage: "the project's settings file (WORKSPACE/.claude or .gemini/settings.json; the default)"},
+		&cli.BoolFlag{Name: "user", Usage: "the user's settings file (~/.claude or ~/.gemini/settings.json)"},
+		&cli.StringFlag{Name: "workspace", Usage: "the project `DIR` (default: current directory)"},
+	}
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "guard Claude Code or Gemini CLI: Parapet as their pre-tool hook",
+		Subcommands: []*cli.Command{
+			judge(hook.ClaudeCode),
+			judge(hook.GeminiCLI),
+			{
+				Name:      "install",
+				Usage:     "add the hook to the agent's settings file (a JSON merge, with a backup)",
+				ArgsUsage: "claude-code|gemini-cli",
+				Flags:     append(scope, hookFlags()...),
+				Action:    installHook,
+			},
+			{
+				Name:      "uninstall",
+				Usage:     "remove our hook from the agent's settings file, and nothing else",
+				ArgsUsage: "claude-code|gemini-cli",
+				Flags:     scope,
+				Action:    uninstallHook,
+			},
+		},
+	}
+}
+
+func hookFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR`; default: the shield pipeline in-process"},
+		&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for shieldd (never written by install: set the variable)"},
+		&cli.StringFlag{Name: "policy", Value: "default", Usage: "embedded policy `NAME` or absolute FILE for the in-process shield"},
+		&cli.StringFlag{Name: "audit-file", Usage: "append every in-process verdict to this audit log `FILE` (absolute)"},
+		&cli.StringFlag{Name: "tenant", Usage: "tenant name sent to shieldd"},
+		&cli.DurationFlag{Name: "timeout", Value: hook.DefaultTimeout, Usage: "answer (deny, or --on-error) if no verdict came within this time"},
+		&cli.StringFlag{Name: "on-error", Value: "deny", Usage: "answer when the call cannot be judged: deny or ask"},
+		&cli.StringFlag{Name: "on-escalate", Value: "ask", Usage: "answer to ESCALATE: ask (the agent's permission prompt) or deny"},
+	}
+}
+
+func runHook(c *cli.Context, agent hook.Agent) error {
+	onError, err := hook.ParseFallback(c.String("on-error"))
+	if err != nil {
+		return usageErrorf("--on-error %v", err)
+	}
+	onEscalate, err := hook.ParseFallback(c.String("on-escalate"))
+	if err != nil {
+		return usageErrorf("--on-escalate %v", err)
+	}
+	home, _ := os.UserHomeDir()
+	code := hook.Run(c.Context, hook.Options{
+		Agent: agent,
+		Shield: hook.ShieldConfig{
+			Addr: c.String("shield"), Token: c.String("shield-token"),
+			Policy: c.String("policy"), AuditFile: c.String("audit-file"),
+		},
+		Timeout: c.Duration("timeout"), OnError: onError, OnEscalate: onEscalate,
+		Home: home, User: os.Getenv("USER"), Tenant: c.String("tenant"),
+	}, os.Stdin, c.App.Writer, c.App.ErrWriter)
+	if code != 0 {
+		return cli.Exit("", code)
+	}
+	return nil
+}
+
+// hookTarget reads the agent argument and the settings file it names.
+func hookTarget(c *cli.Context) (hook.Agent, string, error) {
+	if c.NArg() != 1 {
+		return "", "", usageErrorf("give one agent: claude-code or gemini-cli")
+	}
+	agent, err := hook.ParseAgent(c.Args().First())
+	if err != nil {
+		return "", "", usageErrorf("%v", err)
+	}
+	if c.Bool("project") && c.Bool("user") {
+		return "", "", usageErrorf("--project and --user exclude each other")
+	}
+	ws := c.String("workspace")
+	if ws == "" {
+		ws = "."
+	}
+	ws, err = filepath.Abs(ws)
+	if err != nil {
+		return "", "", usageErrorf("workspace: %v", err)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil && c.Bool("user") {
+		return "", "", usageErrorf("no home directory: %v", err)
+	}
+	return agent, hook.SettingsPath(agent, c.Bool("user"), ws, home), nil
+}
+
+func installHook(c *cli.Context) error {
+	agent, path, err := hookTarget(c)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding agentctl's own path: %w", err)
+	}
+	args := []string{exe, "hook", string(agent)}
+	for _, name := range []string{"shield", "policy", "audit-file", "tenant", "on-error", "on-escalate"} {
+		if !c.IsSet(name) {
+			continue
+		}
+		v := c.String(name)
+		if _, err := os.Stat(v); (name == "policy" && err == nil && !slices.Contains(policy.EmbeddedNames(), v)) || name == "audit-file" {
+			// The hook runs in the agent's directory: files by absolute path.
+			if v, err = filepath.Abs(v); err != nil {
+				return usageErrorf("--%s: %v", name, err)
+			}
+		}
+		if name == "policy" {
+			if _, err := hook.LoadPolicy(v); err != nil {
+				return usageErrorf("--policy: %v", err)
+			}
+		}
+		args = append(args, "--"+name, v)
+	}
+	timeout := c.Duration("timeout")
+	if c.IsSet("timeout") {
+		args = append(args, "--timeout", timeout.String())
+	}
+	res, err := hook.Install(hook.InstallOptions{
+		Agent: agent, Path: path, Command: hook.CommandLine(args...),
+		// The agents let the tool run when their own limit expires: it
+		// must be well past ours.
+		AgentTimeout: 2*timeout + 10*time.Second,
+	})
+	if err != nil {
+		return exitf(exitFailed, "%v", err)
+	}
+	reportEdit(c, res, path, "installed in", "already installed in")
+	return nil
+}
+
+func uninstallHook(c *cli.Context) error {
+	agent, path, err := hookTarget(c)
+	if err != nil {
+		return err
+	}
+	res, err := hook.Uninstall(agent, path, nil)
+	if err != nil {
+		return exitf(exitFailed, "%v", err)
+	}
+	reportEdit(c, res, path, "removed from", "not installed in")
+	return nil
+}
+
+func reportEdit(c *cli.Context, res hook.Result, path, did, didNot string) {
+	w := c.App.Writer
+	if res.Changed {
+		fmt.Fprintf(w, "hook %s %s\n", did, path)
+	} else {
+		fmt.Fprintf(w, "hook %s %s (unchanged)\n", didNot, path)
+	}
+	if res.Backup != "" {
+		fmt.Fprintf(w, "previous file kept as %s\n", res.Backup)
+	}
+	for _, warn := range res.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "warning:", warn)
+	}
+}
