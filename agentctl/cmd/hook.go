@@ -36,21 +36,31 @@ func hookCommand() *cli.Command {
 			judge(hook.ClaudeCode),
 			judge(hook.GeminiCLI),
 			{
-				Name:      "install",
-				Usage:     "add the hook to the agent's settings file (a JSON merge, with a backup)",
-				ArgsUsage: "claude-code|gemini-cli",
-				Flags:     append(scope, hookFlags()...),
-				Action:    installHook,
+				Name:        "install",
+				Usage:       "add the hook to the agent's settings file (a JSON merge, with a backup)",
+				Subcommands: perAgent(append(scope, hookFlags()...), installHook),
 			},
 			{
-				Name:      "uninstall",
-				Usage:     "remove our hook from the agent's settings file, and nothing else",
-				ArgsUsage: "claude-code|gemini-cli",
-				Flags:     scope,
-				Action:    uninstallHook,
+				Name:        "uninstall",
+				Usage:       "remove our hook from the agent's settings file, and nothing else",
+				Subcommands: perAgent(scope, uninstallHook),
 			},
 		},
 	}
+}
+
+// perAgent makes `install claude-code [flags]` and `install gemini-cli
+// [flags]`: the agent as a subcommand, so that flags may follow it.
+func perAgent(flags []cli.Flag, action func(*cli.Context, hook.Agent) error) []*cli.Command {
+	var cmds []*cli.Command
+	for _, agent := range hook.Agents {
+		cmds = append(cmds, &cli.Command{
+			Name:   string(agent),
+			Flags:  flags,
+			Action: func(c *cli.Context) error { return action(c, agent) },
+		})
+	}
+	return cmds
 }
 
 func hookFlags() []cli.Flag {
@@ -91,35 +101,31 @@ func runHook(c *cli.Context, agent hook.Agent) error {
 	return nil
 }
 
-// hookTarget reads the agent argument and the settings file it names.
-func hookTarget(c *cli.Context) (hook.Agent, string, error) {
-	if c.NArg() != 1 {
-		return "", "", usageErrorf("give one agent: claude-code or gemini-cli")
-	}
-	agent, err := hook.ParseAgent(c.Args().First())
-	if err != nil {
-		return "", "", usageErrorf("%v", err)
+// settingsPath is the settings file --project / --user name.
+func settingsPath(c *cli.Context, agent hook.Agent) (string, error) {
+	if c.NArg() != 0 {
+		return "", usageErrorf("unexpected argument %q", c.Args().First())
 	}
 	if c.Bool("project") && c.Bool("user") {
-		return "", "", usageErrorf("--project and --user exclude each other")
+		return "", usageErrorf("--project and --user exclude each other")
 	}
 	ws := c.String("workspace")
 	if ws == "" {
 		ws = "."
 	}
-	ws, err = filepath.Abs(ws)
+	ws, err := filepath.Abs(ws)
 	if err != nil {
-		return "", "", usageErrorf("workspace: %v", err)
+		return "", usageErrorf("workspace: %v", err)
 	}
 	home, err := os.UserHomeDir()
 	if err != nil && c.Bool("user") {
-		return "", "", usageErrorf("no home directory: %v", err)
+		return "", usageErrorf("no home directory: %v", err)
 	}
-	return agent, hook.SettingsPath(agent, c.Bool("user"), ws, home), nil
+	return hook.SettingsPath(agent, c.Bool("user"), ws, home), nil
 }
 
-func installHook(c *cli.Context) error {
-	agent, path, err := hookTarget(c)
+func installHook(c *cli.Context, agent hook.Agent) error {
+	path, err := settingsPath(c, agent)
 	if err != nil {
 		return err
 	}
@@ -163,8 +169,8 @@ func installHook(c *cli.Context) error {
 	return nil
 }
 
-func uninstallHook(c *cli.Context) error {
-	agent, path, err := hookTarget(c)
+func uninstallHook(c *cli.Context, agent hook.Agent) error {
+	path, err := settingsPath(c, agent)
 	if err != nil {
 		return err
 	}

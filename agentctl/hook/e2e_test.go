@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -470,4 +471,87 @@ func silentServer(t *testing.T) string {
 		}
 	})
 	return lis.Addr().String()
+}
+
+// `agentctl hook install` writes a command that works: run from the
+// settings file through the shell, as the agent runs it, it judges.
+// `uninstall` removes it and leaves the user's own hook.
+func TestInstallThenRunInstalledCommand(t *testing.T) {
+	for _, agent := range []string{"claude-code", "gemini-cli"} {
+		t.Run(agent, func(t *testing.T) {
+			ws := t.TempDir()
+			dir := map[string]string{"claude-code": ".claude", "gemini-cli": ".gemini"}[agent]
+			event := map[string]string{"claude-code": "PreToolUse", "gemini-cli": "BeforeTool"}[agent]
+			path := filepath.Join(ws, dir, "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			own := `{"hooks":{"` + event + `":[{"matcher":"*","hooks":[{"type":"command","command":"true"}]}]}}`
+			if err := os.WriteFile(path, []byte(own), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			policyFile := filepath.Join(ws, "policy.yaml")
+			src, err := policy.EmbeddedSource("strict")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(policyFile, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(agentctl, "hook", "install", agent, "--workspace", ws, "--policy", "policy.yaml", "--timeout", "4s")
+			cmd.Dir = ws
+			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "installed in "+path) {
+				t.Fatalf("install: %v\n%s", err, out)
+			}
+			var settings struct {
+				Hooks map[string][]struct {
+					Matcher string `json:"matcher"`
+					Hooks   []struct {
+						Command string `json:"command"`
+						Timeout int    `json:"timeout"`
+					} `json:"hooks"`
+				} `json:"hooks"`
+			}
+			b, _ := os.ReadFile(path)
+			if err := json.Unmarshal(b, &settings); err != nil {
+				t.Fatal(err)
+			}
+			groups := settings.Hooks[event]
+			if len(groups) != 2 || groups[0].Hooks[0].Command != "true" {
+				t.Fatalf("the user's hook must stay first and ours come after it:\n%s", b)
+			}
+			installed := groups[1].Hooks[0].Command
+			if !strings.Contains(installed, "--policy "+policyFile) {
+				t.Fatalf("the policy file must be installed by absolute path: %s", installed)
+			}
+
+			// Run it as the agent does: through sh, in the project, hook JSON on stdin.
+			name := map[string]string{"claude-code": "bash-download-pipe-shell", "gemini-cli": "run-shell-download-pipe-shell"}[agent]
+			run := exec.Command("/bin/sh", "-c", installed)
+			run.Dir = ws
+			run.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+			run.Stdin = bytes.NewReader(fixture(t, agent, name))
+			out, err := run.Output()
+			if err != nil {
+				t.Fatalf("installed command: %v", err)
+			}
+			if d, reason := decode(t, agent, out); d != "deny" || !strings.Contains(reason, "rce.download-pipe-shell") {
+				t.Fatalf("installed command answered %s %q", d, reason)
+			}
+
+			cmd = exec.Command(agentctl, "hook", "uninstall", agent, "--workspace", ws)
+			cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("uninstall: %v\n%s", err, out)
+			}
+			b, _ = os.ReadFile(path)
+			var got, want any
+			_ = json.Unmarshal(b, &got)
+			_ = json.Unmarshal([]byte(own), &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("after uninstall:\n%s\nwant\n%s", b, own)
+			}
+		})
+	}
 }
