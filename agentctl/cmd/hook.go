@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -77,6 +78,11 @@ func hookFlags() []cli.Flag {
 }
 
 func runHook(c *cli.Context, agent hook.Agent) error {
+	// One judgement, then exit: collecting garbage would only delay the
+	// answer (compiling the policy allocates a few MiB). The memory limit
+	// still bounds the process should an input be huge.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
 	onError, err := hook.ParseFallback(c.String("on-error"))
 	if err != nil {
 		return usageErrorf("--on-error %v", err)

@@ -30,15 +30,6 @@ const (
 // Agents lists the supported agents, for usage messages.
 var Agents = []Agent{ClaudeCode, GeminiCLI}
 
-// ParseAgent reads an agent name as given on the command line.
-func ParseAgent(s string) (Agent, error) {
-	switch Agent(s) {
-	case ClaudeCode, GeminiCLI:
-		return Agent(s), nil
-	}
-	return "", fmt.Errorf("unknown agent %q (want claude-code or gemini-cli)", s)
-}
-
 // event is the hook event each agent fires before a tool runs.
 func (a Agent) event() string {
 	if a == GeminiCLI {
