@@ -555,3 +555,27 @@ func TestInstallThenRunInstalledCommand(t *testing.T) {
 		})
 	}
 }
+
+// A policy names MCP and unknown tools as the docs say: custom:mcp:S/T
+// and custom:name. Without such a rule they are escalated (above).
+func TestPolicyRulesForMCPAndUnknownTools(t *testing.T) {
+	policyFile := filepath.Join(t.TempDir(), "team.yaml")
+	src := `version: 1
+name: team
+allow:
+  - id: team-tools
+    match:
+      action: ["custom:mcp:github/create_issue", "custom:todowrite", "custom:write_todos"]
+`
+	if err := os.WriteFile(policyFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ agent, name string }{
+		{"claude-code", "mcp"}, {"claude-code", "unknown-tool"}, {"gemini-cli", "mcp"}, {"gemini-cli", "unknown-tool"},
+	} {
+		r := runHook(t, bytes.NewReader(fixture(t, f.agent, f.name)), f.agent, "--policy", policyFile)
+		if r.code != 0 || r.decision != "allow" || !strings.Contains(r.reason, "team-tools") {
+			t.Errorf("%s/%s: exit %d, %s %q %s", f.agent, f.name, r.code, r.decision, r.reason, r.stderr)
+		}
+	}
+}
