@@ -579,3 +579,23 @@ allow:
 		}
 	}
 }
+
+// When the answer cannot be written, the hook exits 2 with the reason on
+// stderr: both agents' "block".
+func TestUnwritableStdoutBlocks(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	cmd := exec.Command(agentctl, "hook", "claude-code")
+	cmd.Env = []string{"HOME=" + home}
+	cmd.Stdin = bytes.NewReader(fixture(t, "claude-code", "bash-ls"))
+	cmd.Stdout = full
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "blocking the action") {
+		t.Fatalf("err %v, stderr %q", err, stderr.String())
+	}
+}
