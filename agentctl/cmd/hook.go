@@ -92,6 +92,7 @@ func runHook(c *cli.Context, agent hook.Agent) error {
 		return usageErrorf("--on-escalate %v", err)
 	}
 	home, _ := os.UserHomeDir()
+	projectVar := map[hook.Agent]string{hook.ClaudeCode: "CLAUDE_PROJECT_DIR", hook.GeminiCLI: "GEMINI_PROJECT_DIR"}[agent]
 	code := hook.Run(c.Context, hook.Options{
 		Agent: agent,
 		Shield: hook.ShieldConfig{
@@ -99,7 +100,7 @@ func runHook(c *cli.Context, agent hook.Agent) error {
 			Policy: c.String("policy"), AuditFile: c.String("audit-file"),
 		},
 		Timeout: c.Duration("timeout"), OnError: onError, OnEscalate: onEscalate,
-		Home: home, User: os.Getenv("USER"), Tenant: c.String("tenant"),
+		Env: hook.Env{Home: home, User: os.Getenv("USER"), Tenant: c.String("tenant"), ProjectDir: os.Getenv(projectVar)},
 	}, os.Stdin, c.App.Writer, c.App.ErrWriter)
 	if code != 0 {
 		return cli.Exit("", code)

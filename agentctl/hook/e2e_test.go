@@ -62,8 +62,13 @@ type result struct {
 // runHook runs `agentctl hook ARGS…` with stdin, as the agent would.
 func runHook(t *testing.T, stdin io.Reader, args ...string) result {
 	t.Helper()
+	return runHookEnv(t, nil, stdin, args...)
+}
+
+func runHookEnv(t *testing.T, env []string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(agentctl, append([]string{"hook"}, args...)...)
-	cmd.Env = []string{"HOME=" + home, "USER=dev", "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"HOME=" + home, "USER=dev", "PATH=" + os.Getenv("PATH")}, env...)
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -597,5 +602,19 @@ func TestUnwritableStdoutBlocks(t *testing.T) {
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "blocking the action") {
 		t.Fatalf("err %v, stderr %q", err, stderr.String())
+	}
+}
+
+// The project the agent names is the workspace even when its shell has
+// moved: a read beside the project is outside it.
+func TestProjectDirIsTheWorkspace(t *testing.T) {
+	in := `{"session_id":"s","cwd":"/home/dev","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/home/dev/other/notes.txt"}}`
+	r := runHook(t, strings.NewReader(in), "claude-code")
+	if r.decision != "allow" {
+		t.Fatalf("with cwd as the workspace: %s %q", r.decision, r.reason)
+	}
+	r = runHookEnv(t, []string{"CLAUDE_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "claude-code")
+	if r.decision != "ask" || !strings.Contains(r.reason, "file-read-outside-workspace") {
+		t.Fatalf("with CLAUDE_PROJECT_DIR: %s %q", r.decision, r.reason)
 	}
 }

@@ -48,8 +48,8 @@ func FuzzParse(f *testing.F) {
 		if _, err := objectMembers(m.Payload); err != nil {
 			t.Fatalf("payload is no longer a clean object: %v: %s", err, m.Payload)
 		}
-		req := Request(c, m, "/home/dev", "dev", "")
-		if req.GetCaller().GetWorkspaceRoot() != c.Cwd || req.GetSessionId() != c.SessionID {
+		req := Request(c, m, Env{Home: "/home/dev", User: "dev", ProjectDir: "/home/dev/project"})
+		if req.GetCaller().GetWorkspaceRoot() != "/home/dev/project" || req.GetSessionId() != c.SessionID || !json.Valid([]byte(req.GetPayloadJson())) {
 			t.Fatalf("request lost the call's context: %v", req)
 		}
 		for _, a := range []Answer{{Deny, c.ToolName}, {Ask, string(data)}} {

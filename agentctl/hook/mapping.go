@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -176,23 +177,56 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// Request builds the EvaluateRequest for a call: the agent's cwd is the
-// workspace, home is the user's, and the agent's session id and tool call
-// id travel along so that the audit log shows them.
-func Request(c *Call, m Mapped, home, user, tenant string) *pb.EvaluateRequest {
-	ctx := map[string]string{"hook_agent": string(c.Agent), "hook_tool": c.ToolName}
+// Env is who runs the agent, and where.
+type Env struct {
+	Home, User, Tenant string
+	// ProjectDir is the project root as the agent gives it to its hooks
+	// (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR). It is the workspace even
+	// after the agent's shell has changed directory; without it, cwd is.
+	ProjectDir string
+}
+
+// Request builds the EvaluateRequest for a call: the project (else cwd) is
+// the workspace, home is the user's, and the agent's session id and tool
+// call id travel along so that the audit log shows them. A shell command
+// run away from the workspace carries its directory as "cwd".
+func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
+	workspace := c.Cwd
+	if filepath.IsAbs(env.ProjectDir) {
+		workspace = filepath.Clean(env.ProjectDir)
+	}
+	payload := m.Payload
+	if workspace != c.Cwd && m.Action == "execute_command" {
+		payload = withWorkingDir(payload, c.Cwd)
+	}
 	return &pb.EvaluateRequest{
 		ActionType:  m.Action,
-		PayloadJson: string(m.Payload),
+		PayloadJson: string(payload),
 		SessionId:   c.SessionID,
 		RequestId:   c.ToolUseID,
 		Caller: &pb.CallerContext{
-			Tenant:        tenant,
-			UserId:        user,
-			WorkspaceRoot: c.Cwd,
-			HomeDir:       home,
+			Tenant:        env.Tenant,
+			UserId:        env.User,
+			WorkspaceRoot: workspace,
+			HomeDir:       env.Home,
 			AgentName:     string(c.Agent),
 		},
-		Context: ctx,
+		Context: map[string]string{"hook_agent": string(c.Agent), "hook_tool": c.ToolName},
 	}
+}
+
+// withWorkingDir adds "cwd": dir to a command's arguments unless they
+// already name a working directory.
+func withWorkingDir(payload []byte, dir string) []byte {
+	members, err := objectMembers(payload)
+	if err != nil {
+		return payload // the shield reports what is wrong with it
+	}
+	for _, m := range members {
+		switch m.key {
+		case "cwd", "working_dir", "workdir", "dir", "directory":
+			return payload
+		}
+	}
+	return encodeObject(append(members, member{key: "cwd", value: marshal(dir)}))
 }

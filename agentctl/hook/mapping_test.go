@@ -70,7 +70,7 @@ func TestMapGeminiMCPContext(t *testing.T) {
 func TestRequestCarriesContext(t *testing.T) {
 	c := &Call{Agent: ClaudeCode, SessionID: "sess", ToolUseID: "toolu_1", Cwd: "/w", ToolName: "Bash", ToolInput: []byte(`{"command":"ls"}`)}
 	m, _ := Map(c)
-	r := Request(c, m, "/home/dev", "dev", "team")
+	r := Request(c, m, Env{Home: "/home/dev", User: "dev", Tenant: "team"})
 	if r.GetSessionId() != "sess" || r.GetRequestId() != "toolu_1" || r.GetCaller().GetWorkspaceRoot() != "/w" ||
 		r.GetCaller().GetHomeDir() != "/home/dev" || r.GetCaller().GetAgentName() != "claude-code" || r.GetCaller().GetTenant() != "team" {
 		t.Fatalf("%v", r)
@@ -110,5 +110,26 @@ func TestRender(t *testing.T) {
 	}
 	if !reflect.DeepEqual(g, map[string]string{"decision": "ask", "reason": "why", "systemMessage": "why"}) {
 		t.Fatalf("%v", g)
+	}
+}
+
+// The project the agent names is the workspace, wherever its shell has
+// gone; a command run elsewhere says where.
+func TestRequestProjectDir(t *testing.T) {
+	c := &Call{Agent: ClaudeCode, Cwd: "/etc", ToolName: "Bash", ToolInput: []byte(`{"command":"rm -rf *"}`)}
+	m, _ := Map(c)
+	r := Request(c, m, Env{ProjectDir: "/home/dev/project"})
+	if r.GetCaller().GetWorkspaceRoot() != "/home/dev/project" {
+		t.Fatalf("workspace %q", r.GetCaller().GetWorkspaceRoot())
+	}
+	var args map[string]any
+	_ = json.Unmarshal([]byte(r.GetPayloadJson()), &args)
+	if args["cwd"] != "/etc" || args["command"] != "rm -rf *" {
+		t.Fatalf("payload %s", r.GetPayloadJson())
+	}
+	// Without a project dir, cwd is the workspace and the payload is as sent.
+	r = Request(c, m, Env{ProjectDir: "relative/ignored"})
+	if r.GetCaller().GetWorkspaceRoot() != "/etc" || r.GetPayloadJson() != `{"command":"rm -rf *"}` {
+		t.Fatalf("%v", r)
 	}
 }

@@ -17,9 +17,7 @@ type Options struct {
 	// OnError answers when the call cannot be judged; OnEscalate answers
 	// ESCALATE. Each is Deny or Ask.
 	OnError, OnEscalate Decision
-	// Home and User describe who runs the agent (HOME, USER); Tenant is
-	// sent to a shared shieldd.
-	Home, User, Tenant string
+	Env                 Env
 }
 
 // DefaultTimeout leaves the agents' own hook timeouts (which, on expiry,
@@ -86,7 +84,7 @@ func judge(ctx context.Context, o Options, stdin io.Reader) Answer {
 		return FromError(fmt.Errorf("shield: %w", err), o.OnError)
 	}
 	defer release()
-	v, err := shield.Evaluate(ctx, Request(call, m, o.Home, o.User, o.Tenant))
+	v, err := shield.Evaluate(ctx, Request(call, m, o.Env))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no verdict within %v: %w", o.Timeout, err)
