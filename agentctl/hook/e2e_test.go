@@ -27,6 +27,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
@@ -234,7 +235,7 @@ func startShieldd(t *testing.T) *shieldd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Audit: log, TenantMetrics: tm, Version: "test"},
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Audit: log, TenantMetrics: tm, Version: "test"}),
 		server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
-	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // Shield is all the hook needs of a shield: one verdict. Any error means
@@ -69,8 +68,9 @@ func LoadPolicy(ref string) (*policy.Policy, error) {
 	return policy.LoadFile(ref)
 }
 
-// Local is the shield pipeline in this process, with shieldd's judging
-// (validation, audit record before the verdict is returned).
+// Local is the shield pipeline in this process, judged as shieldd judges
+// (shieldd/shield: validation, decision guard, the audit record written
+// before the verdict is returned).
 type Local struct {
 	pipeline  *pipeline.Pipeline
 	auditFile string
@@ -94,29 +94,19 @@ func NewLocal(policyRef, auditFile string) (*Local, error) {
 	return &Local{pipeline: p, auditFile: auditFile}, nil
 }
 
-// Evaluate validates the request as shieldd does, judges it and, with an
-// audit file, records it there before answering.
+// Evaluate judges the request and, with an audit file, records it there
+// before answering.
 func (l *Local) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	svc := &server.ShieldService{Pipeline: l.pipeline}
+	s := &shield.Shield{Pipeline: l.pipeline}
 	if l.auditFile != "" {
 		log, release, err := openAudit(l.auditFile)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
-		svc.Audit = log
+		s.Audit = log
 	}
-	v, err := svc.Judge(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
-		return nil, errors.New("the shield answered without a decision")
-	}
-	return v, nil
+	return shield.NewLocal(s).Evaluate(ctx, req)
 }
 
 // openAudit opens the audit log under an exclusive lock on a file beside
