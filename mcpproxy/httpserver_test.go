@@ -1,0 +1,2 @@
+package mcpproxy_test
+func runHTTPServer() {}
