@@ -211,6 +211,10 @@ func runStdioServer() {
 			}
 			continue
 		}
+		if m.ID == nil {
+			f.handle(m, write, ask) // notifications in order, before what follows
+			continue
+		}
 		go func() {
 			if r, ok := f.handle(m, write, ask); ok {
 				write(r)

@@ -96,7 +96,7 @@ func runProxyProcess() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if addr := os.Getenv("MCPP_LISTEN"); addr != "" {
-		err = fmt.Errorf("no http yet %s", addr)
+		err = mcpproxy.ServeHTTP(ctx, cfg, addr, os.Getenv("MCPP_UPSTREAM"), func(a string) { fmt.Println(a) })
 	} else {
 		argv := os.Args[len(os.Args)-1:]
 		os.Setenv("MCPP_ROLE", "server") // for the child

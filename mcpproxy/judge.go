@@ -66,6 +66,7 @@ func (s *session) judgeCall(m *Message) {
 		delete(s.held, key)
 		s.mu.Unlock()
 		if !still || ctx.Err() != nil {
+			s.client.abandon(key)
 			return
 		}
 		if !allow {

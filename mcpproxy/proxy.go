@@ -283,9 +283,10 @@ func (s *session) cancelled(m *Message) {
 	delete(s.pending, key)
 	s.mu.Unlock()
 	if held {
+		// The judging goroutine withdraws any question it put to the
+		// client and then abandons the request.
 		cancel()
 		s.cfg.Log.Info("mcp-proxy: call cancelled by the client before it was forwarded", "server", s.cfg.Server, "id", key)
-		s.client.abandon(key)
 		return
 	}
 	s.forward(m, key)

@@ -60,7 +60,10 @@ func TestStdioBlockedCallNeverReachesServer(t *testing.T) {
 	c := e.startStdioProxy()
 	c.initialize(true)
 	asked := false
-	c.onAsk = func(map[string]any) any { asked = true; return map[string]any{"action": "accept", "content": map[string]any{"approve": true}} }
+	c.onAsk = func(map[string]any) any {
+		asked = true
+		return map[string]any{"action": "accept", "content": map[string]any{"approve": true}}
+	}
 
 	// Tier 0: a deny rule of the policy.
 	text, isErr := resultText(t, c.call("deploy", map[string]any{"env": "production"}))
