@@ -223,8 +223,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// Next returns the next non-blank line without its newline. A line over
-// the limit is consumed and reported as ErrLineTooLong.
+// Next returns the next non-blank line without its line ending (LF or
+// CRLF). A line whose content is over the limit is consumed and reported
+// as ErrLineTooLong.
 func (l *LineReader) Next() ([]byte, error) {
 	for {
 		var line []byte
@@ -232,7 +233,7 @@ func (l *LineReader) Next() ([]byte, error) {
 		for {
 			chunk, err := l.r.ReadSlice('\n')
 			if !tooLong {
-				if len(line)+len(chunk) > l.max+1 { // +1: the newline
+				if len(line)+len(chunk) > l.max+2 { // +2: CRLF
 					tooLong, line = true, nil
 				} else {
 					line = append(line, chunk...)
@@ -249,10 +250,11 @@ func (l *LineReader) Next() ([]byte, error) {
 			}
 			break
 		}
-		if tooLong {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if tooLong || len(line) > l.max {
 			return nil, ErrLineTooLong
 		}
-		line = bytes.TrimRight(line, "\r\n")
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
