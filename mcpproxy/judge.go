@@ -47,11 +47,17 @@ func (s *session) judgeCall(m *Message) {
 		return
 	}
 	s.held[key] = cancel
+	s.judging++
 	why, withheld := s.withheld[p.Name]
 	s.mu.Unlock()
 
 	go func() {
-		defer cancel()
+		defer func() {
+			cancel()
+			s.mu.Lock()
+			s.judging--
+			s.mu.Unlock()
+		}()
 		var allow bool
 		var reason string
 		if withheld {

@@ -150,6 +150,7 @@ type session struct {
 	elicitation bool                          // the client declared the capability
 	pending     map[string]pendingRequest     // client requests forwarded to the server
 	held        map[string]context.CancelFunc // tools/call being judged or asked about
+	judging     int                           // judging goroutines still running
 	asks        map[string]chan *Message      // the proxy's own requests to the client
 	withheld    map[string]string             // tool name → why
 	nonce       string
@@ -326,6 +327,22 @@ func (s *session) fromServer(raw []byte, rel string) {
 		m = s.inspectResult(m, p.tool)
 	}
 	s.client.send(m, key)
+}
+
+// drain waits, at most grace, until every request the client sent has
+// been answered: a client that writes its requests and closes its input
+// still gets its answers.
+func (s *session) drain(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		busy := s.judging > 0 || (len(s.pending) > 0 && s.serverGone == nil)
+		s.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // serverExited answers every request the server had not answered; later

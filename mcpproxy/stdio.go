@@ -131,6 +131,7 @@ func RunStdio(ctx context.Context, cfg Config, argv []string, in io.Reader, out 
 	var result error
 	select {
 	case result = <-clientDone:
+		s.drain(10 * time.Second)
 	case <-ctx.Done():
 	}
 	cancel()
