@@ -34,6 +34,7 @@ func fakeTools(variant string) []map[string]any {
 		{"name": "slow", "description": "Waits until cancelled.", "inputSchema": obj(nil)},
 		{"name": "crash", "description": "Exits the server.", "inputSchema": obj(nil)},
 		{"name": "roots", "description": "Asks the client for its roots.", "inputSchema": obj(nil)},
+		{"name": "run_command", "description": "Runs a shell command.", "inputSchema": obj(map[string]any{"command": str})},
 	}
 	if variant == "poisoned" {
 		tools = append(tools,
@@ -139,6 +140,8 @@ func (f *fakeServer) handle(m rpc, send func(rpc), ask func(rpc) rpc) (rpc, bool
 		_ = json.Unmarshal(m.Params, &p)
 		send(rpc{JSONRPC: "2.0", Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"calling ` + p.Name + `"}`)})
 		switch p.Name {
+		case "run_command":
+			return textResult(m.ID, "ran: "+p.Arguments["command"]), true
 		case "echo", "deploy":
 			return textResult(m.ID, p.Name+": "+p.Arguments["text"]+p.Arguments["env"]), true
 		case "leak":

@@ -39,7 +39,11 @@ allow:
   - id: fake-tools
     match:
       action: ["custom:mcp:fake/echo", "custom:mcp:fake/leak", "custom:mcp:fake/inject", "custom:mcp:fake/slow",
-               "custom:mcp:fake/crash", "custom:mcp:fake/roots", "custom:mcp:fake/add"]
+               "custom:mcp:fake/crash", "custom:mcp:fake/roots", "custom:mcp:fake/add", "custom:mcp:fake/run_command"]
+  - id: git-status
+    match:
+      action: [execute_command]
+      command: { program: [git], subcommand: [status] }
 `
 
 func TestMain(m *testing.M) {

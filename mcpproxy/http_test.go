@@ -272,13 +272,13 @@ func TestHTTPPoisonedAndChangedTools(t *testing.T) {
 	e := newEnv(t)
 	c := e.startHTTP()
 	c.initialize(false)
-	if n := len(toolNames(t, c.request("tools/list", nil))); n != 7 {
+	if n := len(toolNames(t, c.request("tools/list", nil))); n != 8 {
 		t.Fatalf("first listing: %d tools", n)
 	}
 	c2 := e.startHTTP("MCPP_VARIANT=poisoned")
 	c2.initialize(false)
 	names := strings.Join(toolNames(t, c2.request("tools/list", nil)), ",")
-	if names != "echo,deploy,leak,inject,slow,crash,roots" {
+	if names != "echo,deploy,leak,inject,slow,crash,roots,run_command" {
 		t.Errorf("poisoned listing offered %s", names)
 	}
 	c3 := e.startHTTP("MCPP_VARIANT=changed")

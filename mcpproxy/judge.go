@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // ActionType is the action a tools/call becomes: mcp:SERVER/TOOL. The
@@ -87,21 +88,30 @@ func (s *session) judgeCall(m *Message) {
 
 // decide returns whether the call may go to the server, and why. Any
 // error is a refusal.
+//
+// The call is judged as mcp:SERVER/TOOL, which the policy can name. When
+// the tool's name is also a known action type or alias (read_file,
+// write_file, run_command, fetch, …: what filesystem, shell and fetch
+// servers call their tools), it is judged as that action too, so Tier 1
+// parses the command, resolves the paths and follows the URLs as it would
+// for the agent's own tools; the stricter verdict wins.
 func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bool, string) {
-	req := &pb.EvaluateRequest{
-		ToolName:     ActionType(s.cfg.Server, tool),
-		ToolArgsJson: args,
-		RequestId:    fmt.Sprintf("mcp-%s-%s", s.nonce, strings.Trim(idKey(m.ID), `"`)),
-		Caller: &pb.CallerContext{
-			WorkspaceRoot: s.cfg.Workspace, HomeDir: s.cfg.Home, AgentName: "mcp-proxy",
-		},
-		Context: map[string]string{"mcp_server": s.cfg.Server, "mcp_tool": tool},
-	}
-	jctx, cancel := context.WithTimeout(ctx, s.cfg.JudgeTimeout)
-	v, err := s.cfg.Shield.Evaluate(jctx, req)
-	cancel()
+	v, err := s.evaluate(ctx, m, ActionType(s.cfg.Server, tool), tool, args)
 	if err != nil {
 		return false, "Parapet could not judge this call, so it was not run: " + err.Error()
+	}
+	if known, ok := action.ResolveType(tool); ok {
+		v2, err := s.evaluate(ctx, m, known, tool, args)
+		if err != nil {
+			return false, "Parapet could not judge this call, so it was not run: " + err.Error()
+		}
+		switch {
+		case strictness(v2.GetDecision()) > strictness(v.GetDecision()):
+			v = v2
+		case v2.GetDecision() == v.GetDecision() && v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+			v.Reasoning += " Judged as " + known + ": " + v2.GetReasoning()
+			v.RuleIds = append(v.RuleIds, v2.GetRuleIds()...)
+		}
 	}
 	reason := v.GetReasoning()
 	if ids := v.GetRuleIds(); len(ids) > 0 {
@@ -117,6 +127,40 @@ func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bo
 	default:
 		return false, "Parapet got no decision for this call, so it was not run"
 	}
+}
+
+// strictness orders decisions; anything unknown counts as strictest.
+func strictness(d pb.VerdictDecision) int {
+	switch d {
+	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
+		return 0
+	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		return 1
+	}
+	return 2
+}
+
+// evaluate asks the shield about one action type for this call.
+func (s *session) evaluate(ctx context.Context, m *Message, actionType, tool, args string) (*pb.Verdict, error) {
+	req := &pb.EvaluateRequest{
+		ToolName:     actionType,
+		ToolArgsJson: args,
+		RequestId:    fmt.Sprintf("mcp-%s-%s", s.nonce, strings.Trim(idKey(m.ID), `"`)),
+		Caller: &pb.CallerContext{
+			WorkspaceRoot: s.cfg.Workspace, HomeDir: s.cfg.Home, AgentName: "mcp-proxy",
+		},
+		Context: map[string]string{"mcp_server": s.cfg.Server, "mcp_tool": tool},
+	}
+	jctx, cancel := context.WithTimeout(ctx, s.cfg.JudgeTimeout)
+	defer cancel()
+	v, err := s.cfg.Shield.Evaluate(jctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("the shield answered without a verdict")
+	}
+	return v, nil
 }
 
 // ask puts an escalated call to the user through MCP elicitation, when
