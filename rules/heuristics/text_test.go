@@ -43,3 +43,18 @@ func TestRedactSecrets(t *testing.T) {
 		t.Errorf("RedactSecrets changed plain text: %q %+v", out, found)
 	}
 }
+
+func TestMCPServerOfType(t *testing.T) {
+	for _, c := range []struct{ typ, server string }{
+		{"mcp:github/create_issue", "github"},
+		{"mcp__github__create_issue", "github"},
+		{"mcp:github", ""},
+		{"mcp:/tool", ""},
+		{"mcp__github", ""},
+		{"send_message", ""},
+	} {
+		if got, ok := mcpServer(c.typ); got != c.server || ok != (c.server != "") {
+			t.Errorf("mcpServer(%q) = %q, %v", c.typ, got, ok)
+		}
+	}
+}
