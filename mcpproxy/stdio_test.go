@@ -76,6 +76,12 @@ func TestStdioBlockedCallNeverReachesServer(t *testing.T) {
 	if !isErr || !strings.Contains(text, "credential.system-file-read") {
 		t.Errorf("echo /etc/shadow = %q (error %v)", text, isErr)
 	}
+	// A secret in any MCP tool's arguments is blocked: the server is not
+	// its issuer.
+	text, isErr = resultText(t, c.call("echo", map[string]any{"text": "ghp_" + strings.Repeat("k3Q9", 9)}))
+	if !isErr || !strings.Contains(text, "secret.github-token") {
+		t.Errorf("echo with a token = %q (error %v)", text, isErr)
+	}
 	// A tool named like a known action (run_command) is also judged as
 	// that action: Tier 1 parses the command although the policy allows
 	// the MCP tool.

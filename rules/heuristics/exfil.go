@@ -325,15 +325,20 @@ func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 // mcp:SERVER/TOOL (agentctl mcp-proxy) or mcp__SERVER__TOOL (the name
 // Claude Code gives MCP tools).
 func mcpServer(t string) (string, bool) {
-	if rest, ok := strings.CutPrefix(t, "mcp:"); ok {
-		server, _, found := strings.Cut(rest, "/")
-		return server, found && server != ""
+	rest, sep := "", ""
+	switch {
+	case strings.HasPrefix(t, "mcp:"):
+		rest, sep = t[len("mcp:"):], "/"
+	case strings.HasPrefix(t, "mcp__"):
+		rest, sep = t[len("mcp__"):], "__"
+	default:
+		return "", false
 	}
-	if rest, ok := strings.CutPrefix(t, "mcp__"); ok {
-		server, _, found := strings.Cut(rest, "__")
-		return server, found && server != ""
+	server, _, found := strings.Cut(rest, sep)
+	if !found || server == "" {
+		return "", false
 	}
-	return "", false
+	return server, true
 }
 
 // checkOutbound judges data leaving through a non-command action:
