@@ -115,13 +115,13 @@ func runProxyProcess() int {
 
 // env is one test's directories and settings for the processes.
 type env struct {
-	t         *testing.T
+	t         testing.TB
 	dir       string
 	serverLog string
 	vars      []string
 }
 
-func newEnv(t *testing.T, vars ...string) *env {
+func newEnv(t testing.TB, vars ...string) *env {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(pol, []byte(testPolicy), 0o600); err != nil {
@@ -145,7 +145,7 @@ func (e *env) serverSaw() string {
 
 // client drives a proxy process as an MCP client would.
 type client struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	msgs    chan map[string]any

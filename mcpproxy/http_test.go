@@ -62,7 +62,7 @@ func (e *env) startProcessReadingAddr(cmd *exec.Cmd) string {
 }
 
 type httpClient struct {
-	t       *testing.T
+	t       testing.TB
 	url     string
 	session string
 	nextID  int
