@@ -305,3 +305,36 @@ func TestHTTPServerCrash(t *testing.T) {
 		t.Errorf("tools/list after the crash = %v", r)
 	}
 }
+
+func TestHTTPGetStream(t *testing.T) {
+	e := newEnv(t)
+	c := e.startHTTP()
+	c.initialize(false)
+	req, _ := http.NewRequest(http.MethodGet, c.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %v %v", resp, err)
+	}
+	// The upstream's own notification arrives on the client's GET stream.
+	c.events(resp, func(m map[string]any) bool {
+		if m["method"] != "notifications/tools/list_changed" {
+			t.Errorf("GET stream carried %v", m)
+		}
+		return false
+	})
+	// Without a session the GET is refused.
+	req, _ = http.NewRequest(http.MethodGet, c.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET without a session: %v %v", resp, err)
+	}
+	// A page in a browser cannot reach the proxy.
+	req, _ = http.NewRequest(http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Mcp-Session-Id", c.session)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin POST: %v %v", resp, err)
+	}
+}

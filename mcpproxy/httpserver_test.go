@@ -29,7 +29,17 @@ func runHTTPServer() {
 	_ = http.Serve(lis, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
-			http.Error(w, "no GET stream", http.StatusMethodNotAllowed)
+			// The server's own stream: it announces a changed tool list
+			// (as after a rug pull) and stays open.
+			if r.Header.Get("Mcp-Session-Id") != sessionID {
+				http.Error(w, "wrong or missing session id", http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 			return
 		case http.MethodDelete:
 			if f.log != nil {
