@@ -3,11 +3,18 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/server"
 )
 
 // envMiniMCPServer makes this test binary a minimal MCP server (stdio)
@@ -117,6 +124,46 @@ func TestMCPProxyCommand(t *testing.T) {
 	text := answers["3"]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]
 	if text != "echo: hi" {
 		t.Errorf("allowed call = %v\n%s", answers["3"], stderr)
+	}
+}
+
+// With --shield, a running shieldd judges the calls; unreachable, every
+// call is refused.
+func TestMCPProxyRemoteShield(t *testing.T) {
+	pol, err := policy.Parse("mcp.yaml", []byte("version: 1\nallow:\n  - id: mini-echo\n    match:\n      action: [\"custom:mcp:mini/echo\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.New(pipeline.Config{Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-served })
+
+	ws := t.TempDir()
+	answers, stderr := mcpSession(t, ws, []string{"--name", "mini", "--shield", d.GRPCAddr()}, mcpInit, mcpCall)
+	if text := answers["3"]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "echo: hi" {
+		t.Errorf("call allowed by the remote shield = %v\n%s", answers["3"], stderr)
+	}
+	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	if err != nil || st.GetEvaluationsToday() < 1 {
+		t.Errorf("shieldd evaluations today = %d (%v)", st.GetEvaluationsToday(), err)
+	}
+
+	cancel()
+	<-served
+	served <- nil // for the cleanup, which waits on it too
+	answers, stderr = mcpSession(t, ws, []string{"--name", "mini", "--shield", d.GRPCAddr()}, mcpInit, mcpCall)
+	res := answers["3"]["result"].(map[string]any)
+	if res["isError"] != true || !strings.Contains(res["content"].([]any)[0].(map[string]any)["text"].(string), "could not judge") {
+		t.Errorf("call with shieldd down = %v\n%s", answers["3"], stderr)
 	}
 }
 
