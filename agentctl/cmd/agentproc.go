@@ -47,7 +47,8 @@ func internalAgentCommand() *cli.Command {
 	}
 }
 
-// runInternalAgent follows the seed's order: load config, sandbox, canary
+// runInternalAgent follows the openparallax.v1 process model's order: load
+// config, sandbox, canary
 // probes, connect, AgentReady, directive loop.
 func runInternalAgent(c *cli.Context) error {
 	log := newLogger(c.App.ErrWriter, c.String("log-level")).With("process", "agent")
@@ -97,7 +98,8 @@ type sandboxedChild struct {
 	acceptable bool
 }
 
-// prepareSandboxedChild follows the seed's order for a sandboxed process:
+// prepareSandboxedChild follows the openparallax.v1 process model's order
+// for a sandboxed process:
 // configuration and everything that needs files or DNS (the LLM script,
 // the LLM host's addresses) first, then the sandbox and its canary probes.
 // It reads the flags both internal commands share.

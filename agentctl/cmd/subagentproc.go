@@ -21,7 +21,7 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
-// envSubAgentToken carries a sub-agent's single-use token (seed 001).
+// envSubAgentToken carries a sub-agent's single-use token (the openparallax.v1 process model).
 const envSubAgentToken = "OPENPARALLAX_SUB_AGENT_TOKEN"
 
 func internalSubAgentCommand() *cli.Command {
