@@ -3,6 +3,7 @@ package heuristics
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -183,4 +184,23 @@ func truncateEvidence(s string) string {
 		n--
 	}
 	return s[:n]
+}
+
+// evJoin joins args with spaces for a finding's evidence, stopping once
+// the evidence is longer than add keeps: a rule matching each of thousands
+// of arguments must not copy the whole line each time (quadratic work).
+func evJoin(args []string) string {
+	n := 0
+	for i, a := range args {
+		n += len(a) + 1
+		if n > maxEvidence {
+			args = args[:i+1]
+			break
+		}
+	}
+	s := strings.Join(args, " ")
+	if len(s) > maxEvidence+1 {
+		s = s[:maxEvidence+1] // truncateEvidence trims to a rune boundary
+	}
+	return s
 }

@@ -128,14 +128,14 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
 			if sens != sensAccountList {
-				s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+strings.Join(v.c.Args, " "))
+				s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
 			}
 			return false
 		})
 		s.checkSecretSearch(cs, v)
 		if what := cliTokenCommand(v); what != "" {
 			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 		}
 	}
 }
@@ -328,7 +328,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	}
 	if hunting && wideStart {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
-			v.prog+" "+strings.Join(v.args, " "))
+			v.prog+" "+evJoin(v.args))
 	}
 }
 
