@@ -16,6 +16,8 @@ type Analyzer struct {
 	// outcome is each rule's effective outcome; ALLOW means disabled.
 	outcome [numRules]pb.VerdictDecision
 	trusted hostSet
+	// allowedReads are Config.AllowSecretReads.
+	allowedReads []string
 }
 
 // New validates cfg and builds an Analyzer. It fails on an unknown rule id,
@@ -55,6 +57,12 @@ func New(cfg Config) (*Analyzer, error) {
 			return nil, fmt.Errorf("heuristics: override for %q: outcome %s is not BLOCK, ESCALATE or ALLOW", id, o)
 		}
 	}
+	for _, p := range cfg.AllowSecretReads {
+		if err := CheckSecretReadPattern(p); err != nil {
+			return nil, fmt.Errorf("heuristics: allowed secret read %q: %w", p, err)
+		}
+	}
+	a.allowedReads = slices.Clone(cfg.AllowSecretReads)
 	hs, err := newHostSet(cfg.TrustedHosts)
 	if err != nil {
 		return nil, err

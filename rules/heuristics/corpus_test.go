@@ -23,7 +23,6 @@ var knownStricter = map[string]string{
 	"bashrc append of go bin to PATH":        "shell startup files are BLOCK: they run in every future shell",
 	// This test runs Tier 1 with no trusted hosts; the shipped policies
 	// trust api.github.com, where the label's escalate applies.
-	"credentials in header to trusted host": "with no trusted hosts, api.github.com is an outside host: sending a credential file there is exfiltration",
 }
 
 // tier1Decision is what Tier 1 alone would decide.

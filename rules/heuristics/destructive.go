@@ -74,14 +74,14 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 				}
 			}
 		case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
-			for _, op := range operands(v.args, "nsuo", nil) {
+			if diskToolReadOnly(v) {
+				break
+			}
+			for _, op := range operands(v.args, diskToolValued(v.prog), nil) {
 				if isDiskDevice(op) || (v.prog != "shred" && strings.HasPrefix(op, "/dev/")) {
 					s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+evJoin(v.args))
 					break
 				}
-			}
-			if v.prog == "wipefs" && len(v.args) > 0 && hasFlag(v.args, 'a', "all") {
-				s.add(rDiskWipe, "wipefs --all erases file system signatures: this destroys the data on the device; refuse it", "wipefs "+evJoin(v.args))
 			}
 		case "crontab":
 			// -r removes the whole table (-ri asks first, but an agent
@@ -98,7 +98,7 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 				}
 			}
 		}
-		if strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs" {
+		if (strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs") && !cs.formatsImageFile(v) {
 			s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+evJoin(v.args))
 		}
 		for _, r := range v.c.Redirects {
@@ -130,7 +130,7 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 		ops = ops[:len(ops)-1]
 	}
 	for _, op := range ops {
-		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensSystemSecret || sens == sensBrowser {
+		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
 			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
 				v.prog+" "+evJoin(v.args))
 			return
@@ -250,4 +250,82 @@ func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
+}
+
+// diskToolValued lists the short options of a disk tool that take a value.
+func diskToolValued(prog string) string {
+	switch prog {
+	case "wipefs":
+		return "otp"
+	case "sgdisk":
+		return "AbcdEfFinrtuRT"
+	case "shred":
+		return "nsu"
+	case "blkdiscard":
+		return "olp"
+	}
+	return "L"
+}
+
+// diskToolReadOnly reports the options of wipefs and sgdisk that only
+// print: wipefs without --all / --offset (or with --no-act) lists the
+// signatures; sgdisk with only print, verify and info options (or
+// --pretend) changes nothing.
+func diskToolReadOnly(v *cmdView) bool {
+	switch v.prog {
+	case "wipefs":
+		if hasFlag(v.args, 'n', "no-act") {
+			return true
+		}
+		return !hasFlag(v.args, 'a', "all") && !hasFlag(v.args, 'o', "offset") && !hasFlag(v.args, 't', "types")
+	case "sgdisk":
+		if hasFlag(v.args, 'P', "pretend") {
+			return true
+		}
+		for i := 0; i < len(v.args); i++ {
+			a := v.args[i]
+			if a == "" || a[0] != '-' {
+				continue
+			}
+			name, _, _ := strings.Cut(a, "=")
+			switch name {
+			case "-p", "--print", "-v", "--verify", "-O", "--print-mbr", "-L", "--list-types", "-D", "--display-alignment",
+				"-V", "--version", "-?", "--help", "--usage", "-a", "--set-alignment":
+			case "-i", "--info", "-b", "--backup":
+				if !strings.Contains(a, "=") {
+					i++ // the partition number / backup file
+				}
+			default:
+				if len(a) > 2 && a[1] != '-' && strings.Trim(a[1:], "pvOLD") == "" {
+					continue // grouped print options: -pv
+				}
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// formatsImageFile reports mkfs writing a regular file inside the
+// workspace or /tmp (a disk image), not a device: its target, the last
+// operand that is not a block count, names no /dev path and nothing
+// computed at run time.
+func (cs *cmdScan) formatsImageFile(v *cmdView) bool {
+	ops := operands(v.args, "tLbNmOETUIiCGgdJnFSsrRfcBhMV", []string{"--type"})
+	for len(ops) > 1 && isDigits(ops[len(ops)-1]) {
+		ops = ops[:len(ops)-1] // mkfs.ext4 disk.img 1024 (block count)
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	target := ops[len(ops)-1]
+	if strings.ContainsAny(target, "$`*?") || strings.HasPrefix(target, "/dev/") {
+		return false
+	}
+	p := cs.resolve(target)
+	if strings.HasPrefix(p.Abs, "/dev/") {
+		return false
+	}
+	return underOrAt(p.Abs, "/tmp") || cs.root != "" && isBelow(p.Abs, cs.root)
 }

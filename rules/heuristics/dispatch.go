@@ -52,6 +52,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkInlineExfil(cs)
 	s.checkPackageScriptCommands(cs)
 	s.checkPackageFromURL(cs)
+	s.checkFamilies(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material

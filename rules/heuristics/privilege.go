@@ -78,6 +78,10 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 func accountTamper(v *cmdView) string {
 	switch v.prog {
 	case "visudo", "vipw":
+		// visudo -c only checks the syntax; vipw -h / --help only prints.
+		if v.prog == "visudo" && hasFlag(v.args, 'c', "check") || hasFlag(v.args, 'h', "help") || hasFlag(v.args, 'V', "version") {
+			return ""
+		}
 		return v.prog + " edits sudoers or the account database"
 	case "chpasswd":
 		return "chpasswd sets account passwords"

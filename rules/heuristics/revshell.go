@@ -164,8 +164,8 @@ func remoteDisplay(d string) bool {
 		return false
 	}
 	i := strings.LastIndexByte(d, ':')
-	if i < 0 {
-		return false // not a display name
+	if i < 0 || !isDisplayNumber(d[i+1:]) {
+		return false // not a display name ("vnc=:1" for qemu -display, "gtk")
 	}
 	host := strings.ToLower(d[:i])
 	for _, p := range []string{"tcp/", "inet/", "inet6/", "unix/"} {
@@ -173,6 +173,9 @@ func remoteDisplay(d string) bool {
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	host = strings.TrimSuffix(host, ":") // "::1:0" splits as "::1" / "0"; "host::0" is DECnet
+	if strings.ContainsAny(host, "=, ") {
+		return false // another program's option syntax (qemu -display vnc=host:1)
+	}
 	switch {
 	case host == "", host == "unix", host == "localhost", host == "::1", host == "::", host == "0.0.0.0",
 		strings.HasPrefix(host, "/"), strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
@@ -217,4 +220,10 @@ func around(s string, i int) string {
 		hi++
 	}
 	return s[lo:hi]
+}
+
+// isDisplayNumber matches the "N" or "N.S" after a display's colon.
+func isDisplayNumber(s string) bool {
+	n, scr, _ := strings.Cut(s, ".")
+	return isDigits(n) && (scr == "" || isDigits(scr))
 }
