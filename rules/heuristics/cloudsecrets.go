@@ -161,6 +161,22 @@ func parseInetAton(s string) (uint32, bool) {
 	return uint32(ip), true
 }
 
+// metadataCredentialPath reports a request path on metadata service canon
+// that returns credentials or user data. The container credential
+// endpoints serve nothing else.
+func metadataCredentialPath(canon, p string) bool {
+	if canon == "169.254.170.2" || canon == "169.254.170.23" {
+		return true
+	}
+	lp := strings.ToLower(p)
+	for _, w := range []string{"credential", "token", "identity", "iam", "service-account", "user-data", "userdata", "/metadata/instance", "secret"} {
+		if strings.Contains(lp, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkMetadataHosts flags commands that reach a metadata service through
 // a raw socket or tool other than an HTTP client (nc 169.254.169.254 80),
 // and any hidden spelling of its address in a command argument.
@@ -173,7 +189,7 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		if a == "" || a[0] == '-' {
 			continue
 		}
-		h := a
+		h, reqPath := a, ""
 		if u := urlHost(a); u != "" {
 			h = u
 		} else {
@@ -181,7 +197,7 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 				h = h[at+1:]
 			}
 			if i := strings.IndexByte(h, '/'); i >= 0 {
-				h = h[:i]
+				h, reqPath = h[:i], h[i:]
 			}
 			if !strings.HasPrefix(h, "[") && strings.Count(h, ":") == 1 {
 				h, _, _ = strings.Cut(h, ":")
@@ -195,6 +211,10 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		case hidden:
 			s.add(rCredMetadata, "reaches the cloud metadata service "+canon+" through the disguised address "+h+
 				": it hands out the machine's cloud credentials; refuse it", v.prog+" "+evJoin(v.args))
+			return
+		case kind == "http" && reqPath != "" && metadataCredentialPath(canon, reqPath):
+			s.add(rCredMetadata, v.prog+" asks the cloud metadata service "+canon+" for credentials ("+reqPath+
+				"): these give the machine's cloud permissions to whoever holds them; refuse it", v.prog+" "+evJoin(v.args))
 			return
 		case kind == "socket" || kind == "ssh" || kind == "ftp":
 			s.add(rCredMetadata, v.prog+" opens a raw connection to the cloud metadata service "+canon+

@@ -300,7 +300,7 @@ var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem"
 
 // keyHuntText are grep patterns that look for key material.
 var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",
-	"secret_key", "api_key", "apikey", "api-key", "password", "passwd", "ghp_", "xoxb-", "sk_live_", "akia", "secret", "token",
+	"secret_key", "api_key", "apikey", "api-key", "passw", "ghp_", "xoxb-", "sk_live_", "akia", "secret", "token",
 	"credential", "-----begin", "private_key", "client_secret", "pwd="}
 
 // checkSecretSearch flags find / grep sweeps for keys over the filesystem
@@ -370,12 +370,9 @@ func (s *scan) checkCloudMetadata() {
 				": it hands out the machine's cloud credentials; refuse it", u.Raw)
 			return
 		}
-		lp := strings.ToLower(u.Path)
-		for _, w := range []string{"credential", "token", "identity", "iam", "service-account", "user-data", "userdata", "/metadata/instance", "secret"} {
-			if strings.Contains(lp, w) {
-				s.add(rCredMetadata, "asks the cloud metadata service "+u.Host+" for credentials ("+u.Path+"): these give the machine's cloud permissions to whoever holds them; refuse it", u.Raw)
-				return
-			}
+		if metadataCredentialPath(canon, u.Path) {
+			s.add(rCredMetadata, "asks the cloud metadata service "+u.Host+" for credentials ("+u.Path+"): these give the machine's cloud permissions to whoever holds them; refuse it", u.Raw)
+			return
 		}
 	}
 }

@@ -37,7 +37,7 @@ func tunnelCommand(v *cmdView) string {
 	}
 	switch prog {
 	case "cloudflared":
-		if hasLongFlag(args, "url") || hasLongFlag(args, "hello-world") || (first == "tunnel" && len(ops) >= 2 && ops[1] == "run") ||
+		if (first == "" || first == "tunnel") && (hasLongFlag(args, "url") || hasLongFlag(args, "hello-world")) || (first == "tunnel" && len(ops) >= 2 && ops[1] == "run") ||
 			(first == "tunnel" && len(ops) == 1) || first == "service" && len(ops) >= 2 && ops[1] == "install" {
 			return "cloudflared publishes a local service through a Cloudflare tunnel"
 		}
@@ -72,14 +72,20 @@ func tunnelCommand(v *cmdView) string {
 			return "tailscale funnel publishes a local port on the internet"
 		}
 	case "ssh", "autossh":
-		host := strings.ToLower(firstHost(operands(args, "RLDipoFlbcEeIJmOQSWwM", nil)))
-		if at := strings.LastIndexByte(host, '@'); at >= 0 {
-			host = host[at+1:]
-		}
-		for _, t := range tunnelServices {
-			if host == t || strings.HasSuffix(host, "."+t) {
-				return "ssh to " + host + ", a public tunnel service, exposes a local port on the internet"
+		for _, op := range operands(args, "RLDipoFlbcEeIJmOQSWwM", nil) {
+			host := strings.ToLower(op)
+			if u := urlHost(host); u != "" {
+				host = u
 			}
+			if at := strings.LastIndexByte(host, '@'); at >= 0 {
+				host = host[at+1:]
+			}
+			for _, t := range tunnelServices {
+				if host == t || strings.HasSuffix(host, "."+t) {
+					return "ssh to " + host + ", a public tunnel service, exposes a local port on the internet"
+				}
+			}
+			break // the first operand is the host; the rest is the remote command
 		}
 	}
 	return ""
