@@ -98,6 +98,26 @@ func metadataSpelling(host string) (canonical string, hidden, ok bool) {
 	return "", false, false
 }
 
+// mayBeMetadataHost is a cheap test that h could be a spelling of a
+// metadata address: numbers, IPv6, the known names and wildcard DNS.
+func mayBeMetadataHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	switch c := h[0]; {
+	case c >= '0' && c <= '9', c == '[', c == ':':
+		return true
+	case c == 'm' || c == 'M' || c == 'i' || c == 'I' || c == 'f' || c == 'F':
+		return true
+	}
+	for _, suf := range wildcardDNSSuffixes {
+		if strings.HasSuffix(h, suf) {
+			return true
+		}
+	}
+	return false
+}
+
 func isZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
@@ -192,6 +212,8 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		h, reqPath := a, ""
 		if u := urlHost(a); u != "" {
 			h = u
+		} else if kind == "" {
+			continue // only network programs take a bare host
 		} else {
 			if at := strings.LastIndexByte(h, '@'); at >= 0 {
 				h = h[at+1:]
@@ -202,6 +224,9 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 			if !strings.HasPrefix(h, "[") && strings.Count(h, ":") == 1 {
 				h, _, _ = strings.Cut(h, ":")
 			}
+		}
+		if !mayBeMetadataHost(h) {
+			continue
 		}
 		canon, hidden, ok := metadataSpelling(h)
 		if !ok {

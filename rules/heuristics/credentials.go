@@ -142,8 +142,10 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			if sens != sensAccountList && !s.readAllowed(cs.resolve(pathInArg(raw)).Abs) {
-				s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
+			// A rule already reported costs nothing more: a line naming
+			// thousands of key files must stay linear.
+			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolve(pathInArg(raw)).Abs) {
+				s.add(r, credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
 			}
 			return false
 		})
