@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,7 +77,14 @@ func New(cfg Config) (*Analyzer, error) {
 // then by rule id. A nil action, or a command without a parse, yields an
 // "unanalysable" finding: what cannot be read is never silently allowed.
 func (a *Analyzer) Analyze(act *action.Action) []Finding {
-	s := scan{an: a, act: act}
+	return a.AnalyzeContext(context.Background(), act)
+}
+
+// AnalyzeContext is Analyze that stops early once ctx is done. What it
+// returns then is incomplete: the caller must check ctx and refuse the
+// action (the pipeline answers BLOCK), never treat it as a full analysis.
+func (a *Analyzer) AnalyzeContext(ctx context.Context, act *action.Action) []Finding {
+	s := scan{an: a, act: act, ctx: ctx}
 	if act == nil {
 		// Not subject to configuration: disabling a rule must never turn
 		// "nothing to analyse" into an ALLOW.
@@ -128,6 +136,15 @@ type scan struct {
 	collectOnly bool
 	// nested counts how deep shell text inside shell text is being judged.
 	nested int
+	// ctx bounds the analysis (see expired).
+	ctx context.Context
+}
+
+// expired reports whether the analysis should stop: the request's
+// deadline has passed or it was cancelled. Checked between rule groups
+// and every few commands, so a stop comes within a fraction of the work.
+func (s *scan) expired() bool {
+	return s.ctx != nil && s.ctx.Err() != nil
 }
 
 // enabled reports whether rule r can still produce a finding.
@@ -171,6 +188,9 @@ func (s *scan) run() {
 	s.checkEvasions()
 	if act.Type == "execute_command" {
 		s.checkCommandAction()
+	}
+	if s.expired() {
+		return
 	}
 	s.checkFilePaths()
 	s.checkScriptWrites()

@@ -144,6 +144,9 @@ func (s *scan) checkDecodedLayers() {
 		if str.Layer == 0 {
 			continue
 		}
+		if s.expired() {
+			return
+		}
 		if f, bad := s.judgeShell(str.Value); bad {
 			s.add(rDecodeLayer, "a "+str.Encoding+"-encoded part of the command decodes to something dangerous ("+
 				f.Message+"): refuse it, the encoding only hides it", str.Value)

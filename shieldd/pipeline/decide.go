@@ -50,6 +50,9 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		return deadlineVerdict(ctx, act, rs, now), nil
+	}
 
 	v := newVerdict(&act.Hash)
 	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.unix
@@ -77,9 +80,13 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 		if spans != nil {
 			_, sp = spans.start(SpanHeuristics)
 		}
-		findings := rs.analyzer.Analyze(act)
+		findings := rs.analyzer.AnalyzeContext(ctx, act)
 		if spans != nil {
 			endHeuristics(sp, findings)
+		}
+		if ctx.Err() != nil {
+			// The analysis stopped early: what it found is incomplete.
+			return deadlineVerdict(ctx, act, rs, now), nil
 		}
 		if len(findings) > 0 {
 			reasons = addFindings(v, t0, findings, reasonBuf[:0])
@@ -334,4 +341,26 @@ func policySeverity(d pb.VerdictDecision) pb.Severity {
 		return pb.Severity_SEVERITY_MEDIUM
 	}
 	return pb.Severity_SEVERITY_LOW
+}
+
+// DeadlineRuleID names the verdict of an evaluation that the request's
+// deadline (or a cancellation) stopped before every tier had judged it.
+const DeadlineRuleID = "shield.deadline-exceeded"
+
+// deadlineVerdict is BLOCK for an action whose evaluation ctx ended: an
+// unfinished judgement never allows. It is not cached, so the action is
+// judged in full when it is asked about again.
+func deadlineVerdict(ctx context.Context, act *action.Action, rs *ruleset, now instant) *pb.Verdict {
+	v := newVerdict(&act.Hash)
+	v.ActionType, v.PolicyVersion, v.EvaluatedAt = act.Type, rs.policy.Version, now.unix
+	v.Decision, v.Tier, v.Confidence = block, TierHeuristics, 1.0
+	v.RuleIds = []string{DeadlineRuleID}
+	reason := "the evaluation did not finish before the request's deadline (" + ctx.Err().Error() + "); ask again with more time or a shorter action"
+	v.Findings = []*pb.Finding{{
+		RuleId: DeadlineRuleID, Category: "shield", Severity: pb.Severity_SEVERITY_HIGH, Outcome: block,
+		Message: reason, Tier: TierHeuristics,
+	}}
+	v.Reasoning = summarize(block, []string{reason})
+	act.Release()
+	return v
 }
