@@ -93,6 +93,16 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 		}
 	}
 
+	// An allow rule that asks for a second opinion sends what Tier 1 did
+	// not find known-safe to the evaluator, when there is one.
+	if v.Decision == allow && pol.SecondOpinion && p.evaluator != nil && required < TierEvaluator && !rs.analyzer.KnownSafe(act) {
+		required = TierEvaluator
+		if reasons == nil {
+			reasons = append(reasonBuf[:0], t0.decision.Reason)
+		}
+		reasons = append(reasons, secondOpinionReason)
+	}
+
 	// What the deterministic tiers escalate, or what must be judged at
 	// Tier 2 or above, goes to the evaluator; without one, to a human.
 	noEvaluator := false
@@ -235,6 +245,9 @@ func newTier0Verdict(d policy.Decision) *tier0Verdict {
 }
 
 const noEvaluatorReason = "no LLM evaluator is configured, so a human must decide"
+
+// secondOpinionReason explains why an allowed command went to Tier 2.
+const secondOpinionReason = "the command is not built only from everyday programs with harmless arguments, so the evaluator gives a second opinion"
 
 // reasoning is the verdict's Reasoning for decision d. reasons nil means
 // the Tier 0 reason alone; noEvaluator adds that a human must decide.
