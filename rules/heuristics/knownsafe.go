@@ -247,7 +247,7 @@ func (a *Analyzer) safeReader(cs *cmdScan, v *cmdView) bool {
 func publicReadable(abs string) bool {
 	switch abs {
 	case "/etc/os-release", "/usr/lib/os-release", "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/alpine-release",
-		"/etc/issue", "/etc/hostname", "/etc/timezone", "/proc/cpuinfo", "/proc/meminfo", "/proc/version", "/dev/null":
+		"/etc/issue", "/etc/timezone", "/proc/cpuinfo", "/proc/meminfo", "/proc/version", "/dev/null":
 		return true
 	}
 	for _, d := range []string{"/usr/share", "/usr/include", "/usr/local/include", "/usr/lib/go", "/usr/local/go"} {
