@@ -211,7 +211,7 @@ var baseRules = [numRules]Rule{
 		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted: root on the host."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
-		"Reads a credential file (SSH private key, cloud or registry credentials, keyrings)."},
+		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
 		"Reads a .env file, which usually holds secrets."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
@@ -224,7 +224,7 @@ var baseRules = [numRules]Rule{
 	rCredSearch: {"credential.secret-search", CategoryCredentialAccess, high, block,
 		"Searches the disk or a home directory for private keys or credentials."},
 	rCredMetadata: {"credential.cloud-metadata", CategoryCredentialAccess, critical, block,
-		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal)."},
+		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal), or reaches one through a disguised address (decimal, hex, octal, IPv6-mapped, wildcard DNS)."},
 
 	rExfilFile: {"exfil.sensitive-file", CategoryExfiltration, critical, block,
 		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
