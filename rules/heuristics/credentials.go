@@ -191,6 +191,10 @@ func cliTokenCommand(v *cmdView) string {
 	}
 	switch v.prog {
 	case "aws":
+		if has("secretsmanager", "get-secret-value") || has("ssm", "get-parameter") && hasLongFlag(v.args, "with-decryption") ||
+			has("ssm", "get-parameters") && hasLongFlag(v.args, "with-decryption") || has("ssm", "get-parameters-by-path") && hasLongFlag(v.args, "with-decryption") {
+			return "aws " + ops[0] + " (a stored secret's value)"
+		}
 		if has("configure", "get") {
 			for _, o := range ops {
 				if containsFold(o, "secret") || containsFold(o, "key") || containsFold(o, "token") {
@@ -202,6 +206,9 @@ func cliTokenCommand(v *cmdView) string {
 			return "aws configure export-credentials"
 		}
 	case "gcloud":
+		if has("secrets", "versions", "access") {
+			return "gcloud secrets versions access"
+		}
 		for _, o := range ops {
 			if o == "print-access-token" || o == "print-identity-token" || o == "print-refresh-token" {
 				return "gcloud auth " + o
@@ -224,6 +231,9 @@ func cliTokenCommand(v *cmdView) string {
 	case "az":
 		if has("get-access-token") {
 			return "az account get-access-token"
+		}
+		if has("keyvault", "secret", "show") || has("keyvault", "secret", "download") {
+			return "az keyvault secret show"
 		}
 	case "kubectl":
 		if has("config", "view") && hasLongFlag(v.args, "raw") {

@@ -137,6 +137,20 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		for _, a := range v.args {
 			if k, val, ok := strings.Cut(a, "="); ok && aslrKey(k) && strings.TrimSpace(val) == "0" {
 				s.add(rDefSecurityOff, "sysctl turns address-space layout randomisation off: memory exploits become reliable; refuse it", ev())
+			} else if ok && (strings.TrimSpace(k) == "kernel.yama.ptrace_scope" || strings.TrimSpace(k) == "kernel/yama/ptrace_scope") && strings.TrimSpace(val) == "0" {
+				s.add(rDefSecurityOff, "sysctl lets any process read another's memory (ptrace_scope 0): refuse it", ev())
+			}
+		}
+	case "pkill", "killall":
+		// Killing a security or logging daemon by name stops it as surely
+		// as systemctl stop.
+		for _, op := range operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
+			name := strings.TrimSuffix(op, "d")
+			switch {
+			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond":
+				s.add(rDefSecurityOff, v.prog+" "+op+" kills a security daemon: leave it running", ev())
+			case logServices[op] || logServices[name] || op == "rsyslogd" || op == "syslogd" || op == "journald":
+				s.add(rDefLogTamper, v.prog+" "+op+" kills the machine's logging: leave it running", ev())
 			}
 		}
 	case "journalctl":
@@ -183,7 +197,9 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		switch {
 		case p.Abs == "/proc/sys/kernel/randomize_va_space":
 			s.add(rDefSecurityOff, "writes "+p.Abs+": turning ASLR off makes memory exploits reliable; refuse it", target)
-		case p.Abs == "/sys/fs/selinux/enforce" || p.Abs == "/etc/selinux/config":
+		case p.Abs == "/proc/sys/kernel/yama/ptrace_scope":
+			s.add(rDefSecurityOff, "writes "+p.Abs+": this lets any process read another's memory; refuse it", target)
+		case p.Abs == "/sys/fs/selinux/enforce" || p.Abs == "/etc/selinux/config" || p.Abs == "/etc/sysconfig/selinux":
 			s.add(rDefSecurityOff, "writes "+p.Abs+": this can switch SELinux off; refuse it", target)
 		case strings.HasPrefix(p.Abs, "/etc/audit/") || p.Abs == "/etc/audit":
 			s.add(rDefSecurityOff, "writes the audit configuration "+p.Abs+": refuse it", target)

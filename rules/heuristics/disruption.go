@@ -35,6 +35,13 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 					strings.HasPrefix(ops[1], "poweroff") || strings.HasPrefix(ops[1], "reboot") || strings.HasPrefix(ops[1], "halt")) {
 					halt = "systemctl isolate " + ops[1]
 				}
+			case "start":
+				for _, u := range ops[1:] {
+					switch serviceUnit(u) {
+					case "poweroff", "reboot", "halt", "kexec", "rescue", "emergency":
+						halt = v.prog + " start " + u
+					}
+				}
 			case "kill", "stop", "restart":
 				for _, u := range ops[1:] {
 					switch serviceUnit(u) {
@@ -108,14 +115,15 @@ func pkillsEverything(v *cmdView) string {
 			return "matches every process or init (" + op + ")"
 		}
 	}
-	// killall -u root / pkill -U 0 with no pattern: every process of root.
+	// killall -u USER / pkill -U UID with no pattern: every process of
+	// that user, the session itself included.
 	if len(ops) == 0 {
-		root := false
-		check := func(u string) { root = root || u == "root" || u == "0" }
+		who := ""
+		check := func(u string) { who = u }
 		flagValues(v.args, 'u', "user", check)
 		flagValues(v.args, 'U', "uid", check)
-		if root {
-			return "kills every process of root"
+		if who != "" {
+			return "kills every process of " + who
 		}
 	}
 	return ""

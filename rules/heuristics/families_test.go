@@ -29,6 +29,9 @@ func TestDefenseSecurityDisable(t *testing.T) {
 		cmdCase("systemctl stop nginx", false),
 		cmdCase("sysctl kernel.randomize_va_space", false),
 		cmdCase("setenforce 1", false),
+		cmdCase("pkill -9 auditd", true),
+		cmdCase("sysctl -w kernel.yama.ptrace_scope=0", true),
+		cmdCase("pkill -f webpack", false),
 	})
 }
 
@@ -87,6 +90,8 @@ func TestDisruption(t *testing.T) {
 		cmdCase("kill -l", false),
 		cmdCase("pkill -f 'node server.js'", false),
 		cmdCase("kill -9 $(lsof -t -i:3000)", false),
+		cmdCase("killall -u dev", true),
+		cmdCase("killall -9 node", false),
 	})
 }
 
