@@ -209,6 +209,14 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		if a == "" || a[0] == '-' {
 			continue
 		}
+		if i := strings.Index(a, "://"); i > 0 && urlHost(a) == "" || i > 0 && !strings.HasPrefix(strings.ToLower(a), "http") {
+			// A URL inside a longer argument: an interpreter's code, a
+			// config string. Its metadata spellings count as well.
+			if s.embeddedMetadataURL(v, a) {
+				return
+			}
+			continue
+		}
 		h, reqPath := a, ""
 		if u := urlHost(a); u != "" {
 			h = u
@@ -247,6 +255,51 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 			return
 		}
 	}
+}
+
+// embeddedMetadataURL flags a URL inside an argument (python -c
+// "urlopen('http://169.254.169.254/…/security-credentials/')") that reaches
+// a metadata service through a hidden spelling or asks it for credentials.
+func (s *scan) embeddedMetadataURL(v *cmdView, a string) bool {
+	for off := 0; off < len(a); {
+		i := strings.Index(a[off:], "://")
+		if i < 0 {
+			return false
+		}
+		rest := a[off+i+3:]
+		off += i + 3
+		end := strings.IndexAny(rest, "/'\" \t\n)?#,;")
+		host := rest
+		reqPath := ""
+		if end >= 0 {
+			host = rest[:end]
+			if rest[end] == '/' {
+				p := rest[end:]
+				if j := strings.IndexAny(p, "'\" \t\n)"); j >= 0 {
+					p = p[:j]
+				}
+				reqPath = p
+			}
+		}
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		if !strings.HasPrefix(host, "[") {
+			if j := strings.LastIndexByte(host, ':'); j >= 0 {
+				host = host[:j]
+			}
+		}
+		if !mayBeMetadataHost(host) {
+			continue
+		}
+		canon, hidden, ok := metadataSpelling(host)
+		if ok && (hidden || metadataCredentialPath(canon, reqPath)) {
+			s.add(rCredMetadata, v.prog+" reaches the cloud metadata service "+canon+" ("+host+reqPath+
+				"): it hands out the machine's cloud credentials; refuse it", v.prog+" "+evJoin(v.args))
+			return true
+		}
+	}
+	return false
 }
 
 // checkClusterSecrets judges kubectl / oc commands that reveal secrets.

@@ -93,6 +93,15 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		}
 	})
 	ops := operands(v.args, "", nil)
+	// /etc/init.d/auditd stop, /etc/rc.d/rsyslog stop: an init script.
+	if d := parentDir(v.c.Name); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && len(ops) > 0 && ops[0] == "stop" {
+		switch {
+		case securityServices[v.prog]:
+			s.add(rDefSecurityOff, v.c.Name+" stop turns off a security control: leave it running", ev())
+		case logServices[v.prog]:
+			s.add(rDefLogTamper, v.c.Name+" stop stops the machine's logging: leave it running", ev())
+		}
+	}
 	switch v.prog {
 	case "auditctl":
 		// -D deletes every rule, -e 0 disables auditing, -e 2 locks the
@@ -117,6 +126,9 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefSecurityOff, v.prog+" flushes the firewall or opens its default policy: every port becomes reachable; refuse it", ev())
 		}
 	case "nft":
+		if len(ops) == 1 {
+			ops = strings.Fields(ops[0]) // nft 'flush ruleset'
+		}
 		if len(ops) >= 2 && ops[0] == "flush" && (ops[1] == "ruleset" || ops[1] == "table" || ops[1] == "chain") ||
 			len(ops) >= 2 && ops[0] == "delete" && ops[1] == "table" {
 			s.add(rDefSecurityOff, "nft flushes or deletes firewall rules: refuse it", ev())
