@@ -386,7 +386,7 @@ func (c *collector) collectCommand() {
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {
 			if looksLikePath(arg) {
-				c.addPath("command", arg, access)
+				c.addPath("command", cmd.PathOf(arg), access)
 			}
 		}
 		for _, r := range cmd.Redirects {
@@ -400,7 +400,7 @@ func (c *collector) collectCommand() {
 			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
 				continue
 			}
-			c.addPath("command", r.Target, acc)
+			c.addPath("command", cmd.PathOf(r.Target), acc)
 		}
 	}
 	if len(a.Paths) == 0 {

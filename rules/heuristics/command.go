@@ -62,8 +62,21 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView)
 	return cs
 }
 
-// resolve places a command argument relative to the caller's workspace.
-func (cs *cmdScan) resolve(p string) action.Path { return cs.act.CommandPath(p) }
+// resolveIn places a path argument of command c: relative to the
+// directory c runs in (cd, git -C, …), then to the caller's workspace. A
+// glob that can match a protected path is judged as that path.
+func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
+	if c != nil {
+		p = c.PathOf(p)
+	}
+	r := cs.act.CommandPath(p)
+	if strings.ContainsAny(r.Abs, "*?[") {
+		if m := globProtected(r.Abs, cs.home); m != "" {
+			r.Abs = m
+		}
+	}
+	return r
+}
 
 // pipelineOf returns the pipeline members (indexes into views) of v, or nil.
 func (cs *cmdScan) pipelineOf(v *cmdView) []int {

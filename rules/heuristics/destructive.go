@@ -92,7 +92,7 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			}
 		case "truncate":
 			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
-				if p := cs.resolve(op); isSystemFile(p.Abs) {
+				if p := cs.resolveIn(v.c, op); isSystemFile(p.Abs) {
 					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+strings.Join(v.args, " "))
 					break
 				}
@@ -108,7 +108,7 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			if isDiskDevice(r.Target) {
 				s.add(rDiskWipe, "redirects output onto the disk device "+r.Target+": this overwrites it; refuse it", r.Op+" "+r.Target)
 			} else if r.Op != ">>" && r.Op != "&>>" {
-				if p := cs.resolve(r.Target); isSystemFile(p.Abs) && !strings.HasPrefix(p.Abs, "/dev/") {
+				if p := cs.resolveIn(v.c, r.Target); isSystemFile(p.Abs) && !strings.HasPrefix(p.Abs, "/dev/") {
 					s.add(rTruncateSystem, "overwrites the system file "+p.Abs+" with a redirection: this erases its contents; refuse it", r.Op+" "+r.Target)
 				}
 			}
@@ -130,7 +130,7 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 		ops = ops[:len(ops)-1]
 	}
 	for _, op := range ops {
-		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensSystemSecret || sens == sensBrowser {
+		if sens, label := cs.classifyArg(v.c, op); sens == sensUserSecret || sens == sensSystemSecret || sens == sensBrowser {
 			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
 				v.prog+" "+strings.Join(v.args, " "))
 			return
@@ -163,7 +163,7 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 		if base := baseName(strings.TrimSuffix(op, "/")); base == ".git" {
 			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+strings.Join(v.args, " "))
 		}
-		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" {
+		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" {
 			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
 				"rm "+strings.Join(v.args, " "))
 			return
@@ -223,7 +223,7 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			}
 			break
 		}
-		p := cs.resolve(a)
+		p := cs.resolveIn(v.c, a)
 		why := criticalDir(p, cs.root, cs.home)
 		if why == "" {
 			continue
@@ -244,7 +244,7 @@ func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
 		if i == 0 {
 			continue // the mode or owner
 		}
-		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" && why != "the whole workspace" {
+		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" && why != "the whole workspace" {
 			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+why+": this can break the system and its security; target a specific directory",
 				v.prog+" "+strings.Join(v.args, " "))
 			return

@@ -157,7 +157,9 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 			end++
 		}
 		start := len(w.s.Commands)
+		saved := w.sem.save() // each element runs in a subshell
 		w.fastCommand(src, toks[i:end], fr)
+		w.sem = saved
 		members = w.appendMembers(members, start, fr.depth)
 		i = end + 1
 	}

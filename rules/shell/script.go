@@ -85,6 +85,12 @@ type Command struct {
 	Via string
 	// Background is true for commands run with &.
 	Background bool
+	// Dir is the directory the command runs in, as far as the line shows:
+	// "" for the directory the line starts in (the workspace), else the
+	// path as written from there ("sub", "../x", "/etc", "~/.ssh"), or
+	// UnknownDir. Relative paths of the command are relative to it (see
+	// PathOf).
+	Dir string
 }
 
 // Redirect is one redirection of a simple command.
