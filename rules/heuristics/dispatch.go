@@ -52,6 +52,8 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkInlineExfil(cs)
 	s.checkPackageScriptCommands(cs)
 	s.checkPackageFromURL(cs)
+	s.checkInterpreterCode(cs)
+	s.checkPlantedCode(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material

@@ -419,3 +419,39 @@ func quoteWords(words []string) string {
 	}
 	return b.String()
 }
+
+// InterpreterProgram returns the language and program text of a command
+// that runs code in another language (python3 -c CODE, node -e, awk
+// 'PROGRAM', python - <<EOF …): ok is false for any other command.
+func InterpreterProgram(program string, args []string, redirs []Redirect) (lang, code string, ok bool) {
+	lang = interpreterLang(program)
+	if lang == "" {
+		return "", "", false
+	}
+	fs := make([]field, len(args))
+	for i, a := range args {
+		fs[i] = field{text: a}
+	}
+	code, ok = programText(lang, fs, redirs)
+	return lang, code, ok
+}
+
+// CodeLiterals calls fn with each quoted string literal of code ('…',
+// "…", `…`), unescaped, up to maxCodeScan bytes of code.
+func CodeLiterals(code string, fn func(lit string)) {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if c != '"' && c != '\'' && c != '`' {
+			continue
+		}
+		lit, n, ok := readLiteral(code[i:])
+		if !ok {
+			return
+		}
+		fn(lit)
+		i += n - 1
+	}
+}

@@ -293,9 +293,9 @@ func MakeRecipes(makefile string) string {
 	return b.String()
 }
 
-// gitExecKey reports whether a git configuration key holds a command git
+// GitExecKey reports whether a git configuration key holds a command git
 // runs, and whether a leading "!" marks it (aliases, credential helpers).
-func gitExecKey(key string) bool {
+func GitExecKey(key string) bool {
 	k := strings.ToLower(key)
 	switch k {
 	case "core.fsmonitor", "core.pager", "core.sshcommand", "core.editor", "core.askpass", "sequence.editor",
@@ -328,7 +328,7 @@ func (w *walker) gitCommands(args []field, fr frame) {
 		switch {
 		case t == "-c" && i+1 < len(args):
 			i++
-			if k, v, ok := strings.Cut(args[i].text, "="); ok && gitExecKey(k) {
+			if k, v, ok := strings.Cut(args[i].text, "="); ok && GitExecKey(k) {
 				w.gitValue(k, v, fr)
 			}
 			continue
@@ -363,7 +363,7 @@ func (w *walker) gitCommands(args []field, fr frame) {
 				clean = append(clean, o)
 			}
 		}
-		if len(clean) >= 2 && gitExecKey(clean[0]) {
+		if len(clean) >= 2 && GitExecKey(clean[0]) {
 			w.gitValue(clean[0], clean[len(clean)-1], fr)
 		}
 		return
