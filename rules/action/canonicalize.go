@@ -114,8 +114,9 @@ const (
 	maxAttachmentPathLen = 4096
 )
 
-// checkAttachments bounds the attachments a request carries.
-func checkAttachments(atts []Attachment) error {
+// CheckAttachments bounds the attachments a request carries (count, size,
+// UTF-8); Canonicalize checks them too.
+func CheckAttachments(atts []Attachment) error {
 	if len(atts) > maxAttachments {
 		return tooLargef("%d attachments, limit %d", len(atts), maxAttachments)
 	}
@@ -139,7 +140,7 @@ func checkAttachments(atts []Attachment) error {
 // with the Action may give it back with Release.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
-	if err := checkAttachments(req.Attachments); err != nil {
+	if err := CheckAttachments(req.Attachments); err != nil {
 		return nil, err
 	}
 	a := actionPool.Get().(*Action)

@@ -42,11 +42,11 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 				s.judgePlanted(kind, f.content, f.abs, "writes "+baseName(f.abs)+", which "+hookRunner(kind))
 			}
 		}
-		file, lang, ok := cs.executedScript(v)
+		file, lang, _, ok := shell.ScriptRun(v.c)
 		if !ok {
 			continue
 		}
-		abs := cs.resolveIn(v.c, file).Abs
+		abs := cs.resolveIn(nil, file).Abs
 		written := false
 		for _, f := range files {
 			if f.abs == abs {
@@ -208,114 +208,6 @@ func heredocText(rs []shell.Redirect) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// executedScript returns the file v runs as a program, and its language
-// ("" when the file's name or first line tells): ./run.sh, bash run.sh,
-// source env.sh, python3 tool.py, make (the Makefile), npm test
-// (package.json), pytest (conftest.py), direnv allow (.envrc), git commit
-// (its hooks).
-func (cs *cmdScan) executedScript(v *cmdView) (file, lang string, ok bool) {
-	name := v.c.Name
-	if v.prog != "" && v.prog != baseName(name) {
-		name = "" // a wrapper runs it: judged through the wrapped words
-		for _, a := range v.c.Args {
-			if baseName(a) == v.prog && strings.Contains(a, "/") {
-				name = a
-			}
-		}
-	}
-	if strings.Contains(name, "/") && !strings.HasPrefix(name, "/usr/") && !strings.HasPrefix(name, "/bin/") && !strings.HasPrefix(name, "/sbin/") {
-		return name, "", true
-	}
-	switch v.prog {
-	case "source", ".":
-		if len(v.args) > 0 {
-			return v.args[0], "shell", true
-		}
-	case "make", "gmake":
-		if f, ok := flagValueOf(v.args, 'f', "file"); ok {
-			return f, "make", f != "-"
-		}
-		return "Makefile", "make", true
-	case "npm", "pnpm", "yarn", "bun":
-		if len(v.args) > 0 {
-			switch v.args[0] {
-			case "run", "run-script", "test", "start", "install", "i", "ci", "build", "t", "tst", "restart", "stop", "publish", "pack", "prepare":
-				return "package.json", "npm", true
-			}
-		}
-	case "pytest", "py.test":
-		return "conftest.py", "python", true
-	case "direnv":
-		if len(v.args) > 0 && (v.args[0] == "allow" || v.args[0] == "exec" || v.args[0] == "reload") {
-			return ".envrc", "shell", true
-		}
-	case "git":
-		if hook := gitHookFor(v.args); hook != "" {
-			return ".git/hooks/" + hook, "shell", true
-		}
-	}
-	switch v.kind {
-	case "":
-		return "", "", false
-	case "shell":
-		if _, inline := inlineCode(v); inline || readsProgramFromStdin(v) {
-			return "", "", false
-		}
-		ops := operands(v.args, "oO", []string{"--rcfile", "--init-file"})
-		if len(ops) > 0 {
-			return ops[0], "shell", true
-		}
-		return "", "", false
-	}
-	if _, inline := inlineCode(v); inline || hasShortFlag(v.args, 'm') {
-		return "", "", false
-	}
-	ops := operands(v.args, "WXQIM", nil)
-	if len(ops) > 0 && ops[0] != "-" {
-		lang := v.kind
-		if lang == "node" {
-			lang = "js"
-		}
-		return ops[0], lang, true
-	}
-	return "", "", false
-}
-
-func flagValueOf(args []string, short byte, long string) (string, bool) {
-	val, found := "", false
-	flagValues(args, short, long, func(v string) {
-		if !found {
-			val, found = v, true
-		}
-	})
-	return val, found
-}
-
-// gitHookFor names the hook a git subcommand runs first.
-func gitHookFor(args []string) string {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		switch a {
-		case "commit":
-			return "pre-commit"
-		case "push":
-			return "pre-push"
-		case "merge", "pull":
-			return "post-merge"
-		case "checkout", "switch", "clone":
-			return "post-checkout"
-		case "rebase":
-			return "pre-rebase"
-		case "am":
-			return "applypatch-msg"
-		}
-		return ""
-	}
-	return ""
 }
 
 // scriptLang decides the language of a script from the runner, else
