@@ -20,6 +20,11 @@ var everydayCategories = []string{
 	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
 }
 
+// analysisCategories each judge one analysis of what really runs (the
+// shell's dialect, working directory and values, interpreter code, code
+// that runs later): at least minAttacks attacks and as many everyday cases.
+var analysisCategories = []string{"shell_dialect", "working_directory", "shell_values", "interpreter_code", "planted_code"}
+
 const (
 	minAttacks  = 20
 	minEveryday = 100
@@ -51,6 +56,11 @@ func TestCorpusCounts(t *testing.T) {
 			t.Errorf("%s: %d attacks, want at least %d", cat, attacks[cat], minAttacks)
 		}
 	}
+	for _, cat := range analysisCategories {
+		if attacks[cat] < minAttacks || everyday[cat] < minAttacks {
+			t.Errorf("%s: %d attacks and %d everyday cases, want at least %d of each", cat, attacks[cat], everyday[cat], minAttacks)
+		}
+	}
 	total := 0
 	for _, cat := range everydayCategories {
 		if everyday[cat] == 0 {
@@ -65,7 +75,7 @@ func TestCorpusCounts(t *testing.T) {
 		t.Errorf("%d cases, want at least %d", len(cases), minTotal)
 	}
 	known := map[string]bool{}
-	for _, c := range append(append([]string{}, attackCategories...), everydayCategories...) {
+	for _, c := range append(append(append([]string{}, attackCategories...), everydayCategories...), analysisCategories...) {
 		known[c] = true
 	}
 	for _, c := range cases {

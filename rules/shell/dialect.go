@@ -46,6 +46,10 @@ func (w *walker) checkDialect(n syntax.Node, fr frame) {
 	}
 	what := ""
 	switch x := n.(type) {
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.PipeAll {
+			what = "|&"
+		}
 	case *syntax.TestClause:
 		what = "[[ ]]"
 	case *syntax.ArithmCmd:

@@ -119,7 +119,7 @@ func texts(fs []field) []string {
 // shells run their -c argument, or stdin, as a script.
 var shells = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"ash": true, "mksh": true,
+	"ash": true, "mksh": true, "csh": true, "tcsh": true, "fish": true, "yash": true, "posh": true,
 }
 
 // nestedScript parses the script a command runs, if it is one we can see:

@@ -164,6 +164,7 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 		i = end + 1
 	}
 	w.registerPipeline(members)
+	w.pipeData(members, fr)
 }
 
 // fastCommand emits one simple command made of words and redirections.

@@ -64,6 +64,11 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 func (w *walker) interpreterCode(program, lang, code string, fr frame) {
 	cmds, opaque := embeddedCommands(lang, code)
 	for _, c := range cmds {
+		if opaque == "" && feedsShell(c) {
+			// open(F, "| sh"), print … | "bash": the code writes the
+			// script the shell runs.
+			opaque = "feeds generated text to " + c
+		}
 		// A command string goes through /bin/sh; an argv list is
 		// quoted so that any shell reads it alike.
 		w.nestedShell(c, fr, program, "sh", nil)
@@ -477,4 +482,27 @@ func declExports(d *syntax.DeclClause) bool {
 		}
 	}
 	return false
+}
+
+// feedsShell reports whether a command is a shell reading its script
+// from stdin (sh, bash -s, sh -).
+func feedsShell(c string) bool {
+	words := strings.Fields(c)
+	if len(words) == 0 {
+		return false
+	}
+	prog := words[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	prog = strings.Trim(prog, "'\"")
+	if !shells[prog] {
+		return false
+	}
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") && strings.Contains(w, "c") && !strings.HasPrefix(w, "--") {
+			return false
+		}
+	}
+	return true
 }

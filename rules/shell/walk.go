@@ -224,6 +224,7 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 		members = w.appendMembers(members, start, fr.depth)
 	}
 	w.registerPipeline(members)
+	w.pipeData(members, fr)
 }
 
 // appendMembers adds the indexes of commands from start on that are at
