@@ -62,6 +62,20 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView)
 	return cs
 }
 
+// judged reports whether a path as written already falls under a
+// protected class (~/.ssh/*, rm -rf ~/*): a glob's match only stands in
+// for a path that would otherwise be judged harmless.
+func (cs *cmdScan) judged(p action.Path) bool {
+	if sens, _ := classify(p.Abs, cs.home); sens != sensNone {
+		return true
+	}
+	if criticalDir(p, cs.root, cs.home) != "" {
+		return true
+	}
+	_, _, ok := persistTarget(p, cs.home)
+	return ok
+}
+
 // resolveIn places a path argument of command c: relative to the
 // directory c runs in (cd, git -C, …), then to the caller's workspace. A
 // glob that can match a protected path is judged as that path.
@@ -70,7 +84,7 @@ func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
 		p = c.PathOf(p)
 	}
 	r := cs.act.CommandPath(p)
-	if strings.ContainsAny(r.Abs, "*?[") {
+	if strings.ContainsAny(r.Abs, "*?[") && !cs.judged(r) {
 		if m := globProtected(r.Abs, cs.home); m != "" {
 			r.Abs = m
 		}

@@ -40,19 +40,25 @@ func (w *walker) expandBraceFields(out []field, start int, fr frame) []field {
 // expandBraces performs bash brace expansion on s. ok is false when s
 // holds no brace expression or expands to more than limit words.
 func expandBraces(s string, limit int) ([]string, bool) {
-	open, close, items := findBrace(s)
-	if open < 0 {
+	if open, _, _ := findBrace(s); open < 0 {
 		return nil, false
 	}
-	prefix, suffix := s[:open], s[close+1:]
-	var out []string
-	for _, it := range items {
-		sub := []string{prefix + it + suffix}
-		if more, ok := expandBraces(prefix+it+suffix, limit); ok {
-			sub = more
+	return expandInto(nil, s, limit)
+}
+
+// expandInto appends the expansion of s to out; ok is false past limit.
+func expandInto(out []string, s string, limit int) ([]string, bool) {
+	open, close, items := findBrace(s)
+	if open < 0 {
+		if len(out) >= limit {
+			return nil, false
 		}
-		out = append(out, sub...)
-		if len(out) > limit {
+		return append(out, s), true
+	}
+	prefix, suffix := s[:open], s[close+1:]
+	for _, it := range items {
+		var ok bool
+		if out, ok = expandInto(out, prefix+it+suffix, limit); !ok {
 			return nil, false
 		}
 	}
