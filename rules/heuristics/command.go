@@ -69,8 +69,8 @@ func (cs *cmdScan) judged(p action.Path) bool {
 	if sens, _ := classify(p.Abs, cs.home); sens != sensNone {
 		return true
 	}
-	if criticalDir(p, cs.root, cs.home) != "" {
-		return true
+	if stripGlobChild(p.Abs) != p.Abs && criticalDir(p, cs.root, cs.home) != "" {
+		return true // d/*: every child of a protected directory
 	}
 	_, _, ok := persistTarget(p, cs.home)
 	return ok
