@@ -84,7 +84,8 @@ func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
 		p = c.PathOf(p)
 	}
 	r := cs.act.CommandPath(p)
-	if strings.ContainsAny(r.Abs, "*?[") && !cs.judged(r) {
+	// Inside a workspace that is not the home, no protected path can match.
+	if strings.ContainsAny(r.Abs, "*?[") && !(r.InWorkspace && cs.root != cs.home) && !cs.judged(r) {
 		if m := globProtected(r.Abs, cs.home); m != "" {
 			r.Abs = m
 		}

@@ -33,11 +33,21 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 		if !ok || code == "" || lang == "" {
 			continue
 		}
-		writes := containsAnyFold(code, codeWriteMarkers)
-		deletes := containsAnyFold(code, codeDeleteMarkers)
+		// The markers are searched only once a literal names a path
+		// (most one-liners name none): 0 unknown, 1 no, 2 yes.
+		var writes, deletes uint8
+		has := func(memo *uint8, markers []string) bool {
+			if *memo == 0 {
+				*memo = 1
+				if containsAnyFold(code, markers) {
+					*memo = 2
+				}
+			}
+			return *memo == 2
+		}
 		// HOME + '/.bashrc', path.join(os.homedir(), '.ssh', …): a dotfile
 		// name joined to the home is a path in the home.
-		homeJoin := containsAnyFold(code, []string{"home", "expanduser"})
+		homeJoin := strings.Contains(code, "home") || strings.Contains(code, "HOME") || strings.Contains(code, "expanduser")
 		shell.CodeLiterals(code, func(lit string) {
 			if homeJoin && len(lit) > 1 && (lit[0] == '.' || strings.HasPrefix(lit, "/.")) && !strings.HasPrefix(lit, "./") && !strings.HasPrefix(lit, "..") {
 				lit = "~/" + strings.TrimPrefix(lit, "/")
@@ -46,7 +56,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 				return
 			}
 			p := cs.resolveIn(v.c, lit)
-			if writes {
+			if has(&writes, codeWriteMarkers) {
 				if r, what, ok := persistTarget(p, cs.home); ok {
 					s.add(r, persistMessage(r, what)+" (from "+v.prog+" code)", lit)
 				}
@@ -56,7 +66,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 					}
 				}
 			}
-			if deletes {
+			if has(&deletes, codeDeleteMarkers) {
 				if why := criticalDir(p, cs.root, cs.home); why != "" {
 					s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", lit)
 				}

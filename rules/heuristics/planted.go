@@ -36,11 +36,17 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && len(files) == 0 && len(s.act.Attachments) == 0 {
+			continue // writes nothing the line shows, runs nothing known
+		}
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
 			if kind := hookKind(f.abs); kind != "" {
 				s.judgePlanted(kind, f.content, f.abs, "writes "+baseName(f.abs)+", which "+hookRunner(kind))
 			}
+		}
+		if len(files) == 0 && len(s.act.Attachments) == 0 {
+			continue // nothing written before, nothing attached
 		}
 		file, lang, _, ok := shell.ScriptRun(v.c)
 		if !ok {
