@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,6 +121,9 @@ func TestCorpusLabels(t *testing.T) {
 		// The same action twice with different labels would be a contradiction;
 		// twice with the same label is a wasted case.
 		key := c.Request.Type + "\x00" + string(c.Request.Payload) + "\x00" + c.Request.Caller.Home
+		for _, at := range c.Request.Attachments { // the same command running other code
+			key += fmt.Sprintf("\x00%s\x00%s\x00%v", at.Path, at.Content, at.Unreadable)
+		}
 		if prev, dup := seen[key]; dup {
 			t.Errorf("%s: same action as %s", c.Pos(), prev)
 		}
