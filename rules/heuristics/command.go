@@ -62,6 +62,19 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView)
 	return cs
 }
 
+// unknownPrefix puts a path that starts with a value only known at run
+// time ("$(cat f)/.ssh/x", "$DIR/x"; not $HOME) under shell.UnknownDir.
+func unknownPrefix(p string) string {
+	if len(p) < 2 || p[0] != '$' && p[0] != '`' || strings.HasPrefix(p, "$HOME") || strings.HasPrefix(p, "${HOME}") {
+		return p
+	}
+	w := withoutUnknown(p)
+	if w == p || !strings.HasPrefix(w, "/") || !strings.HasSuffix(p, w) {
+		return p
+	}
+	return shell.UnknownDir + w
+}
+
 // judged reports whether a path as written already falls under a
 // protected class (~/.ssh/*, rm -rf ~/*): a glob's match only stands in
 // for a path that would otherwise be judged harmless.
@@ -83,6 +96,7 @@ func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
 	if c != nil {
 		p = c.PathOf(p)
 	}
+	p = unknownPrefix(p)
 	r := cs.act.CommandPath(p)
 	// Inside a workspace that is not the home, no protected path can match.
 	if strings.ContainsAny(r.Abs, "*?[") && !(r.InWorkspace && cs.root != cs.home) && !cs.judged(r) {

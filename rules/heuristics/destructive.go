@@ -171,8 +171,72 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 		if isUnsetVarRisk(op) {
 			s.add(rDelUnsetVar, "recursively deletes "+op+": if the variable is empty this deletes from /; check the variable is set (use ${VAR:?}) and name the path",
 				"rm "+strings.Join(v.args, " "))
+			continue
+		}
+		// A value only known at run time is unknown, not empty: if it
+		// turns out empty, ~/"$(x)" is the home.
+		if emptied := withoutUnknown(op); emptied != op && emptied != "" {
+			if why := criticalDir(cs.resolveIn(v.c, emptied), cs.root, cs.home); why != "" {
+				s.add(rDelUnsetVar, "recursively deletes "+op+": if what it computes is empty this deletes "+why+"; name the path",
+					"rm "+strings.Join(v.args, " "))
+			}
 		}
 	}
+}
+
+// withoutUnknown removes the parts of a word only known at run time
+// ($(…), `…`, $NAME, ${…}; $HOME stays), as if each were empty.
+func withoutUnknown(w string) string {
+	if !strings.ContainsAny(w, "$`") {
+		return w
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c == '`':
+			if j := strings.IndexByte(w[i+1:], '`'); j >= 0 {
+				i += j + 1
+				continue
+			}
+		case c == '$' && strings.HasPrefix(w[i:], "$HOME") || strings.HasPrefix(w[i:], "${HOME}"):
+		case c == '$' && i+1 < len(w) && (w[i+1] == '(' || w[i+1] == '{'):
+			open, close := w[i+1], byte(')')
+			if open == '{' {
+				close = '}'
+			}
+			depth := 0
+			j := i + 1
+			for ; j < len(w); j++ {
+				if w[j] == open {
+					depth++
+				} else if w[j] == close {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			if open == '{' && j < len(w) && strings.IndexByte(w[i:j], '?') >= 0 {
+				b.WriteString(w[i : j+1]) // ${X:?}: the shell stops if it is empty
+			}
+			i = j
+			continue
+		case c == '$' && i+1 < len(w) && (w[i+1] == '_' || isAlnumByte(w[i+1])):
+			j := i + 1
+			for j < len(w) && (w[j] == '_' || isAlnumByte(w[j])) {
+				j++
+			}
+			i = j - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isAlnumByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isUnsetVarRisk matches "$VAR/", "$VAR/*", "${VAR}/…" where the variable

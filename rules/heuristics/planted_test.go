@@ -127,3 +127,22 @@ func FuzzAttachments(f *testing.F) {
 		}
 	})
 }
+
+func TestUnknownValues(t *testing.T) {
+	for w, want := range map[string]string{
+		"~/$(cat f)": "~/", "$(a)/x": "/x", "`a`/b": "/b", "${X}/y": "/y", "$X/z": "/z",
+		"$HOME/x": "$HOME/x", "${X:?}/y": "${X:?}/y", "plain": "plain", "a$(b $(c))d": "ad",
+	} {
+		if got := withoutUnknown(w); got != want {
+			t.Errorf("withoutUnknown(%q) = %q, want %q", w, got, want)
+		}
+	}
+	for p, want := range map[string]string{
+		"$(cat f)/.ssh/id_rsa": "/(unknown directory)/.ssh/id_rsa", "$D/x": "/(unknown directory)/x",
+		"$HOME/x": "$HOME/x", "x/$D": "x/$D", "$D": "$D",
+	} {
+		if got := unknownPrefix(p); got != want {
+			t.Errorf("unknownPrefix(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
