@@ -1,0 +1,353 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// execProfile is the seccomp profile of confined programs: everything the
+// agent's filter denies except running programs, metadata writes,
+// socketpair and, with a network grant, UDP.
+func execProfile(network bool) filterProfile {
+	p := filterProfile{lets: letsPrograms | letsMetadata | letsSocketpair}
+	if network {
+		p.lets |= letsUDP
+	}
+	return p
+}
+
+// maxSpecBytes bounds the spec the helper reads: commands are capped far
+// below this by the tools; a larger spec is an error, never truncated.
+const maxSpecBytes = 16 << 20
+
+// Executor starts confined programs by re-executing Self as the helper.
+type Executor struct {
+	self string
+	abi  int
+}
+
+// NewExecutor returns an executor that re-executes self (a binary whose
+// main calls ExecMain for ExecHelperArg). It fails, wrapping
+// ErrUnavailable, where Landlock with TCP rules or seccomp is missing.
+func NewExecutor(self string) (*Executor, error) {
+	abi, err := Supported()
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(self) {
+		return nil, fmt.Errorf("sandbox: executor binary %q is not an absolute path", self)
+	}
+	return &Executor{self: self, abi: abi}, nil
+}
+
+// LandlockABI is the Landlock ABI the executor enforces.
+func (x *Executor) LandlockABI() int { return x.abi }
+
+// Start starts cmd as spec, confined. It replaces cmd's Path, Args, Env,
+// Dir, ExtraFiles and SysProcAttr; the caller sets Stdin, Stdout and
+// Stderr, and waits with cmd.Wait. The child is PID 1 of its own PID
+// namespace, so when the program exits, or is killed, the kernel kills
+// every process it left behind (setsid, nohup and & included).
+func (x *Executor) Start(cmd *exec.Cmd, spec ExecSpec) error {
+	if err := spec.check(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("sandbox: encoding the exec spec: %w", err)
+	}
+	if len(data) > maxSpecBytes {
+		return fmt.Errorf("sandbox: exec spec of %d bytes exceeds %d", len(data), maxSpecBytes)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("sandbox: spec pipe: %w", err)
+	}
+	cmd.Path, cmd.Args = x.self, []string{x.self, ExecHelperArg}
+	cmd.Env = []string{} // the helper needs none; the program gets spec.Env
+	cmd.Dir = ""
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.SysProcAttr = namespaceAttr()
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return fmt.Errorf("sandbox: starting the confined helper: %w", err)
+	}
+	r.Close()
+	// A pipe holds 64 KiB; a longer spec is written while the helper reads.
+	go func() {
+		w.Write(data) // a short write leaves invalid JSON: the helper refuses it
+		w.Close()
+	}()
+	return nil
+}
+
+// namespaceAttr puts the helper in new PID and mount namespaces: PID so
+// that nothing outlives the program, mount so that masked paths and a
+// private /proc do not leak into the host. Root needs nothing else; other
+// users get a user namespace that maps only their own ids, so that after
+// exec the program holds no capability.
+func namespaceAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
+		Setpgid:    true,
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	if os.Geteuid() != 0 {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	return attr
+}
+
+func (s *ExecSpec) check() error {
+	switch {
+	case s.Probe == nil && (s.Path == "" || !filepath.IsAbs(s.Path)):
+		return fmt.Errorf("sandbox: exec spec: program path %q is not absolute", s.Path)
+	case s.Probe == nil && len(s.Args) == 0:
+		return errors.New("sandbox: exec spec: no argv")
+	case s.Dir == "" || !filepath.IsAbs(s.Dir):
+		return fmt.Errorf("sandbox: exec spec: working directory %q is not absolute", s.Dir)
+	}
+	for _, p := range s.ConnectTCP {
+		if p == 0 {
+			return errors.New("sandbox: exec spec: port 0 in ConnectTCP")
+		}
+	}
+	for _, list := range [][]string{s.ReadExec, s.Read, s.Write, s.Mask} {
+		for _, p := range list {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("sandbox: exec spec: path %q is not absolute", p)
+			}
+		}
+	}
+	return nil
+}
+
+// ExecMain is the helper: it reads the spec from fd 3, confines the
+// process and execs the program. It never returns; on any error the
+// program does not run, the error goes to stderr (the tool's output) and
+// the exit code is 126.
+func ExecMain() {
+	// Capabilities are per thread; the thread that drops them must be the
+	// one that execs.
+	runtime.LockOSThread()
+	err := execHelper()
+	fmt.Fprintf(os.Stderr, "parapet: the command was not run: %v\n", err)
+	os.Exit(126)
+}
+
+func execHelper() error {
+	spec, err := readSpec(os.NewFile(3, "spec"))
+	if err != nil {
+		return err
+	}
+	if os.Getpid() != 1 {
+		return errors.New("the executor helper is not alone in a PID namespace; refusing to run unconfined")
+	}
+	var pr *execProber
+	if spec.Probe != nil {
+		pr = newExecProber(spec)
+	}
+	abi, err := confine(spec)
+	if err != nil {
+		return err
+	}
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return fmt.Errorf("chdir %s: %w", spec.Dir, err)
+	}
+	if pr != nil {
+		rep := pr.run(abi)
+		json.NewEncoder(os.Stdout).Encode(rep)
+		os.Exit(0)
+	}
+	err = unix.Exec(spec.Path, spec.Args, spec.Env)
+	return fmt.Errorf("exec %s: %w", spec.Path, err)
+}
+
+func readSpec(f *os.File) (*ExecSpec, error) {
+	if f == nil {
+		return nil, errors.New("no spec on fd 3")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the spec: %w", err)
+	}
+	if len(data) > maxSpecBytes {
+		return nil, errors.New("the spec is too large")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var spec ExecSpec
+	if err := dec.Decode(&spec); err != nil {
+		return nil, fmt.Errorf("decoding the spec: %w", err)
+	}
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	return &spec, nil
+}
+
+// confine applies, in order: a private mount tree with its own /proc and
+// the masks, an empty capability set, Landlock, and the seccomp filter.
+// It returns the Landlock ABI enforced.
+func confine(spec *ExecSpec) (int, error) {
+	abi, err := Supported()
+	if err != nil {
+		return 0, err
+	}
+	// Nothing mounted here may propagate to the host.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return 0, fmt.Errorf("making the mount tree private: %w", err)
+	}
+	// A /proc of this PID namespace: the program sees its own processes,
+	// never the engine's, the agent's or other calls'.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return 0, fmt.Errorf("mounting /proc: %w", err)
+	}
+	for _, m := range spec.Mask {
+		if err := mask(m); err != nil {
+			return 0, err
+		}
+	}
+	rules, err := execRules(spec)
+	if err != nil {
+		return 0, err
+	}
+	if err := dropCapabilities(); err != nil {
+		return 0, err
+	}
+	if err := applyLandlock(abi, rules); err != nil {
+		return 0, err
+	}
+	if err := installProfileSeccomp(seccompArch, execProfile(spec.Network)); err != nil {
+		return 0, err
+	}
+	return abi, nil
+}
+
+// mask hides path: an empty read-only tmpfs over a directory, /dev/null
+// over a file. A path that does not exist has nothing to hide.
+func mask(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("mask %s: %w", path, err)
+	}
+	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if fi.IsDir() {
+		if err := unix.Mount("tmpfs", path, "tmpfs", flags|unix.MS_RDONLY, "size=4k,mode=0500"); err != nil {
+			return fmt.Errorf("mask %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := unix.Mount("/dev/null", path, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mask %s: %w", path, err)
+	}
+	if err := unix.Mount("", path, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|flags, ""); err != nil {
+		return fmt.Errorf("mask %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+const (
+	fileRead  = ll.AccessFSReadFile
+	fileRX    = ll.AccessFSReadFile | ll.AccessFSExecute
+	fileRW    = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate
+	dirRead   = ll.AccessFSReadFile | ll.AccessFSReadDir
+	dirRX     = dirRead | ll.AccessFSExecute
+	dirWriteX = dirRX | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSym | ll.AccessFSMakeFifo | ll.AccessFSMakeSock |
+		ll.AccessFSRefer
+)
+
+// execRules turns spec into Landlock rules. Missing paths are skipped; the
+// /dev files every shell expects are added.
+func execRules(spec *ExecSpec) ([]landlock.Rule, error) {
+	var rules []landlock.Rule
+	add := func(p string, file, dir landlock.AccessFSSet) error {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("path %s: %w", p, err)
+		}
+		if fi.IsDir() {
+			rules = append(rules, landlock.PathAccess(dir, p))
+		} else {
+			rules = append(rules, landlock.PathAccess(file, p))
+		}
+		return nil
+	}
+	for _, group := range []struct {
+		paths     []string
+		file, dir landlock.AccessFSSet
+	}{
+		{spec.ReadExec, fileRX, dirRX},
+		{spec.Read, fileRead, dirRead},
+		{spec.Write, fileRW | ll.AccessFSExecute, dirWriteX},
+		{[]string{"/proc"}, fileRead, dirRead},
+		{[]string{"/dev/null", "/dev/full"}, fileRW, fileRW},
+		{[]string{"/dev/zero", "/dev/random", "/dev/urandom"}, fileRead, fileRead},
+	} {
+		for _, p := range group.paths {
+			if err := add(p, group.file, group.dir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, port := range spec.ConnectTCP {
+		rules = append(rules, landlock.ConnectTCP(port))
+	}
+	return rules, nil
+}
+
+// dropCapabilities empties the bounding, ambient, inheritable, permitted
+// and effective sets of this thread, so that not even root gets any back
+// on exec. A process without capabilities has nothing to drop.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective|data[1].Effective|data[0].Permitted|data[1].Permitted == 0 {
+		return nil
+	}
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				break // past the last capability this kernel knows
+			}
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
