@@ -102,6 +102,9 @@ const pipeGrace = 2 * time.Second
 // whole group is killed; after a normal exit the group is killed as well,
 // so no background process outlives the call.
 func (r *Registry) runProcess(ctx context.Context, argv, env []string, timeout time.Duration) (procResult, error) {
+	if r.opts.Executor == nil && !r.opts.AllowUnconfined {
+		return procResult{}, errUnconfined
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return procResult{}, err
@@ -112,7 +115,21 @@ func (r *Registry) runProcess(ctx context.Context, argv, env []string, timeout t
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if r.opts.Executor != nil {
+		tmp, err := os.MkdirTemp("", "parapet-call-")
+		if err != nil {
+			pr.Close()
+			pw.Close()
+			return procResult{}, fmt.Errorf("creating the call's temp dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		err = r.opts.Executor.Start(cmd, r.execSpec(argv, append(env, "TMPDIR="+tmp), tmp, grantFrom(ctx)))
+		if err != nil {
+			pr.Close()
+			pw.Close()
+			return procResult{}, err
+		}
+	} else if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
 		return procResult{}, err
@@ -179,9 +196,12 @@ func (r *Registry) commandTimeout(a args) (time.Duration, bool) {
 
 func (r *Registry) executeCommand(ctx context.Context, a args) Result {
 	timeout, capped := r.commandTimeout(a)
-	pres, err := r.runProcess(ctx, []string{"/bin/sh", "-c", a.str("command")}, r.cmdEnv, timeout)
+	if r.bashPath == "" {
+		return errResult(errors.New("execute_command: bash is not installed (not found in the tools' PATH)"))
+	}
+	pres, err := r.runProcess(ctx, []string{r.bashPath, "--noprofile", "--norc", "-c", a.str("command")}, r.cmdEnv, timeout)
 	if err != nil {
-		return errResult(fmt.Errorf("execute_command: could not start /bin/sh: %v", err))
+		return errResult(fmt.Errorf("execute_command: not run: %v", err))
 	}
 	return processResult(pres, timeout, capped)
 }
