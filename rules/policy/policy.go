@@ -66,6 +66,10 @@ type Decision struct {
 	// RequiredTier is the tier an ESCALATE needs (2 = LLM evaluator,
 	// 3 = human); 0 otherwise.
 	RequiredTier int32
+	// Confine is the rule's `confine:` grant for the executor; nil means
+	// the default confinement. Shared by every verdict of the rule: never
+	// modify it.
+	Confine *pb.Confinement
 }
 
 // Explanation says why one rule did or did not match.

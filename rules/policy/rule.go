@@ -58,8 +58,8 @@ func (r *rule) matches(st *evalState) bool {
 
 var ruleKeys = map[string][]string{
 	SectionDeny:   {"id", "description", "reason", "match"},
-	SectionVerify: {"id", "description", "reason", "tier", "match"},
-	SectionAllow:  {"id", "description", "reason", "match"},
+	SectionVerify: {"id", "description", "reason", "tier", "match", "confine"},
+	SectionAllow:  {"id", "description", "reason", "match", "confine"},
 }
 
 // compiler turns rule nodes into rules, collecting problems.
@@ -126,6 +126,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	var reason, description string
 	tier := int32(0)
 	var matchNode *yaml.Node
+	var grant *pb.Confinement
 	for _, kv := range kvs {
 		switch kv.key {
 		case "description":
@@ -138,6 +139,10 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 			}
 		case "match":
 			matchNode = kv.value
+		case "confine":
+			if section != SectionDeny {
+				grant = c.confine(kv.value, label)
+			}
 		}
 	}
 	if section == SectionVerify && !hasKey(kvs, "tier") {
@@ -149,6 +154,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	}
 	c.match(r, label, matchNode)
 	r.decision = ruleDecision(r, section, tier, reason, description)
+	r.decision.Confine = grant
 	return r
 }
 
