@@ -27,6 +27,7 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/sandbox"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
 )
@@ -34,6 +35,9 @@ import (
 const envRunAsAgentctl = "PARAPET_TEST_RUN_AS_AGENTCTL"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
+		sandbox.ExecMain()
+	}
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 	}
