@@ -12,9 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -35,9 +35,26 @@ func execProfile(network bool) filterProfile {
 const maxSpecBytes = 16 << 20
 
 // Executor starts confined programs by re-executing Self as the helper.
+// Starting a Go binary costs more than the confinement itself (runtime
+// and package initialisation), so one helper is always started ahead,
+// waiting for its spec: a call takes it and the next one is started in
+// the background.
 type Executor struct {
 	self string
 	abi  int
+
+	mu      sync.Mutex
+	ready   chan *helper // holds at most the one helper started ahead
+	filling bool         // a helper is being started
+	closed  bool
+}
+
+// helper is a started helper process waiting for its spec.
+type helper struct {
+	err  error // starting it failed
+	cmd  *exec.Cmd
+	out  *os.File // read end of its combined stdout and stderr
+	spec *os.File // write end of its spec pipe (fd 3)
 }
 
 // NewExecutor returns an executor that re-executes self (a binary whose
@@ -57,43 +74,145 @@ func NewExecutor(self string) (*Executor, error) {
 // LandlockABI is the Landlock ABI the executor enforces.
 func (x *Executor) LandlockABI() int { return x.abi }
 
-// Start starts cmd as spec, confined. It replaces cmd's Path, Args, Env,
-// Dir, ExtraFiles and SysProcAttr; the caller sets Stdin, Stdout and
-// Stderr, and waits with cmd.Wait. The child is PID 1 of its own PID
+// Start starts spec, confined. It returns the running helper, to Wait on
+// and to kill (it is its own process group), and the read end of the
+// program's combined stdout and stderr, which the caller drains and
+// closes. Stdin is /dev/null. The helper is PID 1 of its own PID
 // namespace, so when the program exits, or is killed, the kernel kills
 // every process it left behind (setsid, nohup and & included).
-func (x *Executor) Start(cmd *exec.Cmd, spec ExecSpec) error {
+func (x *Executor) Start(spec ExecSpec) (*exec.Cmd, *os.File, error) {
 	if err := spec.check(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {
-		return fmt.Errorf("sandbox: encoding the exec spec: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: encoding the exec spec: %w", err)
 	}
 	if len(data) > maxSpecBytes {
-		return fmt.Errorf("sandbox: exec spec of %d bytes exceeds %d", len(data), maxSpecBytes)
+		return nil, nil, fmt.Errorf("sandbox: exec spec of %d bytes exceeds %d", len(data), maxSpecBytes)
 	}
-	r, w, err := os.Pipe()
+	h, err := x.take()
 	if err != nil {
-		return fmt.Errorf("sandbox: spec pipe: %w", err)
+		return nil, nil, err
 	}
-	cmd.Path, cmd.Args = x.self, []string{x.self, ExecHelperArg}
-	cmd.Env = []string{} // the helper needs none; the program gets spec.Env
-	cmd.Dir = ""
-	cmd.ExtraFiles = []*os.File{r}
-	cmd.SysProcAttr = namespaceAttr()
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return fmt.Errorf("sandbox: starting the confined helper: %w", err)
-	}
-	r.Close()
 	// A pipe holds 64 KiB; a longer spec is written while the helper reads.
 	go func() {
-		w.Write(data) // a short write leaves invalid JSON: the helper refuses it
-		w.Close()
+		h.spec.Write(data) // a short write leaves invalid JSON: the helper refuses it
+		h.spec.Close()
 	}()
+	return h.cmd, h.out, nil
+}
+
+// take returns the waiting helper, waits for the one being started, or
+// starts one; then it has the next one started.
+func (x *Executor) take() (*helper, error) {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return nil, errors.New("sandbox: the executor is closed")
+	}
+	if x.ready == nil {
+		x.ready = make(chan *helper, 1)
+	}
+	filling := x.filling
+	x.mu.Unlock()
+
+	var h *helper
+	select {
+	case h = <-x.ready:
+	default:
+		if filling {
+			h = <-x.ready // started moments ago: cheaper than another
+		}
+	}
+	x.startFill()
+	if h == nil {
+		return x.spawn()
+	}
+	if h.err != nil {
+		return nil, h.err
+	}
+	return h, nil
+}
+
+// startFill starts the next helper in the background unless one is
+// being started or waiting.
+func (x *Executor) startFill() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.filling || x.closed || len(x.ready) > 0 {
+		return
+	}
+	x.filling = true
+	go func() {
+		h, err := x.spawn()
+		if err != nil {
+			h = &helper{err: err}
+		}
+		x.mu.Lock()
+		x.filling = false
+		closed := x.closed
+		x.mu.Unlock()
+		if closed {
+			// A take may be waiting for this one: it gets the error.
+			h.discard()
+			h = &helper{err: errors.New("sandbox: the executor is closed")}
+		}
+		x.ready <- h // never blocks: only one is started at a time, into an empty channel
+	}()
+}
+
+// Close stops the waiting helper; later Starts fail.
+func (x *Executor) Close() error {
+	x.mu.Lock()
+	x.closed = true
+	ready := x.ready
+	x.mu.Unlock()
+	if ready != nil {
+		select {
+		case h := <-ready:
+			h.discard()
+		default:
+		}
+	}
 	return nil
+}
+
+func (h *helper) discard() {
+	if h.err != nil {
+		return
+	}
+	h.spec.Close() // the helper reads no spec and exits
+	h.cmd.Process.Kill()
+	h.out.Close()
+	go h.cmd.Wait()
+}
+
+func (x *Executor) spawn() (*helper, error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: spec pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, fmt.Errorf("sandbox: output pipe: %w", err)
+	}
+	cmd := exec.Command(x.self, ExecHelperArg)
+	cmd.Env = []string{} // the helper needs none; the program gets spec.Env
+	cmd.Stdout, cmd.Stderr = outW, outW
+	cmd.ExtraFiles = []*os.File{specR}
+	cmd.SysProcAttr = namespaceAttr()
+	err = cmd.Start()
+	specR.Close()
+	outW.Close()
+	if err != nil {
+		specW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("sandbox: starting the confined helper: %w", err)
+	}
+	return &helper{cmd: cmd, out: outR, spec: specW}, nil
 }
 
 // namespaceAttr puts the helper in new PID and mount namespaces: PID so
@@ -234,10 +353,16 @@ func confine(spec *ExecSpec) (int, error) {
 	if err := dropCapabilities(); err != nil {
 		return 0, err
 	}
-	if err := applyLandlock(abi, rules); err != nil {
+	// Landlock and seccomp on this thread only: it is the one that execs,
+	// and exec ends every other thread. Restricting all threads would stop
+	// the world for nothing (a millisecond per call).
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := restrictThread(abi, rules); err != nil {
 		return 0, err
 	}
-	if err := installProfileSeccomp(seccompArch, execProfile(spec.Network)); err != nil {
+	if err := installSeccompFilter(seccompArch, execProfile(spec.Network), 0); err != nil {
 		return 0, err
 	}
 	return abi, nil
@@ -280,28 +405,21 @@ const (
 		ll.AccessFSRefer
 )
 
+// llRule is one Landlock rule: a path with its access rights, or a TCP
+// port that may be connected to.
+type llRule struct {
+	path   string
+	access uint64
+	port   uint16
+}
+
 // execRules turns spec into Landlock rules. Missing paths are skipped; the
 // /dev files every shell expects are added.
-func execRules(spec *ExecSpec) ([]landlock.Rule, error) {
-	var rules []landlock.Rule
-	add := func(p string, file, dir landlock.AccessFSSet) error {
-		fi, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("path %s: %w", p, err)
-		}
-		if fi.IsDir() {
-			rules = append(rules, landlock.PathAccess(dir, p))
-		} else {
-			rules = append(rules, landlock.PathAccess(file, p))
-		}
-		return nil
-	}
+func execRules(spec *ExecSpec) ([]llRule, error) {
+	var rules []llRule
 	for _, group := range []struct {
 		paths     []string
-		file, dir landlock.AccessFSSet
+		file, dir uint64
 	}{
 		{spec.ReadExec, fileRX, dirRX},
 		{spec.Read, fileRead, dirRead},
@@ -311,15 +429,61 @@ func execRules(spec *ExecSpec) ([]landlock.Rule, error) {
 		{[]string{"/dev/zero", "/dev/random", "/dev/urandom"}, fileRead, fileRead},
 	} {
 		for _, p := range group.paths {
-			if err := add(p, group.file, group.dir); err != nil {
-				return nil, err
+			fi, err := os.Stat(p)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
 			}
+			if err != nil {
+				return nil, fmt.Errorf("path %s: %w", p, err)
+			}
+			access := group.file
+			if fi.IsDir() {
+				access = group.dir
+			}
+			rules = append(rules, llRule{path: p, access: access})
 		}
 	}
 	for _, port := range spec.ConnectTCP {
-		rules = append(rules, landlock.ConnectTCP(port))
+		rules = append(rules, llRule{port: port})
 	}
 	return rules, nil
+}
+
+// restrictThread enforces a Landlock ruleset handling every right of abi
+// (go-landlock's preset: the same rights the agent's sandbox handles) on
+// the calling thread, which must have no_new_privs.
+func restrictThread(abi int, rules []llRule) error {
+	preset, ok := landlockPresets[abi]
+	if !ok {
+		return fmt.Errorf("no go-landlock preset for Landlock ABI %d", abi)
+	}
+	attr := ll.RulesetAttr{HandledAccessFS: uint64(preset.HandledAccessFS), HandledAccessNet: uint64(preset.HandledAccessNet), Scoped: uint64(preset.Scoped)}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset (ABI %d): %w", abi, err)
+	}
+	defer unix.Close(fd)
+	for _, r := range rules {
+		if r.path == "" {
+			if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: uint64(r.port)}, 0); err != nil {
+				return fmt.Errorf("landlock: TCP port %d: %w", r.port, err)
+			}
+			continue
+		}
+		pfd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("landlock: open %s: %w", r.path, err)
+		}
+		err = ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{AllowedAccess: r.access & attr.HandledAccessFS, ParentFd: pfd}, 0)
+		unix.Close(pfd)
+		if err != nil {
+			return fmt.Errorf("landlock: rule for %s: %w", r.path, err)
+		}
+	}
+	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
 }
 
 // dropCapabilities empties the bounding, ambient, inheritable, permitted

@@ -3,8 +3,8 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -30,6 +30,7 @@ func newTestExecutor(t *testing.T) *Executor {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { x.Close() })
 	return x
 }
 
@@ -41,17 +42,18 @@ func runConfined(t *testing.T, x *Executor, spec ExecSpec, script string) (strin
 	if spec.Env == nil {
 		spec.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	}
-	var out bytes.Buffer
-	cmd := &exec.Cmd{Stdout: &out, Stderr: &out}
-	if err := x.Start(cmd, spec); err != nil {
+	cmd, outR, err := x.Start(spec)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
+	out, _ := io.ReadAll(outR)
+	outR.Close()
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	return out.String(), cmd.ProcessState.ExitCode()
+	return string(out), cmd.ProcessState.ExitCode()
 }
 
 type execFixture struct {
@@ -214,7 +216,7 @@ func TestExecutorRefusesBadSpecs(t *testing.T) {
 		"port 0":           {Path: "/bin/true", Args: []string{"true"}, Dir: "/", ConnectTCP: []uint16{0}},
 		"relative path":    {Path: "/bin/true", Args: []string{"true"}, Dir: "/", Write: []string{"ws"}},
 	} {
-		if err := x.Start(&exec.Cmd{}, spec); err == nil {
+		if _, _, err := x.Start(spec); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

@@ -21,10 +21,13 @@ func NewExecutor(string) (*Executor, error) {
 func (*Executor) LandlockABI() int { return 0 }
 
 // Start always fails.
-func (*Executor) Start(*exec.Cmd, ExecSpec) error {
+func (*Executor) Start(ExecSpec) (*exec.Cmd, *os.File, error) {
 	_, err := NewExecutor("")
-	return err
+	return nil, nil, err
 }
+
+// Close does nothing.
+func (*Executor) Close() error { return nil }
 
 // Probe reports the executor unavailable.
 func (*Executor) Probe(string) Report {

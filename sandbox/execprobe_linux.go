@@ -3,11 +3,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -21,9 +21,9 @@ import (
 
 // Probe runs the executor's canary probes in a confined helper, the same
 // way a command runs, and returns the report. dir is a private directory
-// the probe may use (outside every granted path, removed by the caller);
-// statePath is a directory masked like WORKSPACE/.parapet. The helper is
-// confined as a default execute_command is: dir/ws writable, no network.
+// the probe may use (outside every granted path, removed by the caller).
+// The helper is confined as a default execute_command is: a workspace
+// (dir/ws) writable with its .parapet masked, no network.
 func (x *Executor) Probe(dir string) Report {
 	rep, err := x.probe(dir)
 	if err != nil {
@@ -83,20 +83,24 @@ func (x *Executor) probe(dir string) (Report, error) {
 			UnixName: ul.Addr().String(), EnginePID: os.Getpid(), EngineCmdln: string(cmdline),
 		},
 	}
-	var out, errOut bytes.Buffer
-	cmd := &exec.Cmd{Stdout: &out, Stderr: &errOut}
-	if err := x.Start(cmd, spec); err != nil {
+	cmd, outR, err := x.Start(spec)
+	if err != nil {
 		return Report{}, err
 	}
 	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	out, _ := io.ReadAll(outR)
+	outR.Close()
 	werr := cmd.Wait()
 	timer.Stop()
 	if werr != nil {
-		return Report{}, fmt.Errorf("probe helper: %v: %s", werr, strings.TrimSpace(errOut.String()))
+		return Report{}, fmt.Errorf("probe helper: %v: %s", werr, strings.TrimSpace(string(out)))
 	}
+	// The report is the last line; anything before it is the helper's
+	// stderr (nothing, when all is well).
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var rep Report
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		return Report{}, fmt.Errorf("probe helper report: %w (stderr: %s)", err, strings.TrimSpace(errOut.String()))
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil {
+		return Report{}, fmt.Errorf("probe helper report: %w (output: %s)", err, strings.TrimSpace(string(out)))
 	}
 	return rep, nil
 }

@@ -279,6 +279,18 @@ func installSeccomp(a *archSpec) error { return installProfileSeccomp(a, agentPr
 
 // installProfileSeccomp is installSeccomp for any profile.
 func installProfileSeccomp(a *archSpec, prof filterProfile) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("sandbox: seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	return installSeccompFilter(a, prof, unix.SECCOMP_FILTER_FLAG_TSYNC)
+}
+
+// installSeccompFilter loads the filter with flags (TSYNC: on every
+// thread; 0: on the calling thread, which must be locked to its goroutine
+// and have no_new_privs).
+func installSeccompFilter(a *archSpec, prof filterProfile, flags uintptr) error {
 	insns, err := buildProfileFilter(a, prof)
 	if err != nil {
 		return err
@@ -293,13 +305,7 @@ func installProfileSeccomp(a *archSpec, prof filterProfile) error {
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 
-	// Both calls must run on the same OS thread.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("sandbox: seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
 	if e != 0 {
 		return fmt.Errorf("sandbox: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", e)

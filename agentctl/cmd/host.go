@@ -266,6 +266,9 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	// Commands run confined; what they may never read even under a grant:
 	// the session database, its directory and the workspace's state.
 	h.executor = setupExecutor(self, cfg.allowUnconfined, log)
+	if x := h.executor.executor; x != nil {
+		h.closers = append(h.closers, func() { x.Close() })
+	}
 	home, _ := os.UserHomeDir()
 	reg, err := tools.New(tools.Options{
 		Workspace: cfg.workspace, Executor: h.executor.executor, AllowUnconfined: h.executor.unconfined,

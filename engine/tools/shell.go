@@ -102,39 +102,41 @@ const pipeGrace = 2 * time.Second
 // whole group is killed; after a normal exit the group is killed as well,
 // so no background process outlives the call.
 func (r *Registry) runProcess(ctx context.Context, argv, env []string, timeout time.Duration) (procResult, error) {
-	if r.opts.Executor == nil && !r.opts.AllowUnconfined {
-		return procResult{}, errUnconfined
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return procResult{}, err
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = r.wsReal
-	cmd.Env = env
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if r.opts.Executor != nil {
+	var cmd *exec.Cmd
+	var pr *os.File
+	switch {
+	case r.opts.Executor != nil:
 		tmp, err := os.MkdirTemp("", "parapet-call-")
 		if err != nil {
-			pr.Close()
-			pw.Close()
 			return procResult{}, fmt.Errorf("creating the call's temp dir: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		err = r.opts.Executor.Start(cmd, r.execSpec(argv, append(env, "TMPDIR="+tmp), tmp, grantFrom(ctx)))
+		cmd, pr, err = r.opts.Executor.Start(r.execSpec(argv, append(env, "TMPDIR="+tmp), tmp, grantFrom(ctx)))
 		if err != nil {
-			pr.Close()
-			pw.Close()
 			return procResult{}, err
 		}
-	} else if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return procResult{}, err
+	case r.opts.AllowUnconfined:
+		var pw *os.File
+		var err error
+		pr, pw, err = os.Pipe()
+		if err != nil {
+			return procResult{}, err
+		}
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = r.wsReal
+		cmd.Env = env
+		cmd.Stdin = nil // /dev/null
+		cmd.Stdout, cmd.Stderr = pw, pw
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		err = cmd.Start()
+		pw.Close() // the children hold the write end now
+		if err != nil {
+			pr.Close()
+			return procResult{}, err
+		}
+	default:
+		return procResult{}, errUnconfined
 	}
-	pw.Close() // the children hold the write end now
 	pgid := cmd.Process.Pid
 
 	buf := newHeadTail(r.opts.OutputLimit)
