@@ -67,9 +67,13 @@ func confinedOptions(ws string) tools.Options {
 func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	t.Helper()
 	ws := t.TempDir()
-	reg, err := tools.New(confinedOptions(ws))
+	opts := confinedOptions(ws)
+	reg, err := tools.New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opts.Executor != nil {
+		t.Cleanup(func() { opts.Executor.Close() })
 	}
 	t.Cleanup(func() { reg.Close() })
 	p, err := pipeline.New(pipeline.Config{})

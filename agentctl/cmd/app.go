@@ -60,9 +60,11 @@ func App(stdout, stderr io.Writer) *cli.App {
 			denyCommand(),
 			sessionsCommand(),
 			historyCommand(),
+			doctorCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),
+			internalProbeCommand(),
 		},
 		// Errors are printed once, by RunContext, with their exit code.
 		ExitErrHandler: func(*cli.Context, error) {},

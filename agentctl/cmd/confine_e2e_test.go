@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -215,5 +216,30 @@ allow:
 	time.Sleep(4 * time.Second)
 	if _, err := os.Stat(late); err == nil {
 		t.Error("a setsid child wrote after its call ended")
+	}
+}
+
+// TestDoctor: both probe sets run in real child processes and report.
+func TestDoctor(t *testing.T) {
+	if _, err := sandbox.Supported(); err != nil {
+		t.Skipf("no sandbox on this host: %v", err)
+	}
+	code, stdout, stderr := runAgentctl(t, "doctor", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var out map[string]sandbox.Report
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"agent", "executor"} {
+		rep := out[part]
+		if rep.Status != sandbox.StatusSandboxed || len(rep.Probes) < 15 {
+			t.Errorf("%s: %+v", part, rep)
+		}
+	}
+	code, stdout, _ = runAgentctl(t, "doctor")
+	if code != 0 || !strings.Contains(stdout, "agent sandbox: sandboxed") || !strings.Contains(stdout, "executor: sandboxed") {
+		t.Errorf("text: exit %d\n%s", code, stdout)
 	}
 }

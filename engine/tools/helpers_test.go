@@ -56,6 +56,9 @@ func newTestRegistry(t *testing.T, mutate func(*Options)) (*Registry, string) {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { r.Close() })
+	if opts.Executor != nil {
+		t.Cleanup(func() { opts.Executor.Close() })
+	}
 	return r, r.Workspace()
 }
 
