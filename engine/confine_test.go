@@ -14,6 +14,7 @@ import (
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // TestVerdictGrantIsApplied: the engine runs a command with exactly the
@@ -43,7 +44,7 @@ allow:
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(c *engine.Config) { c.Shield = engine.EmbeddedShield{Pipeline: p} })
+	h := newHarness(t, func(c *engine.Config) { c.Shield = shield.NewLocal(&shield.Shield{Pipeline: p}) })
 	if !h.reg.Confined() {
 		t.Skip("no confined executor on this host")
 	}

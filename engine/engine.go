@@ -126,6 +126,8 @@ type Engine struct {
 	restart       atomic.Bool
 	shutdown      chan struct{}
 	shutdownOnce  sync.Once
+	// reports are escalation outcomes on their way to the shield.
+	reports sync.WaitGroup
 
 	recMu       sync.Mutex
 	persisted   map[string]struct{} // stored sessions in use; see markPersisted

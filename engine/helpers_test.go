@@ -20,6 +20,7 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/sandbox"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds every wait in these tests. It is a deadlock guard, not a
@@ -37,7 +38,7 @@ type harness struct {
 	ws     string
 	addr   string
 	conn   *grpc.ClientConn
-	shield engine.EmbeddedShield
+	shield *shield.Local
 	cfg    engine.Config // as given to engine.New
 }
 
@@ -80,7 +81,7 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{reg: reg, ws: ws, shield: engine.EmbeddedShield{Pipeline: p}}
+	h := &harness{reg: reg, ws: ws, shield: shield.NewLocal(&shield.Shield{Pipeline: p})}
 	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: h.shield, Tools: reg,
 		ShieldMode: "embedded", Version: "test"}
 	if mod != nil {

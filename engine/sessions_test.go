@@ -180,7 +180,7 @@ func TestSessionsSurviveAnEngineRestart(t *testing.T) {
 		t.Fatalf("read call %v", read)
 	}
 	if push.GetCallId() != "c-push" || push.GetVerdict().GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ESCALATE ||
-		push.GetVerdict().GetActionHash() == "" || len(push.GetVerdict().GetRuleIds()) == 0 || push.GetApproval() != engine.OutcomeApproved ||
+		push.GetVerdict().GetActionHash() == "" || len(push.GetVerdict().GetRuleIds()) == 0 || push.GetApproval() != pb.OutcomeApproved ||
 		!strings.Contains(push.GetOutput(), "not a git repository") {
 		t.Fatalf("escalated call %v", push)
 	}

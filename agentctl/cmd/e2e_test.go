@@ -20,6 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
+	"github.com/parapet-dev/parapet/shieldd/audit"
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -123,9 +127,10 @@ func TestRunEndToEnd(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{call("read_file", `{"path":"README.md"}`)}},
 		llmtest.Reply{Text: "All done."},
 	)
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "openai",
 		"--base-url", srv.OpenAIBaseURL(), "--model", "test-model", "--output", "json", "--fail-on-block", "--on-escalate", "deny",
-		"tidy the project")
+		"--audit-file", auditFile, "tidy the project")
 	if code != exitBlocked {
 		t.Fatalf("exit %d, want %d (completed with a block)\nstdout:\n%s\nstderr:\n%s", code, exitBlocked, stdout, stderr)
 	}
@@ -203,6 +208,40 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Error("no token lines")
 	}
 
+	// The embedded shield audited like a shieldd: each verdict with its
+	// session and hash, then the escalation's outcome, in one valid chain.
+	if _, err := audit.Verify([]string{auditFile}, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
+	}
+	raw, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evals, outcomes []*audit.Entry
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		e, err := audit.ParseLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == audit.KindOutcome {
+			outcomes = append(outcomes, e)
+		} else {
+			evals = append(evals, e)
+		}
+	}
+	if len(evals) != len(verdicts) {
+		t.Fatalf("%d evaluations audited, want %d", len(evals), len(verdicts))
+	}
+	for i, e := range evals {
+		if e.ActionHash != verdicts[i]["action_hash"] || e.Decision != strings.ToLower(want[i]) || e.RequestID != verdicts[i]["call_id"] ||
+			e.Session == "" || e.Session != evals[0].Session {
+			t.Errorf("audit entry %d = %+v, verdict %v", i, e, verdicts[i])
+		}
+	}
+	if len(outcomes) != 1 || outcomes[0].Outcome != pb.OutcomeDenied || outcomes[0].ActionHash != verdicts[2]["action_hash"] {
+		t.Errorf("outcome entries %+v", outcomes)
+	}
+
 	// The model saw the shield's refusal as the tool's result.
 	reqs := srv.Requests()
 	if len(reqs) != 6 {
@@ -257,18 +296,6 @@ func TestRunFailures(t *testing.T) {
 	})
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func engineStatus(t *testing.T, addr string) (*pb.StatusResponse, error) {
 	client, closeConn, err := dialEngine(addr)
 	if err != nil {
@@ -311,7 +338,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	// other than notAgent.
 	ready := func(notEngine, notAgent int64) *pb.StatusResponse {
 		var s *pb.StatusResponse
-		waitFor(t, "engine and agent", 60*time.Second, func() bool {
+		proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 			st, ok := procman.Running(stateDir)
 			if !ok || st.GRPCAddress == "" {
 				return false
@@ -464,7 +491,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +525,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 		t.Errorf("allowed write: %q %v", b, err)
 	}
 	// The remote shieldd made these decisions.
-	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	st, err := (server.NewService(&shield.Shield{Pipeline: p})).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil || st.GetEvaluationsToday() < 2 {
 		t.Errorf("shieldd evaluations today = %d (%v), want ≥ 2", st.GetEvaluationsToday(), err)
 	}
@@ -554,7 +581,7 @@ func TestStartDaemon(t *testing.T) {
 	if sid, err := getsid(st.ManagerPID); err != nil || sid != st.ManagerPID {
 		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
 	}
-	waitFor(t, "agent", 60*time.Second, func() bool {
+	proctest.Until(t, "agent", 60*time.Second, func() bool {
 		s, err := engineStatus(t, st.GRPCAddress)
 		return err == nil && s.GetAgentConnected()
 	})

@@ -30,7 +30,7 @@ func (h hostConfig) args() []string {
 	a := []string{"--workspace", h.workspace, "--provider", h.provider, "--max-turns", strconv.Itoa(h.maxTurns),
 		"--agent-name", h.agentName, "--log-level", h.logLevel}
 	for _, f := range [][2]string{{"--shield", h.shieldAddr}, {"--policy", h.policyRef}, {"--model", h.model},
-		{"--base-url", h.baseURL}, {"--api-key-env", h.apiKeyEnv}, {"--script", h.scriptPath}, {"--db", h.dbPath}} {
+		{"--base-url", h.baseURL}, {"--api-key-env", h.apiKeyEnv}, {"--script", h.scriptPath}, {"--db", h.dbPath}, {"--audit-file", h.auditFile}} {
 		if f[1] != "" {
 			a = append(a, f[0], f[1])
 		}

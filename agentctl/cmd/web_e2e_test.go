@@ -5,7 +5,6 @@ package cmd
 // HTTP.
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,37 +19,20 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
-// syncBuffer is a bytes.Buffer a child process writes while a test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startManager runs agentctl start with a scripted agent and extra flags,
 // stops it at the end of the test, and returns its stderr.
-func startManager(t *testing.T, ws string, extra ...string) *syncBuffer {
+func startManager(t *testing.T, ws string, extra ...string) *proctest.Buffer {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mgr := agentctlCmd(append([]string{"start", "--workspace", ws, "--provider", "scripted", "--script", script}, extra...)...)
-	mgrErr := &syncBuffer{}
+	mgrErr := &proctest.Buffer{}
 	mgr.Stderr = mgrErr
 	if err := mgr.Start(); err != nil {
 		t.Fatal(err)
@@ -77,7 +58,7 @@ func startManager(t *testing.T, ws string, extra ...string) *syncBuffer {
 func engineReady(t *testing.T, ws string, notEngine int64) *pb.StatusResponse {
 	t.Helper()
 	var s *pb.StatusResponse
-	waitFor(t, "engine and agent", 60*time.Second, func() bool {
+	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		st, ok := procman.Running(filepath.Join(ws, stateDirName))
 		if !ok || st.GRPCAddress == "" {
 			return false

@@ -28,6 +28,7 @@ import (
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds waits; it is a deadlock guard, not a timing assertion.
@@ -79,7 +80,7 @@ func start(t *testing.T, mod func(*engine.Config), check func(*pb.SubAgentRegist
 	}
 	t.Cleanup(func() { s.conn.Close() })
 	subProvider := provider(t, s.sub)
-	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: engine.EmbeddedShield{Pipeline: pl}, Tools: reg,
+	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: shield.NewLocal(&shield.Shield{Pipeline: pl}), Tools: reg,
 		Approver: engine.FixedApprover{},
 		SubAgentLLM: func(string) (engine.SubAgentLLM, error) {
 			return engine.SubAgentLLM{Provider: "openai", Model: "test-model", BaseURL: s.sub.OpenAIBaseURL()}, nil

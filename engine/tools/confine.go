@@ -52,6 +52,14 @@ func (r *Registry) ExecuteWith(ctx context.Context, name string, argsJSON []byte
 	return r.Execute(withGrant(ctx, g), name, argsJSON)
 }
 
+// RunWith is Run applying g, the grant of the verdict that judged c.
+func (r *Registry) RunWith(ctx context.Context, c *Call, g Grant) Result {
+	if err := r.checkGrantPaths(g); err != nil {
+		return errResult(fmt.Errorf("%s: not run: %w", c.Name, err))
+	}
+	return r.Run(withGrant(ctx, g), c)
+}
+
 // Confined reports whether commands run in the confined executor.
 func (r *Registry) Confined() bool { return r.opts.Executor != nil }
 

@@ -307,18 +307,8 @@ func (e *Evaluator) verdict(prior *pb.Verdict, d pb.VerdictDecision, confidence 
 		PolicyVersion: prior.GetPolicyVersion(), ActionType: prior.GetActionType(),
 		RequiredTier: prior.GetRequiredTier(),
 		Findings: append(slices.Clip(prior.GetFindings()), &pb.Finding{
-			RuleId: rule, Category: "llm", Severity: severity(d), Outcome: d, Message: reason,
+			RuleId: rule, Category: "llm", Severity: d.Severity(), Outcome: d, Message: reason,
 			Tier: pipeline.TierEvaluator,
 		}),
 	}
-}
-
-func severity(d pb.VerdictDecision) pb.Severity {
-	switch d {
-	case allow:
-		return pb.Severity_SEVERITY_LOW
-	case escalate:
-		return pb.Severity_SEVERITY_MEDIUM
-	}
-	return pb.Severity_SEVERITY_HIGH
 }
