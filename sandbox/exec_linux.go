@@ -210,6 +210,10 @@ func (x *Executor) spawn() (*helper, error) {
 	if err != nil {
 		specW.Close()
 		outR.Close()
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) {
+			// clone refused the namespaces (user namespaces disabled).
+			return nil, fmt.Errorf("%w: the confined helper cannot get its own PID and mount namespaces here: %v", ErrUnavailable, err)
+		}
 		return nil, fmt.Errorf("sandbox: starting the confined helper: %w", err)
 	}
 	return &helper{cmd: cmd, out: outR, spec: specW}, nil
@@ -217,9 +221,10 @@ func (x *Executor) spawn() (*helper, error) {
 
 // namespaceAttr puts the helper in new PID and mount namespaces: PID so
 // that nothing outlives the program, mount so that masked paths and a
-// private /proc do not leak into the host. Root needs nothing else; other
-// users get a user namespace that maps only their own ids, so that after
-// exec the program holds no capability.
+// private /proc do not leak into the host. Root needs nothing else. Other
+// users get a user namespace in which they are root (their own uid is the
+// only one mapped, to 0): the helper needs CAP_SYS_ADMIN there for its
+// mounts, and drops every capability before the program starts.
 func namespaceAttr() *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
@@ -228,8 +233,8 @@ func namespaceAttr() *syscall.SysProcAttr {
 	}
 	if os.Geteuid() != 0 {
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
 	}
 	return attr
@@ -269,8 +274,23 @@ func ExecMain() {
 	runtime.LockOSThread()
 	err := execHelper()
 	fmt.Fprintf(os.Stderr, "parapet: the command was not run: %v\n", err)
+	var ne nsError
+	if errors.As(err, &ne) {
+		os.Exit(exitNoNamespaces)
+	}
 	os.Exit(126)
 }
+
+// exitNoNamespaces is the helper's exit code when the host does not let it
+// set up its namespaces (no user namespaces for this user, or no mount
+// rights in them): the executor is unavailable here, not broken.
+const exitNoNamespaces = 125
+
+// nsError marks a failure to set up the helper's namespaces.
+type nsError struct{ err error }
+
+func (e nsError) Error() string { return e.err.Error() }
+func (e nsError) Unwrap() error { return e.err }
 
 func execHelper() error {
 	spec, err := readSpec(os.NewFile(3, "spec"))
@@ -334,12 +354,12 @@ func confine(spec *ExecSpec) (int, error) {
 	}
 	// Nothing mounted here may propagate to the host.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return 0, fmt.Errorf("making the mount tree private: %w", err)
+		return 0, nsError{fmt.Errorf("making the mount tree private: %w", err)}
 	}
 	// A /proc of this PID namespace: the program sees its own processes,
 	// never the engine's, the agent's or other calls'.
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return 0, fmt.Errorf("mounting /proc: %w", err)
+		return 0, nsError{fmt.Errorf("mounting /proc: %w", err)}
 	}
 	for _, m := range spec.Mask {
 		if err := mask(m); err != nil {

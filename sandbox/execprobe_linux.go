@@ -26,6 +26,9 @@ import (
 // (dir/ws) writable with its .parapet masked, no network.
 func (x *Executor) Probe(dir string) Report {
 	rep, err := x.probe(dir)
+	if errors.Is(err, ErrUnavailable) {
+		return Report{Status: StatusUnavailable, Probes: []ProbeResult{}, Error: err.Error()}
+	}
 	if err != nil {
 		return Report{Status: StatusPartial, Probes: []ProbeResult{}, LandlockABI: x.abi, Error: err.Error()}
 	}
@@ -93,6 +96,9 @@ func (x *Executor) probe(dir string) (Report, error) {
 	werr := cmd.Wait()
 	timer.Stop()
 	if werr != nil {
+		if cmd.ProcessState.ExitCode() == exitNoNamespaces {
+			return Report{}, fmt.Errorf("%w: %s", ErrUnavailable, strings.TrimSpace(string(out)))
+		}
 		return Report{}, fmt.Errorf("probe helper: %v: %s", werr, strings.TrimSpace(string(out)))
 	}
 	// The report is the last line; anything before it is the helper's
@@ -167,7 +173,8 @@ func newExecProber(spec *ExecSpec) *execProber {
 		// A multithreaded process cannot enter a user namespace (EINVAL);
 		// the filter answers EPERM first.
 		{name: "unshare", deny: unix.EPERM, op: func() error { return unix.Unshare(unix.CLONE_NEWUSER) }},
-		{name: "bpf", deny: unix.EPERM, op: func() error {
+		// Unprivileged bpf is often off already (the probe is then skipped).
+		{name: "bpf", deny: unix.EPERM, skippable: true, op: func() error {
 			_, _, e := unix.Syscall(unix.SYS_BPF, unix.BPF_PROG_LOAD, 0, 0)
 			return errnoOrNil(e)
 		}},
@@ -184,14 +191,18 @@ func newExecProber(spec *ExecSpec) *execProber {
 			return errnoOrNil(e)
 		}},
 	}
-	if os.Geteuid() == 0 {
-		// Only root can give a file away; without capabilities it cannot.
-		probeFile := filepath.Join(t.InsideDir, "chown-probe")
-		os.WriteFile(probeFile, nil, 0o600)
-		ep.probes = append(ep.probes, &probe{name: "capabilities", deny: unix.EPERM, mustSucceed: true, op: func() error {
-			return unix.Chown(probeFile, 65534, 65534)
-		}})
-	}
+	// A file nobody may read: only CAP_DAC_OVERRIDE opens it, which the
+	// helper has (as root, or as root of its user namespace) and the
+	// program must not.
+	locked := filepath.Join(t.InsideDir, "mode-000-probe")
+	os.WriteFile(locked, nil, 0)
+	ep.probes = append(ep.probes, &probe{name: "capabilities", deny: unix.EACCES, mustSucceed: true, op: func() error {
+		fd, err := unix.Open(locked, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	}})
 	ep.checks = []func() error{
 		func() error {
 			if err := createRemove(filepath.Join(t.InsideDir, "probe-"+rand.Text())); err != nil {

@@ -125,6 +125,9 @@ allow:
 	for _, p := range probes {
 		p := p.(map[string]any)
 		seen[p["name"].(string)] = true
+		if p["skipped"] == true {
+			continue
+		}
 		if p["blocked"] != true || p["control_ok"] != true {
 			t.Errorf("executor probe not proven: %v", p)
 		}

@@ -46,7 +46,14 @@ func setupExecutor(self string, allowUnconfined bool, log *slog.Logger) executor
 		rep = x.Probe(dir)
 		os.RemoveAll(dir)
 	}
+	if rep.Status == sandbox.StatusUnavailable && allowUnconfined {
+		// Landlock and seccomp are there, but not the namespaces the helper needs.
+		x.Close()
+		log.Warn("COMMANDS RUN UNCONFINED, with the engine's full rights: " + rep.Error + "; --allow-unconfined was given")
+		return executorSetup{unconfined: true, status: executorUnconfined, reportJSON: marshalReport(rep)}
+	}
 	if rep.Status != sandbox.StatusSandboxed {
+		x.Close()
 		log.Error("the confined executor's canary probes failed: commands (execute_command, git) will be refused", "status", rep.Status, "error", rep.Error)
 		return executorSetup{status: string(rep.Status), reportJSON: marshalReport(rep)}
 	}
