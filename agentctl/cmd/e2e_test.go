@@ -368,6 +368,13 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if st["sandbox_status"] != "sandboxed" || st["agent_pid"].(float64) != float64(s.GetAgentPid()) {
 		t.Errorf("status JSON %s", out)
 	}
+	// The executor's state, next to the agent's (issue 11).
+	if s.GetExecutorStatus() != "sandboxed" || st["executor_status"] != "sandboxed" {
+		t.Errorf("executor status %q, status JSON %s", s.GetExecutorStatus(), out)
+	}
+	if code, out, _ := runAgentctl(t, "status", "--workspace", ws); code != 0 || !strings.Contains(out, "executor: sandboxed") {
+		t.Errorf("status text: exit %d %q", code, out)
+	}
 
 	// A second instance for the workspace is refused.
 	if code, _, errOut := runAgentctl(t, "start", "--workspace", ws, "--provider", "scripted", "--script", script); code != exitUsage || !strings.Contains(errOut, "another instance") {
