@@ -193,7 +193,7 @@ func TestStrictPolicyCommands(t *testing.T) {
 func TestPermissivePolicy(t *testing.T) {
 	cases := []decisionCase{
 		{"write_file", `{"path":"/home/dev/other/x"}`, allow, "policy.no-match", 0},
-		{"bash", shellArgs("rm -rf build"), allow, "policy.no-match", 0},
+		{"bash", shellArgs("rm -rf build"), allow, "shell-network", 0},
 		{"write_file", `{"path":"~/.ssh/authorized_keys"}`, block, "file-write-credentials", 0},
 		{"write_file", `{"path":"/etc/sudoers"}`, block, "file-write-system", 0},
 		{"read_file", `{"path":"/etc/passwd"}`, allow, "policy.no-match", 0},
