@@ -42,11 +42,14 @@ type harness struct {
 	cfg    engine.Config // as given to engine.New
 }
 
-// TestMain makes the test binary the confined executor's helper when it
-// is re-executed as one.
+// TestMain makes the test binary the confined executor's helper, or the
+// token thief of subagentproc_test.go, when it is re-executed as one.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
 		sandbox.ExecMain()
+	}
+	if os.Getenv(envThief) == "1" {
+		os.Exit(thief(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
@@ -101,7 +104,8 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	h.addr = lis.Addr().String()
-	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}

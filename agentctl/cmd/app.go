@@ -61,6 +61,8 @@ func App(stdout, stderr io.Writer) *cli.App {
 			sessionsCommand(),
 			historyCommand(),
 			doctorCommand(),
+			hookCommand(),
+			mcpProxyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),

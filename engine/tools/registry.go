@@ -26,7 +26,7 @@ import (
 	"github.com/parapet-dev/parapet/sandbox"
 )
 
-// Def is a tool definition as sent to the agent (seed 000 ToolDef).
+// Def is a tool definition as sent to the agent (openparallax.v1 ToolDef).
 type Def struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
