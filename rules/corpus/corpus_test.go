@@ -19,6 +19,9 @@ var attackCategories = []string{
 
 var everydayCategories = []string{
 	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
+	// The executor's grants (network ports) of everyday commands, plus a
+	// few attacks whose grant Tier 1 takes away.
+	"confinement",
 }
 
 // analysisCategories belong to one analysis each and hold both its
