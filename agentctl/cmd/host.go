@@ -77,6 +77,8 @@ type hostConfig struct {
 	// webAddr is where internal-engine serves the web page and HTTP API
 	// ("" or "off": nowhere); start passes it on.
 	webAddr string
+	// doors are the other front doors internal-engine serves.
+	doors doorConfig
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -139,6 +141,9 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	}
 	h.webAddr = c.String("web-addr")
 	if err := checkWebAddr(h.webAddr); err != nil {
+		return h, err
+	}
+	if h.doors, err = doorConfigFrom(c); err != nil {
 		return h, err
 	}
 	return h, nil
