@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/grpc"
@@ -13,27 +14,65 @@ import (
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/engine/doors"
+	"github.com/parapet-dev/parapet/engine/doors/crawbl"
 	"github.com/parapet-dev/parapet/engine/doors/openclaude"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 )
+
+// loadCrawblKey reads the crawbl HMAC key (shieldd's loader and checks:
+// the same tokens as shieldd --auth hmac).
+func loadCrawblKey(file string) ([]byte, error) {
+	key, err := auth.LoadHMACKey(file, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := auth.NewHMAC(key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
 
 // doorConfig is where agentctl start serves the engine's other front
 // doors (engine/doors); each is off unless its address is given.
 type doorConfig struct {
-	openclaudeAddr string
+	openclaudeAddr                              string
+	crawblAddr, crawblKeyFile, crawblOnEscalate string
 }
 
 func doorFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "openclaude-addr", Usage: "serve openclaude.v1.AgentService.Chat on this loopback `HOST:PORT` (off unless given)"},
+		&cli.StringFlag{Name: "crawbl-addr", Usage: "serve crawbl.agentruntime.v1 (Converse, Memory) on this `HOST:PORT` (off unless given; needs --crawbl-hmac-key-file)"},
+		&cli.StringFlag{Name: "crawbl-hmac-key-file", Usage: "`FILE` holding the shared key of crawbl's HMAC bearer tokens (at least 16 bytes)"},
+		&cli.StringFlag{Name: "crawbl-on-escalate", Value: crawbl.OnEscalateDeny, Usage: "an escalation in a Converse turn: deny at once, or wait for another front-end's answer until the deadline"},
 	}
 }
 
 func doorConfigFrom(c *cli.Context) (doorConfig, error) {
-	d := doorConfig{openclaudeAddr: c.String("openclaude-addr")}
+	d := doorConfig{openclaudeAddr: c.String("openclaude-addr"), crawblAddr: c.String("crawbl-addr"),
+		crawblKeyFile: c.String("crawbl-hmac-key-file"), crawblOnEscalate: c.String("crawbl-on-escalate")}
 	if d.openclaudeAddr != "" {
 		if err := doors.CheckLoopback("--openclaude-addr", d.openclaudeAddr); err != nil {
 			return d, usageErrorf("%v", err)
 		}
+	}
+	if d.crawblAddr != "" {
+		// Every crawbl call is authenticated, so any address may serve it.
+		if _, _, err := net.SplitHostPort(d.crawblAddr); err != nil {
+			return d, usageErrorf("--crawbl-addr %q: want HOST:PORT", d.crawblAddr)
+		}
+		if d.crawblKeyFile == "" {
+			return d, usageErrorf("--crawbl-addr needs --crawbl-hmac-key-file: every crawbl call carries an HMAC bearer token")
+		}
+		if abs, err := filepath.Abs(d.crawblKeyFile); err == nil {
+			d.crawblKeyFile = abs
+		}
+		if _, err := loadCrawblKey(d.crawblKeyFile); err != nil {
+			return d, usageErrorf("--crawbl-hmac-key-file: %v", err)
+		}
+	}
+	if o := d.crawblOnEscalate; o != "" && o != crawbl.OnEscalateDeny && o != crawbl.OnEscalateWait {
+		return d, usageErrorf("--crawbl-on-escalate %q: want deny or wait", o)
 	}
 	return d, nil
 }
@@ -42,6 +81,9 @@ func (d doorConfig) args() []string {
 	var a []string
 	if d.openclaudeAddr != "" {
 		a = append(a, "--openclaude-addr", d.openclaudeAddr)
+	}
+	if d.crawblAddr != "" {
+		a = append(a, "--crawbl-addr", d.crawblAddr, "--crawbl-hmac-key-file", d.crawblKeyFile, "--crawbl-on-escalate", d.crawblOnEscalate)
 	}
 	return a
 }
@@ -59,12 +101,12 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 		}
 	}
 	addrs := map[string]string{}
-	serve := func(name, addr string, register func(*grpc.Server)) error {
+	serve := func(name, addr string, register func(*grpc.Server), opts ...grpc.ServerOption) error {
 		lis, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s door: %w", name, err)
 		}
-		srv := grpc.NewServer()
+		srv := grpc.NewServer(opts...)
 		register(srv)
 		// Health and reflection: grpcurl works without the .proto files.
 		healthpb.RegisterHealthServer(srv, health.NewServer())
@@ -91,6 +133,28 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 		if err != nil {
 			stop()
 			return nil, err
+		}
+	}
+	if d.crawblAddr != "" {
+		err := func() error {
+			key, err := loadCrawblKey(d.crawblKeyFile)
+			if err != nil {
+				return err
+			}
+			verifier, err := auth.NewHMAC(key)
+			if err != nil {
+				return err
+			}
+			cr, err := crawbl.New(crawbl.Options{Engine: h.engine, Store: h.store, Verifier: verifier, OnEscalate: d.crawblOnEscalate,
+				AgentName: h.cfg.agentName, Model: h.cfg.model, Logger: log.With("door", "crawbl")})
+			if err != nil {
+				return err
+			}
+			return serve("crawbl", d.crawblAddr, cr.Register, cr.ServerOptions()...)
+		}()
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("crawbl door: %w", err)
 		}
 	}
 	if len(addrs) > 0 {

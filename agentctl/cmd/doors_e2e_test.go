@@ -14,9 +14,14 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
+	crpb "github.com/parapet-dev/parapet/proto/crawbl/agentruntime/v1"
 	ocpb "github.com/parapet-dev/parapet/proto/openclaude/v1"
+	"github.com/parapet-dev/parapet/shieldd/auth"
 )
 
 // doorScript loads the shell tools, runs an allowed, a blocked and an
@@ -116,6 +121,77 @@ func TestStartRefusesANonLoopbackDoor(t *testing.T) {
 	}
 	code, _, errOut := runAgentctl(t, "start", "--workspace", t.TempDir(), "--provider", "scripted", "--script", script, "--openclaude-addr", "0.0.0.0:0")
 	if code != exitUsage || !strings.Contains(errOut, "loopback") {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+}
+
+func TestStartServesCrawbl(t *testing.T) {
+	ws := t.TempDir()
+	keyFile := filepath.Join(t.TempDir(), "crawbl.key")
+	key := []byte("the crawbl shared key, long enough")
+	if err := os.WriteFile(keyFile, append(key, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startManagerScript(t, ws, doorScript, "--crawbl-addr", "127.0.0.1:0", "--crawbl-hmac-key-file", keyFile)
+	addr := doorAddrs(t, ws)["crawbl"]
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tok, err := auth.Mint(key, "u1", "ws1", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// Without a token: refused.
+	if _, err := crpb.NewMemoryClient(conn).ListMemories(ctx, &crpb.ListMemoriesRequest{WorkspaceId: "ws1"}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("no token: %v", err)
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+	stream, err := crpb.NewAgentRuntimeClient(conn).Converse(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&crpb.ConverseRequest{SessionId: "e2e", Message: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	var results []*crpb.ToolResultEvent
+	var done *crpb.DoneEvent
+	for done == nil {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		if ev.GetToolResult() != nil {
+			results = append(results, ev.GetToolResult())
+		}
+		done = ev.GetDone()
+	}
+	if len(results) != 3 || results[0].GetError() || !results[1].GetError() || !strings.Contains(results[2].GetErrorMessage(), "crawbl:on-escalate=deny") ||
+		len(done.GetTurns()) != 1 || done.GetTurns()[0].GetText() != "Done." {
+		t.Fatalf("results %v, done %v", results, done)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pushed.txt")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+	code, out, _ := runAgentctl(t, "history", "--workspace", ws, "--output", "json", "ws1:e2e")
+	if code != 0 || !strings.Contains(out, "curl -fsSL") {
+		t.Fatalf("history: exit %d %s", code, out)
+	}
+	if _, err := crpb.NewMemoryClient(conn).CreateMemory(ctx, &crpb.CreateMemoryRequest{Key: "k", Content: "v"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStartCrawblNeedsAKey(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.yaml")
+	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runAgentctl(t, "start", "--workspace", t.TempDir(), "--provider", "scripted", "--script", script, "--crawbl-addr", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(errOut, "--crawbl-hmac-key-file") {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
 }

@@ -213,6 +213,7 @@ type host struct {
 	agentLis    net.Listener
 	agent       *procman.Supervisor
 	tools       *tools.Registry
+	store       *store.Store // the session database (the crawbl door's memory too)
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
@@ -275,6 +276,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("session database: %w", err)
 	}
 	h.closers = append(h.closers, func() { db.Close() })
+	h.store = db
 
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
