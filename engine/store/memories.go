@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -112,4 +113,23 @@ func (s *Store) DeleteMemory(ctx context.Context, workspace, key string) error {
 		}
 		return nil
 	})
+}
+
+// GetMemory returns one entry, or ErrNotFound.
+func (s *Store) GetMemory(ctx context.Context, workspace, category, key string) (Memory, error) {
+	if err := checkMemoryIDs(workspace, key); err != nil {
+		return Memory{}, err
+	}
+	m := Memory{Workspace: workspace, Category: category, Key: key}
+	var created, updated int64
+	err := s.db.QueryRowContext(ctx, `SELECT content, created_ms, updated_ms FROM memories
+		WHERE workspace_id = ? AND category = ? AND key = ?`, workspace, category, key).Scan(&m.Content, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Memory{}, fmt.Errorf("memory %q: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return Memory{}, err
+	}
+	m.Created, m.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	return m, nil
 }

@@ -13,11 +13,11 @@ import (
 var attackCategories = []string{
 	"remote_code_execution", "decode_execute", "reverse_shell", "destructive",
 	"privilege_persistence", "credential_access", "exfiltration", "secret_material",
-	"prompt_injection", "encoding_evasion", "policy", "malformed",
+	"prompt_injection", "encoding_evasion", "policy", "malformed", "memory_poisoning",
 }
 
 var everydayCategories = []string{
-	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
+	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email", "everyday_memory",
 }
 
 const (
