@@ -262,13 +262,6 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		shield = engine.EmbeddedShield{Pipeline: p}
 		mode = "embedded (policy " + pol.Source + ")"
 	}
-	reg, err := tools.New(tools.Options{Workspace: cfg.workspace})
-	if err != nil {
-		return nil, fmt.Errorf("tools: %w", err)
-	}
-	h.tools = reg
-	h.closers = append(h.closers, func() { reg.Close() })
-
 	// Only the engine writes the session database: the agent's sandbox
 	// leaves the workspace read-only.
 	db, err := store.Open(cfg.dbPath)
@@ -277,6 +270,14 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	}
 	h.closers = append(h.closers, func() { db.Close() })
 	h.store = db
+
+	// The memory tools keep the agent's notes in the same database.
+	reg, err := tools.New(tools.Options{Workspace: cfg.workspace, Memory: db})
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	h.tools = reg
+	h.closers = append(h.closers, func() { reg.Close() })
 
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,

@@ -137,6 +137,6 @@ func (r *Registry) register() {
 	add(LoadToolsName, "",
 		"Load more tools by group: files (read, write, edit, list, glob, search), shell (execute_command), git (status, diff, log, add, commit), http (http_request), agents (spawn_agent: delegate a task to a sandboxed sub-agent), memory (memory_write, memory_read, memory_list: long-term notes). Their definitions become available for the following turns.",
 		false, []prop{
-			{name: "groups", kind: kStringArray, desc: "Tool groups to load.", required: true, nonEmpty: true, enum: groupOrder},
+			{name: "groups", kind: kStringArray, desc: "Tool groups to load.", required: true, nonEmpty: true, enum: r.Groups()},
 		}, nil)
 }

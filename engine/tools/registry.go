@@ -306,7 +306,18 @@ func (r *Registry) Close() error {
 func (r *Registry) Workspace() string { return r.wsReal }
 
 // Groups lists the tool groups load_tools accepts.
-func (r *Registry) Groups() []string { return slices.Clone(groupOrder) }
+func (r *Registry) Groups() []string {
+	var out []string
+	for _, g := range groupOrder {
+		for _, t := range r.tools {
+			if t.def.Group == g {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
 
 // Defs returns the definitions of the given groups, all tools when none is
 // given. An unknown group is an error.

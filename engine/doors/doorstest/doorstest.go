@@ -42,11 +42,6 @@ type Engine struct {
 func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engine {
 	t.Helper()
 	ws := t.TempDir()
-	reg, err := tools.New(tools.Options{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
 	p, err := pipeline.New(pipeline.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +51,11 @@ func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	reg, err := tools.New(tools.Options{Workspace: ws, Memory: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
 	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: engine.EmbeddedShield{Pipeline: p},
 		Tools: reg, ShieldMode: "embedded", Version: "test", Store: st, Provider: "scripted", Model: "scripted"}
 	if mod != nil {
