@@ -22,8 +22,8 @@ import (
 
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/doors"
-	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
 )
 
 // Defaults of Config.
