@@ -41,7 +41,7 @@ type doorConfig struct {
 
 func doorFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "openclaude-addr", Usage: "serve openclaude.v1.AgentService.Chat on this loopback `HOST:PORT` (off unless given)"},
+		&cli.StringFlag{Name: "openclaude-addr", Usage: "serve openclaude.v1.AgentService.Chat on `HOST:PORT` (off unless given; beyond loopback every call needs the engine's client token)"},
 		&cli.StringFlag{Name: "crawbl-addr", Usage: "serve crawbl.agentruntime.v1 (Converse, Memory) on this `HOST:PORT` (off unless given; needs --crawbl-hmac-key-file)"},
 		&cli.StringFlag{Name: "crawbl-hmac-key-file", Usage: "`FILE` holding the shared key of crawbl's HMAC bearer tokens (at least 16 bytes)"},
 		&cli.StringFlag{Name: "crawbl-on-escalate", Value: crawbl.OnEscalateDeny, Usage: "an escalation in a Converse turn: deny at once, or wait for another front-end's answer until the deadline"},
@@ -52,8 +52,9 @@ func doorConfigFrom(c *cli.Context) (doorConfig, error) {
 	d := doorConfig{openclaudeAddr: c.String("openclaude-addr"), crawblAddr: c.String("crawbl-addr"),
 		crawblKeyFile: c.String("crawbl-hmac-key-file"), crawblOnEscalate: c.String("crawbl-on-escalate")}
 	if d.openclaudeAddr != "" {
-		if err := doors.CheckLoopback("--openclaude-addr", d.openclaudeAddr); err != nil {
-			return d, usageErrorf("%v", err)
+		// Beyond loopback the door needs the engine's client token (serveDoors).
+		if _, _, err := net.SplitHostPort(d.openclaudeAddr); err != nil {
+			return d, usageErrorf("--openclaude-addr %q: want HOST:PORT", d.openclaudeAddr)
 		}
 	}
 	if d.crawblAddr != "" {
@@ -128,7 +129,13 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 		}
 		oc, err := openclaude.New(openclaude.Options{Engine: h.engine, Workspace: h.cfg.workspace, Models: models, Logger: log.With("door", "openclaude")})
 		if err == nil {
-			err = serve("openclaude", d.openclaudeAddr, oc.Register)
+			var opts []grpc.ServerOption
+			if doors.CheckLoopback("--openclaude-addr", d.openclaudeAddr) != nil {
+				// Reachable from other machines: only holders of the
+				// engine's client token may drive it and answer approvals.
+				opts = doors.RequireToken(h.engine.ClientToken())
+			}
+			err = serve("openclaude", d.openclaudeAddr, oc.Register, opts...)
 		}
 		if err != nil {
 			stop()

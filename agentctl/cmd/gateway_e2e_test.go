@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
 )
 
@@ -61,7 +62,7 @@ func TestGatewayCommand(t *testing.T) {
 	}
 	cmd := agentctlCmd("gateway", "--workspace", t.TempDir(), "--provider", "scripted", "--script", script,
 		"--control-plane", lis.Addr().String(), "--agent-id", "e2e-agent", "--capabilities", "code,review", "--heartbeat", "100ms")
-	stderr := &syncBuffer{}
+	stderr := &proctest.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -8,11 +8,18 @@ package doors
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/parapet-dev/parapet/engine"
 )
@@ -53,9 +60,8 @@ func Transient(code string) bool {
 	return false
 }
 
-// CheckLoopback accepts a loopback HOST:PORT. Doors have no user
-// authentication of their own until the engine's client token applies to
-// them, so they never listen where other machines can reach them.
+// CheckLoopback accepts a loopback HOST:PORT: a door there serves any
+// local caller, as the web page does; elsewhere it needs RequireToken.
 func CheckLoopback(flag, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -67,5 +73,40 @@ func CheckLoopback(flag, addr string) error {
 	if ip, err := netip.ParseAddr(host); host == "localhost" || (err == nil && ip.IsLoopback()) {
 		return nil
 	}
-	return fmt.Errorf("%s %q: the host must be loopback (127.0.0.1, [::1] or localhost): this door has no authentication of its own", flag, addr)
+	return fmt.Errorf("%s %q: the host is not loopback (127.0.0.1, [::1] or localhost)", flag, addr)
+}
+
+// RequireToken returns server options that refuse every call (unary or
+// streaming) not carrying "authorization: Bearer <token>" — the engine's
+// client token — except gRPC health and reflection. A door listening
+// beyond loopback serves only callers that hold the token, as
+// ClientService does.
+func RequireToken(token string) []grpc.ServerOption {
+	ok := func(ctx context.Context, method string) error {
+		if strings.HasPrefix(method, "/grpc.health.v1.Health/") || strings.HasPrefix(method, "/grpc.reflection.") {
+			return nil
+		}
+		v := metadata.ValueFromIncomingContext(ctx, "authorization")
+		if len(v) == 1 {
+			if got, found := strings.CutPrefix(v[0], "Bearer "); found && token != "" &&
+				subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1 {
+				return nil
+			}
+		}
+		return status.Error(codes.Unauthenticated, "this door needs the engine's client token (metadata \"authorization: Bearer TOKEN\", from WORKSPACE/.parapet/state.json)")
+	}
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := ok(ctx, info.FullMethod); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if err := ok(ss.Context(), info.FullMethod); err != nil {
+				return err
+			}
+			return h(srv, ss)
+		}),
+	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -78,26 +77,24 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 15 * time.Second, PermitWithoutStream: true}),
-		// Authentication comes before validation, so that an unauthenticated
-		// caller learns nothing about its request either.
+		// Authentication comes first, so that an unauthenticated caller
+		// learns nothing about its request either (Judge validates it).
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(recoverOpt),
 			logging.UnaryServerInterceptor(grpcLog, logOpts...),
 			guard.UnaryInterceptor(),
-			validator.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(recoverOpt),
 			logging.StreamServerInterceptor(grpcLog, logOpts...),
 			guard.StreamInterceptor(),
-			exceptEvaluateStream(validator.StreamServerInterceptor()),
 		),
 	}
 	if o.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
 	}
-	if svc.Tracing != nil {
-		opts = append(opts, svc.Tracing.grpcOption())
+	if svc.Shield.Tracing != nil {
+		opts = append(opts, tracingOption(svc.Shield.Tracing))
 	}
 	s := grpc.NewServer(opts...)
 	pb.RegisterShieldServiceServer(s, svc)
@@ -107,19 +104,6 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 	healthpb.RegisterHealthServer(s, hs)
 	reflection.Register(s)
 	return s, hs
-}
-
-// exceptEvaluateStream skips a stream interceptor for EvaluateStream, which
-// validates each request itself: the validator would end the whole stream
-// at the first bad message, where EvaluateStream answers it with an error
-// and goes on.
-func exceptEvaluateStream(next grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if info.FullMethod == pb.ShieldService_EvaluateStream_FullMethodName {
-			return handler(srv, ss)
-		}
-		return next(srv, ss, info, handler)
-	}
 }
 
 // requestCodec is the proto codec, except that an EvaluateRequest whose

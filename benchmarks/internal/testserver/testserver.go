@@ -11,6 +11,7 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // Server is a running in-process shieldd.
@@ -36,7 +37,7 @@ func Start(tb testing.TB, cfg pipeline.Config) *Server {
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		tb.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench"}, server.DaemonConfig{
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "bench"}), server.DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second,
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // Guard bounds every wait in the doors' tests: a deadlock guard, not a
@@ -32,8 +33,8 @@ type Engine struct {
 	*engine.Engine
 	Workspace string
 	Store     *store.Store
-	// Client reaches the engine's ClientService (for comparisons and
-	// approvals from "another front-end").
+	// Conn reaches the engine's ClientService with its client token (for
+	// comparisons and approvals from "another front-end").
 	Conn *grpc.ClientConn
 }
 
@@ -56,7 +57,7 @@ func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: engine.EmbeddedShield{Pipeline: p},
+	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: shield.NewLocal(&shield.Shield{Pipeline: p}),
 		Tools: reg, ShieldMode: "embedded", Version: "test", Store: st, Provider: "scripted", Model: "scripted"}
 	if mod != nil {
 		mod(&cfg)
@@ -73,7 +74,13 @@ func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engi
 	eng.Register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	agentConn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agentConn.Close() })
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +91,7 @@ func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engi
 	t.Cleanup(func() { cancel(); <-agentDone })
 	go func() {
 		defer close(agentDone)
-		_ = agent.Run(ctx, conn, agent.Config{Name: "atlas", Token: eng.NewAgentToken(), Provider: llm.NewScripted("scripted", replies),
+		_ = agent.Run(ctx, agentConn, agent.Config{Name: "atlas", Token: eng.NewAgentToken(), Provider: llm.NewScripted("scripted", replies),
 			SandboxReport: []byte(`{"status":"sandboxed","landlock_abi":6}`)})
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), Guard)

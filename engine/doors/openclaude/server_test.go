@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
-	"github.com/parapet-dev/parapet/engine"
+	"github.com/parapet-dev/parapet/engine/doors"
 	"github.com/parapet-dev/parapet/engine/doors/doorstest"
 	"github.com/parapet-dev/parapet/engine/doors/openclaude"
 	"github.com/parapet-dev/parapet/llm"
@@ -196,7 +199,7 @@ func TestChatAllowedBlockedAndApproved(t *testing.T) {
 		t.Fatalf("history of oc-1: %v %v", hist, err)
 	}
 	for _, c := range hist[1].GetToolCalls() {
-		if c.GetArgumentsJson() == escalatedCmd && c.GetApproval() != engine.OutcomeApproved {
+		if c.GetArgumentsJson() == escalatedCmd && c.GetApproval() != pb.OutcomeApproved {
 			t.Fatalf("the escalated call's approval is recorded as %q", c.GetApproval())
 		}
 	}
@@ -404,3 +407,45 @@ func waitNoPending(t *testing.T, eng *doorstest.Engine) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Beyond loopback the door is served with doors.RequireToken: no token,
+// no turn.
+func TestChatRequiresTheClientToken(t *testing.T) {
+	eng := doorstest.Start(t, []llm.Response{doorstest.Text("ok")}, nil)
+	srv, err := openclaude.New(openclaude.Options{Engine: eng.Engine, Workspace: eng.Workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := doorstest.Serve(t, func(g *grpc.Server) { srv.Register(g) }, doors.RequireToken(eng.ClientToken())...)
+	client := ocpb.NewAgentServiceClient(conn)
+	for _, authz := range []string{"", "Bearer wrong", "Basic " + eng.ClientToken()} {
+		ctx := context.Background()
+		if authz != "" {
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", authz)
+		}
+		c, err := client.Chat(ctx)
+		if err == nil {
+			_, err = c.Recv()
+		}
+		if status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("%q: %v", authz, err)
+		}
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+eng.ClientToken())
+	c, err := client.Chat(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(&ocpb.ClientMessage{Payload: &ocpb.ClientMessage_Request{Request: &ocpb.ChatRequest{Message: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := c.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.GetDone() != nil {
+			return
+		}
+	}
+}
