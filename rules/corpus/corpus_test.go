@@ -19,12 +19,22 @@ var attackCategories = []string{
 
 var everydayCategories = []string{
 	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
+	// The executor's grants (network ports) of everyday commands, plus a
+	// few attacks whose grant Tier 1 takes away.
+	"confinement",
 }
 
-// analysisCategories each judge one analysis of what really runs (the
+// analysisCategories belong to one analysis each and hold both its
+// attacks and the everyday commands it must let through: at least
+// minAttacks of each. The first group is about what really runs (the
 // shell's dialect, working directory and values, interpreter code, code
-// that runs later): at least minAttacks attacks and as many everyday cases.
-var analysisCategories = []string{"shell_dialect", "working_directory", "shell_values", "interpreter_code", "planted_code"}
+// that runs later), the second about the families of harm and option
+// parsing.
+var analysisCategories = []string{
+	"shell_dialect", "working_directory", "shell_values", "interpreter_code", "planted_code",
+	"defense_impairment", "system_disruption", "account_change", "trust_store", "tunnel", "file_transfer",
+	"cloud_secrets", "secret_search", "private_keys", "option_parsing",
+}
 
 const (
 	minAttacks  = 20

@@ -39,7 +39,8 @@ func TestGlobKeepsProtectedClass(t *testing.T) {
 		cmdCase("rm -rf /*", true),
 		cmdCase("rm -rf ./build/*", false),
 	})
-	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+	// A glob that can match private keys reads private key material.
+	runRuleCases(t, "credential.private-key-read", []ruleCase{
 		cmdCase("cat ~/.ssh/*", true),
 		cmdCase("cat /home/*/.ssh/*", true),
 		cmdCase("cat ~/.ss?/id_*", true),
