@@ -55,6 +55,23 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 		}
 	case "shutdown.exe":
 		halt = v.prog
+	case "ip":
+		// ip link set DEV down: the machine drops off the network.
+		if len(ops) >= 4 && (ops[0] == "link" || ops[0] == "l") && ops[1] == "set" && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[2]) {
+			halt = "ip link set " + ops[2] + " down (cuts the machine off the network)"
+		}
+	case "ifconfig":
+		if len(ops) >= 2 && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[0]) {
+			halt = "ifconfig " + ops[0] + " down (cuts the machine off the network)"
+		}
+	case "ifdown":
+		if len(ops) > 0 && !isLoopbackDevice(ops[0]) || hasShortFlag(v.args, 'a') {
+			halt = "ifdown (cuts the machine off the network)"
+		}
+	case "nmcli":
+		if len(ops) >= 2 && (ops[0] == "networking" || ops[0] == "n") && ops[1] == "off" || len(ops) >= 3 && ops[0] == "radio" && ops[2] == "off" && ops[1] == "all" {
+			halt = "nmcli " + ops[0] + " off (cuts the machine off the network)"
+		}
 	case "kill":
 		if why := killsEverything(v.args); why != "" {
 			s.add(rDisruptKillAll, "kill "+why+": the machine stops working; kill only the process you started", ev())
@@ -139,4 +156,10 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// isLoopbackDevice reports the loopback and dummy interfaces, which carry
+// no one's connection.
+func isLoopbackDevice(dev string) bool {
+	return dev == "lo" || dev == "lo0" || strings.HasPrefix(dev, "dummy") || strings.HasPrefix(dev, "veth")
 }

@@ -71,6 +71,19 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 			hasHereInput(v)) && (host == "" || untrusted(host)) {
 			report(v.prog + " uploads files over FTP")
 		}
+	case "rclone":
+		// rclone copy|sync|move SRC REMOTE:path uploads; a local
+		// destination (no "name:") is a download or a local copy.
+		ops := operands(v.args, "", []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file"})
+		if len(ops) >= 3 {
+			switch ops[0] {
+			case "copy", "sync", "move", "copyto", "moveto", "bisync":
+				dst := ops[len(ops)-1]
+				if i := strings.IndexByte(dst, ':'); i > 0 && !strings.ContainsAny(dst[:i], "/\\") && !strings.HasPrefix(dst, "/") {
+					report("rclone " + ops[0] + " uploads files to the remote " + dst[:i])
+				}
+			}
+		}
 	case "ncftpput", "curlftpfs", "wput":
 		report(v.prog + " uploads files over FTP")
 	case "tftp", "atftp":
