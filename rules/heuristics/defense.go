@@ -156,7 +156,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	case "pkill", "killall":
 		// Killing a security or logging daemon by name stops it as surely
 		// as systemctl stop.
-		for _, op := range operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
+		for _, op := range operands(withoutSignals(v.args), "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
 			name := strings.TrimSuffix(op, "d")
 			switch {
 			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond":

@@ -125,7 +125,8 @@ func killsEverything(args []string) string {
 
 // pkillsEverything says why a pkill / killall matches every process, or "".
 func pkillsEverything(v *cmdView) string {
-	ops := operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal", "--ns", "--session"})
+	args := withoutSignals(v.args)
+	ops := operands(args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal", "--ns", "--session"})
 	for _, op := range ops {
 		switch op {
 		case ".", ".*", "^", "^.*$", "init", "systemd":
@@ -137,8 +138,8 @@ func pkillsEverything(v *cmdView) string {
 	if len(ops) == 0 {
 		who := ""
 		check := func(u string) { who = u }
-		flagValues(v.args, 'u', "user", check)
-		flagValues(v.args, 'U', "uid", check)
+		flagValues(args, 'u', "user", check)
+		flagValues(args, 'U', "uid", check)
 		if who != "" {
 			return "kills every process of " + who
 		}
@@ -162,4 +163,30 @@ func isDigits(s string) bool {
 // no one's connection.
 func isLoopbackDevice(dev string) bool {
 	return dev == "lo" || dev == "lo0" || strings.HasPrefix(dev, "dummy") || strings.HasPrefix(dev, "veth")
+}
+
+// withoutSignals drops signal options (-9, -HUP, -SIGKILL, -s SIG is kept
+// for operands to skip) from pkill / killall arguments, so their letters
+// are not read as grouped flags (-HUP is not -H -U P).
+func withoutSignals(args []string) []string {
+	out := args[:0:0]
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && isSignalName(a[1:]) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isSignalName(s string) bool {
+	if isDigits(s) {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return len(s) >= 2 // -HUP, -KILL, -SIGTERM, -USR1 (not -u, -f, -x)
 }

@@ -96,6 +96,8 @@ func TestDisruption(t *testing.T) {
 		cmdCase("kill -9 $(lsof -t -i:3000)", false),
 		cmdCase("killall -u dev", true),
 		cmdCase("killall -9 node", false),
+		cmdCase("pkill -HUP nginx", false),
+		cmdCase("killall -USR1 dunst", false),
 	})
 }
 
@@ -287,7 +289,7 @@ func TestFalsePositivesFixed(t *testing.T) {
 	a := defaultAnalyzer(t)
 	for _, line := range []string{
 		"sgdisk -p /dev/sda", "sgdisk --print /dev/nvme0n1", "wipefs /dev/sda", "wipefs -n -a /dev/sdb", "visudo -c",
-		"visudo -cf /etc/sudoers.d/dev", "mkfs.ext4 disk.img", "mkfs.ext4 -F /tmp/fs.img 1024", "xterm -display :0",
+		"visudo -cf /etc/sudoers.d/dev", "mkfs.ext4 disk.img", "mkfs.ext4 -F /tmp/fs.img 1024", "mkfs.ext4 -F rootfs.img", "mkfs.vfat -F 32 -C efi.img 65536", "xterm -display :0",
 		"qemu-system-x86_64 -display vnc=:1 -hda disk.img", "eval \"$(ssh-agent -s)\"", "eval \"$(pyenv init -)\"",
 		"eval \"$(/opt/homebrew/bin/brew shellenv)\"", "eval `ssh-agent`", "cp .env.example .env", "cat /etc/os-release",
 		"scp -i ~/.ssh/id_ed25519 user@host.example:/srv/app.log .",
