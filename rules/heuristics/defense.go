@@ -173,6 +173,12 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		if hasShortFlag(v.args, 'c') || hasShortFlag(v.args, 'd') && len(ops) == 0 {
 			s.add(rDefHistory, "history -c erases the shell history: leave it as it is", ev())
 		}
+	case "bash", "sh", "zsh", "ksh":
+		for i, a := range v.args {
+			if a == "+o" && i+1 < len(v.args) && v.args[i+1] == "history" {
+				s.add(rDefHistory, v.prog+" +o history starts a shell that keeps no history: leave it on", ev())
+			}
+		}
 	case "set", "setopt", "unsetopt":
 		for i, a := range v.args {
 			if (a == "+o" && i+1 < len(v.args) && v.args[i+1] == "history") || (v.prog == "unsetopt" && strings.EqualFold(a, "history")) {

@@ -76,6 +76,20 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 		if why := killsEverything(v.args); why != "" {
 			s.add(rDisruptKillAll, "kill "+why+": the machine stops working; kill only the process you started", ev())
 		}
+		// kill $(pgrep sshd), kill `pidof systemd`: the target is named
+		// inside the substitution.
+		for _, a := range v.args {
+			if name := pidLookupTarget(a); name != "" {
+				switch {
+				case name == "init" || name == "systemd" || name == "sshd" || name == "dbus-daemon" || name == "systemd-logind":
+					s.add(rDisruptKillAll, "kill "+a+" kills "+name+": the machine or every session stops; kill only the process you started", ev())
+				case securityServices[name] || securityServices[strings.TrimSuffix(name, "d")] || name == "auditd":
+					s.add(rDefSecurityOff, "kill "+a+" kills the security daemon "+name+": leave it running", ev())
+				case logServices[name] || logServices[strings.TrimSuffix(name, "d")]:
+					s.add(rDefLogTamper, "kill "+a+" kills the logging daemon "+name+": leave it running", ev())
+				}
+			}
+		}
 	case "killall5":
 		s.add(rDisruptKillAll, "killall5 signals every process: the machine stops working; kill only the process you started", ev())
 	case "pkill", "killall":
@@ -189,4 +203,27 @@ func isSignalName(s string) bool {
 		}
 	}
 	return len(s) >= 2 // -HUP, -KILL, -SIGTERM, -USR1 (not -u, -f, -x)
+}
+
+// pidLookupTarget returns the process name of a pid lookup substitution
+// ("$(pgrep -f sshd)", "`pidof auditd`"), or "".
+func pidLookupTarget(a string) string {
+	inner := ""
+	switch {
+	case strings.HasPrefix(a, "$(") && strings.HasSuffix(a, ")"):
+		inner = a[2 : len(a)-1]
+	case len(a) > 2 && a[0] == '`' && a[len(a)-1] == '`':
+		inner = a[1 : len(a)-1]
+	default:
+		return ""
+	}
+	f := strings.Fields(inner)
+	if len(f) < 2 || (f[0] != "pgrep" && f[0] != "pidof") {
+		return ""
+	}
+	name := f[len(f)-1]
+	if strings.HasPrefix(name, "-") {
+		return ""
+	}
+	return baseName(strings.Trim(name, `"'`))
 }
