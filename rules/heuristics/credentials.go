@@ -351,7 +351,8 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if why := criticalDir(cs.resolve(a), cs.root, cs.home); why != "" && why != "the whole workspace" {
+		r := cs.resolve(a)
+		if why := criticalDir(r, cs.root, cs.home); why != "" && why != "the whole workspace" && !holdsOnlyCode(r.Abs) {
 			wideStart = true
 		}
 	}
@@ -478,4 +479,16 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		return 1, true
 	}
 	return 0, false
+}
+
+// holdsOnlyCode reports system directories of programs, libraries and
+// documentation, where a search for "token" or "password" reads code and
+// docs, not anyone's secrets.
+func holdsOnlyCode(abs string) bool {
+	for _, d := range []string{"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/nix/store"} {
+		if underOrAt(abs, d) {
+			return true
+		}
+	}
+	return false
 }
