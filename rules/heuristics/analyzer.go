@@ -184,6 +184,7 @@ func (s *scan) run() {
 	}
 	s.checkFilePaths()
 	s.checkScriptWrites()
+	s.checkHookWrites()
 	s.checkSecretWrites()
 	s.checkCloudMetadata()
 	s.checkOutbound()

@@ -100,7 +100,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	case "python", "python3", "php", "ruby":
 		// A built-in web server publishing a directory outside the
 		// workspace (python3 -m http.server --directory ~).
-		if dir, ok := servedDirectory(v); ok && !cs.inWorkspaceOrTmp(dir) {
+		if dir, ok := servedDirectory(v); ok && !cs.inWorkspaceOrTmp(v.c, dir) {
 			report(v.prog + " serves " + dir + " over HTTP to anyone who can reach this machine")
 		}
 	case "ncftpput", "curlftpfs", "wput":
@@ -139,7 +139,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	case "curl", "wget":
 		for _, a := range v.args {
 			if len(a) > 7 && strings.EqualFold(a[:7], "file://") {
-				p := cs.resolve(fileURLPath(a))
+				p := cs.resolveIn(v.c, fileURLPath(a))
 				if !isBelow(p.Abs, cs.root) && p.Abs != cs.root {
 					report(v.prog + " reads the local file " + p.Abs + " through a file:// URL")
 				}

@@ -28,7 +28,7 @@ var everydayCommands = []string{
 // known-safe: each goes to the model once.
 var secondOpinionCommands = []string{
 	"python3 scripts/migrate.py", "node server.js", "wget -qO- http://203.0.113.7/data.json", "ansible-playbook -i hosts site.yml",
-	"for p in api store; do go test ./internal/$p/...; done",
+	"perl tools/gen.pl", "git pull https://gitlab.example/team/repo.git main",
 }
 
 func commandInput(line string) pipeline.Input {
