@@ -194,10 +194,26 @@ func looksLikePath(a string) bool {
 func (a *Analyzer) safeReader(cs *cmdScan, v *cmdView) bool {
 	switch v.prog {
 	case "find":
+		// -delete and -exec change things: only below start points in the
+		// workspace or /tmp (the program -exec runs is a command of its
+		// own, judged like the others).
+		changes := false
 		for _, arg := range v.args {
 			switch arg {
-			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+			case "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
 				return false
+			case "-exec", "-execdir", "-delete":
+				changes = true
+			}
+		}
+		if changes {
+			for _, arg := range v.args {
+				if arg == "" || arg[0] == '-' || arg == "(" || arg == "!" {
+					break // the start points come first
+				}
+				if !cs.inWorkspaceOrTmp(v.c, arg) {
+					return false
+				}
 			}
 		}
 	case "sed":
