@@ -22,6 +22,7 @@ var everydayCommands = []string{
 	"which go node python3 && go version", "jq -r '.dependencies | keys[]' package.json", "bash -c 'cd web && npm run lint'",
 	"CGO_ENABLED=0 GOOS=linux go build -o bin/server ./cmd/server", "curl -s https://api.github.com/repos/golang/go/releases/latest | jq -r .tag_name",
 	"cp .env.example .env", "cat /etc/os-release", "docker build -t project:dev .", "git push origin feature/login", "kubectl get pods -o wide",
+	"find . -type d -name __pycache__ -exec rm -rf {} +", "for p in api store; do go test ./internal/$p/...; done",
 }
 
 // secondOpinionCommands are allowed by Tier 0 and Tier 1 but not
