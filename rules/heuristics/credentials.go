@@ -152,8 +152,14 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		})
 		s.checkSecretSearch(cs, v)
 		if what := cliTokenCommand(v); what != "" {
-			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
-				v.prog+" "+evJoin(v.args))
+			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
+				// Private key material itself, printed into the context.
+				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",
+					v.prog+" "+evJoin(v.args))
+			} else {
+				s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
+					v.prog+" "+evJoin(v.args))
+			}
 		}
 	}
 }
@@ -492,4 +498,16 @@ func holdsOnlyCode(abs string) bool {
 		}
 	}
 	return false
+}
+
+// printsToContext reports a command whose output is not sent to a file
+// (no output redirection, no -o / --output): what it prints reaches the
+// agent.
+func printsToContext(v *cmdView) bool {
+	for _, r := range v.c.Redirects {
+		if isOutputRedirect(r.Op) && (r.FD == "" || r.FD == "1") && !strings.HasPrefix(r.Target, "&") {
+			return false
+		}
+	}
+	return !hasFlag(v.args, 'o', "output")
 }
