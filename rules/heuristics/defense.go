@@ -104,10 +104,15 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	}
 	switch v.prog {
 	case "auditctl":
-		// -D deletes every rule, -e 0 disables auditing, -e 2 locks the
-		// configuration; listing (-l, -s) is read-only.
-		off := hasShortFlag(v.args, 'D')
+		// -D deletes every rule, -d / -W one rule or watch, -e 0 disables
+		// auditing; listing (-l, -s) is read-only, and adding ordinary
+		// rules (-a always,exit, -w) only records more.
+		off := hasShortFlag(v.args, 'D') || containsArg(v.args, "-d") || containsArg(v.args, "-W")
 		flagValues(v.args, 'e', "", func(val string) { off = off || val == "0" })
+		// -a never,exit / -A never,…: a rule that suppresses auditing.
+		never := func(val string) { off = off || strings.HasPrefix(val, "never,") || strings.HasSuffix(val, ",never") }
+		flagValues(v.args, 'a', "", never)
+		flagValues(v.args, 'A', "", never)
 		if off {
 			s.add(rDefSecurityOff, "auditctl deletes the audit rules or turns auditing off: actions would no longer be recorded; refuse it", ev())
 		}
