@@ -100,6 +100,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 			Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
 			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
 		},
+		Attachments: scriptAttachments(e.cfg.Workspace, call.Name, call.Payload),
 	}
 	verdict := e.evaluate(ctx, req)
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT,

@@ -143,7 +143,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		report := func(what string) {
 			// The evidence is built only for a finding.
 			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 		}
 		// 1. The command's own arguments (upload flags, scp/rsync sources,
 		// mail attachments). Reads by fetch-only commands (curl URL) do
@@ -242,7 +242,7 @@ func homeArchive(cs *cmdScan, u *cmdView, report func(string)) bool {
 		return false
 	}
 	for _, op := range operands(u.args, "fCX", nil) {
-		if _, isHome, ok := homeRel(cs.resolve(op).Abs, cs.home); ok && isHome {
+		if _, isHome, ok := homeRel(cs.resolveIn(u.c, op).Abs, cs.home); ok && isHome {
 			report("your whole home directory (" + op + ", archived by " + u.prog + ")")
 			return true
 		}
@@ -259,7 +259,7 @@ func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
 		if !(strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~") || strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.HasPrefix(tok, ".env")) {
 			continue
 		}
-		if sens, label := classify(cs.resolve(tok).Abs, cs.home); sens != sensNone {
+		if sens, label := classify(cs.resolveIn(nil, tok).Abs, cs.home); sens != sensNone {
 			return tok, label, true
 		}
 	}
@@ -289,7 +289,7 @@ func (s *scan) checkDNSExfil(v *cmdView, kind string) {
 				continue
 			}
 		}
-		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+strings.Join(v.args, " "))
+		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+evJoin(v.args))
 		return
 	}
 }
@@ -304,6 +304,9 @@ func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 		return destination{recipients: true, label: "a message recipient"}, true
 	case "http_request", "web_fetch", "browser_navigate", "web_search", "browser_type", "browser_click":
 	default:
+		if server, ok := mcpServer(act.Type); ok && !act.Known {
+			return destination{recipients: true, toolServer: true, label: "the MCP server " + server}, true
+		}
 		if act.Known || len(act.URLs) == 0 {
 			return destination{}, false
 		}
@@ -318,6 +321,26 @@ func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 	return d, true
 }
 
+// mcpServer names the server of an MCP tool call's action type:
+// mcp:SERVER/TOOL (agentctl mcp-proxy) or mcp__SERVER__TOOL (the name
+// Claude Code gives MCP tools).
+func mcpServer(t string) (string, bool) {
+	rest, sep := "", ""
+	switch {
+	case strings.HasPrefix(t, "mcp:"):
+		rest, sep = t[len("mcp:"):], "/"
+	case strings.HasPrefix(t, "mcp__"):
+		rest, sep = t[len("mcp__"):], "__"
+	default:
+		return "", false
+	}
+	server, _, found := strings.Cut(rest, sep)
+	if !found || server == "" {
+		return "", false
+	}
+	return server, true
+}
+
 // checkOutbound judges data leaving through a non-command action:
 // sensitive file references and secret material.
 func (s *scan) checkOutbound() {
@@ -329,7 +352,7 @@ func (s *scan) checkOutbound() {
 	if !ok {
 		return
 	}
-	if s.enabled(rExfilFile) && (d.recipients || !s.allTrusted(d.hosts)) {
+	if s.enabled(rExfilFile) && !d.toolServer && (d.recipients || !s.allTrusted(d.hosts)) {
 		s.checkOutboundFiles(&d)
 	}
 	for i := range s.act.Strings {

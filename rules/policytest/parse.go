@@ -191,7 +191,7 @@ func caseLabel(name string) string {
 }
 
 func (p *parser) action(n *yaml.Node, c *Case) {
-	m := p.mapping(n, "action", "type", "args", "args_json")
+	m := p.mapping(n, "action", "type", "args", "args_json", "attachments")
 	if m == nil {
 		return
 	}
@@ -221,6 +221,41 @@ func (p *parser) action(n *yaml.Node, c *Case) {
 		if s, ok := p.str(raw, "args_json"); ok {
 			c.Request.Payload = []byte(s)
 		}
+	}
+	if v := m["attachments"]; v != nil {
+		p.attachments(v, c)
+	}
+}
+
+// attachments reads the files a caller attaches: a list of
+// {path, content, unreadable}.
+func (p *parser) attachments(n *yaml.Node, c *Case) {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "attachments must be a list, got %s", nodeKind(n))
+		return
+	}
+	for _, item := range n.Content {
+		m := p.mapping(item, "attachment", "path", "content", "unreadable")
+		if m == nil {
+			continue
+		}
+		var at action.Attachment
+		if v := m["path"]; v == nil {
+			p.errorf(item, "attachment has no path")
+		} else {
+			at.Path, _ = p.str(v, "path")
+		}
+		if v := m["content"]; v != nil {
+			at.Content, _ = p.str(v, "content")
+		}
+		if v := m["unreadable"]; v != nil {
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+				p.errorf(v, "unreadable must be true or false")
+			} else {
+				at.Unreadable = v.Value == "true"
+			}
+		}
+		c.Request.Attachments = append(c.Request.Attachments, at)
 	}
 }
 
