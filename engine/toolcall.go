@@ -138,11 +138,28 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	if name == tools.SpawnAgentName {
 		res = e.runSpawnAgent(t, call.Payload)
 	} else {
-		res = e.cfg.Tools.Run(t.ctx, call)
+		// The confinement of exactly the verdict whose hash was re-checked.
+		res = e.cfg.Tools.RunWith(t.ctx, call, grantOf(verdict))
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
 		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
 	return res.Output, res.IsError, true
+}
+
+// grantOf turns a verdict's confinement into the executor's grant; an
+// unset one is the default confinement (no network, workspace writable).
+func grantOf(v *pb.Verdict) tools.Grant {
+	c := v.GetConfinement()
+	g := tools.Grant{
+		ReadOnlyWorkspace: c.GetWrite() == pb.ConfinementWrite_CONFINEMENT_WRITE_TEMP_ONLY,
+		ReadPaths:         c.GetReadPaths(),
+	}
+	for _, p := range c.GetConnectPorts() {
+		if p > 0 && p <= 65535 {
+			g.ConnectTCP = append(g.ConnectTCP, uint16(p))
+		}
+	}
+	return g
 }
 
 // evaluate asks the shield; any failure becomes a BLOCK verdict that says why.
@@ -169,25 +186,37 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 // reports the outcome to the shield's audit chain. The human is shown
 // payload, the canonical arguments the shield judged and that will run.
 func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
-	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
 	req := ApprovalRequest{
 		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
-		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v, Deadline: deadline,
+		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v,
 	}
-	needed := &pb.PipelineEvent{SessionId: t.sessionID, MessageId: t.messageID, TimestampMs: time.Now().UnixMilli(),
+	res := e.holdForApproval(t.ctx, req, fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName), publish)
+	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
+	return res
+}
+
+// holdForApproval announces req (its Deadline is set here, from the
+// engine's approval timeout) and waits for the first answer from any
+// front-end, the deadline, or parent's end; it publishes the resolution
+// and returns it, never approved after the deadline or a cancellation.
+func (e *Engine) holdForApproval(parent context.Context, req ApprovalRequest, summary string, publish func(*pb.PipelineEvent)) ApprovalResult {
+	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
+	req.Deadline = deadline
+	v := req.Verdict
+	needed := &pb.PipelineEvent{SessionId: req.SessionID, MessageId: req.MessageID, TimestampMs: time.Now().UnixMilli(),
 		EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
 		ApprovalNeeded: &pb.ApprovalNeeded{
 			ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
 			Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
-			ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
+			ContextSummary: summary,
 		}}
-	ctx, cancel := context.WithDeadline(t.ctx, deadline)
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	res := e.awaitApproval(ctx, req, needed, publish)
 	if !res.Approved && res.Outcome == "" {
 		// An Approver that gave up when ctx ended without saying why.
 		switch {
-		case t.ctx.Err() != nil:
+		case parent.Err() != nil:
 			res.Outcome, res.By = pb.OutcomeCancelled, "engine"
 		case ctx.Err() != nil:
 			res.Outcome, res.By = pb.OutcomeTimeout, "engine"
@@ -198,13 +227,12 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb
 	if res.Approved && ctx.Err() != nil {
 		// An approval that arrives after the deadline or cancellation does not count.
 		res = ApprovalResult{Outcome: pb.OutcomeTimeout, By: "engine"}
-		if t.ctx.Err() != nil {
+		if parent.Err() != nil {
 			res.Outcome = pb.OutcomeCancelled
 		}
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_RESOLVED,
 		ApprovalResolved: &pb.ApprovalResolved{ApprovalId: req.ID, Approved: res.Approved, Outcome: res.Outcome, ResolvedBy: res.By}})
-	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
 	return res
 }
 

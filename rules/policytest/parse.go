@@ -129,7 +129,7 @@ func (p *parser) parseRoot(root *yaml.Node) []Case {
 
 func (p *parser) parseCase(n *yaml.Node, def defaults) (Case, bool) {
 	before := len(p.errs)
-	m := p.mapping(n, "case", "name", "category", "kind", "caller", "action", "expect", "rule", "min_tier")
+	m := p.mapping(n, "case", "name", "category", "kind", "caller", "action", "expect", "rule", "min_tier", "network")
 	if m == nil {
 		return Case{}, false
 	}
@@ -179,6 +179,9 @@ func (p *parser) parseCase(n *yaml.Node, def defaults) (Case, bool) {
 	}
 	if v := m["min_tier"]; v != nil {
 		c.MinTier = p.tier(v)
+	}
+	if v := m["network"]; v != nil {
+		c.Network = p.ports(v)
 	}
 	return c, len(p.errs) == before
 }
@@ -370,4 +373,26 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// ports reads `network:`: `none` or a list of TCP ports.
+func (p *parser) ports(n *yaml.Node) []uint32 {
+	if n.Kind == yaml.ScalarNode && n.Value == "none" {
+		return []uint32{}
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errorf(n, "network must be none or a non-empty list of TCP ports")
+		return nil
+	}
+	out := []uint32{}
+	for _, c := range n.Content {
+		v, err := strconv.ParseUint(c.Value, 10, 16)
+		if c.Kind != yaml.ScalarNode || err != nil || v == 0 {
+			p.errorf(c, "network: %q is not a TCP port", c.Value)
+			continue
+		}
+		out = append(out, uint32(v))
+	}
+	slices.Sort(out)
+	return out
 }

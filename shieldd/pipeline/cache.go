@@ -146,7 +146,7 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	v.Decision, v.Tier, v.Confidence, v.Reasoning = s.decision, s.tier, s.confidence, s.reasoning
 	v.EvaluatedAt, v.ExpiresAt, v.RuleIds = e.evaluatedAt, c.expiresAt(e), s.ruleIDs
 	v.PolicyVersion, v.CacheHit, v.Findings = s.policyVersion, cacheHit, s.findings
-	v.ActionType, v.RequiredTier = s.actionType, s.requiredTier
+	v.ActionType, v.RequiredTier, v.Confinement = s.actionType, s.requiredTier, s.confinement
 	return v
 }
 
