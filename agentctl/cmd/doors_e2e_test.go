@@ -115,7 +115,6 @@ func TestStartServesOpenclaude(t *testing.T) {
 	}
 }
 
-
 func TestStartServesCrawbl(t *testing.T) {
 	ws := t.TempDir()
 	keyFile := filepath.Join(t.TempDir(), "crawbl.key")
