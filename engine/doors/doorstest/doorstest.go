@@ -8,7 +8,6 @@ package doorstest
 import (
 	"context"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,19 +20,9 @@ import (
 	"github.com/parapet-dev/parapet/engine/store"
 	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/llm"
-	"github.com/parapet-dev/parapet/sandbox"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/shield"
 )
-
-// Main is the TestMain of a package that uses Start: the test binary is
-// also the confined executor's helper when re-executed as one.
-func Main(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
-		sandbox.ExecMain()
-	}
-	os.Exit(m.Run())
-}
 
 // Guard bounds every wait in the doors' tests: a deadlock guard, not a
 // timing assertion.
@@ -63,18 +52,9 @@ func Start(t testing.TB, replies []llm.Response, mod func(*engine.Config)) *Engi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	opts := tools.Options{Workspace: ws, Memory: st}
-	// Commands run in the confined executor over the test binary (see
-	// Main), or unconfined where the host cannot confine them.
-	self, err := os.Executable()
-	if err == nil {
-		opts.Executor, err = sandbox.NewExecutor(self)
-	}
-	opts.AllowUnconfined = err != nil
-	if opts.Executor != nil {
-		t.Cleanup(func() { opts.Executor.Close() })
-	}
-	reg, err := tools.New(opts)
+	// Door tests judge the doors, not confinement (sandbox and agentctl test
+	// that): commands run unconfined here.
+	reg, err := tools.New(tools.Options{Workspace: ws, Memory: st, AllowUnconfined: true})
 	if err != nil {
 		t.Fatal(err)
 	}

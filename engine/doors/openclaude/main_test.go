@@ -1,9 +1,0 @@
-package openclaude_test
-
-import (
-	"testing"
-
-	"github.com/parapet-dev/parapet/engine/doors/doorstest"
-)
-
-func TestMain(m *testing.M) { doorstest.Main(m) }
