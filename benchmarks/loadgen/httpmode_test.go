@@ -46,8 +46,8 @@ func TestRunHTTP(t *testing.T) {
 func TestDecisionOf(t *testing.T) {
 	for body, want := range map[string]pb.VerdictDecision{
 		`{"verdict":{"decision":"VERDICT_DECISION_BLOCK","tier":1}}`: pb.VerdictDecision_VERDICT_DECISION_BLOCK,
-		`{"verdict": {"decision": "VERDICT_DECISION_ALLOW"}}`:       pb.VerdictDecision_VERDICT_DECISION_ALLOW,
-		`{"result":{"decision":"escalate","rule":"x"}}`:             pb.VerdictDecision_VERDICT_DECISION_ESCALATE,
+		`{"verdict": {"decision": "VERDICT_DECISION_ALLOW"}}`:        pb.VerdictDecision_VERDICT_DECISION_ALLOW,
+		`{"result":{"decision":"escalate","rule":"x"}}`:              pb.VerdictDecision_VERDICT_DECISION_ESCALATE,
 	} {
 		if got, ok := decisionOf([]byte(body)); !ok || got != want {
 			t.Errorf("decisionOf(%s) = %v, %v; want %v", body, got, ok, want)
