@@ -56,18 +56,16 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 		log.ErrorContext(ctx, "panic in gRPC handler", "panic", p, "stack", string(debug.Stack()))
 		return status.Error(codes.Internal, "internal error; the action was not evaluated")
 	})
-	logOpts := []logging.Option{
-		logging.WithLogOnEvents(logging.FinishCall),
-		logging.WithLevels(func(c codes.Code) logging.Level {
-			switch c {
-			case codes.OK, codes.Canceled:
-				return logging.LevelDebug
-			case codes.InvalidArgument, codes.ResourceExhausted, codes.NotFound, codes.Unauthenticated:
-				return logging.LevelInfo
-			}
-			return logging.LevelError
-		}),
+	logLevel := func(c codes.Code) logging.Level {
+		switch c {
+		case codes.OK, codes.Canceled:
+			return logging.LevelDebug
+		case codes.InvalidArgument, codes.ResourceExhausted, codes.NotFound, codes.Unauthenticated:
+			return logging.LevelInfo
+		}
+		return logging.LevelError
 	}
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithLevels(logLevel)}
 	grpcLog := observability.GRPCLogger(log)
 	guard := o.Guard
 	if guard == nil {
@@ -82,7 +80,7 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 		// caller learns nothing about its request either.
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(recoverOpt),
-			logging.UnaryServerInterceptor(grpcLog, logOpts...),
+			quietUnaryLogging(log, logLevel, logging.UnaryServerInterceptor(grpcLog, logOpts...)),
 			guard.UnaryInterceptor(),
 			validator.UnaryServerInterceptor(),
 		),
