@@ -13,6 +13,7 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
 // Server is a running in-process shieldd.
@@ -41,7 +42,13 @@ func Start(tb testing.TB, cfg pipeline.Config) *Server {
 	// Logging as shieldd serve's default (info): what its interceptor
 	// costs for calls it does not log is part of what is measured.
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench", Logger: log}, server.DaemonConfig{
+	// Per-tenant decision counters, as shieldd serve keeps them
+	// (--metrics-max-tenants 50).
+	tm, err := tenant.NewMetrics(m.Registry, tenant.NewLabels(50, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench", Logger: log, TenantMetrics: tm}, server.DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second, Logger: log,
 	})
 	if err != nil {
