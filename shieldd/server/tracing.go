@@ -57,14 +57,15 @@ func (t *Tracing) Provider() trace.TracerProvider {
 // context the caller sent (shieldd/client sends it) and makes the RPC's
 // server span, parent of the evaluation spans. Health checks, which load
 // balancers send all the time, make none. Its per-RPC metrics are off:
-// the pipeline keeps its own, cheaper ones.
+// the pipeline keeps its own, cheaper ones; unsampled calls skip its
+// per-event work (unsampledSkipping).
 func (t *Tracing) grpcOption() grpc.ServerOption {
-	return grpc.StatsHandler(otelgrpc.NewServerHandler(
+	return grpc.StatsHandler(unsampledSkipping{otelgrpc.NewServerHandler(
 		otelgrpc.WithTracerProvider(t.provider),
 		otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
 		otelgrpc.WithMeterProvider(noopmetric.NewMeterProvider()),
 		otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
-	))
+	)})
 }
 
 // startEvaluate starts the evaluation span, child of whatever span ctx
