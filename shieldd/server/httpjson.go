@@ -717,21 +717,17 @@ func (e *jsonEncoder) float(f float64) {
 
 // str writes a string as protojson does: only '"', '\\' and control
 // characters escaped (\b \f \n \r \t, else \u00XX); invalid UTF-8 fails.
+// In valid UTF-8 no byte of a multi-byte character is below 0x80, so the
+// scan only looks for ASCII bytes to escape.
 func (e *jsonEncoder) str(s string) {
+	if !utf8.ValidString(s) {
+		e.ok = false
+	}
 	e.b = append(e.b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				e.ok = false
-			}
-			i += n
-			continue
-		}
 		if c >= ' ' && c != '"' && c != '\\' {
-			i++
 			continue
 		}
 		e.b = append(e.b, s[start:i]...)
@@ -751,8 +747,7 @@ func (e *jsonEncoder) str(s string) {
 		default:
 			e.b = append(e.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		i++
-		start = i
+		start = i + 1
 	}
 	e.b = append(e.b, s[start:]...)
 	e.b = append(e.b, '"')
