@@ -44,10 +44,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pin() { # pin CPUS command…: taskset when CPUS is set
+pin() { # pin CPUS command…: taskset when CPUS is set. Run in a subshell (& or $(…)): it execs, so $! is the server's own PID.
 	local cpus=$1
 	shift
-	if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
+	if [ -n "$cpus" ]; then exec taskset -c "$cpus" "$@"; else exec "$@"; fi
 }
 
 go build -o "$work/shieldd" ./shieldd
@@ -162,7 +162,7 @@ run_one() { # run_one NAME → appends "NAME rps cpu_us" to $work/results
 	local rps cpu
 	rps=$(awk '$1 == "per" && $2 == "second" {print $3}' <<<"$out")
 	cpu=$(awk '$1 == "server" && $2 == "CPU/req" {sub("µs", "", $3); print $3}' <<<"$out")
-	printf '%-18s %8s req/s  %7s µs CPU/request\n' "$name" "$rps" "$cpu"
+	printf '%-18s %8s req/s  %7s µs CPU/request  (%s)\n' "$name" "$rps" "$cpu" "$(grep -o 'allow [0-9]*, block [0-9]*, escalate [0-9]*' <<<"$out")"
 	echo "$name $rps $cpu" >>"$work/results"
 }
 
