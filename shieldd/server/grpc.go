@@ -142,6 +142,11 @@ type requestCodec struct{}
 func (requestCodec) Name() string { return "proto" }
 
 func (requestCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if r, ok := v.(*pb.EvaluateResponse); ok && fastJSON {
+		if b, ok := appendEvaluateResponseProto(make([]byte, 0, 1024), r); ok {
+			return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+		}
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("cannot marshal %T: not a proto message", v)

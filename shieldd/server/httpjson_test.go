@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,6 +123,7 @@ func TestDecodeEvaluateRequest(t *testing.T) {
 // both refuse.
 func checkSameEncode(t *testing.T, resp *pb.EvaluateResponse) {
 	t.Helper()
+	checkSameProto(t, resp)
 	want, wantErr := marshaler.Marshal(resp)
 	got, ok := appendEvaluateResponse(nil, resp)
 	if wantErr != nil || !ok {
@@ -137,6 +139,31 @@ func checkSameEncode(t *testing.T, resp *pb.EvaluateResponse) {
 	if !bytes.Equal(got, compact.Bytes()) {
 		t.Fatalf("fast encoder:\n%s\nprotojson:\n%s", got, compact.Bytes())
 	}
+}
+
+// checkSameProto holds appendEvaluateResponseProto (the gRPC codec's
+// fast path) to proto.Marshal: the same bytes, or it steps aside where
+// proto.Marshal fails or the message holds what it does not cover.
+func checkSameProto(t *testing.T, resp *pb.EvaluateResponse) {
+	t.Helper()
+	want, wantErr := proto.Marshal(resp)
+	got, ok := appendEvaluateResponseProto(nil, resp)
+	if !ok {
+		if wantErr == nil && !hasNilFinding(resp) {
+			t.Fatalf("%v: the fast proto encoder stepped aside; proto.Marshal encodes it", resp)
+		}
+		return
+	}
+	if wantErr != nil {
+		t.Fatalf("%v: fast proto encoder accepted what proto.Marshal refuses (%v)", resp, wantErr)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("fast proto encoder:\n%x\nproto.Marshal:\n%x", got, want)
+	}
+}
+
+func hasNilFinding(resp *pb.EvaluateResponse) bool {
+	return slices.Contains(resp.GetVerdict().GetFindings(), nil)
 }
 
 func TestEncodeEvaluateResponse(t *testing.T) {
