@@ -23,6 +23,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
@@ -178,7 +179,7 @@ func overheadServers(b *testing.B, reqs []*pb.EvaluateRequest) ([]overheadServer
 	servers := []struct {
 		name  string
 		authn auth.Authenticator
-		trace *server.Tracing
+		trace *shield.Tracing
 		audit *audit.Config
 	}{
 		{"off", nil, nil, nil},
@@ -208,7 +209,7 @@ func overheadServers(b *testing.B, reqs []*pb.EvaluateRequest) ([]overheadServer
 
 // startShieldd serves the default pipeline as shieldd serve wires it;
 // authn, tracing and auditCfg nil leave each off.
-func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracing, auditCfg *audit.Config) string {
+func startShieldd(b *testing.B, authn auth.Authenticator, tracing *shield.Tracing, auditCfg *audit.Config) string {
 	b.Helper()
 	m, err := observability.NewMetrics()
 	if err != nil {
@@ -225,9 +226,9 @@ func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracin
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := &server.ShieldService{Pipeline: p, Version: "bench", TenantMetrics: tm, Tracing: tracing}
+	svc := server.NewService(&shield.Shield{Pipeline: p, Version: "bench", TenantMetrics: tm, Tracing: tracing})
 	if auditCfg != nil {
-		if svc.Audit, err = audit.Open(*auditCfg); err != nil {
+		if svc.Shield.Audit, err = audit.Open(*auditCfg); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -250,8 +251,8 @@ func startShieldd(b *testing.B, authn auth.Authenticator, tracing *server.Tracin
 		if err := <-done; err != nil {
 			b.Errorf("shieldd: %v", err)
 		}
-		if svc.Audit != nil {
-			if err := svc.Audit.Close(); err != nil {
+		if svc.Shield.Audit != nil {
+			if err := svc.Shield.Audit.Close(); err != nil {
 				b.Errorf("audit log: %v", err)
 			}
 		}

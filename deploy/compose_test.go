@@ -16,9 +16,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 // TestComposeStack brings up docker-compose.yaml (three shieldd replicas
@@ -96,7 +97,7 @@ func TestComposeStack(t *testing.T) {
 	// its in-flight calls and reports.
 	loadName := project + "-loadgen"
 	lg := st.cmd("run", "-T", "--rm", "--no-deps", "--name", loadName, "loadgen")
-	var stdout, stderr lockedBuffer
+	var stdout, stderr proctest.Buffer
 	lg.Stdout = &stdout
 	pr, pw := io.Pipe()
 	lg.Stderr = pw
@@ -320,31 +321,6 @@ func randomID(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
-}
-
-// lockedBuffer is a bytes.Buffer written by one goroutine and read by
-// another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // progress is one of loadgen's progress lines.

@@ -24,15 +24,6 @@ type ApprovalRequest struct {
 	Deadline      time.Time
 }
 
-// Outcome names of an escalation, as reported to shieldd's audit chain.
-const (
-	OutcomeApproved    = "approved"
-	OutcomeDenied      = "denied"
-	OutcomeTimeout     = "timeout"
-	OutcomeCancelled   = "cancelled"
-	OutcomeRateLimited = "rate_limited"
-)
-
 // ApprovalResult is what became of an ApprovalRequest.
 type ApprovalResult struct {
 	Approved bool
@@ -59,12 +50,12 @@ type FixedApprover struct{ Allow bool }
 // Approve implements Approver.
 func (f FixedApprover) Approve(ctx context.Context, _ ApprovalRequest) ApprovalResult {
 	if ctx.Err() != nil {
-		return ApprovalResult{Outcome: OutcomeCancelled, By: "engine"}
+		return ApprovalResult{Outcome: pb.OutcomeCancelled, By: "engine"}
 	}
 	if f.Allow {
-		return ApprovalResult{Approved: true, Outcome: OutcomeApproved, By: "policy:on-escalate=allow"}
+		return ApprovalResult{Approved: true, Outcome: pb.OutcomeApproved, By: "policy:on-escalate=allow"}
 	}
-	return ApprovalResult{Outcome: OutcomeDenied, By: "policy:on-escalate=deny"}
+	return ApprovalResult{Outcome: pb.OutcomeDenied, By: "policy:on-escalate=deny"}
 }
 
 // ErrApprovalNotFound is ResolveApproval's answer for an id that is not
@@ -177,9 +168,9 @@ func (b *broker) count() int {
 // ("grpc", "http", "cli", ...). It returns ErrApprovalNotFound for an id
 // that is not waiting, including one another client answered first.
 func (e *Engine) ResolveApproval(id, sessionID string, approved bool, by string) error {
-	res := ApprovalResult{Approved: approved, Outcome: OutcomeDenied, By: by}
+	res := ApprovalResult{Approved: approved, Outcome: pb.OutcomeDenied, By: by}
 	if approved {
-		res.Outcome = OutcomeApproved
+		res.Outcome = pb.OutcomeApproved
 	}
 	return e.approvals.resolve(id, sessionID, res)
 }
@@ -202,7 +193,7 @@ func (e *Engine) awaitApproval(ctx context.Context, req ApprovalRequest, needed 
 	p, ok := e.approvals.open(req, proto.Clone(needed).(*pb.PipelineEvent))
 	if !ok {
 		e.log.Warn("escalation denied: hourly limit of approval prompts reached", "call", req.CallID, "limit", e.cfg.ApprovalsPerHour)
-		return ApprovalResult{Outcome: OutcomeRateLimited, By: "engine"}
+		return ApprovalResult{Outcome: pb.OutcomeRateLimited, By: "engine"}
 	}
 	publish(needed)
 	ctx, cancel := context.WithCancel(ctx)

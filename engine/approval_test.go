@@ -116,7 +116,7 @@ func TestUnansweredApprovalTimesOut(t *testing.T) {
 	r := a.call(t, p.GetSessionId(), p.GetMessageId(), "c1", "execute_command", escalating("esc.txt"))
 	evs := callEvents(t, tr, "c1")
 	res := find(evs, evResolved).GetApprovalResolved()
-	if res.GetApproved() || res.GetOutcome() != engine.OutcomeTimeout || !r.GetIsError() || exists(t, filepath.Join(h.ws, "esc.txt")) {
+	if res.GetApproved() || res.GetOutcome() != pb.OutcomeTimeout || !r.GetIsError() || exists(t, filepath.Join(h.ws, "esc.txt")) {
 		t.Fatalf("APPROVAL_RESOLVED %+v, result %+v", res, r)
 	}
 	_, err := h.client().ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: res.GetApprovalId(), Approved: true})
@@ -141,7 +141,7 @@ func TestApprovalPromptsAreRateLimited(t *testing.T) {
 	if find(evs, evNeeded) != nil {
 		t.Fatal("a prompt opened past the hourly limit")
 	}
-	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeRateLimited {
+	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeRateLimited {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 	if !strings.Contains(r.GetContent(), "too many approval prompts") || exists(t, filepath.Join(h.ws, "two.txt")) {

@@ -87,12 +87,12 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	b.StopTimer()
 
 	// The shield alone, on the request the engine sends for this call.
-	actionType, payload, err := h.reg.Action("read_file", []byte(args))
+	call, err := h.reg.Prepare("read_file", []byte(args))
 	if err != nil {
 		b.Fatal(err)
 	}
 	host, _ := os.Hostname()
-	req := &pb.EvaluateRequest{ActionType: actionType, PayloadJson: string(payload), SessionId: sid, RequestId: "c0",
+	req := &pb.EvaluateRequest{ActionType: call.Name, PayloadJson: string(call.Payload), SessionId: sid, RequestId: "c0",
 		Caller: &pb.CallerContext{EngineId: host + "-" + strconv.Itoa(os.Getpid()), AgentName: h.cfg.AgentName,
 			WorkspaceRoot: h.cfg.Workspace, HomeDir: h.cfg.Home}}
 	ctx := context.Background()

@@ -241,7 +241,7 @@ func (e *Engine) recordEvent(r *recorder, ev *pb.PipelineEvent) {
 		sv := ev.GetShieldVerdict()
 		v := sv.GetVerdict()
 		k, rv := key(sv.GetCallId()), store.Verdict{
-			Decision: strings.TrimPrefix(v.GetDecision().String(), "VERDICT_DECISION_"), Tier: int(v.GetTier()),
+			Decision: v.GetDecision().Label(), Tier: int(v.GetTier()),
 			Confidence: v.GetConfidence(), RuleIDs: v.GetRuleIds(), Reasoning: v.GetReasoning(), ActionType: v.GetActionType(),
 			ActionHash: v.GetActionHash(), PolicyVersion: v.GetPolicyVersion(), FromCache: v.GetCacheHit(), Created: at}
 		r.add(what, func(tx *store.Tx) error { return tx.RecordVerdict(k, rv) })

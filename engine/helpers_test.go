@@ -18,6 +18,7 @@ import (
 	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds every wait in these tests. It is a deadlock guard, not a
@@ -35,7 +36,7 @@ type harness struct {
 	ws     string
 	addr   string
 	conn   *grpc.ClientConn
-	shield engine.EmbeddedShield
+	shield *shield.Local
 	cfg    engine.Config // as given to engine.New
 }
 
@@ -53,7 +54,7 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{reg: reg, ws: ws, shield: engine.EmbeddedShield{Pipeline: p}}
+	h := &harness{reg: reg, ws: ws, shield: shield.NewLocal(&shield.Shield{Pipeline: p})}
 	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: h.shield, Tools: reg,
 		ShieldMode: "embedded", Version: "test"}
 	if mod != nil {
@@ -73,7 +74,8 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	h.addr = lis.Addr().String()
-	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}

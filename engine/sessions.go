@@ -135,8 +135,9 @@ func (e *Engine) History(ctx context.Context, sessionID string, offset, limit in
 func historyToolCall(c store.ToolCall) *pb.HistoryToolCall {
 	h := &pb.HistoryToolCall{CallId: c.CallID, ToolName: c.Tool, ArgumentsJson: c.Arguments, Output: c.Output, IsError: !c.Success}
 	if v := c.Verdict; v != nil {
+		decision, _ := pb.ParseDecision(v.Decision) // a stored "UNSPECIFIED" stays unset
 		h.Verdict = &pb.Verdict{
-			Decision: pb.VerdictDecision(pb.VerdictDecision_value["VERDICT_DECISION_"+v.Decision]),
+			Decision: decision,
 			Tier:     int32(v.Tier), Confidence: v.Confidence, Reasoning: v.Reasoning, ActionHash: v.ActionHash,
 			RuleIds: v.RuleIDs, PolicyVersion: v.PolicyVersion, CacheHit: v.FromCache, ActionType: v.ActionType,
 			EvaluatedAt: v.Created.Unix(),

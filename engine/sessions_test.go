@@ -113,7 +113,8 @@ func toolTurn(t testing.TB, h *harness, a *testAgent, sid string) (*pb.ProcessRe
 	a.send(t, proposal(p.GetSessionId(), p.GetMessageId(), "c-push", "execute_command", escalating("pushed.txt")))
 	needed := recvUntil(t, s, evNeeded).GetApprovalNeeded()
 
-	second, err := grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	second, err := grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestSessionsSurviveAnEngineRestart(t *testing.T) {
 		t.Fatalf("read call %v", read)
 	}
 	if push.GetCallId() != "c-push" || push.GetVerdict().GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ESCALATE ||
-		push.GetVerdict().GetActionHash() == "" || len(push.GetVerdict().GetRuleIds()) == 0 || push.GetApproval() != engine.OutcomeApproved ||
+		push.GetVerdict().GetActionHash() == "" || len(push.GetVerdict().GetRuleIds()) == 0 || push.GetApproval() != pb.OutcomeApproved ||
 		!strings.Contains(push.GetOutput(), "not a git repository") {
 		t.Fatalf("escalated call %v", push)
 	}

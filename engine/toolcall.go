@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,29 +74,28 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	if t.ctx.Err() != nil {
 		return "refused: the turn was cancelled", true, false
 	}
-	name, args := p.GetToolName(), []byte(p.GetArgumentsJson())
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	if _, ok := e.cfg.Tools.Lookup(name); !ok || name == e.cfg.Tools.LoadToolsDef().Name {
+	name := p.GetToolName()
+	if name == tools.LoadToolsName {
 		return fmt.Sprintf("unknown tool %q; load tool groups with load_tools first", name), true, false
 	}
-	if err := e.cfg.Tools.Validate(name, args); err != nil {
+	// Parsed once: the shield judges call.Payload, the action hash covers
+	// it, and the registry runs the arguments it encodes.
+	call, err := e.cfg.Tools.Prepare(name, []byte(p.GetArgumentsJson()))
+	switch {
+	case errors.Is(err, tools.ErrUnknownTool):
+		return fmt.Sprintf("unknown tool %q; load tool groups with load_tools first", name), true, false
+	case err != nil:
 		return "invalid arguments: " + err.Error(), true, false
 	}
-	if t.mode == pb.SessionMode_SESSION_MODE_OTR && e.cfg.Tools.IsWrite(name) {
+	if t.mode == pb.SessionMode_SESSION_MODE_OTR && call.Write {
 		reason := fmt.Sprintf("%s writes, and this session is off the record: write tools are refused", name)
 		publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_OTR_BLOCKED,
 			OtrBlocked: &pb.OTRBlocked{CallId: p.GetCallId(), ToolName: name, Reason: reason}})
 		t.blocked.Store(true)
 		return reason, true, false
 	}
-	actionType, payload, err := e.cfg.Tools.Action(name, args)
-	if err != nil {
-		return "refused: " + err.Error(), true, false
-	}
 	req := &pb.EvaluateRequest{
-		ActionType: actionType, PayloadJson: string(payload), SessionId: t.sessionID, RequestId: p.GetCallId(),
+		ActionType: call.Name, PayloadJson: string(call.Payload), SessionId: t.sessionID, RequestId: p.GetCallId(),
 		Caller: &pb.CallerContext{
 			Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
 			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
@@ -108,7 +108,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	switch verdict.GetDecision() {
 	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
 	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		res := e.escalate(t, p, verdict, publish)
+		res := e.escalate(t, p, call.Payload, verdict, publish)
 		if !res.Approved {
 			t.blocked.Store(true)
 			return fmt.Sprintf("not run: the action needed a human's approval and was %s (%s). Shield: %s",
@@ -120,7 +120,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	}
 
 	// The verdict must be for exactly the bytes about to run.
-	hash, err := action.HashRequest(action.Request{Type: actionType, Payload: payload,
+	hash, err := action.HashRequest(action.Request{Type: call.Name, Payload: call.Payload,
 		Caller: action.Caller{WorkspaceRoot: e.cfg.Workspace, Home: e.cfg.Home}}, action.Limits{})
 	if err != nil || hash != verdict.GetActionHash() {
 		t.blocked.Store(true)
@@ -132,12 +132,12 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	}
 
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_STARTED,
-		ActionStarted: &pb.ActionStarted{CallId: p.GetCallId(), ToolName: name, ArgumentsJson: string(args)}})
+		ActionStarted: &pb.ActionStarted{CallId: p.GetCallId(), ToolName: name, ArgumentsJson: string(call.Payload)}})
 	var res tools.Result
 	if name == tools.SpawnAgentName {
-		res = e.runSpawnAgent(t, args)
+		res = e.runSpawnAgent(t, call.Payload)
 	} else {
-		res = e.cfg.Tools.Execute(t.ctx, name, args)
+		res = e.cfg.Tools.Run(t.ctx, call)
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
 		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
@@ -149,7 +149,7 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 	ctx, cancel := context.WithTimeout(ctx, shieldTimeout)
 	defer cancel()
 	v, err := e.cfg.Shield.Evaluate(ctx, req)
-	if err == nil && v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+	if err == nil && v.GetDecision().Decided() {
 		return v
 	}
 	if err == nil {
@@ -165,12 +165,13 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 }
 
 // escalate holds the call for a human through the approval broker and
-// reports the outcome to the shield's audit chain.
-func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
+// reports the outcome to the shield's audit chain. The human is shown
+// payload, the canonical arguments the shield judged and that will run.
+func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
 	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
 	req := ApprovalRequest{
 		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
-		ToolName: p.GetToolName(), ArgumentsJSON: p.GetArgumentsJson(), Verdict: v, Deadline: deadline,
+		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v, Deadline: deadline,
 	}
 	needed := &pb.PipelineEvent{SessionId: t.sessionID, MessageId: t.messageID, TimestampMs: time.Now().UnixMilli(),
 		EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
@@ -186,24 +187,36 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, v *pb.Verdict, publis
 		// An Approver that gave up when ctx ended without saying why.
 		switch {
 		case t.ctx.Err() != nil:
-			res.Outcome, res.By = OutcomeCancelled, "engine"
+			res.Outcome, res.By = pb.OutcomeCancelled, "engine"
 		case ctx.Err() != nil:
-			res.Outcome, res.By = OutcomeTimeout, "engine"
+			res.Outcome, res.By = pb.OutcomeTimeout, "engine"
 		default:
-			res.Outcome = OutcomeDenied
+			res.Outcome = pb.OutcomeDenied
 		}
 	}
 	if res.Approved && ctx.Err() != nil {
 		// An approval that arrives after the deadline or cancellation does not count.
-		res = ApprovalResult{Outcome: OutcomeTimeout, By: "engine"}
+		res = ApprovalResult{Outcome: pb.OutcomeTimeout, By: "engine"}
 		if t.ctx.Err() != nil {
-			res.Outcome = OutcomeCancelled
+			res.Outcome = pb.OutcomeCancelled
 		}
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_RESOLVED,
 		ApprovalResolved: &pb.ApprovalResolved{ApprovalId: req.ID, Approved: res.Approved, Outcome: res.Outcome, ResolvedBy: res.By}})
-	go e.reportOutcome(v, t.sessionID, p, req.ID, res)
+	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
 	return res
+}
+
+// FlushReports waits until every escalation outcome has reached the
+// shield (each report gives up after 10 s), or ctx ends: call it before
+// closing the shield, so that its audit log records every outcome.
+func (e *Engine) FlushReports(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { e.reports.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 func (e *Engine) reportOutcome(v *pb.Verdict, session string, p *pb.ToolCallProposed, approvalID string, res ApprovalResult) {
@@ -222,11 +235,11 @@ func (e *Engine) reportOutcome(v *pb.Verdict, session string, p *pb.ToolCallProp
 
 func outcomeWords(o string) string {
 	switch o {
-	case OutcomeTimeout:
+	case pb.OutcomeTimeout:
 		return "not answered in time"
-	case OutcomeCancelled:
+	case pb.OutcomeCancelled:
 		return "cancelled"
-	case OutcomeRateLimited:
+	case pb.OutcomeRateLimited:
 		return "denied (too many approval prompts this hour)"
 	}
 	return "denied"

@@ -15,7 +15,9 @@ import (
 
 	"github.com/parapet-dev/parapet/engine"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/shieldd/client"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 func exists(t testing.TB, path string) bool {
@@ -121,7 +123,7 @@ func TestToolCallFlow(t *testing.T) {
 			t.Errorf("APPROVAL_NEEDED %+v", need)
 		}
 		res := evs[3].GetApprovalResolved()
-		if res.GetApproved() || res.GetOutcome() != engine.OutcomeDenied || res.GetApprovalId() != need.GetApprovalId() {
+		if res.GetApproved() || res.GetOutcome() != pb.OutcomeDenied || res.GetApprovalId() != need.GetApprovalId() {
 			t.Errorf("APPROVAL_RESOLVED %+v", res)
 		}
 		if !r.GetIsError() || !strings.Contains(r.GetContent(), "not run") {
@@ -237,7 +239,7 @@ func TestEscalationApprovedRuns(t *testing.T) {
 	if v := verdictOf(t, evs); v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ESCALATE {
 		t.Fatalf("verdict %+v", v)
 	}
-	if res := evs[3].GetApprovalResolved(); !res.GetApproved() || res.GetOutcome() != engine.OutcomeApproved || res.GetResolvedBy() == "" {
+	if res := evs[3].GetApprovalResolved(); !res.GetApproved() || res.GetOutcome() != pb.OutcomeApproved || res.GetResolvedBy() == "" {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 	// There is no remote, so git fails; what matters is that it ran.
@@ -281,7 +283,7 @@ func TestCancelledSubmitDeniesAPendingApproval(t *testing.T) {
 	}
 	evs := callEvents(t, tr, "c1")
 	wantTypes(t, evs, evPlanned, evVerdict, evNeeded, evResolved, evCompleted)
-	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeCancelled {
+	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeCancelled {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 	if exists(t, filepath.Join(h.ws, "esc.txt")) {
@@ -313,7 +315,7 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 	evs := callEvents(t, tr, "c1")
-	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeTimeout {
+	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeTimeout {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 }
@@ -323,7 +325,7 @@ type lateApprover struct{}
 
 func (lateApprover) Approve(ctx context.Context, _ engine.ApprovalRequest) engine.ApprovalResult {
 	<-ctx.Done()
-	return engine.ApprovalResult{Approved: true, Outcome: engine.OutcomeApproved, By: "late"}
+	return engine.ApprovalResult{Approved: true, Outcome: pb.OutcomeApproved, By: "late"}
 }
 
 func TestApprovalAfterTheDeadlineDoesNotCount(t *testing.T) {
@@ -338,7 +340,7 @@ func TestApprovalAfterTheDeadlineDoesNotCount(t *testing.T) {
 	}
 	evs := callEvents(t, tr, "c1")
 	wantTypes(t, evs, evPlanned, evVerdict, evNeeded, evResolved, evCompleted)
-	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeTimeout {
+	if res := evs[3].GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeTimeout {
 		t.Fatalf("APPROVAL_RESOLVED %+v", res)
 	}
 }
@@ -354,10 +356,10 @@ func (failingShield) ReportOutcome(context.Context, *pb.ReportOutcomeRequest) er
 }
 
 // undecidedShield answers without a decision, which must never read as ALLOW.
-type undecidedShield struct{ engine.EmbeddedShield }
+type undecidedShield struct{ *shield.Local }
 
 func (s undecidedShield) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error) {
-	v, err := s.EmbeddedShield.Evaluate(ctx, req)
+	v, err := s.Local.Evaluate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -367,10 +369,10 @@ func (s undecidedShield) Evaluate(ctx context.Context, req *pb.EvaluateRequest) 
 }
 
 // tamperingShield returns real verdicts for a different action hash.
-type tamperingShield struct{ engine.EmbeddedShield }
+type tamperingShield struct{ *shield.Local }
 
 func (s tamperingShield) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error) {
-	v, err := s.EmbeddedShield.Evaluate(ctx, req)
+	v, err := s.Local.Evaluate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -395,14 +397,14 @@ func closedPortShield(t *testing.T) engine.Shield {
 }
 
 func TestShieldFailureBlocks(t *testing.T) {
-	cases := map[string]func(t *testing.T, real engine.EmbeddedShield) engine.Shield{
-		"erroring shield":     func(*testing.T, engine.EmbeddedShield) engine.Shield { return failingShield{} },
-		"unreachable shieldd": func(t *testing.T, _ engine.EmbeddedShield) engine.Shield { return closedPortShield(t) },
-		"verdict without one": func(_ *testing.T, real engine.EmbeddedShield) engine.Shield { return undecidedShield{real} },
+	cases := map[string]func(t *testing.T, real *shield.Local) engine.Shield{
+		"erroring shield":     func(*testing.T, *shield.Local) engine.Shield { return failingShield{} },
+		"unreachable shieldd": func(t *testing.T, _ *shield.Local) engine.Shield { return closedPortShield(t) },
+		"verdict without one": func(_ *testing.T, real *shield.Local) engine.Shield { return undecidedShield{real} },
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, func(c *engine.Config) { c.Shield = mk(t, c.Shield.(engine.EmbeddedShield)) })
+			h := newHarness(t, func(c *engine.Config) { c.Shield = mk(t, c.Shield.(*shield.Local)) })
 			a, tr, p := h.startTurn(t, context.Background(), engine.Message{Content: "touch"})
 			r := a.call(t, p.GetSessionId(), p.GetMessageId(), "c1", "execute_command", `{"command":"touch allowed.txt"}`)
 			evs := callEvents(t, tr, "c1")
@@ -424,7 +426,7 @@ func TestShieldFailureBlocks(t *testing.T) {
 func TestVerdictForAnotherActionIsRefused(t *testing.T) {
 	for _, approver := range []engine.Approver{engine.FixedApprover{}, engine.FixedApprover{Allow: true}} {
 		h := newHarness(t, func(c *engine.Config) {
-			c.Shield = tamperingShield{c.Shield.(engine.EmbeddedShield)}
+			c.Shield = tamperingShield{c.Shield.(*shield.Local)}
 			c.Approver = approver
 		})
 		a, tr, p := h.startTurn(t, context.Background(), engine.Message{Content: "touch"})
@@ -501,4 +503,47 @@ func TestOTRSessionRefusesWrites(t *testing.T) {
 		t.Fatalf("write in an OTR follow-up: %+v", r)
 	}
 	wantTypes(t, callEvents(t, tr2, "w4"), evPlanned, evOTR, evCompleted)
+}
+
+// TestRunsWhatWasJudged: arguments as the model spelled them are parsed
+// once; the shield judges their canonical form, the human is shown it, the
+// action hash covers it, and it is what starts — not the raw text.
+func TestRunsWhatWasJudged(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Approver = engine.FixedApprover{Allow: true} })
+	a, tr, p := h.startTurn(t, context.Background(), engine.Message{Content: "write"})
+	raw := `{ "content" : "hello\u0021",  "path":"notes.txt" }`
+	const canonical = `{"content":"hello!","path":"notes.txt"}`
+	r := a.call(t, p.GetSessionId(), p.GetMessageId(), "c1", "write_file", raw)
+	if r.GetIsError() {
+		t.Fatalf("write_file: %s", r.GetContent())
+	}
+	evs := callEvents(t, tr, "c1")
+	v := verdictOf(t, evs)
+	hash, err := action.HashRequest(action.Request{Type: "write_file", Payload: []byte(canonical),
+		Caller: action.Caller{WorkspaceRoot: h.cfg.Workspace, Home: h.cfg.Home}}, action.Limits{})
+	if err != nil || v.GetActionHash() != hash {
+		t.Fatalf("the verdict's hash %s is not the canonical payload's %s (%v)", v.GetActionHash(), hash, err)
+	}
+	if s := find(evs, evStarted).GetActionStarted(); s.GetArgumentsJson() != canonical {
+		t.Errorf("ACTION_STARTED arguments %s, want the judged %s", s.GetArgumentsJson(), canonical)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.ws, "notes.txt")); err != nil || string(b) != "hello!" {
+		t.Errorf("notes.txt = %q, %v", b, err)
+	}
+	a.complete(t, p, "done", nil)
+	endEvent(t, tr)
+
+	// An escalation shows the human the same canonical arguments.
+	tr, err = h.eng.Submit(context.Background(), engine.Message{Content: "push"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = a.process(t)
+	a.call(t, p.GetSessionId(), p.GetMessageId(), "c2", "execute_command", `{"timeout_seconds":5, "command":"git push --force origin main"}`)
+	need := find(callEvents(t, tr, "c2"), evNeeded).GetApprovalNeeded()
+	if got := need.GetAction().GetPayloadJson(); got != `{"command":"git push --force origin main","timeout_seconds":5}` {
+		t.Errorf("approval shows %s", got)
+	}
+	a.complete(t, p, "done", nil)
+	endEvent(t, tr)
 }

@@ -58,6 +58,8 @@ func App(stdout, stderr io.Writer) *cli.App {
 			denyCommand(),
 			sessionsCommand(),
 			historyCommand(),
+			hookCommand(),
+			mcpProxyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),

@@ -39,7 +39,7 @@ func TestTerminalApprover(t *testing.T) {
 	a := &terminalApprover{in: bufio.NewReader(r), out: &strings.Builder{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if res := a.Approve(ctx, req); res.Approved || res.Outcome != engine.OutcomeTimeout {
+	if res := a.Approve(ctx, req); res.Approved || res.Outcome != pb.OutcomeTimeout {
 		t.Errorf("unanswered: %+v", res)
 	}
 }

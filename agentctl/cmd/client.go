@@ -99,7 +99,11 @@ func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, erro
 		}
 		return nil, exitf(exitFailed, "no engine is running for workspace %s: start one with agentctl start (or give its address with --engine ADDR)", ws)
 	}
-	client, closeConn, err := dialEngine(addr)
+	token, err := clientToken(c)
+	if err != nil {
+		return nil, err
+	}
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		return nil, exitf(exitFailed, "engine address %q: %v", addr, err)
 	}
@@ -207,17 +211,13 @@ func approvalPrompt(a *pb.ApprovalNeeded, now time.Time) string {
 	var b strings.Builder
 	v := a.GetShieldAssessment()
 	fmt.Fprintf(&b, "? approval needed: %s %s\n", a.GetToolName(), oneLine(a.GetAction().GetPayloadJson(), 300))
-	fmt.Fprintf(&b, "  shield: %s (tier %d%s): %s\n", decisionName(v.GetDecision()), v.GetTier(), rulesSuffix(v.GetRuleIds()), oneLine(v.GetReasoning(), 500))
+	fmt.Fprintf(&b, "  shield: %s (tier %d%s): %s\n", v.GetDecision().Label(), v.GetTier(), rulesSuffix(v.GetRuleIds()), oneLine(v.GetReasoning(), 500))
 	if a.GetTimeoutAt() > 0 {
 		deadline := time.Unix(a.GetTimeoutAt(), 0)
 		fmt.Fprintf(&b, "  answer by %s (%s left), or it is denied\n", deadline.Format("15:04:05"), deadline.Sub(now).Round(time.Second))
 	}
 	fmt.Fprintf(&b, "  id %s", a.GetApprovalId())
 	return b.String()
-}
-
-func decisionName(d pb.VerdictDecision) string {
-	return strings.TrimPrefix(d.String(), "VERDICT_DECISION_")
 }
 
 // oneLine shortens s and keeps it on one line.

@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 )
@@ -90,7 +90,7 @@ func startEngine(t *testing.T, srv *llmtest.Server) (ws string) {
 	}
 	mgr := agentctlCmd("start", "--workspace", ws, "--provider", "openai", "--base-url", srv.OpenAIBaseURL(),
 		"--model", "test-model", "--policy", pol, "--log-level", "warn")
-	var mgrErr lockedBuffer
+	var mgrErr proctest.Buffer
 	mgr.Stderr = &mgrErr
 	if err := mgr.Start(); err != nil {
 		t.Fatal(err)
@@ -109,33 +109,15 @@ func startEngine(t *testing.T, srv *llmtest.Server) (ws string) {
 		}
 	})
 	stateDir := filepath.Join(ws, stateDirName)
-	waitFor(t, "engine and agent", 60*time.Second, func() bool {
+	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		st, ok := procman.Running(stateDir)
 		if !ok || st.GRPCAddress == "" {
 			return false
 		}
-		s, err := engineStatus(t, st.GRPCAddress)
+		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})
 	return ws
-}
-
-// lockedBuffer is a bytes.Buffer a child process writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func runAgentctlInput(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -306,7 +288,7 @@ func TestClientSendSessionsHistory(t *testing.T) {
 		t.Fatalf("restart: exit %d %q %q", code, out, errOut)
 	}
 	oldPID := status["engine_pid"].(float64)
-	waitFor(t, "the restarted engine", 60*time.Second, func() bool {
+	proctest.Until(t, "the restarted engine", 60*time.Second, func() bool {
 		code, out, _ := runAgentctl(t, "status", "-w", ws, "--output", "json")
 		var s map[string]any
 		return code == 0 && json.Unmarshal([]byte(out), &s) == nil && s["engine_pid"] != oldPID && s["agent_connected"] == true
@@ -381,7 +363,7 @@ func TestClientApprovals(t *testing.T) {
 	})
 	t.Run("send waits, approve from another process", func(t *testing.T) {
 		send := agentctlCmd("send", "-w", ws, "--output", "json", "write send-yes.txt")
-		var out, errb lockedBuffer
+		var out, errb proctest.Buffer
 		send.Stdout, send.Stderr = &out, &errb
 		if err := send.Start(); err != nil {
 			t.Fatal(err)
@@ -389,7 +371,7 @@ func TestClientApprovals(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- send.Wait() }()
 		var id string
-		waitFor(t, "the approval request", 60*time.Second, func() bool {
+		proctest.Until(t, "the approval request", 60*time.Second, func() bool {
 			if strings.Contains(out.String(), `"state":"pending"`) {
 				id = approvalID.FindString(out.String())
 			}
@@ -418,7 +400,7 @@ func TestClientApprovals(t *testing.T) {
 	})
 	t.Run("send waits, deny from another process", func(t *testing.T) {
 		send := agentctlCmd("send", "-w", ws, "--fail-on-block", "write send-no.txt")
-		var out, errb lockedBuffer
+		var out, errb proctest.Buffer
 		send.Stdout, send.Stderr = &out, &errb
 		if err := send.Start(); err != nil {
 			t.Fatal(err)
@@ -426,7 +408,7 @@ func TestClientApprovals(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- send.Wait() }()
 		var id string
-		waitFor(t, "the approval request", 60*time.Second, func() bool {
+		proctest.Until(t, "the approval request", 60*time.Second, func() bool {
 			if strings.Contains(errb.String(), "agentctl deny") {
 				id = approvalID.FindString(errb.String())
 			}
@@ -466,7 +448,7 @@ func TestClientChatInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb lockedBuffer
+	var out, errb proctest.Buffer
 	chat.Stdout, chat.Stderr = &out, &errb
 	if err := chat.Start(); err != nil {
 		t.Fatal(err)
@@ -476,11 +458,11 @@ func TestClientChatInterrupt(t *testing.T) {
 	t.Cleanup(func() { _ = chat.Process.Kill() })
 
 	io.WriteString(stdin, "write interrupted.txt\n")
-	waitFor(t, "the approval prompt", 60*time.Second, func() bool { return strings.Contains(out.String(), "approve? [y/N]") })
+	proctest.Until(t, "the approval prompt", 60*time.Second, func() bool { return strings.Contains(out.String(), "approve? [y/N]") })
 	if err := chat.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the cancelled turn", 60*time.Second, func() bool { return strings.Contains(out.String(), "(turn cancelled)") })
+	proctest.Until(t, "the cancelled turn", 60*time.Second, func() bool { return strings.Contains(out.String(), "(turn cancelled)") })
 	io.WriteString(stdin, "still here\n")
 	stdin.Close()
 	if err := waitErr(t, done); err != nil {

@@ -20,6 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
+	"github.com/parapet-dev/parapet/shieldd/audit"
+	"github.com/parapet-dev/parapet/shieldd/shield"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -36,6 +40,9 @@ const envRunAsAgentctl = "PARAPET_TEST_RUN_AS_AGENTCTL"
 func TestMain(m *testing.M) {
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
+	}
+	if os.Getenv(envRunAsAttacker) == "1" {
+		os.Exit(attack(os.Args[1:]))
 	}
 	// Session databases go under $XDG_STATE_HOME: keep them out of the
 	// home directory of whoever runs the tests.
@@ -71,6 +78,16 @@ func runAgentctl(t *testing.T, args ...string) (code int, stdout, stderr string)
 		t.Fatalf("agentctl %v: %v", args, err)
 	}
 	return code, out.String(), errb.String()
+}
+
+// withToken passes cmd a token as the engine does, on --token-fd.
+func withToken(t *testing.T, cmd *exec.Cmd, token string) {
+	t.Helper()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 }
 
 func call(name, args string) llm.ToolCall { return llm.ToolCall{Name: name, Arguments: args} }
@@ -119,9 +136,10 @@ func TestRunEndToEnd(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{call("read_file", `{"path":"README.md"}`)}},
 		llmtest.Reply{Text: "All done."},
 	)
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "openai",
 		"--base-url", srv.OpenAIBaseURL(), "--model", "test-model", "--output", "json", "--fail-on-block", "--on-escalate", "deny",
-		"tidy the project")
+		"--audit-file", auditFile, "tidy the project")
 	if code != exitBlocked {
 		t.Fatalf("exit %d, want %d (completed with a block)\nstdout:\n%s\nstderr:\n%s", code, exitBlocked, stdout, stderr)
 	}
@@ -199,6 +217,40 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Error("no token lines")
 	}
 
+	// The embedded shield audited like a shieldd: each verdict with its
+	// session and hash, then the escalation's outcome, in one valid chain.
+	if _, err := audit.Verify([]string{auditFile}, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
+	}
+	raw, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evals, outcomes []*audit.Entry
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		e, err := audit.ParseLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == audit.KindOutcome {
+			outcomes = append(outcomes, e)
+		} else {
+			evals = append(evals, e)
+		}
+	}
+	if len(evals) != len(verdicts) {
+		t.Fatalf("%d evaluations audited, want %d", len(evals), len(verdicts))
+	}
+	for i, e := range evals {
+		if e.ActionHash != verdicts[i]["action_hash"] || e.Decision != strings.ToLower(want[i]) || e.RequestID != verdicts[i]["call_id"] ||
+			e.Session == "" || e.Session != evals[0].Session {
+			t.Errorf("audit entry %d = %+v, verdict %v", i, e, verdicts[i])
+		}
+	}
+	if len(outcomes) != 1 || outcomes[0].Outcome != pb.OutcomeDenied || outcomes[0].ActionHash != verdicts[2]["action_hash"] {
+		t.Errorf("outcome entries %+v", outcomes)
+	}
+
 	// The model saw the shield's refusal as the tool's result.
 	reqs := srv.Requests()
 	if len(reqs) != 6 {
@@ -253,20 +305,8 @@ func TestRunFailures(t *testing.T) {
 	})
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func engineStatus(t *testing.T, addr string) (*pb.StatusResponse, error) {
-	client, closeConn, err := dialEngine(addr)
+func engineStatus(t *testing.T, addr, token string) (*pb.StatusResponse, error) {
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		return nil, err
 	}
@@ -307,13 +347,13 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	// other than notAgent.
 	ready := func(notEngine, notAgent int64) *pb.StatusResponse {
 		var s *pb.StatusResponse
-		waitFor(t, "engine and agent", 60*time.Second, func() bool {
+		proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 			st, ok := procman.Running(stateDir)
 			if !ok || st.GRPCAddress == "" {
 				return false
 			}
 			var err error
-			s, err = engineStatus(t, st.GRPCAddress)
+			s, err = engineStatus(t, st.GRPCAddress, st.ClientToken)
 			return err == nil && s.GetAgentConnected() && s.GetEnginePid() != notEngine && s.GetAgentPid() != notAgent && s.GetAgentPid() != 0
 		})
 		return s
@@ -350,22 +390,22 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if agentAddr == st["grpc_address"] {
 		t.Fatalf("the agent connects to the clients' port %s", agentAddr)
 	}
-	if _, err := engineStatus(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if _, err := engineStatus(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ClientService on the agent's port: %v", err)
 	}
-	if err := resolveOn(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if err := resolveOn(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ResolveApproval on the agent's port: %v", err)
 	}
 
 	// A process with a wrong token cannot become the agent, and the
 	// clients' port has no agent service at all.
 	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	if out, err := impostor.CombinedOutput(); err == nil || !strings.Contains(string(out), "Unauthenticated") {
 		t.Errorf("impostor agent: %v\n%s", err, out)
 	}
 	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	// The refusal is Unimplemented; it reaches the agent as that, or as
 	// EOF on its first send when the server has already closed the stream.
 	if out, err := impostor.CombinedOutput(); err == nil || !(strings.Contains(string(out), "Unimplemented") || strings.Contains(string(out), "send AgentReady: EOF")) {
@@ -388,7 +428,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	s3 := ready(s2.GetEnginePid(), s2.GetAgentPid())
 
 	// Exit 75 (a restart request) restarts the engine too.
-	client, closeConn, err := dialEngine(procmanAddr(t, stateDir))
+	client, closeConn, err := dialEngine(procmanAddr(t, stateDir), stateToken(t, stateDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,15 +474,25 @@ func agentGRPCAddr(t *testing.T, pid int) string {
 }
 
 // resolveOn calls ClientService.ResolveApproval at addr.
-func resolveOn(t *testing.T, addr string) error {
+func resolveOn(t *testing.T, addr, token string) error {
 	t.Helper()
-	client, closeConn, err := dialEngine(addr)
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeConn()
 	_, err = client.ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: "appr_x", Approved: true})
 	return err
+}
+
+// stateToken is the running engine's client token, from its state file.
+func stateToken(t *testing.T, stateDir string) string {
+	t.Helper()
+	st, ok := procman.Running(stateDir)
+	if !ok || st.ClientToken == "" {
+		t.Fatal("no running engine with a client token")
+	}
+	return st.ClientToken
 }
 
 func procmanAddr(t *testing.T, stateDir string) string {
@@ -460,7 +510,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +544,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 		t.Errorf("allowed write: %q %v", b, err)
 	}
 	// The remote shieldd made these decisions.
-	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	st, err := (server.NewService(&shield.Shield{Pipeline: p})).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil || st.GetEvaluationsToday() < 2 {
 		t.Errorf("shieldd evaluations today = %d (%v), want ≥ 2", st.GetEvaluationsToday(), err)
 	}
@@ -550,8 +600,8 @@ func TestStartDaemon(t *testing.T) {
 	if sid, err := getsid(st.ManagerPID); err != nil || sid != st.ManagerPID {
 		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
 	}
-	waitFor(t, "agent", 60*time.Second, func() bool {
-		s, err := engineStatus(t, st.GRPCAddress)
+	proctest.Until(t, "agent", 60*time.Second, func() bool {
+		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})
 	if code, out, errOut := runAgentctl(t, "stop", "--workspace", ws); code != 0 {

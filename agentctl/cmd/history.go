@@ -74,7 +74,7 @@ func historyJSON(id string, offset int32, res *pb.GetHistoryResponse) map[string
 			call := map[string]any{"call_id": tc.GetCallId(), "tool": tc.GetToolName(), "arguments": args,
 				"output": tc.GetOutput(), "is_error": tc.GetIsError(), "approval": tc.GetApproval()}
 			if v := tc.GetVerdict(); v != nil {
-				call["decision"] = decisionName(v.GetDecision())
+				call["decision"] = v.GetDecision().Label()
 				call["tier"] = v.GetTier()
 				call["rule_ids"] = nonNil(v.GetRuleIds())
 				call["reason"] = v.GetReasoning()
@@ -109,7 +109,7 @@ func printHistory(c *cli.Context, id string, offset int32, res *pb.GetHistoryRes
 		for _, tc := range m.GetToolCalls() {
 			line := fmt.Sprintf("  → %s %s", oneLine(tc.GetToolName(), 60), oneLine(tc.GetArgumentsJson(), 200))
 			if v := tc.GetVerdict(); v != nil {
-				line += fmt.Sprintf("  [shield %s, tier %d%s]", decisionName(v.GetDecision()), v.GetTier(), rulesSuffix(v.GetRuleIds()))
+				line += fmt.Sprintf("  [shield %s, tier %d%s]", v.GetDecision().Label(), v.GetTier(), rulesSuffix(v.GetRuleIds()))
 			}
 			if tc.GetApproval() != "" {
 				line += " [approval " + oneLine(tc.GetApproval(), 40) + "]"

@@ -27,14 +27,13 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
-// Environment the engine hands the agent process. The token is the only
-// credential; it never touches disk.
 const (
-	envAgentToken  = "OPENPARALLAX_AGENT_TOKEN"
 	stateDirName   = tools.StateDirName // the file tools refuse it
 	sessionsDBName = "sessions.db"
 )
@@ -47,6 +46,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR` (host:port or dns:///name:port); default: the shield pipeline in-process"},
 		&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for a shieldd that requires authentication"},
 		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` or embedded name (default, strict, permissive) for the in-process shield"},
+		&cli.StringFlag{Name: "audit-file", EnvVars: []string{"PARAPET_AUDIT_FILE"}, Usage: "the in-process shield's audit log `FILE`: every evaluation and escalation outcome as a hash-chained JSON line, as shieldd --audit-file writes (a remote shieldd keeps its own)"},
 		&cli.StringFlag{Name: "provider", Value: "openai", Usage: "LLM provider: openai (any OpenAI-compatible endpoint), anthropic or scripted"},
 		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default)"},
 		&cli.StringFlag{Name: "base-url", Usage: "LLM endpoint `URL` (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL or the provider's)"},
@@ -63,6 +63,7 @@ func engineFlags() []cli.Flag {
 // hostConfig is what engineFlags resolve to.
 type hostConfig struct {
 	workspace, shieldAddr, shieldToken, policyRef   string
+	auditFile                                       string // the in-process shield's audit log (absolute)
 	provider, model, baseURL, apiKeyEnv, scriptPath string
 	maxTurns                                        int
 	agentName                                       string
@@ -77,6 +78,9 @@ type hostConfig struct {
 	// webAddr is where internal-engine serves the web page and HTTP API
 	// ("" or "off": nowhere); start passes it on.
 	webAddr string
+	// clientToken is ClientService's credential ("": a random one that
+	// no client learns, as for run).
+	clientToken string
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -85,7 +89,7 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 		policyRef: c.String("policy"), provider: c.String("provider"), model: c.String("model"),
 		baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), scriptPath: c.String("script"),
 		maxTurns: c.Int("max-turns"), agentName: c.String("agent-name"), allowUnsandboxed: c.Bool("allow-unsandboxed"),
-		logLevel: c.String("log-level"), dbPath: c.String("db"),
+		logLevel: c.String("log-level"), dbPath: c.String("db"), auditFile: c.String("audit-file"),
 	}
 	if h.workspace == "" {
 		wd, err := os.Getwd()
@@ -130,6 +134,14 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	}
 	if h.shieldAddr != "" && h.policyRef != "" {
 		return h, usageErrorf("--policy configures the in-process shield; a remote shieldd (--shield) uses its own policy")
+	}
+	if h.auditFile != "" {
+		if h.shieldAddr != "" {
+			return h, usageErrorf("--audit-file is the in-process shield's audit log; a remote shieldd (--shield) keeps its own (shieldd --audit-file)")
+		}
+		if h.auditFile, err = filepath.Abs(h.auditFile); err != nil {
+			return h, usageErrorf("--audit-file: %v", err)
+		}
 	}
 	if h.maxTurns <= 0 {
 		return h, usageErrorf("--max-turns must be positive")
@@ -211,11 +223,55 @@ type host struct {
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
+	// releaseAgentToken closes this side of the last agent token's pipe.
+	releaseAgentToken func()
+}
+
+// openShield is the engine's shield: the shieldd at cfg.shieldAddr, or the
+// shield in-process (shieldd/shield.Local, the same Judge a shieldd runs)
+// with cfg's policy and, when asked, its own audit log. mode and addr are
+// what status reports.
+func (h *host) openShield(cfg hostConfig, log *slog.Logger) (judge engine.Shield, mode, addr string, err error) {
+	if cfg.shieldAddr != "" {
+		c, err := client.Dial(cfg.shieldAddr, client.Options{Token: cfg.shieldToken})
+		if err != nil {
+			return nil, "", "", usageErrorf("%v", err)
+		}
+		h.closers = append(h.closers, func() { c.Close() })
+		return c, "remote", cfg.shieldAddr, nil
+	}
+	pol, err := policy.Load(cfg.policyRef)
+	if err != nil {
+		return nil, "", "", usageErrorf("%v", err)
+	}
+	p, err := pipeline.New(pipeline.Config{Policy: pol})
+	if err != nil {
+		return nil, "", "", usageErrorf("shield: %v", err)
+	}
+	sh := &shield.Shield{Pipeline: p, Version: version, Logger: log}
+	mode = "embedded (policy " + pol.Source + ")"
+	if cfg.auditFile != "" {
+		if sh.Audit, err = audit.Open(audit.Config{Path: cfg.auditFile, Mode: audit.ModeAlways, Logger: log}); err != nil {
+			return nil, "", "", usageErrorf("--audit-file: %v", err)
+		}
+		h.closers = append(h.closers, func() {
+			if err := sh.Audit.Close(); err != nil {
+				log.Error("closing the audit log", "err", err)
+			}
+		})
+		mode += ", audit " + cfg.auditFile
+	}
+	return shield.NewLocal(sh), mode, "", nil
 }
 
 // startHost builds the engine, serves it on 127.0.0.1:0 and starts the agent.
 func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, log *slog.Logger, agentStderr io.Writer) (*host, error) {
-	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1)}
+	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1), releaseAgentToken: func() {}}
+	// The engine holds every token: no other process of the user may read
+	// its memory or environment.
+	if err := holdCredentials(); err != nil {
+		return nil, exitf(exitFailed, "%v", err)
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -235,26 +291,9 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		_ = tracing.Shutdown(sctx)
 	})
 
-	var shield engine.Shield
-	mode, addr := "embedded", ""
-	if cfg.shieldAddr != "" {
-		c, err := client.Dial(cfg.shieldAddr, client.Options{Token: cfg.shieldToken})
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		h.closers = append(h.closers, func() { c.Close() })
-		shield, mode, addr = c, "remote", cfg.shieldAddr
-	} else {
-		pol, err := policy.Load(cfg.policyRef)
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		p, err := pipeline.New(pipeline.Config{Policy: pol})
-		if err != nil {
-			return nil, usageErrorf("shield: %v", err)
-		}
-		shield = engine.EmbeddedShield{Pipeline: p}
-		mode = "embedded (policy " + pol.Source + ")"
+	judge, mode, addr, err := h.openShield(cfg, log)
+	if err != nil {
+		return nil, err
 	}
 	reg, err := tools.New(tools.Options{Workspace: cfg.workspace})
 	if err != nil {
@@ -272,9 +311,9 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	h.closers = append(h.closers, func() { db.Close() })
 
 	eng, err := engine.New(engine.Config{
-		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: shield, ShieldMode: mode, ShieldAddress: addr,
+		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: judge, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
-		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db,
+		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db, ClientToken: cfg.clientToken,
 		SubAgentLLM: cfg.subAgentLLM,
 		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
 			return h.spawnSubAgent(ctx, spec, agentStderr)
@@ -305,7 +344,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
 	h.agent = procman.NewSupervisor(func() (*exec.Cmd, error) {
-		return h.agentCommand(self, agentStderr), nil
+		return h.agentCommand(self, agentStderr)
 	}, procman.Options{
 		Name: "agent", Group: procman.SameGroup, ParentDeathSignal: syscall.SIGKILL, StopTimeout: 3 * time.Second,
 		OnEvent: func(ev procman.Event) {
@@ -337,7 +376,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 // agentCommand is one spawn of the sandboxed agent with a fresh token. Its
 // environment loses GODEBUG (which could weaken the runtime's defaults) and
 // any engine-only OPENPARALLAX_ variable.
-func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
+func (h *host) agentCommand(self string, stderr io.Writer) (*exec.Cmd, error) {
 	token := h.engine.NewAgentToken()
 	args := []string{"internal-agent",
 		"--grpc", h.agentLis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
@@ -356,17 +395,22 @@ func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = h.cfg.workspace
-	cmd.Env = agentEnv(os.Environ(), token)
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stderr = stderr
-	return cmd
+	// The previous spawn has started by now: its end of the token pipe can go.
+	h.releaseAgentToken()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		return nil, err
+	}
+	h.releaseAgentToken = release
+	return cmd, nil
 }
 
-func agentEnv(parent []string, token string) []string { return childEnv(parent, envAgentToken, token) }
-
 // childEnv is a sandboxed child's environment: the parent's without
-// GODEBUG and OPENPARALLAX_ variables, plus the child's own token.
-func childEnv(parent []string, tokenVar, token string) []string {
-	env := make([]string, 0, len(parent)+1)
+// GODEBUG and OPENPARALLAX_ variables. Its token comes on --token-fd.
+func childEnv(parent []string) []string {
+	env := make([]string, 0, len(parent))
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") {
@@ -374,7 +418,7 @@ func childEnv(parent []string, tokenVar, token string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, tokenVar+"="+token)
+	return env
 }
 
 // reportAgentState passes every agent connect and disconnect to onAgentEvent.
@@ -412,6 +456,12 @@ func (h *host) close() {
 	}
 	if h.server != nil {
 		h.server.Stop()
+	}
+	h.releaseAgentToken()
+	if h.engine != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 11*time.Second)
+		h.engine.FlushReports(ctx) // before the shield and its audit log close
+		cancel()
 	}
 	for i := len(h.closers) - 1; i >= 0; i-- {
 		h.closers[i]()

@@ -209,9 +209,9 @@ func (t *terminalApprover) Approve(ctx context.Context, req engine.ApprovalReque
 	select {
 	case a := <-answer:
 		if a == "y" || a == "yes" {
-			return engine.ApprovalResult{Approved: true, Outcome: engine.OutcomeApproved, By: "cli"}
+			return engine.ApprovalResult{Approved: true, Outcome: pb.OutcomeApproved, By: "cli"}
 		}
-		return engine.ApprovalResult{Outcome: engine.OutcomeDenied, By: "cli"}
+		return engine.ApprovalResult{Outcome: pb.OutcomeDenied, By: "cli"}
 	case <-ctx.Done():
 		// The deadline passed, the turn ended or another client answered
 		// first; the engine's APPROVAL_RESOLVED event says which.
@@ -220,7 +220,7 @@ func (t *terminalApprover) Approve(ctx context.Context, req engine.ApprovalReque
 		} else {
 			fmt.Fprintln(t.out, "(the question was closed)")
 		}
-		return engine.ApprovalResult{Outcome: engine.OutcomeTimeout, By: "cli"}
+		return engine.ApprovalResult{Outcome: pb.OutcomeTimeout, By: "cli"}
 	}
 }
 
@@ -297,8 +297,8 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT:
 		sv := ev.GetShieldVerdict()
 		v := sv.GetVerdict()
-		decision := strings.TrimPrefix(v.GetDecision().String(), "VERDICT_DECISION_")
-		if decision == "BLOCK" {
+		decision := v.GetDecision().Label()
+		if v.GetDecision().Effective() == pb.VerdictDecision_VERDICT_DECISION_BLOCK {
 			e.blocked++
 		}
 		if e.json {
@@ -327,7 +327,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_OTR_BLOCKED:
 		e.blocked++
 		if e.json {
-			e.line(map[string]any{"type": "verdict", "call_id": ev.GetOtrBlocked().GetCallId(), "decision": "BLOCK", "tier": -1,
+			e.line(map[string]any{"type": "verdict", "call_id": ev.GetOtrBlocked().GetCallId(), "decision": pb.VerdictDecision_VERDICT_DECISION_BLOCK.Label(), "tier": -1,
 				"rule_ids": []string{"engine.otr"}, "reason": ev.GetOtrBlocked().GetReason()})
 		}
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED:

@@ -5,15 +5,14 @@ package cmd
 // HTTP.
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,37 +20,20 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
-// syncBuffer is a bytes.Buffer a child process writes while a test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startManager runs agentctl start with a scripted agent and extra flags,
 // stops it at the end of the test, and returns its stderr.
-func startManager(t *testing.T, ws string, extra ...string) *syncBuffer {
+func startManager(t *testing.T, ws string, extra ...string) *proctest.Buffer {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mgr := agentctlCmd(append([]string{"start", "--workspace", ws, "--provider", "scripted", "--script", script}, extra...)...)
-	mgrErr := &syncBuffer{}
+	mgrErr := &proctest.Buffer{}
 	mgr.Stderr = mgrErr
 	if err := mgr.Start(); err != nil {
 		t.Fatal(err)
@@ -77,13 +59,13 @@ func startManager(t *testing.T, ws string, extra ...string) *syncBuffer {
 func engineReady(t *testing.T, ws string, notEngine int64) *pb.StatusResponse {
 	t.Helper()
 	var s *pb.StatusResponse
-	waitFor(t, "engine and agent", 60*time.Second, func() bool {
+	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		st, ok := procman.Running(filepath.Join(ws, stateDirName))
 		if !ok || st.GRPCAddress == "" {
 			return false
 		}
 		var err error
-		s, err = engineStatus(t, st.GRPCAddress)
+		s, err = engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected() && s.GetEnginePid() != notEngine
 	})
 	return s
@@ -96,14 +78,38 @@ func TestStartServesTheWebAPI(t *testing.T) {
 
 	code, out, errOut := runAgentctl(t, "status", "--workspace", ws, "--output", "json")
 	var st struct {
-		WebURL string `json:"web_url"`
+		WebURL    string `json:"web_url"`
+		WebSignIn string `json:"web_sign_in_url"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !strings.HasPrefix(st.WebURL, "http://127.0.0.1:") {
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !strings.HasPrefix(st.WebURL, "http://127.0.0.1:") ||
+		st.WebSignIn != st.WebURL+"/?token="+stateToken(t, filepath.Join(ws, stateDirName)) {
 		t.Fatalf("status: exit %d %q %q", code, out, errOut)
 	}
 
-	// The API answers for the same engine.
+	// Without the token the API tells nothing.
 	resp, err := http.Get(st.WebURL + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /api/status without the token: %d", resp.StatusCode)
+	}
+
+	// A browser opens the sign-in address: it gets the cookie and the page.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	page, err := browser.Get(st.WebSignIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if page.StatusCode != http.StatusOK || page.Request.URL.String() != st.WebURL+"/" {
+		t.Fatalf("sign-in: %d at %s", page.StatusCode, page.Request.URL)
+	}
+
+	// The API answers for the same engine.
+	resp, err = browser.Get(st.WebURL + "/api/status")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,20 +121,11 @@ func TestStartServesTheWebAPI(t *testing.T) {
 		t.Fatalf("GET /api/status: %d %s", resp.StatusCode, body)
 	}
 
-	// The page's token, then POST /api/restart: the engine exits 75 and the
+	// POST /api/restart as the page sends it: the engine exits 75 and the
 	// manager starts a new one, with its own web server.
-	page, err := http.Get(st.WebURL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page.Body.Close()
-	if len(page.Cookies()) != 1 {
-		t.Fatalf("page cookies %v", page.Cookies())
-	}
 	req, _ := http.NewRequest("POST", st.WebURL+"/api/restart", nil)
-	req.AddCookie(page.Cookies()[0])
 	req.Header.Set("Origin", st.WebURL)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err = browser.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +137,9 @@ func TestStartServesTheWebAPI(t *testing.T) {
 	if !strings.HasPrefix(s2.GetWebUrl(), "http://127.0.0.1:") {
 		t.Fatalf("restarted engine's web URL %q", s2.GetWebUrl())
 	}
-	if resp, err := http.Get(s2.GetWebUrl() + "/api/status"); err != nil || resp.StatusCode != http.StatusOK {
+	req, _ = http.NewRequest("GET", s2.GetWebUrl()+"/api/status", nil)
+	req.Header.Set("Authorization", "Bearer "+stateToken(t, filepath.Join(ws, stateDirName)))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("restarted engine's API: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

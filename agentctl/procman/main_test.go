@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 // The test binary doubles as the children: TestMain runs a role instead of
@@ -237,22 +239,10 @@ func gone(pid int) bool {
 	return false
 }
 
-// eventually polls cond; the bound only stops a broken test hanging.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func readPidFile(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	eventually(t, "grandchild pid file", func() bool {
+	proctest.Until(t, "grandchild pid file", 30*time.Second, func() bool {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return false

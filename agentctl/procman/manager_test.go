@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 func TestManagerStateLifecycle(t *testing.T) {
@@ -157,11 +159,11 @@ func TestDaemonize(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "daemon released the lock", func() bool { _, ok := Running(dir); return !ok })
+	proctest.Until(t, "daemon released the lock", 30*time.Second, func() bool { _, ok := Running(dir); return !ok })
 	if _, err := ReadState(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("state file after stop: %v", err)
 	}
-	eventually(t, "engine gone", func() bool { return gone(st.EnginePID) })
+	proctest.Until(t, "engine gone", 30*time.Second, func() bool { return gone(st.EnginePID) })
 	if _, err := os.Stat(filepath.Join(dir, DefaultLogFile)); err != nil {
 		t.Fatalf("daemon log: %v", err)
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// The startup report is the line protocol of seed 001: after it spawns, the
+// The startup report is the openparallax.v1 process model's line protocol:
+// after it spawns, the
 // engine writes PORT:<grpc_port>, then exactly one of WEB:<port>,
 // WEB_FAILED:<port>:<error> or WEB_DISABLED, each on its own line.
 

@@ -14,10 +14,10 @@ import (
 )
 
 // ExitRestart is the exit code by which a child asks to be restarted; it is
-// not counted as a crash (seed 001).
+// not counted as a crash (openparallax.v1 process model).
 const ExitRestart = 75
 
-// Defaults from seed 001.
+// Defaults of the openparallax.v1 process model.
 const (
 	DefaultMaxCrashes   = 5
 	DefaultCrashWindow  = 60 * time.Second
@@ -203,8 +203,8 @@ func (e *GiveUpError) Error() string {
 
 func (e *GiveUpError) Unwrap() error { return e.Last }
 
-// Supervisor runs one child at a time and restarts it by the rules of seed
-// 001: exit 0 ends supervision, exit 75 restarts at once, anything else is a
+// Supervisor runs one child at a time and restarts it by the rules of the
+// openparallax.v1 process model: exit 0 ends supervision, exit 75 restarts at once, anything else is a
 // crash, restarted after CrashDelay until MaxCrashes fall within CrashWindow.
 type Supervisor struct {
 	newCmd func() (*exec.Cmd, error)

@@ -6,29 +6,12 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the draining goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestStartupReport(t *testing.T) {
 	t.Parallel()
@@ -45,7 +28,7 @@ func TestStartupReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder()
-			var out syncBuffer
+			var out proctest.Buffer
 			// 256 KiB after the report: more than a pipe holds, so the child
 			// only exits if stdout keeps being drained.
 			s := NewSupervisor(engineCmd(envLines+"="+tc.lines+"after the report\n", envBulk+"=262144", envExits+"=0"),
@@ -260,7 +243,7 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	if err := syscall.Kill(ready.Pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("kill(%d, 0) = %v, want ESRCH", ready.Pid, err)
 	}
-	eventually(t, "grandchild killed with its group", func() bool { return gone(grandchild) })
+	proctest.Until(t, "grandchild killed with its group", 30*time.Second, func() bool { return gone(grandchild) })
 	if s.Pid() != 0 {
 		t.Fatalf("Pid() = %d after stop", s.Pid())
 	}
@@ -330,7 +313,7 @@ func TestLeftoverDescendantsAreKilled(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	grandchild := readPidFile(t, pidFile)
-	eventually(t, "grandchild killed after its parent exited", func() bool { return gone(grandchild) })
+	proctest.Until(t, "grandchild killed after its parent exited", 30*time.Second, func() bool { return gone(grandchild) })
 }
 
 func TestSpawnFailureIsACrash(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds waits; it is a deadlock guard, not a timing assertion.
@@ -79,16 +80,21 @@ func start(t *testing.T, mod func(*engine.Config), check func(*pb.SubAgentRegist
 	}
 	t.Cleanup(func() { s.conn.Close() })
 	subProvider := provider(t, s.sub)
-	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: engine.EmbeddedShield{Pipeline: pl}, Tools: reg,
+	cfg := engine.Config{Workspace: s.ws, Home: t.TempDir(), Shield: shield.NewLocal(&shield.Shield{Pipeline: pl}), Tools: reg,
 		Approver: engine.FixedApprover{},
 		SubAgentLLM: func(string) (engine.SubAgentLLM, error) {
 			return engine.SubAgentLLM{Provider: "openai", Model: "test-model", BaseURL: s.sub.OpenAIBaseURL()}, nil
 		},
 		SpawnSubAgent: func(_ context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
+			conn, err := subagent.Dial(spec.Conn)
+			if err != nil {
+				return nil, nil, err
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				done <- subagent.Run(ctx, s.conn, subagent.Config{Token: spec.Token, SandboxReport: []byte(sandboxedJSON),
+				defer conn.Close()
+				done <- subagent.Run(ctx, conn, subagent.Config{Token: spec.Token, SandboxReport: []byte(sandboxedJSON),
 					Provider: subProvider, Check: check})
 			}()
 			wait := func() error {

@@ -102,15 +102,9 @@ type checkedItem struct {
 	expect pb.VerdictDecision
 }
 
-var expectedDecision = map[string]pb.VerdictDecision{
-	policytest.ExpectAllow:    pb.VerdictDecision_VERDICT_DECISION_ALLOW,
-	policytest.ExpectBlock:    pb.VerdictDecision_VERDICT_DECISION_BLOCK,
-	policytest.ExpectEscalate: pb.VerdictDecision_VERDICT_DECISION_ESCALATE,
-}
-
 func decisionName(d pb.VerdictDecision) string {
-	if d > 0 && int(d) < len(decisionNames) {
-		return decisionNames[d]
+	if d.Decided() {
+		return d.Word()
 	}
 	return d.String()
 }
@@ -133,7 +127,7 @@ func loadChecked(dir string) ([]checkedItem, WorkloadInfo, error) {
 	}
 	var items []checkedItem
 	for _, c := range cases {
-		want, ok := expectedDecision[c.Expect]
+		want, ok := pb.ParseDecision(c.Expect)
 		if !ok {
 			info.Skipped++
 			continue

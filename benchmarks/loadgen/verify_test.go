@@ -22,6 +22,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // These tests run verify mode against real in-process shieldd replicas
@@ -53,7 +54,7 @@ func startReplica(t *testing.T, policyName string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", DrainTimeout: 5 * time.Second, Guard: &auth.Guard{Auth: st},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,7 @@ func FuzzValidate(f *testing.F) {
 	names := append(append([]string{}, r.order...), "unknown")
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		name := names[int(which)%len(names)]
-		err := r.Validate(name, data)
+		err := validate(r, name, data)
 		if name == "unknown" {
 			if err == nil {
 				t.Fatal("unknown tool validated")
@@ -46,21 +47,24 @@ func FuzzValidate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		a, err := parseArgs(r.tools[name].props, data)
-		if err != nil {
-			t.Fatalf("Validate accepted what parseArgs refuses: %v", err)
+		if name == LoadToolsName {
+			return // not an action: the engine answers it
 		}
-		payload, err := canonicalJSON(a)
+		// What runs is what the shield judged: the arguments a call runs
+		// are exactly those its payload encodes, and the payload is stable.
+		c, err := r.Prepare(name, data)
 		if err != nil {
-			t.Fatalf("canonical encoding: %v", err)
+			t.Fatalf("validated but not prepared: %v", err)
 		}
-		a2, err := parseArgs(r.tools[name].props, payload)
+		c2, err := r.Prepare(name, c.Payload)
 		if err != nil {
-			t.Fatalf("canonical payload %s refused: %v", payload, err)
+			t.Fatalf("canonical payload %s refused: %v", c.Payload, err)
 		}
-		payload2, _ := canonicalJSON(a2)
-		if !bytes.Equal(payload, payload2) {
-			t.Fatalf("canonical payload not stable: %s vs %s", payload, payload2)
+		if !bytes.Equal(c.Payload, c2.Payload) {
+			t.Fatalf("canonical payload not stable: %s vs %s", c.Payload, c2.Payload)
+		}
+		if !reflect.DeepEqual(c.args, c2.args) {
+			t.Fatalf("the arguments that run differ from those the payload encodes: %v vs %v", c.args, c2.args)
 		}
 	})
 }

@@ -143,14 +143,13 @@ func waitGroupGone(t *testing.T, pgid int) {
 	}
 }
 
-// waitFor polls until cond holds, failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// validate checks arguments as the engine does before asking the shield:
+// Prepare, or for load_tools (answered by the engine) its groups.
+func validate(r *Registry, name string, args []byte) error {
+	if name == LoadToolsName {
+		_, err := r.LoadToolsGroups(args)
+		return err
 	}
+	_, err := r.Prepare(name, args)
+	return err
 }

@@ -24,7 +24,7 @@ import (
 	"unicode/utf8"
 )
 
-// Def is a tool definition as sent to the agent (seed 000 ToolDef).
+// Def is a tool definition as sent to the agent (openparallax.v1 ToolDef).
 type Def struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
@@ -342,90 +342,83 @@ func (r *Registry) Lookup(name string) (Def, bool) {
 	return t.def, true
 }
 
-func (r *Registry) lookup(name string) (*tool, error) {
+// ErrUnknownTool is the error Prepare wraps for a name the registry lacks.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Call is one tool call parsed once, so that what the shield judges and
+// what runs are the same parse: Payload is the arguments re-encoded
+// canonically (sorted members, defaults as given, no duplicates), and Run
+// executes the arguments Payload encodes.
+type Call struct {
+	// Name is the tool, which is also the shield's action type.
+	Name string
+	// Write reports whether the tool can change state: files, the
+	// repository, anything a command does, or a remote service
+	// (http_request can POST). Off-the-record sessions refuse these.
+	Write bool
+	// Payload is what the shield judges and the action hash covers.
+	Payload []byte
+
+	tool *tool
+	args args
+}
+
+// Prepare looks name up and parses its arguments against the tool's
+// schema, once. Unknown tools (ErrUnknownTool) and load_tools (answered by
+// the engine, not an action) are errors, as are arguments the schema
+// refuses.
+func (r *Registry) Prepare(name string, argsJSON []byte) (*Call, error) {
 	t, ok := r.tools[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(r.order, ", "))
-	}
-	return t, nil
-}
-
-// Validate checks arguments against the tool's schema without running it.
-func (r *Registry) Validate(name string, argsJSON []byte) error {
-	t, err := r.lookup(name)
-	if err != nil {
-		return err
-	}
-	if _, err := parseArgs(t.props, argsJSON); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// IsWrite reports whether a tool can change state: files, the repository,
-// anything a command does, or a remote service (http_request can POST).
-// Unknown names count as writing, so callers that refuse writes fail closed.
-func (r *Registry) IsWrite(name string) bool {
-	t, ok := r.tools[name]
-	return !ok || t.write
-}
-
-// Action returns the shield action for a call: the action type is the tool
-// name and the payload the validated arguments, re-encoded canonically so
-// the shield judges exactly what will run. Unknown tools and load_tools
-// (answered by the engine, not an action) are errors.
-func (r *Registry) Action(name string, argsJSON []byte) (string, []byte, error) {
-	t, err := r.lookup(name)
-	if err != nil {
-		return "", nil, err
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownTool, name, strings.Join(r.order, ", "))
 	}
 	if name == LoadToolsName {
-		return "", nil, errors.New("load_tools is answered by the engine and is not a shield action")
+		return nil, errors.New("load_tools is answered by the engine and is not a shield action")
 	}
 	a, err := parseArgs(t.props, argsJSON)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	payload, err := canonicalJSON(a)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: encoding the payload: %w", name, err)
+		return nil, fmt.Errorf("%s: encoding the payload: %w", name, err)
 	}
-	return name, payload, nil
+	return &Call{Name: name, Write: t.write, Payload: payload, tool: t, args: a}, nil
 }
 
-// Execute validates and runs one tool call. Every failure, including an
-// unknown tool or invalid arguments, comes back as an IsError result whose
-// Output says what was wrong.
+// Execute prepares and runs one call: Prepare then Run.
 func (r *Registry) Execute(ctx context.Context, name string, argsJSON []byte) Result {
+	c, err := r.Prepare(name, argsJSON)
+	if err != nil {
+		return errResult(err)
+	}
+	return r.Run(ctx, c)
+}
+
+// Run executes a prepared call, bounding its output and its time, and
+// reports how long it took. spawn_agent is answered by the engine and
+// refused here.
+func (r *Registry) Run(ctx context.Context, c *Call) Result {
 	start := time.Now()
-	res := r.execute(ctx, name, argsJSON)
+	res := r.run(ctx, c)
 	res.Duration = time.Since(start)
 	if !utf8.ValidString(res.Output) {
 		res.Output = strings.ToValidUTF8(res.Output, "\uFFFD") // proto strings must be UTF-8
 	}
-	// Tools cap their own output; this is the backstop, with room for markers.
 	if out, cut := capString(res.Output, r.opts.OutputLimit+512); cut {
 		res.Output, res.Truncated = out, true
 	}
 	return res
 }
 
-func (r *Registry) execute(ctx context.Context, name string, argsJSON []byte) Result {
-	t, err := r.lookup(name)
-	if err != nil {
-		return errResult(err)
-	}
-	a, err := parseArgs(t.props, argsJSON)
-	if err != nil {
-		return errResult(fmt.Errorf("%s: %w", name, err))
-	}
-	if name == LoadToolsName || name == SpawnAgentName {
-		return errResult(fmt.Errorf("%s is answered by the engine, not executed as a tool", name))
+func (r *Registry) run(ctx context.Context, c *Call) Result {
+	if c.Name == SpawnAgentName {
+		return errResult(fmt.Errorf("%s is answered by the engine, not executed as a tool", c.Name))
 	}
 	if err := ctx.Err(); err != nil {
-		return errResult(fmt.Errorf("%s: not run: %w", name, err))
+		return errResult(fmt.Errorf("%s: not run: %w", c.Name, err))
 	}
-	return t.run(ctx, a)
+	return c.tool.run(ctx, c.args)
 }
 
 func errResult(err error) Result { return Result{Output: err.Error(), IsError: true} }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 func TestExecuteCommand(t *testing.T) {
@@ -117,7 +119,7 @@ func TestExecuteCommandCancel(t *testing.T) {
 	go func() {
 		done <- r.Execute(ctx, "execute_command", []byte(`{"command":"echo $$ > pgid; `+lateWriter+` sleep 300"}`))
 	}()
-	waitFor(t, "the command to start", func() bool { return exists(filepath.Join(ws, "pgid")) })
+	proctest.Until(t, "the command to start", 20*time.Second, func() bool { return exists(filepath.Join(ws, "pgid")) })
 	cancel()
 	res := <-done
 	wantErr(t, res, "cancelled")

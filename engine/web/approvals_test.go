@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/web"
 	"github.com/parapet-dev/parapet/llm"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -47,7 +46,7 @@ func TestApprovalsOverHTTP(t *testing.T) {
 	wantError(t, approve(need.GetApprovalId(), `{"approved":false}`), http.StatusNotFound, "NOT_FOUND")
 	evs := stream.rest()
 	res := find(evs, evResolved).GetApprovalResolved()
-	if !res.GetApproved() || res.GetOutcome() != engine.OutcomeApproved || res.GetResolvedBy() != "http" {
+	if !res.GetApproved() || res.GetOutcome() != pb.OutcomeApproved || res.GetResolvedBy() != "http" {
 		t.Fatalf("APPROVAL_RESOLVED %v", res)
 	}
 	if find(evs, evStarted) == nil || find(evs, evCompleted) == nil || evs[len(evs)-1].GetResponseComplete().GetContent() != "done one" {
@@ -62,7 +61,7 @@ func TestApprovalsOverHTTP(t *testing.T) {
 	ev, _ = stream.until(evNeeded)
 	readProto(t, approve(ev.GetApprovalNeeded().GetApprovalId(), `{"approved":false}`), http.StatusOK, &ack)
 	evs = stream.rest()
-	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != engine.OutcomeDenied {
+	if res := find(evs, evResolved).GetApprovalResolved(); res.GetApproved() || res.GetOutcome() != pb.OutcomeDenied {
 		t.Fatalf("APPROVAL_RESOLVED %v", res)
 	}
 	if find(evs, evStarted) != nil || evs[len(evs)-1].GetResponseComplete().GetContent() != "done two" {
@@ -96,7 +95,7 @@ func TestApprovalsOverHTTP(t *testing.T) {
 			t.Fatal("the approval was not resolved after its client left")
 		}
 	}
-	if outcome.GetApproved() || outcome.GetOutcome() != engine.OutcomeCancelled || outcome.GetApprovalId() != ev.GetApprovalNeeded().GetApprovalId() {
+	if outcome.GetApproved() || outcome.GetOutcome() != pb.OutcomeCancelled || outcome.GetApprovalId() != ev.GetApprovalNeeded().GetApprovalId() {
 		t.Fatalf("APPROVAL_RESOLVED after the client left: %v", outcome)
 	}
 	wantError(t, approve(ev.GetApprovalNeeded().GetApprovalId(), `{"approved":true}`), http.StatusNotFound, "NOT_FOUND")

@@ -26,6 +26,7 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // guard bounds every wait in these tests. It is a deadlock guard, not a
@@ -66,7 +67,7 @@ func newStack(t testing.TB, o stackOptions) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: engine.EmbeddedShield{Pipeline: p},
+	cfg := engine.Config{Workspace: ws, Home: t.TempDir(), AgentName: "atlas", Shield: shield.NewLocal(&shield.Shield{Pipeline: p}),
 		Tools: reg, ShieldMode: "embedded", Version: "test"}
 	if o.engine != nil {
 		o.engine(&cfg)
@@ -83,7 +84,8 @@ func newStack(t testing.TB, o stackOptions) *stack {
 	eng.Register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func newStack(t testing.TB, o stackOptions) *stack {
 		}
 	}
 
-	opts := web.Options{Client: s.client}
+	opts := web.Options{Client: s.client, Token: eng.ClientToken()}
 	if o.web != nil {
 		o.web(&opts)
 	}

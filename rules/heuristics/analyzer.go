@@ -83,8 +83,8 @@ func (a *Analyzer) Analyze(act *action.Action) []Finding {
 }
 
 func compareFindings(x, y Finding) int {
-	if rx, ry := outcomeRank(x.Outcome), outcomeRank(y.Outcome); rx != ry {
-		return rx - ry
+	if rx, ry := x.Outcome.Rank(), y.Outcome.Rank(); rx != ry {
+		return ry - rx // most severe first
 	}
 	if x.Severity != y.Severity {
 		return int(y.Severity) - int(x.Severity)
@@ -96,16 +96,6 @@ func compareFindings(x, y Finding) int {
 		return 1
 	}
 	return 0
-}
-
-func outcomeRank(o pb.VerdictDecision) int {
-	switch o {
-	case block:
-		return 0
-	case escalate:
-		return 1
-	}
-	return 2
 }
 
 // scan is the state of one Analyze call.

@@ -104,3 +104,37 @@ func TestCredentialCLIToken(t *testing.T) {
 		cmdCase("pass ls", false),
 	})
 }
+
+func TestCredentialSecretSearch(t *testing.T) {
+	runRuleCases(t, "credential.secret-search", []ruleCase{
+		cmdCase("find / -name 'id_rsa*' -o -name '*.pem' 2>/dev/null", true),
+		cmdCase("find ~ -name '*.pem' -exec cat {} \\;", true),
+		cmdCase("grep -rl 'BEGIN OPENSSH PRIVATE KEY' / 2>/dev/null", true),
+		cmdCase("rg -l aws_secret_access_key ~", true),
+		cmdCase("grep -r 'PRIVATE KEY' .", false),
+		cmdCase("find . -name '*.pem'", false),
+		cmdCase("grep -rn TODO /home/dev/project/src", false),
+		cmdCase("find / -name nginx.conf", false),
+	})
+}
+
+func TestCredentialCloudMetadata(t *testing.T) {
+	runRuleCases(t, "credential.cloud-metadata", []ruleCase{
+		cmdCase("curl -s http://169.254.169.254/latest/meta-data/iam/security-credentials/", true),
+		toolCase("http_request metadata", "http_request", map[string]any{"method": "GET", "url": "http://169.254.169.254/latest/meta-data/iam/security-credentials/role"}, true),
+		cmdCase(`curl -H "Metadata-Flavor: Google" http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token`, true),
+		cmdCase("curl -s http://169.254.169.254/latest/meta-data/instance-id", false),
+		cmdCase("curl -s https://api.example.com/token", false),
+	})
+}
+
+func TestCredentialCLITokenEnv(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase("printenv AWS_SECRET_ACCESS_KEY", true),
+		cmdCase("echo $GITHUB_TOKEN", true),
+		cmdCase(`echo "${OPENAI_API_KEY}"`, true),
+		cmdCase("printenv PATH", false),
+		cmdCase("echo $GIT_AUTHOR_NAME", false),
+		cmdCase("echo $AWS_ACCESS_KEY_ID_FILE", false),
+	})
+}

@@ -111,3 +111,52 @@ func TestDestructiveSystemFileTruncate(t *testing.T) {
 		cmdCase("> out.txt", false),
 	})
 }
+
+func TestDestructiveCrontabRemove(t *testing.T) {
+	runRuleCases(t, "destructive.crontab-remove", []ruleCase{
+		cmdCase("crontab -r", true),
+		cmdCase("crontab -ri", true),
+		cmdCase("sudo crontab -u www-data -r", true),
+		cmdCase("crontab -r -u alice", true),
+		cmdCase("cd /tmp && crontab -r; echo done", true),
+		cmdCase(`bash -c "crontab -r"`, true),
+		cmdCase("crontab -l", false),
+		cmdCase("crontab -l > crontab.bak", false),
+		cmdCase("crontab -u alice -l", false),
+		cmdCase("crontab -e", false),
+		cmdCase("crontab mycron.txt", false),
+		cmdCase("echo 'crontab -r removes everything'", false),
+		cmdCase("rm -r ./crontab", false),
+	})
+	// crontab -r only removes: it is not a persistence finding.
+	runRuleCases(t, "persistence.cron", []ruleCase{cmdCase("crontab -r", false)})
+	// Escalate, not block: a human may well want the table gone.
+	fs := defaultAnalyzer(t).Analyze(cmd(t, "crontab -r"))
+	if len(fs) != 1 || fs[0].Outcome != escalate {
+		t.Errorf("crontab -r: want one ESCALATE finding, got %s", describe(fs))
+	}
+}
+
+func TestDestructiveCredentialDestroy(t *testing.T) {
+	runRuleCases(t, "destructive.credential-destroy", []ruleCase{
+		cmdCase("shred -u ~/.ssh/id_ed25519", true),
+		cmdCase("rm ~/.aws/credentials", true),
+		cmdCase("mv ~/.ssh /dev/null", true),
+		cmdCase("rm -f ~/.gnupg/private-keys-v1.d/x.key", true),
+		cmdCase("rm .env", false),
+		cmdCase("rm ~/.ssh/id_rsa.pub", false),
+		cmdCase("mv ~/.ssh/config ~/.ssh/config.bak", false),
+		cmdCase("shred -u secret.txt", false),
+	})
+}
+
+func TestDestructiveGitHistory(t *testing.T) {
+	runRuleCases(t, "destructive.git-history", []ruleCase{
+		cmdCase("rm -rf .git", true),
+		cmdCase("rm -rf ./.git/", true),
+		cmdCase("rm -rf vendor/lib/.git", true),
+		cmdCase("rm -rf .github", false),
+		cmdCase("rm .gitignore", false),
+		cmdCase("rm -rf .git/hooks/pre-commit.sample", false),
+	})
+}

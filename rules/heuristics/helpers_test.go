@@ -123,3 +123,28 @@ func itoa(i int) string {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// trustedGitHub is a configuration like the default policy's, which trusts
+// GitHub, so that everyday pushes to GitHub are judged as they are deployed.
+var trustedGitHub = Config{TrustedHosts: []string{"github.com", ".github.com", ".githubusercontent.com", "registry.npmjs.org", "gitlab.corp.example", "*.corp.example"}}
+
+// runRuleCasesWith is runRuleCases with a configured analyzer.
+func runRuleCasesWith(t *testing.T, cfg Config, id string, cases []ruleCase) {
+	t.Helper()
+	if !Known(id) {
+		t.Fatalf("rule %q is not in the catalogue", id)
+	}
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			act := c.act(t)
+			fs := a.Analyze(act)
+			if got := hasRule(fs, id); got != c.match {
+				t.Errorf("%s: rule %s fired=%v, want %v; findings %v; script %s", c.name, id, got, c.match, describe(fs), dumpScript(act))
+			}
+		})
+	}
+}

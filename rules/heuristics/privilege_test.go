@@ -141,3 +141,36 @@ func TestPersistenceLDPreload(t *testing.T) {
 		cmdCase("echo $LD_PRELOAD", false),
 	})
 }
+
+func TestPrivilegeAccountTamper(t *testing.T) {
+	runRuleCases(t, "privilege.account-tamper", []ruleCase{
+		toolCase("sudoers.d file", "write_file", map[string]any{"path": "/etc/sudoers.d/dev", "content": "dev ALL=(ALL) NOPASSWD: ALL\n"}, true),
+		cmdCase("echo 'dev ALL=(ALL) NOPASSWD:ALL' | sudo tee -a /etc/sudoers", true),
+		cmdCase("echo 'x:x:0:0::/root:/bin/bash' >> /etc/passwd", true),
+		cmdCase("sudo useradd -o -u 0 -g 0 -M -s /bin/bash svc-backup", true),
+		cmdCase("usermod -aG sudo attacker", true),
+		cmdCase("visudo", true),
+		cmdCase("useradd -m builder", false),
+		cmdCase("cat /etc/passwd", false),
+		cmdCase("getent passwd dev", false),
+	})
+}
+
+func TestPrivilegeContainerEscape(t *testing.T) {
+	runRuleCases(t, "privilege.container-escape", []ruleCase{
+		cmdCase("docker run --rm -it --privileged -v /:/host alpine chroot /host sh", true),
+		cmdCase("docker run -v /var/run/docker.sock:/var/run/docker.sock docker:cli ps", true),
+		cmdCase("podman run --mount type=bind,source=/etc,target=/x alpine", true),
+		cmdCase("docker run --rm -v $(pwd):/src -w /src golang:1.26 go test ./...", false),
+		cmdCase("docker run -p 8080:80 nginx", false),
+		cmdCase("docker build -t app .", false),
+	})
+}
+
+func TestPersistenceAtJob(t *testing.T) {
+	runRuleCases(t, "persistence.cron", []ruleCase{
+		cmdCase("echo /tmp/.x | at now + 1 minute", true),
+		cmdCase("at -l", false),
+		cmdCase("crontab -r", false),
+	})
+}

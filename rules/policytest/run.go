@@ -88,15 +88,10 @@ func judge(c Case, v *pb.Verdict, err error) (bool, string) {
 }
 
 func decisionName(d pb.VerdictDecision) string {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return ExpectAllow
-	case pb.VerdictDecision_VERDICT_DECISION_BLOCK:
-		return ExpectBlock
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return ExpectEscalate
+	if !d.Decided() {
+		return "unspecified decision"
 	}
-	return "unspecified decision"
+	return d.Word()
 }
 
 // describe renders a verdict as "allow (tier 1, rules a, b: reason)".

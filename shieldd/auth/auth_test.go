@@ -38,7 +38,7 @@ func TestHMACMintVerifyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The format of WIRE.md, built independently.
+	// The crawbl HMAC bearer token format, built independently of the code under test.
 	payload := base64.RawURLEncoding.EncodeToString([]byte("alice:ws-1:1799999760"))
 	if !strings.HasPrefix(tok, payload+".") {
 		t.Fatalf("token %s does not start with %s.", tok, payload)

@@ -99,7 +99,7 @@ func (c *Client) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Ver
 		return nil, fmt.Errorf("shieldd %s: %w", c.target, err)
 	}
 	v := resp.GetVerdict()
-	if v == nil || v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+	if !v.GetDecision().Decided() {
 		return nil, fmt.Errorf("shieldd %s answered without a decision", c.target)
 	}
 	return v, nil

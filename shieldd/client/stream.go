@@ -103,7 +103,7 @@ func (s *Stream) verdict(resp *pb.EvaluateStreamResponse) (*pb.Verdict, error) {
 		return nil, fmt.Errorf("shieldd %s: %w", s.c.target, status.Error(code, resp.GetErrorMessage()))
 	}
 	v := resp.GetVerdict()
-	if v == nil || v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
+	if !v.GetDecision().Decided() {
 		return nil, fmt.Errorf("shieldd %s answered without a decision", s.c.target)
 	}
 	return v, nil

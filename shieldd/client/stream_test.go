@@ -15,6 +15,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // startReplicaAt serves on addr ("127.0.0.1:0" for any port), for a
@@ -25,7 +26,7 @@ func startReplicaAt(t *testing.T, addr string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: addr, DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: addr, DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // The caller's trace context must reach shieldd in the W3C traceparent
@@ -43,7 +44,7 @@ func TestTraceContextPropagates(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer(grpc.UnaryInterceptor(capture))
-	pb.RegisterShieldServiceServer(s, &server.ShieldService{Pipeline: p})
+	pb.RegisterShieldServiceServer(s, server.NewService(&shield.Shield{Pipeline: p}))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/auth"
@@ -112,7 +113,7 @@ func TestServeWithHMACTenantsAndAudit(t *testing.T) {
 	writeFile(t, polDir, "ws-strict.yaml", "version: 1\nname: ws-strict\ndeny:\n  - id: strict.no-reads\n    match:\n      action: [read_file]\n")
 	auditFile := filepath.Join(dir, "audit", "audit.jsonl")
 
-	var stderr lockedBuffer
+	var stderr proctest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

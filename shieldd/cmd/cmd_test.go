@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -112,28 +112,10 @@ func TestRulesAndPolicyList(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for the server's logger and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestServeFromConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "shieldd.yaml", "grpc-addr: 127.0.0.1:0\nhttp-addr: \"off\"\npolicy: strict\n")
-	var stderr lockedBuffer
+	var stderr proctest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- RunContext(ctx, []string{"shieldd", "--config", cfg}, &bytes.Buffer{}, &stderr) }()

@@ -15,7 +15,7 @@ import (
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/rules/policytest"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
-	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // localPipeline builds an uncached pipeline on a policy file or embedded
@@ -79,16 +79,12 @@ func runEval(c *cli.Context) error {
 			return exitf(2, "stdin is not an EvaluateRequest: %v", err)
 		}
 	}
-	if err := req.Validate(); err != nil {
-		return exitf(2, "%v", err)
-	}
 	p, err := localPipeline(c.String("policy"))
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
 	pol := p.Policy()
-	in := server.InputFromRequest(req)
-	v, err := p.Evaluate(c.Context, in)
+	v, err := shield.NewLocal(&shield.Shield{Pipeline: p}).Evaluate(c.Context, req)
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
@@ -100,7 +96,7 @@ func runEval(c *cli.Context) error {
 		printVerdict(w, v)
 	}
 	if c.Bool("explain") {
-		act, err := action.Canonicalize(in.Request, action.Limits{})
+		act, err := action.Canonicalize(shield.InputFromRequest(req).Request, action.Limits{})
 		if err != nil {
 			return exitf(2, "%v", err)
 		}
@@ -117,12 +113,12 @@ func runEval(c *cli.Context) error {
 }
 
 func printVerdict(w io.Writer, v *pb.Verdict) {
-	d := strings.TrimPrefix(v.Decision.String(), "VERDICT_DECISION_")
+	d := v.Decision.Label()
 	fmt.Fprintf(w, "%s  (tier %d, rules %s)\n", d, v.Tier, strings.Join(v.RuleIds, ", "))
 	fmt.Fprintf(w, "  %s\n", v.Reasoning)
 	fmt.Fprintf(w, "  action %s %s\n  policy %s\n", v.ActionType, v.ActionHash, v.PolicyVersion)
 	for _, f := range v.Findings {
 		fmt.Fprintf(w, "  - [tier %d] %s %s %s: %s\n", f.Tier, f.RuleId,
-			strings.TrimPrefix(f.Outcome.String(), "VERDICT_DECISION_"), strings.TrimPrefix(f.Severity.String(), "SEVERITY_"), f.Message)
+			f.Outcome.Label(), f.Severity.Label(), f.Message)
 	}
 }

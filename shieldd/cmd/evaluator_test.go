@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/evaluator"
@@ -45,7 +46,7 @@ func TestServeWithEvaluator(t *testing.T) {
 		return llmtest.Reply{Text: fmt.Sprintf(`{"decision":"BLOCK","confidence":0.7,"reason":"not needed","canary":%q}`, canary.FindStringSubmatch(r.System)[1])}
 	})
 	t.Setenv("PARAPET_TEST_EVALUATOR_KEY", "test-key")
-	var stderr lockedBuffer
+	var stderr proctest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

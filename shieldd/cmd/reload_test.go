@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -50,34 +51,17 @@ func replaceFile(t *testing.T, path, body string) {
 	}
 }
 
-// eventually polls cond until it holds or a generous deadline passes; the
-// deadline only bounds a failing test, it asserts nothing about speed.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not observed; last state: %s", what, state)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 type servedShield struct {
 	client   pb.ShieldServiceClient
 	httpAddr string
-	stderr   *lockedBuffer
+	stderr   *proctest.Buffer
 }
 
 // serveForTest runs the real `shieldd serve` on 127.0.0.1:0 (gRPC and
 // HTTP) until the test ends.
 func serveForTest(t *testing.T, args ...string) *servedShield {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	stderr := &proctest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -166,7 +150,7 @@ func TestServeReloadsPolicyFileOnChange(t *testing.T) {
 	}
 
 	replaceFile(t, polFile, denyReads)
-	eventually(t, "the rename-over edit takes effect", func() (bool, string) {
+	proctest.Eventually(t, "the rename-over edit takes effect", 20*time.Second, func() (bool, string) {
 		v := s.verdict(t, ctx)
 		return v.Decision == pb.VerdictDecision_VERDICT_DECISION_BLOCK && v.PolicyVersion == policyVersion(denyReads), decided(v)
 	})
@@ -179,7 +163,7 @@ func TestServeReloadsPolicyFileOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr := regexp.MustCompile(regexp.QuoteMeta(polFile) + `:9: .*acton`)
-	eventually(t, "the broken file is reported", func() (bool, string) {
+	proctest.Eventually(t, "the broken file is reported", 20*time.Second, func() (bool, string) {
 		st := s.status(t, ctx)
 		return wantErr.MatchString(st.PolicyError), st.PolicyError
 	})
@@ -210,7 +194,7 @@ func TestServeReloadsPolicyFileOnChange(t *testing.T) {
 	}
 
 	replaceFile(t, polFile, allowReads2)
-	eventually(t, "the fixed file clears the error", func() (bool, string) {
+	proctest.Eventually(t, "the fixed file clears the error", 20*time.Second, func() (bool, string) {
 		st := s.status(t, ctx)
 		return st.PolicyError == "" && st.PolicyVersion == policyVersion(allowReads2), fmt.Sprintf("error %q, version %s", st.PolicyError, st.PolicyVersion)
 	})
@@ -255,7 +239,7 @@ func TestServeReloadsTenantPolicies(t *testing.T) {
 	allow, block := pb.VerdictDecision_VERDICT_DECISION_ALLOW, pb.VerdictDecision_VERDICT_DECISION_BLOCK
 	expect := func(what string, want map[string]pb.VerdictDecision) {
 		t.Helper()
-		eventually(t, what, func() (bool, string) {
+		proctest.Eventually(t, what, 20*time.Second, func() (bool, string) {
 			var states []string
 			ok := true
 			for tenant, d := range want {
@@ -282,7 +266,7 @@ func TestServeReloadsTenantPolicies(t *testing.T) {
 	// A broken file fails the whole set: nobody's policy changes.
 	writeFile(t, tenants, "beta.yaml", brokenPolicy)
 	betaErr := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(tenants, "beta.yaml")) + `:9: .*acton`)
-	eventually(t, "beta sees its broken file", func() (bool, string) {
+	proctest.Eventually(t, "beta sees its broken file", 20*time.Second, func() (bool, string) {
 		st := s.status(t, as("beta"))
 		return betaErr.MatchString(st.PolicyError), st.PolicyError
 	})
@@ -296,7 +280,7 @@ func TestServeReloadsTenantPolicies(t *testing.T) {
 	if err := os.Remove(filepath.Join(tenants, "beta.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the error clears", func() (bool, string) {
+	proctest.Eventually(t, "the error clears", 20*time.Second, func() (bool, string) {
 		a, b := s.status(t, as("acme")), s.status(t, as("beta"))
 		return a.PolicyError == "" && b.PolicyError == "", a.PolicyError + " | " + b.PolicyError
 	})
@@ -331,11 +315,11 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "SIGHUP reloads the policy", func() (bool, string) {
+	proctest.Eventually(t, "SIGHUP reloads the policy", 20*time.Second, func() (bool, string) {
 		v := s.verdict(t, as("acme"))
 		return v.PolicyVersion == policyVersion(denyReads) && v.Decision == pb.VerdictDecision_VERDICT_DECISION_BLOCK, decided(v)
 	})
-	eventually(t, "SIGHUP reloads the tokens", func() (bool, string) {
+	proctest.Eventually(t, "SIGHUP reloads the tokens", 20*time.Second, func() (bool, string) {
 		_, err := s.client.Evaluate(as("beta"), readReadme)
 		return err == nil, fmt.Sprint(err)
 	})

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,8 +15,8 @@ func rulesCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			for _, r := range heuristics.Catalogue() {
 				fmt.Fprintf(c.App.Writer, "%-40s %-24s %-9s %-8s %s\n", r.ID, r.Category,
-					strings.TrimPrefix(r.Outcome.String(), "VERDICT_DECISION_"),
-					strings.TrimPrefix(r.Severity.String(), "SEVERITY_"), r.Description)
+					r.Outcome.Label(),
+					r.Severity.Label(), r.Description)
 			}
 			return nil
 		},

@@ -20,6 +20,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
@@ -145,7 +146,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return exitf(2, "metrics: %v", err)
 	}
-	svc := &server.ShieldService{
+	sh := &shield.Shield{
 		Pipeline: p, Version: Version, Logger: log, TenantMetrics: tenantMetrics,
 		Limits:       tenant.NewLimiter(c.Float64("rate-limit"), c.Int("rate-burst")),
 		PolicyErrors: reloader, EvaluatorAvailable: evaluatorAvailable(ev),
@@ -161,7 +162,7 @@ func runServe(c *cli.Context) error {
 			log.Warn("tracing: spans may be lost", "err", err)
 		}
 	}()
-	svc.Tracing = tracing.Tracing
+	sh.Tracing = tracing.Tracing
 
 	// The daemon exists only after Listen; an audit failure before then
 	// still fails every call, it just cannot flip health yet.
@@ -171,7 +172,7 @@ func runServe(c *cli.Context) error {
 		if err != nil {
 			return exitf(2, "%v", err)
 		}
-		svc.Audit, err = audit.Open(audit.Config{
+		sh.Audit, err = audit.Open(audit.Config{
 			Path: path, Mode: mode, MaxBytes: c.Int64("audit-max-bytes"),
 			BatchWindow: c.Duration("audit-batch-window"), BatchMaxRecords: c.Int("audit-batch-max"), Logger: log,
 			OnFailure: func(error) {
@@ -184,7 +185,7 @@ func runServe(c *cli.Context) error {
 			return exitf(2, "%v", err)
 		}
 		defer func() {
-			if err := svc.Audit.Close(); err != nil {
+			if err := sh.Audit.Close(); err != nil {
 				log.Error("closing the audit log", "err", err)
 			}
 		}()
@@ -194,7 +195,7 @@ func runServe(c *cli.Context) error {
 	if httpAddr == "off" {
 		httpAddr = ""
 	}
-	d, err := server.Listen(svc, server.DaemonConfig{
+	d, err := server.Listen(server.NewService(sh), server.DaemonConfig{
 		GRPCAddr: c.String("grpc-addr"), HTTPAddr: httpAddr, MaxMessageBytes: c.Int("max-message-bytes"),
 		DrainTimeout: c.Duration("drain-timeout"), Metrics: metrics.Handler, Logger: log,
 		Guard: &auth.Guard{Auth: authn, Logger: log, Failures: failures}, TLS: tlsCfg,

@@ -20,8 +20,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
-	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // otlpReceiver is a real OTLP/gRPC trace collector on 127.0.0.1: it keeps
@@ -89,7 +90,7 @@ func startOTLPReceiver(t *testing.T) *otlpReceiver {
 // is called, and dials it as an engine whose trace decision is sampled.
 func serveForTracing(t *testing.T, args ...string) (client pb.ShieldServiceClient, log func() string, stop func()) {
 	t.Helper()
-	var stderr lockedBuffer
+	var stderr proctest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -159,7 +160,7 @@ func TestServeExportsEvaluationSpans(t *testing.T) {
 			t.Errorf("span %q from service %q", s.span.GetName(), s.service)
 		}
 		switch s.span.GetName() {
-		case server.EvaluateSpanName:
+		case shield.EvaluateSpanName:
 			eval = s.span
 		case "openparallax.v1.ShieldService/Evaluate":
 			rpc = s.span

@@ -103,13 +103,11 @@ var (
 // ParseOnUnavailable reads an on_unavailable setting: "escalate" (also
 // the empty string), "block" or "allow".
 func ParseOnUnavailable(s string) (pb.VerdictDecision, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "escalate":
+	if strings.TrimSpace(s) == "" {
 		return escalate, nil
-	case "block":
-		return block, nil
-	case "allow":
-		return allow, nil
+	}
+	if d, ok := pb.ParseDecision(s); ok {
+		return d, nil
 	}
 	return 0, fmt.Errorf("on_unavailable %q: want escalate, block or allow", s)
 }
@@ -307,18 +305,8 @@ func (e *Evaluator) verdict(prior *pb.Verdict, d pb.VerdictDecision, confidence 
 		PolicyVersion: prior.GetPolicyVersion(), ActionType: prior.GetActionType(),
 		RequiredTier: prior.GetRequiredTier(),
 		Findings: append(slices.Clip(prior.GetFindings()), &pb.Finding{
-			RuleId: rule, Category: "llm", Severity: severity(d), Outcome: d, Message: reason,
+			RuleId: rule, Category: "llm", Severity: d.Severity(), Outcome: d, Message: reason,
 			Tier: pipeline.TierEvaluator,
 		}),
 	}
-}
-
-func severity(d pb.VerdictDecision) pb.Severity {
-	switch d {
-	case allow:
-		return pb.Severity_SEVERITY_LOW
-	case escalate:
-		return pb.Severity_SEVERITY_MEDIUM
-	}
-	return pb.Severity_SEVERITY_HIGH
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/evaluator"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 const (
@@ -644,7 +645,7 @@ func TestStatusNamesTheModel(t *testing.T) {
 	if provider, model := e.ev.Describe(); provider != "anthropic" || model != "test-model" {
 		t.Fatalf("Describe: %s %s", provider, model)
 	}
-	svc := &server.ShieldService{Pipeline: e.p, Version: "test"}
+	svc := server.NewService(&shield.Shield{Pipeline: e.p, Version: "test"})
 	st, err := svc.GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil {
 		t.Fatal(err)

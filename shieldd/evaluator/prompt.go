@@ -64,7 +64,7 @@ func userPrompt(a *action.Action, prior *pb.Verdict, boundary string, maxArgs in
 	field("agent", a.Caller.AgentName)
 
 	fmt.Fprintf(&b, "prior_decision: %s at tier %d; tier %d review required\n",
-		decisionWord(prior.Decision), prior.Tier, prior.RequiredTier)
+		prior.Decision.Label(), prior.Tier, prior.RequiredTier)
 	field("prior_reasoning", prior.Reasoning)
 	for i, f := range prior.Findings {
 		if i == maxFindings {
@@ -72,7 +72,7 @@ func userPrompt(a *action.Action, prior *pb.Verdict, boundary string, maxArgs in
 			break
 		}
 		fmt.Fprintf(&b, "finding: tier %d, rule %s, outcome %s, message %s", f.Tier,
-			quote(f.RuleId, maxFieldBytes), decisionWord(f.Outcome), quote(f.Message, maxFieldBytes))
+			quote(f.RuleId, maxFieldBytes), f.Outcome.Label(), quote(f.Message, maxFieldBytes))
 		if f.Evidence != "" {
 			fmt.Fprintf(&b, ", evidence %s", quote(f.Evidence, maxFieldBytes))
 		}
@@ -119,16 +119,4 @@ func cutPoint(s string, n int) int {
 
 func truncationMarker(shown, total int) string {
 	return fmt.Sprintf(" …[truncated by Parapet: %d of %d bytes shown]", shown, total)
-}
-
-func decisionWord(d pb.VerdictDecision) string {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return "ALLOW"
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return "ESCALATE"
-	case pb.VerdictDecision_VERDICT_DECISION_BLOCK:
-		return "BLOCK"
-	}
-	return "UNSPECIFIED"
 }

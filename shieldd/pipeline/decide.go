@@ -20,18 +20,6 @@ const (
 	escalate = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
 )
 
-// severity orders decisions: BLOCK > ESCALATE > ALLOW. An unset decision
-// ranks like BLOCK so that it can never read as ALLOW.
-func severity(d pb.VerdictDecision) int {
-	switch d {
-	case allow:
-		return 0
-	case escalate:
-		return 1
-	}
-	return 2
-}
-
 // decide runs the tiers on a cache miss and caches the verdict. key is the
 // request's cache key (zero when there is no cache); spans, when not nil,
 // records a span per stage.
@@ -154,13 +142,11 @@ func addFindings(v *pb.Verdict, t0 *tier0Verdict, findings []heuristics.Finding,
 		fp.RuleId, fp.Category, fp.Severity, fp.Outcome = f.RuleID, f.Category, f.Severity, f.Outcome
 		fp.Message, fp.Tier, fp.Evidence = f.Message, TierHeuristics, f.Evidence
 		list = append(list, fp)
-		if severity(f.Outcome) > severity(worst) {
-			worst = f.Outcome
-		}
+		worst = worst.Stricter(f.Outcome)
 	}
 	v.Findings = slices.Clip(list)
 	switch {
-	case severity(worst) > severity(v.Decision):
+	case worst.Rank() > v.Decision.Rank():
 		v.Decision, v.Tier = worst, TierHeuristics
 	case worst == v.Decision && worst != allow:
 		ids = append(ids, t0.decision.RuleID)
@@ -216,7 +202,7 @@ func newTier0Verdict(d policy.Decision) *tier0Verdict {
 	}
 	t.finding = &pb.Finding{
 		RuleId: d.RuleID, Category: policyCategory(d.Section), Outcome: t.outcome, Message: d.Reason,
-		Tier: TierPolicy, Severity: policySeverity(t.outcome),
+		Tier: TierPolicy, Severity: t.outcome.Severity(),
 	}
 	t.ruleIDs = []string{d.RuleID}
 	t.findings = []*pb.Finding{t.finding}
@@ -324,14 +310,4 @@ func policyCategory(section string) string {
 		return "policy.unknown_action"
 	}
 	return "policy." + section
-}
-
-func policySeverity(d pb.VerdictDecision) pb.Severity {
-	switch d {
-	case block:
-		return pb.Severity_SEVERITY_HIGH
-	case escalate:
-		return pb.Severity_SEVERITY_MEDIUM
-	}
-	return pb.Severity_SEVERITY_LOW
 }

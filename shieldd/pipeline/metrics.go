@@ -131,8 +131,11 @@ func (p *Pipeline) Instrument(meter metric.Meter, reg prometheus.Registerer) err
 	var attrs [4][4]metric.ObserveOption
 	for t := range 4 {
 		for d := range 4 {
-			attrs[t][d] = metric.WithAttributeSet(attribute.NewSet(
-				attribute.Int("tier", t), attribute.String("decision", decisionLabel(pb.VerdictDecision(d)))))
+			label := "unspecified" // counted apart, so that a broken verdict shows
+			if dec := pb.VerdictDecision(d); dec.Decided() {
+				label = dec.Word()
+			}
+			attrs[t][d] = metric.WithAttributeSet(attribute.NewSet(attribute.Int("tier", t), attribute.String("decision", label)))
 		}
 	}
 	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -168,16 +171,4 @@ func (p *Pipeline) Instrument(meter metric.Meter, reg prometheus.Registerer) err
 	}
 	c.latency = &latencyObservers{hit: hist.WithLabelValues("true"), miss: hist.WithLabelValues("false")}
 	return nil
-}
-
-func decisionLabel(d pb.VerdictDecision) string {
-	switch d {
-	case allow:
-		return "allow"
-	case block:
-		return "block"
-	case escalate:
-		return "escalate"
-	}
-	return "unspecified"
 }

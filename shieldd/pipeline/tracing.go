@@ -98,7 +98,7 @@ func endStage(sp trace.Span, err error) {
 
 // endPolicy ends the Tier 0 span with the policy's decision.
 func endPolicy(sp trace.Span, d *policy.Decision, outcome pb.VerdictDecision) {
-	sp.SetAttributes(attrDecision.String(decisionLabel(outcome)), attrTier.Int(int(TierPolicy)),
+	sp.SetAttributes(attrDecision.String(outcome.Word()), attrTier.Int(int(TierPolicy)),
 		attrRuleIDs.StringSlice([]string{d.RuleID}))
 	sp.End()
 }
@@ -110,11 +110,9 @@ func endHeuristics(sp trace.Span, findings []heuristics.Finding) {
 	ids := make([]string, len(findings))
 	for i, f := range findings {
 		ids[i] = f.RuleID
-		if severity(f.Outcome) > severity(worst) {
-			worst = f.Outcome
-		}
+		worst = worst.Stricter(f.Outcome)
 	}
-	sp.SetAttributes(attrDecision.String(decisionLabel(worst)), attrTier.Int(int(TierHeuristics)),
+	sp.SetAttributes(attrDecision.String(worst.Word()), attrTier.Int(int(TierHeuristics)),
 		attrRuleIDs.StringSlice(ids), attrFindings.Int(len(findings)))
 	sp.End()
 }
@@ -128,6 +126,6 @@ func endEvaluator(sp trace.Span, v *pb.Verdict, err error) {
 }
 
 func setVerdict(sp trace.Span, v *pb.Verdict) {
-	sp.SetAttributes(attrDecision.String(decisionLabel(v.Decision)), attrTier.Int(int(v.Tier)),
+	sp.SetAttributes(attrDecision.String(v.Decision.Word()), attrTier.Int(int(v.Tier)),
 		attrRuleIDs.StringSlice(v.RuleIds))
 }

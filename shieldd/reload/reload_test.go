@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
@@ -34,23 +35,6 @@ func version(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return p.Version
-}
-
-// eventually polls cond until it holds; the deadline only bounds a
-// failing test.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not observed; last state: %s", what, state)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func newPipeline(t *testing.T, policyRef string) *pipeline.Pipeline {
@@ -94,7 +78,7 @@ func TestWatchKubernetesConfigMapSwap(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(dir, "..2026_01")))
 
 	want := version(t, denyReads)
-	eventually(t, "the swapped ConfigMap is loaded", func() (bool, string) {
+	proctest.Eventually(t, "the swapped ConfigMap is loaded", 20*time.Second, func() (bool, string) {
 		return p.Policy().Version == want, p.Policy().Version + " " + r.PolicyError()
 	})
 	if st := r.Status(); st.Err != "" || st.Succeeded == 0 {
@@ -128,8 +112,10 @@ func TestWatchTenantDirRemovedAndRecreated(t *testing.T) {
 	defer cancel()
 	must(t, r.Watch(ctx, 20*time.Millisecond))
 
-	must(t, os.RemoveAll(dir))
-	eventually(t, "the missing directory is an error", func() (bool, string) {
+	// Moved away in one step: a RemoveAll deletes acme.yaml first, and a
+	// reload between the two steps would rightly drop acme's policy.
+	must(t, os.Rename(dir, dir+".gone"))
+	proctest.Eventually(t, "the missing directory is an error", 20*time.Second, func() (bool, string) {
 		return strings.Contains(r.PolicyError(), "tenant policy dir"), r.PolicyError()
 	})
 	if got := p.PolicyFor("acme").Version; got != version(t, allowReads) {
@@ -139,12 +125,12 @@ func TestWatchTenantDirRemovedAndRecreated(t *testing.T) {
 	must(t, os.Mkdir(dir, 0o755))
 	write(t, filepath.Join(dir, "acme.yaml"), denyReads)
 	want := version(t, denyReads)
-	eventually(t, "the recreated directory is watched and loaded", func() (bool, string) {
+	proctest.Eventually(t, "the recreated directory is watched and loaded", 20*time.Second, func() (bool, string) {
 		return p.PolicyFor("acme").Version == want && r.PolicyError() == "", p.PolicyFor("acme").Version + " " + r.PolicyError()
 	})
 	// And watched again: a later change is seen without a SIGHUP.
 	write(t, filepath.Join(dir, "beta.yaml"), denyReads)
-	eventually(t, "a file added after the watch came back", func() (bool, string) {
+	proctest.Eventually(t, "a file added after the watch came back", 20*time.Second, func() (bool, string) {
 		return p.PolicyFor("beta").Version == want, p.PolicyFor("beta").Version
 	})
 }

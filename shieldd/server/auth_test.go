@@ -24,6 +24,7 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/auth"
 	"github.com/parapet-dev/parapet/shieldd/auth/authtest"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 const unauthenticatedMsg = "authentication required: missing or invalid credentials"
@@ -105,12 +106,12 @@ func httpDo(t *testing.T, client *http.Client, method, url, authz, body string) 
 const readmeReq = `{"action_type":"read_file","payload_json":"{\"path\":\"README.md\"}","caller":{"workspace_root":"/w"}}`
 
 func TestAuthNoneOnlyOnLoopback(t *testing.T) {
-	p := startServer(t).svc.Pipeline
+	p := startServer(t).svc.Shield.Pipeline
 	for _, cfg := range []DaemonConfig{
 		{GRPCAddr: "0.0.0.0:0"},
 		{GRPCAddr: "127.0.0.1:0", HTTPAddr: "0.0.0.0:0"},
 	} {
-		d, err := Listen(&ShieldService{Pipeline: p}, cfg)
+		d, err := Listen(NewService(&shield.Shield{Pipeline: p}), cfg)
 		if err == nil || !strings.Contains(err.Error(), "--auth none is only allowed") || !strings.Contains(err.Error(), "loopback") {
 			if d != nil {
 				d.closeListeners()

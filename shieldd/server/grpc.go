@@ -11,7 +11,6 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -84,26 +83,24 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 15 * time.Second, PermitWithoutStream: true}),
-		// Authentication comes before validation, so that an unauthenticated
-		// caller learns nothing about its request either.
+		// Authentication comes first, so that an unauthenticated caller
+		// learns nothing about its request either (Judge validates it).
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(recoverOpt),
 			quietUnaryLogging(log, logLevel, logging.UnaryServerInterceptor(grpcLog, logOpts...)),
 			guard.UnaryInterceptor(),
-			validator.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(recoverOpt),
 			logging.StreamServerInterceptor(grpcLog, logOpts...),
 			guard.StreamInterceptor(),
-			exceptEvaluateStream(validator.StreamServerInterceptor()),
 		),
 	}
 	if o.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
 	}
-	if svc.Tracing != nil {
-		opts = append(opts, svc.Tracing.grpcOption())
+	if svc.Shield.Tracing != nil {
+		opts = append(opts, tracingOption(svc.Shield.Tracing))
 	}
 	s := grpc.NewServer(opts...)
 	pb.RegisterShieldServiceServer(s, svc)
@@ -118,19 +115,6 @@ func NewGRPC(svc *ShieldService, o GRPCOptions) (*grpc.Server, *health.Server) {
 // streamWorkers is how many call workers the gRPC server keeps: enough
 // for the calls that run at once on every core, with some waiting on I/O.
 func streamWorkers() uint32 { return uint32(16 * runtime.GOMAXPROCS(0)) }
-
-// exceptEvaluateStream skips a stream interceptor for EvaluateStream, which
-// validates each request itself: the validator would end the whole stream
-// at the first bad message, where EvaluateStream answers it with an error
-// and goes on.
-func exceptEvaluateStream(next grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if info.FullMethod == pb.ShieldService_EvaluateStream_FullMethodName {
-			return handler(srv, ss)
-		}
-		return next(srv, ss, info, handler)
-	}
-}
 
 // requestCodec is the proto codec, except that an EvaluateRequest whose
 // wire form cannot be decoded (for example invalid UTF-8 in a string

@@ -59,10 +59,6 @@ func NewHTTP(svc *ShieldService, o HTTPOptions) http.Handler {
 		if !readEvaluateRequest(w, r, o.MaxMessageBytes, req) {
 			return
 		}
-		if err := req.Validate(); err != nil {
-			writeError(w, status.Error(codes.InvalidArgument, err.Error()))
-			return
-		}
 		resp, err := svc.Evaluate(r.Context(), req)
 		if err != nil {
 			writeError(w, err)
@@ -95,7 +91,7 @@ func NewHTTP(svc *ShieldService, o HTTPOptions) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "policy_version": svc.Pipeline.Status().PolicyVersion})
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "policy_version": svc.Shield.Pipeline.Status().PolicyVersion})
 	})
 	mux.HandleFunc("GET /v1/status", protect(func(w http.ResponseWriter, r *http.Request) {
 		resp, _ := svc.GetShieldStatus(r.Context(), &pb.ShieldStatusRequest{})

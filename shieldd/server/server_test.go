@@ -23,6 +23,7 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 type testServer struct {
@@ -56,7 +57,7 @@ func startServerWith(t *testing.T, setup func(*ShieldService, *DaemonConfig, *ob
 	if err := p.Instrument(metrics.Meter("test"), metrics.Registry); err != nil {
 		t.Fatal(err)
 	}
-	svc := &ShieldService{Pipeline: p, Version: "test"}
+	svc := NewService(&shield.Shield{Pipeline: p, Version: "test"})
 	cfg := DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: metrics.Handler, DrainTimeout: 5 * time.Second,
 	}

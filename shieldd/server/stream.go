@@ -175,18 +175,12 @@ func (s *ShieldService) answer(ctx context.Context, req *pb.EvaluateRequest) (re
 	}
 	// The unary path validates in an interceptor; here a bad request must
 	// not end the stream for the good ones, so it is checked per message.
-	if err := req.Validate(); err != nil {
-		return streamError(id, status.Error(codes.InvalidArgument, err.Error()))
-	}
-	v, err := s.Judge(ctx, req)
+	v, err := s.Shield.Judge(ctx, req)
 	if err != nil {
 		if c := status.Code(err); c != codes.InvalidArgument && c != codes.ResourceExhausted && c != codes.Canceled {
 			s.logger().WarnContext(ctx, "EvaluateStream request failed", "code", c.String(), "err", status.Convert(err).Message(), "request_id", id)
 		}
 		return streamError(id, err)
-	}
-	if v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED {
-		return streamError(id, status.Error(codes.Internal, "the pipeline returned no decision"))
 	}
 	return &pb.EvaluateStreamResponse{RequestId: id, Verdict: v}
 }

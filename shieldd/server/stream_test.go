@@ -158,7 +158,7 @@ func TestStreamManyRequestsMatchUnary(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { log.Close() })
-		svc.Audit = log
+		svc.Shield.Audit = log
 	})
 	ctx := context.Background()
 	want := make([]pb.VerdictDecision, len(mixedRequests))
@@ -428,7 +428,7 @@ func startTier2Server(t *testing.T) (*testServer, *heldModel) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := startServerWith(t, func(svc *ShieldService, _ *DaemonConfig, _ *observability.Metrics) { svc.Pipeline = p })
+	ts := startServerWith(t, func(svc *ShieldService, _ *DaemonConfig, _ *observability.Metrics) { svc.Shield.Pipeline = p })
 	return ts, m
 }
 
@@ -538,7 +538,7 @@ func TestStreamAuthentication(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
-		svc.Audit = l
+		svc.Shield.Audit = l
 	})
 	req := evalReq("read_file", `{"path":"README.md"}`)
 	req.RequestId = "authed"
@@ -577,7 +577,7 @@ func TestStreamAuthentication(t *testing.T) {
 // policy and its rate limit apply to every request of the stream.
 func TestStreamTenantFromIdentity(t *testing.T) {
 	ts := startServerWith(t, tenantSetup(t, func(svc *ShieldService, _ *observability.Metrics) {
-		svc.Limits = tenant.NewLimiter(0.001, 3) // three calls, then nothing refills during the test
+		svc.Shield.Limits = tenant.NewLimiter(0.001, 3) // three calls, then nothing refills during the test
 	}))
 	s := openStream(t, withBearer("token-acme-0123456789"), ts.client)
 	for i := range 5 {

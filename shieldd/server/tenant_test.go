@@ -46,14 +46,14 @@ func tenantSetup(t *testing.T, extra func(*ShieldService, *observability.Metrics
 	}
 	return func(svc *ShieldService, cfg *DaemonConfig, m *observability.Metrics) {
 		cfg.Guard = &auth.Guard{Auth: tokens}
-		if err := svc.Pipeline.SetTenantPolicies(pols); err != nil {
+		if err := svc.Shield.Pipeline.SetTenantPolicies(pols); err != nil {
 			t.Fatal(err)
 		}
 		tm, err := tenant.NewMetrics(m.Registry, tenant.NewLabels(10, tokens.Tenants()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc.TenantMetrics = tm
+		svc.Shield.TenantMetrics = tm
 		if extra != nil {
 			extra(svc, m)
 		}
@@ -96,7 +96,7 @@ func TestTenantPolicyFollowsTheAuthenticatedIdentity(t *testing.T) {
 
 func TestTenantRateLimit(t *testing.T) {
 	ts := startServerWith(t, tenantSetup(t, func(svc *ShieldService, _ *observability.Metrics) {
-		svc.Limits = tenant.NewLimiter(0.001, 2) // two calls, then nothing refills during the test
+		svc.Shield.Limits = tenant.NewLimiter(0.001, 2) // two calls, then nothing refills during the test
 	}))
 	req := evalReq("read_file", `{"path":"README.md"}`)
 	for range 2 {
@@ -132,7 +132,7 @@ func TestAuditRecordsEvaluationsAndOutcomes(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { log.Close() })
-		svc.Audit = log
+		svc.Shield.Audit = log
 	}))
 	ctx := withBearer("token-acme-0123456789")
 	req := evalReq("send_email", `{"to":["a@example.com"],"body":"hi"}`)
@@ -209,7 +209,7 @@ func TestAuditFailureWithholdsVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { log.Close() })
-		svc.Audit = log
+		svc.Shield.Audit = log
 	})
 	req := evalReq("read_file", `{"path":"README.md"}`)
 	if _, err := ts.client.Evaluate(context.Background(), req); err != nil {

@@ -10,48 +10,14 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
-	"go.opentelemetry.io/otel/attribute"
-	otelcodes "go.opentelemetry.io/otel/codes"
 	noopmetric "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/status"
 
 	"github.com/parapet-dev/parapet/observability"
-	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
-
-// EvaluateSpanName names the span each evaluation makes. Tier spans the
-// pipeline makes are its children: the pipeline gets its context.
-const EvaluateSpanName = "shieldd.evaluate"
-
-const tracerName = "github.com/parapet-dev/parapet/shieldd/server"
-
-// Tracing makes a span per evaluation and lets the gRPC server continue
-// the caller's trace. A nil *Tracing traces nothing and costs nothing.
-type Tracing struct {
-	provider trace.TracerProvider
-	tracer   trace.Tracer
-}
-
-// NewTracing traces with tp (nil: no tracing). Which spans are recorded is
-// tp's sampler's choice; see TraceSampler.
-func NewTracing(tp trace.TracerProvider) *Tracing {
-	if tp == nil {
-		return nil
-	}
-	return &Tracing{provider: tp, tracer: tp.Tracer(tracerName)}
-}
-
-// Provider is the tracer provider, or nil when t is.
-func (t *Tracing) Provider() trace.TracerProvider {
-	if t == nil {
-		return nil
-	}
-	return t.provider
-}
 
 // grpcOption is the otelgrpc server handler: it takes the W3C trace
 // context the caller sent (shieldd/client sends it) and makes the RPC's
@@ -59,57 +25,13 @@ func (t *Tracing) Provider() trace.TracerProvider {
 // balancers send all the time, make none. Its per-RPC metrics are off:
 // the pipeline keeps its own, cheaper ones; unsampled calls skip its
 // per-event work (unsampledSkipping).
-func (t *Tracing) grpcOption() grpc.ServerOption {
+func tracingOption(t *shield.Tracing) grpc.ServerOption {
 	return grpc.StatsHandler(unsampledSkipping{otelgrpc.NewServerHandler(
-		otelgrpc.WithTracerProvider(t.provider),
+		otelgrpc.WithTracerProvider(t.Provider()),
 		otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
 		otelgrpc.WithMeterProvider(noopmetric.NewMeterProvider()),
 		otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
 	)})
-}
-
-// startEvaluate starts the evaluation span, child of whatever span ctx
-// carries. span is nil when tracing is off.
-func (t *Tracing) startEvaluate(ctx context.Context) (context.Context, trace.Span) {
-	if t == nil {
-		return ctx, nil
-	}
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && !sc.IsSampled() {
-		// Inside an RPC span that is not sampled (99 calls in 100 at 1 %):
-		// a child would not be either, so skip making one. The pipeline's
-		// tier spans see the unsampled parent and skip theirs too.
-		return ctx, nil
-	}
-	return t.tracer.Start(ctx, EvaluateSpanName)
-}
-
-// endEvaluate records the outcome on a sampled span and ends it.
-func endEvaluate(span trace.Span, req *pb.EvaluateRequest, tenant string, v *pb.Verdict, err error) {
-	if span == nil {
-		return
-	}
-	if span.IsRecording() { // unsampled spans skip building attributes
-		attrs := []attribute.KeyValue{
-			attribute.String("parapet.tenant", tenant),
-			attribute.String("parapet.request_id", req.GetRequestId()),
-		}
-		if err != nil {
-			attrs = append(attrs, attribute.String("parapet.decision", "error"))
-			st := status.Convert(err)
-			span.SetStatus(otelcodes.Error, st.Code().String()+": "+st.Message())
-		} else {
-			attrs = append(attrs,
-				attribute.String("parapet.decision", decisionName(v.Decision)),
-				attribute.Int("parapet.tier", int(v.Tier)),
-				attribute.StringSlice("parapet.rule_ids", v.RuleIds),
-				attribute.Bool("parapet.cache_hit", v.CacheHit),
-				attribute.String("parapet.policy_version", v.PolicyVersion),
-				attribute.String("parapet.action_type", v.ActionType),
-			)
-		}
-		span.SetAttributes(attrs...)
-	}
-	span.End()
 }
 
 // TraceSampler is the sampler --trace-sample-ratio stands for. 0 records
@@ -149,7 +71,7 @@ func ParseTraceSampleRatio(s string) (ratio float64, set bool, err error) {
 // ServeTracing is tracing as shieldd serve sets it up.
 type ServeTracing struct {
 	// Tracing is nil when tracing is off.
-	*Tracing
+	*shield.Tracing
 	// Sampler says what is sampled, for the start-up log.
 	Sampler string
 	// Shutdown exports the spans still buffered.
@@ -189,7 +111,7 @@ func StartServeTracing(ctx context.Context, ratioFlag string) (*ServeTracing, er
 	case set && ratio == 0:
 		st.Sampler = "off (--trace-sample-ratio 0)"
 	default:
-		st.Tracing = NewTracing(t.Provider)
+		st.Tracing = shield.NewTracing(t.Provider)
 		st.Sampler = os.Getenv("OTEL_TRACES_SAMPLER")
 		if st.Sampler == "" {
 			st.Sampler = "parentbased_always_on"

@@ -17,6 +17,7 @@ import (
 
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // tracedServer serves with spans recorded in memory, sampled by ratio.
@@ -26,7 +27,7 @@ func tracedServer(t *testing.T, ratio float64) (*testServer, *tracetest.SpanReco
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(TraceSampler(ratio)), sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	ts := startServerWith(t, func(svc *ShieldService, _ *DaemonConfig, _ *observability.Metrics) {
-		svc.Tracing = NewTracing(tp)
+		svc.Shield.Tracing = shield.NewTracing(tp)
 	})
 	return ts, rec
 }
@@ -97,9 +98,9 @@ func TestTracingContinuesTheCallersTrace(t *testing.T) {
 	ts.stop() // every server span has ended once the server has drained
 
 	spans := rec.Ended()
-	evals := spansNamed(spans, EvaluateSpanName)
+	evals := spansNamed(spans, shield.EvaluateSpanName)
 	if len(evals) != 5 {
-		t.Fatalf("%d %s spans, want 5 (3 unary, 2 streamed)", len(evals), EvaluateSpanName)
+		t.Fatalf("%d %s spans, want 5 (3 unary, 2 streamed)", len(evals), shield.EvaluateSpanName)
 	}
 	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
 	for _, s := range spans {
@@ -169,7 +170,7 @@ func TestTracingFollowsTheCallersSampling(t *testing.T) {
 		span.End()
 	}
 	ts.stop()
-	evals := spansNamed(rec.Ended(), EvaluateSpanName)
+	evals := spansNamed(rec.Ended(), shield.EvaluateSpanName)
 	if len(evals) != 1 || attrs(evals[0])["parapet.request_id"].AsString() != "sampled" {
 		t.Fatalf("recorded %d evaluation spans (%v); want only the sampled caller's", len(evals), evals)
 	}

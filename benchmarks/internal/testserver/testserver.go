@@ -13,6 +13,7 @@ import (
 	"github.com/parapet-dev/parapet/observability"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
@@ -48,7 +49,8 @@ func Start(tb testing.TB, cfg pipeline.Config) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "bench", Logger: log, TenantMetrics: tm}, server.DaemonConfig{
+	sh := &shield.Shield{Pipeline: p, Version: "bench", Logger: log, TenantMetrics: tm}
+	d, err := server.Listen(server.NewService(sh), server.DaemonConfig{
 		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second, Logger: log,
 	})
 	if err != nil {

@@ -21,7 +21,8 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// SessionMode follows seed 000: NORMAL = 0, OTR = 1, HEARTBEAT = 3.
+// SessionMode numbers are those of the openparallax.v1 engine protocol:
+// NORMAL = 0, OTR = 1, HEARTBEAT = 3.
 type SessionMode int32
 
 const (
