@@ -90,7 +90,7 @@ type cachedVerdict struct {
 }
 
 type verdictCache struct {
-	lru    *verdictLRU
+	lru    *shardedLRU
 	ttl    time.Duration
 	shapes shapeTable
 }
@@ -99,7 +99,7 @@ func newVerdictCache(size int, ttl time.Duration) *verdictCache {
 	if size <= 0 {
 		panic("verdict cache size must be positive") // New never passes one
 	}
-	return &verdictCache{lru: newVerdictLRU(size), ttl: ttl}
+	return &verdictCache{lru: newShardedLRU(size), ttl: ttl}
 }
 
 // get returns a fresh verdict built from the cached entry.

@@ -15,9 +15,10 @@ type verdictLRU struct {
 	index map[cacheKey]int32 // key → slot
 	slots []lruSlot          // grows to size, then slots are reused
 	size  int
-	head  int32 // most recently used, or none
-	tail  int32 // least recently used, or none
-	free  int32 // slots removed and not yet reused, linked by next
+	head  int32    // most recently used, or none
+	tail  int32    // least recently used, or none
+	free  int32    // slots removed and not yet reused, linked by next
+	_     [64]byte // keeps the next shard's mutex off this one's cache line
 }
 
 const none int32 = -1
@@ -141,4 +142,62 @@ func (l *verdictLRU) pushFront(i int32) {
 	if l.tail == none {
 		l.tail = i
 	}
+}
+
+// shardedLRU splits a large cache over independent LRUs by key, so that
+// concurrent calls on many cores do not all queue on one mutex (every
+// hit takes it, to move its entry to the front). Each shard evicts its
+// own least recently used entry: recency is kept per shard, which for
+// uniformly hashed keys is the whole cache's to within a shard's share.
+// Small caches keep one shard and exact order.
+type shardedLRU struct {
+	shards []*verdictLRU
+	mask   uint64
+}
+
+// lruShards is the shard count for caches of at least lruShardMin entries
+// per shard.
+const (
+	lruShards   = 16
+	lruShardMin = 1024
+)
+
+func newShardedLRU(size int) *shardedLRU {
+	n := 1
+	if size >= lruShards*lruShardMin {
+		n = lruShards
+	}
+	s := &shardedLRU{mask: uint64(n - 1)}
+	for i := range n {
+		per := size / n
+		if i < size%n {
+			per++
+		}
+		s.shards = append(s.shards, newVerdictLRU(per))
+	}
+	return s
+}
+
+func (s *shardedLRU) shard(k cacheKey) *verdictLRU { return s.shards[k[1]&s.mask] }
+
+func (s *shardedLRU) get(k cacheKey) (cachedVerdict, bool)  { return s.shard(k).get(k) }
+func (s *shardedLRU) peek(k cacheKey) (cachedVerdict, bool) { return s.shard(k).peek(k) }
+func (s *shardedLRU) add(k cacheKey, v cachedVerdict)       { s.shard(k).add(k, v) }
+func (s *shardedLRU) remove(k cacheKey)                     { s.shard(k).remove(k) }
+
+func (s *shardedLRU) len() int {
+	n := 0
+	for _, sh := range s.shards {
+		n += sh.len()
+	}
+	return n
+}
+
+// keys lists every shard's keys, each shard least recently used first (tests).
+func (s *shardedLRU) keys() []cacheKey {
+	var ks []cacheKey
+	for _, sh := range s.shards {
+		ks = append(ks, sh.keys()...)
+	}
+	return ks
 }

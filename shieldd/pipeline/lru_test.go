@@ -52,3 +52,48 @@ func TestVerdictLRUMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedLRU: a large cache spreads over shards that hold the whole
+// capacity between them, each evicting its own oldest entry; a small
+// one keeps one shard.
+func TestShardedLRU(t *testing.T) {
+	if n := len(newShardedLRU(lruShards*lruShardMin - 1).shards); n != 1 {
+		t.Fatalf("small cache: %d shards", n)
+	}
+	size := lruShards*lruShardMin + 5
+	s := newShardedLRU(size)
+	total := 0
+	for _, sh := range s.shards {
+		total += sh.size
+	}
+	if len(s.shards) != lruShards || total != size {
+		t.Fatalf("%d shards holding %d; want %d holding %d", len(s.shards), total, lruShards, size)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var keys []cacheKey
+	for i := range 3 * size {
+		k := cacheKey{rng.Uint64(), rng.Uint64()}
+		keys = append(keys, k)
+		s.add(k, cachedVerdict{evaluatedAt: int64(i)})
+	}
+	if s.len() != size {
+		t.Fatalf("len %d after overfilling; want %d", s.len(), size)
+	}
+	for _, sh := range s.shards {
+		if sh.len() != sh.size {
+			t.Fatalf("a shard holds %d of its %d", sh.len(), sh.size)
+		}
+	}
+	// The newest key of each shard is still there; the first is long gone.
+	last := keys[len(keys)-1]
+	if v, ok := s.get(last); !ok || v.evaluatedAt != int64(len(keys)-1) {
+		t.Errorf("newest entry: %v, %v", v, ok)
+	}
+	if _, ok := s.peek(keys[0]); ok {
+		t.Error("the oldest entry survived three times the capacity")
+	}
+	s.remove(last)
+	if _, ok := s.get(last); ok || s.len() != size-1 {
+		t.Errorf("after remove: present %v, len %d", ok, s.len())
+	}
+}
