@@ -1,6 +1,9 @@
 package pipeline
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // verdictLRU is the verdict cache's least-recently-used index, laid out
 // for the garbage collector: the entries live in one slice, linked by
@@ -13,8 +16,11 @@ import "sync"
 type verdictLRU struct {
 	mu    sync.Mutex
 	index map[cacheKey]int32 // key → slot
-	slots []lruSlot          // grows to size, then slots are reused
-	size  int
+	slots []lruSlot          // grows as entries come, then slots are reused
+	// total counts the entries of every shard sharing this cache's
+	// capacity, size (one shard: just this one's).
+	total *atomic.Int64
+	size  int64
 	head  int32    // most recently used, or none
 	tail  int32    // least recently used, or none
 	free  int32    // slots removed and not yet reused, linked by next
@@ -29,8 +35,10 @@ type lruSlot struct {
 	prev, next int32
 }
 
-func newVerdictLRU(size int) *verdictLRU {
-	return &verdictLRU{index: make(map[cacheKey]int32), size: size, head: none, tail: none, free: none}
+func newVerdictLRU(size int) *verdictLRU { return newSharedLRU(size, new(atomic.Int64)) }
+
+func newSharedLRU(size int, total *atomic.Int64) *verdictLRU {
+	return &verdictLRU{index: make(map[cacheKey]int32), size: int64(size), total: total, head: none, tail: none, free: none}
 }
 
 // get returns k's value and makes it the most recently used.
@@ -70,15 +78,17 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 	}
 	var i int32
 	switch {
-	case l.free != none:
-		i, l.free = l.free, l.slots[l.free].next
-	case len(l.slots) < l.size:
-		l.slots = append(l.slots, lruSlot{})
-		i = int32(len(l.slots) - 1)
-	default: // full: reuse the least recently used slot
+	case l.total.Load() >= l.size && l.tail != none: // full: reuse the least recently used slot
 		i = l.tail
 		l.unlink(i)
 		delete(l.index, l.slots[i].key)
+	case l.free != none:
+		i, l.free = l.free, l.slots[l.free].next
+		l.total.Add(1)
+	default:
+		l.slots = append(l.slots, lruSlot{})
+		i = int32(len(l.slots) - 1)
+		l.total.Add(1)
 	}
 	l.slots[i] = lruSlot{key: k, value: v}
 	l.index[k] = i
@@ -94,6 +104,7 @@ func (l *verdictLRU) remove(k cacheKey) {
 		return
 	}
 	delete(l.index, k)
+	l.total.Add(-1)
 	l.unlink(i)
 	l.slots[i] = lruSlot{next: l.free} // drop the shape pointer too
 	l.free = i
@@ -144,12 +155,15 @@ func (l *verdictLRU) pushFront(i int32) {
 	}
 }
 
-// shardedLRU splits a large cache over independent LRUs by key, so that
-// concurrent calls on many cores do not all queue on one mutex (every
-// hit takes it, to move its entry to the front). Each shard evicts its
-// own least recently used entry: recency is kept per shard, which for
-// uniformly hashed keys is the whole cache's to within a shard's share.
-// Small caches keep one shard and exact order.
+// shardedLRU splits a large cache over LRUs by key, so that concurrent
+// calls on many cores do not all queue on one mutex (every hit takes it,
+// to move its entry to the front). The shards share one capacity (a
+// count of all their entries): once it is reached, a shard adding an
+// entry evicts its own least recently used one. Recency is kept per
+// shard, which for uniformly hashed keys is the whole cache's to within
+// a shard's share; concurrent adds to empty shards can pass the capacity
+// by at most the shard count. Small caches keep one shard and exact
+// order.
 type shardedLRU struct {
 	shards []*verdictLRU
 	mask   uint64
@@ -168,12 +182,9 @@ func newShardedLRU(size int) *shardedLRU {
 		n = lruShards
 	}
 	s := &shardedLRU{mask: uint64(n - 1)}
-	for i := range n {
-		per := size / n
-		if i < size%n {
-			per++
-		}
-		s.shards = append(s.shards, newVerdictLRU(per))
+	total := new(atomic.Int64)
+	for range n {
+		s.shards = append(s.shards, newSharedLRU(size, total))
 	}
 	return s
 }

@@ -53,21 +53,18 @@ func TestVerdictLRUMatchesModel(t *testing.T) {
 	}
 }
 
-// TestShardedLRU: a large cache spreads over shards that hold the whole
-// capacity between them, each evicting its own oldest entry; a small
-// one keeps one shard.
+// TestShardedLRU: a large cache spreads over shards that share its
+// capacity exactly (hashing need not fill them evenly), each evicting
+// its own oldest entry once the cache is full; a small one keeps one
+// shard.
 func TestShardedLRU(t *testing.T) {
 	if n := len(newShardedLRU(lruShards*lruShardMin - 1).shards); n != 1 {
 		t.Fatalf("small cache: %d shards", n)
 	}
 	size := lruShards*lruShardMin + 5
 	s := newShardedLRU(size)
-	total := 0
-	for _, sh := range s.shards {
-		total += sh.size
-	}
-	if len(s.shards) != lruShards || total != size {
-		t.Fatalf("%d shards holding %d; want %d holding %d", len(s.shards), total, lruShards, size)
+	if len(s.shards) != lruShards {
+		t.Fatalf("%d shards; want %d", len(s.shards), lruShards)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var keys []cacheKey
@@ -75,16 +72,13 @@ func TestShardedLRU(t *testing.T) {
 		k := cacheKey{rng.Uint64(), rng.Uint64()}
 		keys = append(keys, k)
 		s.add(k, cachedVerdict{evaluatedAt: int64(i)})
+		if i == size-1 && s.len() != size {
+			t.Fatalf("len %d after %d distinct adds; want all of them", s.len(), size)
+		}
 	}
 	if s.len() != size {
 		t.Fatalf("len %d after overfilling; want %d", s.len(), size)
 	}
-	for _, sh := range s.shards {
-		if sh.len() != sh.size {
-			t.Fatalf("a shard holds %d of its %d", sh.len(), sh.size)
-		}
-	}
-	// The newest key of each shard is still there; the first is long gone.
 	last := keys[len(keys)-1]
 	if v, ok := s.get(last); !ok || v.evaluatedAt != int64(len(keys)-1) {
 		t.Errorf("newest entry: %v, %v", v, ok)
@@ -95,5 +89,9 @@ func TestShardedLRU(t *testing.T) {
 	s.remove(last)
 	if _, ok := s.get(last); ok || s.len() != size-1 {
 		t.Errorf("after remove: present %v, len %d", ok, s.len())
+	}
+	s.add(last, cachedVerdict{})
+	if s.len() != size {
+		t.Errorf("re-added after a remove: len %d; want %d", s.len(), size)
 	}
 }
