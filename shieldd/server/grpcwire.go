@@ -94,7 +94,40 @@ func verdictSize(v *pb.Verdict) (int, bool) {
 		n += protowire.SizeTag(11) + protowire.SizeBytes(fn)
 	}
 	n += stringSize(12, v.ActionType) + intSize(13, int64(v.RequiredTier))
+	if c := v.Confinement; c != nil {
+		cn, ok := confinementSize(c)
+		if !ok {
+			return 0, false
+		}
+		n += protowire.SizeTag(14) + protowire.SizeBytes(cn)
+	}
 	return n, valid
+}
+
+// confinementSize is c's encoded size; connect_ports is packed, as proto3
+// repeated scalars are.
+func confinementSize(c *pb.Confinement) (int, bool) {
+	if len(c.ProtoReflect().GetUnknown()) > 0 {
+		return 0, false
+	}
+	n := intSize(1, int64(c.Write))
+	if len(c.ConnectPorts) > 0 {
+		n += protowire.SizeTag(2) + protowire.SizeBytes(portsSize(c.ConnectPorts))
+	}
+	valid := true
+	for _, p := range c.ReadPaths {
+		n += protowire.SizeTag(4) + protowire.SizeBytes(len(p))
+		valid = valid && utf8.ValidString(p)
+	}
+	return n, valid
+}
+
+func portsSize(ports []uint32) int {
+	n := 0
+	for _, p := range ports {
+		n += protowire.SizeVarint(uint64(p))
+	}
+	return n
 }
 
 func appendVerdict(b []byte, v *pb.Verdict) []byte {
@@ -124,7 +157,25 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 		b = appendFinding(b, f)
 	}
 	b = appendString(b, 12, v.ActionType)
-	return appendInt(b, 13, int64(v.RequiredTier))
+	b = appendInt(b, 13, int64(v.RequiredTier))
+	if c := v.Confinement; c != nil {
+		n, _ := confinementSize(c)
+		b = protowire.AppendTag(b, 14, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(n))
+		b = appendInt(b, 1, int64(c.Write))
+		if len(c.ConnectPorts) > 0 {
+			b = protowire.AppendTag(b, 2, protowire.BytesType)
+			b = protowire.AppendVarint(b, uint64(portsSize(c.ConnectPorts)))
+			for _, p := range c.ConnectPorts {
+				b = protowire.AppendVarint(b, uint64(p))
+			}
+		}
+		for _, p := range c.ReadPaths {
+			b = protowire.AppendTag(b, 4, protowire.BytesType)
+			b = protowire.AppendString(b, p)
+		}
+	}
+	return b
 }
 
 func findingSize(f *pb.Finding) (int, bool) {

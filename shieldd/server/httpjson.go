@@ -58,6 +58,12 @@ var knownFields = map[protoreflect.FullName][]fieldSpec{
 		{7, "caller", "caller", protoreflect.MessageKind, false},
 		{8, "context", "context", protoreflect.MessageKind, true}, // map<string, string>
 		{9, "request_id", "requestId", protoreflect.StringKind, false},
+		{10, "attachments", "attachments", protoreflect.MessageKind, true},
+	},
+	"openparallax.v1.Attachment": {
+		{1, "path", "path", protoreflect.StringKind, false},
+		{2, "content", "content", protoreflect.StringKind, false},
+		{3, "unreadable", "unreadable", protoreflect.BoolKind, false},
 	},
 	"openparallax.v1.CallerContext": {
 		{1, "tenant", "tenant", protoreflect.StringKind, false},
@@ -86,6 +92,12 @@ var knownFields = map[protoreflect.FullName][]fieldSpec{
 		{11, "findings", "findings", protoreflect.MessageKind, true},
 		{12, "action_type", "actionType", protoreflect.StringKind, false},
 		{13, "required_tier", "requiredTier", protoreflect.Int32Kind, false},
+		{14, "confinement", "confinement", protoreflect.MessageKind, false},
+	},
+	"openparallax.v1.Confinement": {
+		{1, "write", "write", protoreflect.EnumKind, false},
+		{2, "connect_ports", "connectPorts", protoreflect.Uint32Kind, true},
+		{4, "read_paths", "readPaths", protoreflect.StringKind, true},
 	},
 	"openparallax.v1.Finding": {
 		{1, "rule_id", "ruleId", protoreflect.StringKind, false},
@@ -104,7 +116,8 @@ func schemaMatches() bool {
 	for _, md := range []protoreflect.MessageDescriptor{
 		(&pb.EvaluateRequest{}).ProtoReflect().Descriptor(), (&pb.CallerContext{}).ProtoReflect().Descriptor(),
 		(&pb.EvaluateResponse{}).ProtoReflect().Descriptor(), (&pb.Verdict{}).ProtoReflect().Descriptor(),
-		(&pb.Finding{}).ProtoReflect().Descriptor(),
+		(&pb.Finding{}).ProtoReflect().Descriptor(), (&pb.Attachment{}).ProtoReflect().Descriptor(),
+		(&pb.Confinement{}).ProtoReflect().Descriptor(),
 	} {
 		want := knownFields[md.FullName()]
 		fields := md.Fields()
@@ -121,6 +134,7 @@ func schemaMatches() bool {
 	}
 	return enumMatches(pb.VerdictDecision(0).Descriptor(), decisionNames[:]) &&
 		enumMatches(pb.Severity(0).Descriptor(), severityNames[:]) &&
+		enumMatches(pb.ConfinementWrite(0).Descriptor(), confinementWriteNames[:]) &&
 		requestMapMatches()
 }
 
@@ -146,6 +160,8 @@ func requestMapMatches() bool {
 var (
 	decisionNames = [...]string{"VERDICT_DECISION_UNSPECIFIED", "VERDICT_DECISION_ALLOW", "VERDICT_DECISION_BLOCK", "VERDICT_DECISION_ESCALATE"}
 	severityNames = [...]string{"SEVERITY_UNSPECIFIED", "SEVERITY_LOW", "SEVERITY_MEDIUM", "SEVERITY_HIGH", "SEVERITY_CRITICAL"}
+
+	confinementWriteNames = [...]string{"CONFINEMENT_WRITE_UNSPECIFIED", "CONFINEMENT_WRITE_WORKSPACE", "CONFINEMENT_WRITE_TEMP_ONLY"}
 )
 
 // bufPool holds request bodies, respPool encoded responses, between calls.
@@ -484,11 +500,81 @@ func decodeEvaluateRequest(body []byte, req *pb.EvaluateRequest) bool {
 			ok = s.decodeStringMap(req.Context)
 		case 9:
 			req.RequestId, ok = s.str()
+		case 10:
+			ok = s.decodeAttachments(req)
 		}
 		return ok
 	})
 	s.ws()
 	return ok && s.i == len(s.b)
+}
+
+// decodeAttachments reads the attachments array: objects only (a null
+// element is protojson's to refuse).
+func (s *jsonScanner) decodeAttachments(req *pb.EvaluateRequest) bool {
+	if !s.eat('[') {
+		return false
+	}
+	req.Attachments = []*pb.Attachment{}
+	if s.eat(']') {
+		return true
+	}
+	for {
+		s.ws()
+		a := &pb.Attachment{}
+		if !s.object(func(name []byte, seen *uint32) bool {
+			f := attachmentField(name)
+			if f == 0 || !once(seen, f) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			var ok bool
+			switch f {
+			case 1:
+				a.Path, ok = s.str()
+			case 2:
+				a.Content, ok = s.str()
+			case 3:
+				a.Unreadable, ok = s.boolean()
+			}
+			return ok
+		}) {
+			return false
+		}
+		req.Attachments = append(req.Attachments, a)
+		if s.eat(']') {
+			return true
+		}
+		if !s.eat(',') {
+			return false
+		}
+	}
+}
+
+func attachmentField(name []byte) int {
+	switch string(name) {
+	case "path":
+		return 1
+	case "content":
+		return 2
+	case "unreadable":
+		return 3
+	}
+	return 0
+}
+
+// boolean reads a true or false literal.
+func (s *jsonScanner) boolean() (bool, bool) {
+	s.ws()
+	for _, lit := range [...]string{"false", "true"} {
+		if bytes.HasPrefix(s.b[s.i:], []byte(lit)) && (s.i+len(lit) == len(s.b) || !isNotDelim(s.b[s.i+len(lit)])) {
+			s.i += len(lit)
+			return lit == "true", true
+		}
+	}
+	return false, false
 }
 
 // requestField numbers EvaluateRequest's fields by either JSON name.
@@ -512,6 +598,8 @@ func requestField(name []byte) int {
 		return 8
 	case "request_id", "requestId":
 		return 9
+	case "attachments":
+		return 10
 	}
 	return 0
 }
@@ -655,6 +743,28 @@ func (e *jsonEncoder) verdict(v *pb.Verdict) {
 	e.str(v.ActionType)
 	e.b = append(e.b, `,"required_tier":`...)
 	e.b = strconv.AppendInt(e.b, int64(v.RequiredTier), 10)
+	e.b = append(e.b, `,"confinement":`...)
+	if c := v.Confinement; c == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.b = append(e.b, `{"write":`...)
+		e.enum(int32(c.Write), confinementWriteNames[:])
+		e.b = append(e.b, `,"connect_ports":[`...)
+		for i, p := range c.ConnectPorts {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = strconv.AppendUint(e.b, uint64(p), 10)
+		}
+		e.b = append(e.b, `],"read_paths":[`...)
+		for i, p := range c.ReadPaths {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.str(p)
+		}
+		e.b = append(e.b, "]}"...)
+	}
 	e.b = append(e.b, '}')
 }
 

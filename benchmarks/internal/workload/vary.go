@@ -33,7 +33,12 @@ func (it Item) Proto(workspaceID string) *pb.EvaluateRequest {
 	if workspaceID != "" {
 		c.WorkspaceID = workspaceID
 	}
+	var atts []*pb.Attachment
+	for _, a := range it.Request.Attachments {
+		atts = append(atts, &pb.Attachment{Path: a.Path, Content: a.Content, Unreadable: a.Unreadable})
+	}
 	return &pb.EvaluateRequest{
+		Attachments: atts,
 		ActionType:  it.Request.Type,
 		PayloadJson: string(it.Request.Payload),
 		MinTier:     it.MinTier,
