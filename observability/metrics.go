@@ -4,6 +4,7 @@ package observability
 
 import (
 	"net/http"
+	"regexp"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -28,7 +29,13 @@ type Metrics struct {
 // Handler. Each call has its own registry, so tests can run several.
 func NewMetrics() (*Metrics, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(
+		// Plus the runtime's CPU estimates (go_cpu_classes_gc_total_cpu_seconds_total
+		// over go_cpu_classes_total_cpu_seconds_total is the garbage
+		// collector's share), which the memory limit's tuning is judged by.
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/(gc/total|total):cpu-seconds$`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
 	if err != nil {
 		return nil, err

@@ -45,6 +45,16 @@ type Config struct {
 	MaxRequests int64
 	// MetricsURL is scraped after the run when set.
 	MetricsURL string
+	// HTTP, when set, is the base URL the evaluate and health modes use
+	// instead of gRPC (httpmode.go): POST HTTPEvalPath, GET HTTPHealthPath.
+	HTTP           string
+	HTTPEvalPath   string
+	HTTPHealthPath string
+	// HTTPInput wraps each body as {"input": …} (OPA's data API).
+	HTTPInput bool
+	// ServerPID is the server process whose CPU time per request is
+	// reported (0: not measured).
+	ServerPID int
 	// Token is sent as a bearer token on every call (--token-file).
 	Token string
 	// Streams is how many EvaluateStream streams the stream phase opens
@@ -113,6 +123,12 @@ func (c Config) validate() error {
 		errs = append(errs, fmt.Errorf("--rounds must not be negative, got %d", c.Rounds))
 	} else if c.comparison() && c.MaxRequests > 0 && c.MaxRequests < int64(c.rounds()) {
 		errs = append(errs, fmt.Errorf("--max-requests %d is fewer than --rounds %d: each round needs at least one request", c.MaxRequests, c.rounds()))
+	}
+	if c.HTTP != "" && c.Mode != ModeEvaluate && c.Mode != ModeHealth && c.Mode != ModeBoth {
+		errs = append(errs, fmt.Errorf("--http works with --mode evaluate, health or both, not %q", c.Mode))
+	}
+	if c.ServerPID < 0 {
+		errs = append(errs, fmt.Errorf("--server-pid must not be negative, got %d", c.ServerPID))
 	}
 	if c.Progress < 0 {
 		errs = append(errs, fmt.Errorf("--progress must not be negative, got %s", c.Progress))

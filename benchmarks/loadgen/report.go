@@ -84,6 +84,17 @@ func writeText(w io.Writer, rep *Report) {
 	row("p99.9", func(p *Phase) string { return dur(p.LatencyNs.P999) }, "")
 	row("max", func(p *Phase) string { return dur(p.LatencyNs.Max) }, "")
 	row("mean", func(p *Phase) string { return dur(p.LatencyNs.Mean) }, "")
+	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.ServerCPUPerRequestUs > 0 }) {
+		row("server CPU/req", func(p *Phase) string { return fmt.Sprintf("%.1fµs", p.ServerCPUPerRequestUs) }, "")
+	}
+	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCCPUShare != nil }) {
+		row("GC CPU share", func(p *Phase) string {
+			if p.GCCPUShare == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f%%", 100**p.GCCPUShare)
+		}, "")
+	}
 	fmt.Fprintln(w)
 
 	for _, e := range []*Phase{rep.Evaluate, rep.Stream} {

@@ -104,6 +104,10 @@ type runner struct {
 	// and decides whether the request is made distinct.
 	seq   atomic.Uint64
 	nonce string
+	// http is set in HTTP mode (--http), which has no gRPC clients.
+	http *httpTarget
+	// usage is the server's usage per mode (--server-pid, --metrics-url).
+	usage map[string]*usageSum
 }
 
 // Run drives shieldd at cfg.Addr with wl and reports what it measured.
@@ -111,11 +115,17 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce()}
+	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce(), usage: map[string]*usageSum{}}
 	for _, it := range wl.Items {
 		r.base = append(r.base, it.Proto(""))
 	}
-	for range cfg.Conns {
+	if cfg.HTTP != "" {
+		var err error
+		if r.http, err = newHTTPTarget(cfg, wl.Items); err != nil {
+			return nil, err
+		}
+	}
+	for range cfg.Conns * boolInt(r.http == nil) {
 		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 		if cfg.Token != "" {
 			opts = append(opts, grpc.WithPerRPCCredentials(bearer(cfg.Token)))
@@ -138,8 +148,12 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 		Unique: cfg.Unique, MaxRequests: cfg.MaxRequests,
 		Workload: WorkloadInfo{Source: wl.Source, Actions: len(wl.Items), Skipped: wl.Skipped},
 	}
-	health := r.unary(ctx, r.checkHealth)
-	evaluate := r.unary(ctx, r.evaluate)
+	health := r.metered(ctx, ModeHealth, r.unary(ctx, r.checkHealth))
+	evaluate := r.metered(ctx, ModeEvaluate, r.unary(ctx, r.evaluate))
+	if r.http != nil {
+		health = r.metered(ctx, ModeHealth, r.unary(ctx, r.httpHealth))
+		evaluate = r.metered(ctx, ModeEvaluate, r.unary(ctx, r.httpEvaluate))
+	}
 	stream := func(d time.Duration, max int64, timed bool) ([]*tally, time.Duration) {
 		return r.driveStreams(ctx, d, max, timed)
 	}
@@ -160,7 +174,13 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	if rep.Stream != nil {
 		rep.Streams = cfg.streamCount()
 	}
-	if rep.Evaluate != nil || rep.Stream != nil {
+	for _, p := range []*Phase{rep.Health, rep.Evaluate, rep.Stream} {
+		r.addUsage(p)
+	}
+	if r.http != nil {
+		rep.Addr = cfg.HTTP
+	}
+	if (rep.Evaluate != nil || rep.Stream != nil) && r.http == nil {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		st, err := r.eval[0].GetShieldStatus(sctx, &pb.ShieldStatusRequest{})
 		cancel()
@@ -196,6 +216,14 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 
 // preflight fails fast, with a clear message, when nothing answers.
 func (r *runner) preflight(ctx context.Context) error {
+	if r.http != nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if _, code := r.http.do(cctx, "GET", r.http.healthURL, nil); code != "" {
+			return fmt.Errorf("%s did not answer GET %s: %s", r.cfg.HTTP, r.cfg.HTTPHealthPath, code)
+		}
+		return nil
+	}
 	for i, h := range r.health {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		resp, err := h.Check(cctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
@@ -401,6 +429,13 @@ func expectedPerWorker(d time.Duration, max int64, workers int) int {
 	}
 	total = min(total, 8<<20)
 	return int(total/int64(workers)) + 1
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func nonEmpty(m map[string]int64) map[string]int64 {

@@ -20,6 +20,7 @@ var scrapedPrefixes = []string{
 	"go_memstats_heap_inuse_bytes",
 	"go_memstats_sys_bytes",
 	"parapet_shield_cache_",
+	"go_cpu_classes_",
 }
 
 // scrape reads Prometheus text exposition from url and returns the kept

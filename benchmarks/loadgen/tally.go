@@ -63,6 +63,12 @@ type Phase struct {
 	// Distinct is how many requests of this phase were made unique.
 	Distinct int64  `json:"distinct,omitempty"`
 	Warmup   Warmup `json:"warmup"`
+	// ServerCPUPerRequestUs is the server's CPU time (user + system) over
+	// the measured turns per request (--server-pid).
+	ServerCPUPerRequestUs float64 `json:"server_cpu_us_per_request,omitempty"`
+	// GCCPUShare is the garbage collector's share of the server's CPU
+	// over the measured turns (--metrics-url; runtime/metrics).
+	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
 }
 
 var decisionNames = [4]string{"unspecified", "allow", "block", "escalate"}

@@ -8,8 +8,6 @@ import (
 	"time"
 	"unsafe"
 
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -106,27 +104,26 @@ type cachedVerdict struct {
 }
 
 type verdictCache struct {
-	lru    *lru.Cache[cacheKey, cachedVerdict]
+	lru    *shardedLRU
 	ttl    time.Duration
 	shapes shapeTable
 }
 
 func newVerdictCache(size int, ttl time.Duration) *verdictCache {
-	c, err := lru.New[cacheKey, cachedVerdict](size)
-	if err != nil {
-		panic(err) // only for size <= 0, which New never passes
+	if size <= 0 {
+		panic("verdict cache size must be positive") // New never passes one
 	}
-	return &verdictCache{lru: c, ttl: ttl}
+	return &verdictCache{lru: newShardedLRU(size), ttl: ttl}
 }
 
 // get returns a fresh verdict built from the cached entry.
 func (c *verdictCache) get(k cacheKey, unixNow int64) (*pb.Verdict, bool) {
-	e, ok := c.lru.Get(k)
+	e, ok := c.lru.get(k)
 	if !ok {
 		return nil, false
 	}
 	if unixNow >= c.expiresAt(e) {
-		c.lru.Remove(k)
+		c.lru.remove(k)
 		return nil, false
 	}
 	return c.verdict(e, true), true
@@ -178,7 +175,7 @@ type verdictWithHash struct {
 // in place (see verdict).
 func (c *verdictCache) put(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb.Verdict {
 	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
-	c.lru.Add(k, e)
+	c.lru.add(k, e)
 	v.ExpiresAt = c.expiresAt(e)
 	return v
 }
@@ -191,9 +188,9 @@ func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb
 		return v // not the action we judged; never cache what we cannot reproduce
 	}
 	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
-	c.lru.Add(k, e)
+	c.lru.add(k, e)
 	return c.verdict(e, false)
 }
 
 // Len is the number of cached verdicts.
-func (c *verdictCache) Len() int { return c.lru.Len() }
+func (c *verdictCache) Len() int { return c.lru.len() }

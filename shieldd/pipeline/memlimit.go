@@ -14,9 +14,9 @@ const (
 	// memoryBase covers the pipeline, policies, servers and requests in
 	// flight.
 	memoryBase = 24 << 20
-	// memoryPerVerdict covers one cached verdict: about 160 live bytes
-	// (LRU entry and map slot; verdict shapes are shared), with room for
-	// the garbage a busy cache makes between collections.
+	// memoryPerVerdict covers one cached verdict: about 117 live bytes
+	// (its LRU slot and map entry; verdict shapes are shared), with room
+	// for the garbage a busy cache makes between collections.
 	memoryPerVerdict = 160
 )
 
@@ -29,7 +29,11 @@ const (
 // The limit is soft: the garbage collector works harder as the heap
 // nears it (at most half the CPU), and nothing fails if the heap needs
 // more. "auto" keeps a shieldd with 100 000 cached verdicts under 64 MiB
-// resident instead of letting the heap double between collections.
+// resident instead of letting the heap double between collections. That
+// the collector then runs often is cheap because the full cache is
+// nearly free to mark (verdictLRU: one array, few pointers); with a
+// cache of one heap node per entry the same limit had the collector
+// take over a quarter of the CPU (benchmarks/README.md).
 func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	switch s := strings.TrimSpace(setting); s {
 	case "off":

@@ -39,8 +39,8 @@ func TestShapesAreShared(t *testing.T) {
 		}
 	}
 	shapes := map[*verdictShape]bool{}
-	for _, k := range p.cache.lru.Keys() {
-		e, _ := p.cache.lru.Peek(k)
+	for _, k := range p.cache.lru.keys() {
+		e, _ := p.cache.lru.peek(k)
 		shapes[e.shape] = true
 	}
 	if p.cache.Len() != 3 || len(shapes) != 1 {

@@ -56,7 +56,7 @@ func NewHTTP(svc *ShieldService, o HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/evaluate", protect(func(w http.ResponseWriter, r *http.Request) {
 		req := &pb.EvaluateRequest{}
-		if !readProto(w, r, o.MaxMessageBytes, req, "EvaluateRequest") {
+		if !readEvaluateRequest(w, r, o.MaxMessageBytes, req) {
 			return
 		}
 		resp, err := svc.Evaluate(r.Context(), req)
@@ -64,7 +64,7 @@ func NewHTTP(svc *ShieldService, o HTTPOptions) http.Handler {
 			writeError(w, err)
 			return
 		}
-		writeProto(w, http.StatusOK, resp)
+		writeEvaluateResponse(w, resp)
 	}))
 	mux.HandleFunc("POST /v1/outcome", protect(func(w http.ResponseWriter, r *http.Request) {
 		req := &pb.ReportOutcomeRequest{}

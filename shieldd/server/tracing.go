@@ -23,14 +23,15 @@ import (
 // context the caller sent (shieldd/client sends it) and makes the RPC's
 // server span, parent of the evaluation spans. Health checks, which load
 // balancers send all the time, make none. Its per-RPC metrics are off:
-// the pipeline keeps its own, cheaper ones.
+// the pipeline keeps its own, cheaper ones; unsampled calls skip its
+// per-event work (unsampledSkipping).
 func tracingOption(t *shield.Tracing) grpc.ServerOption {
-	return grpc.StatsHandler(otelgrpc.NewServerHandler(
+	return grpc.StatsHandler(unsampledSkipping{otelgrpc.NewServerHandler(
 		otelgrpc.WithTracerProvider(t.Provider()),
 		otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
 		otelgrpc.WithMeterProvider(noopmetric.NewMeterProvider()),
 		otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
-	))
+	)})
 }
 
 // TraceSampler is the sampler --trace-sample-ratio stands for. 0 records

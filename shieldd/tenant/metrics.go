@@ -3,6 +3,7 @@ package tenant
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -65,6 +66,50 @@ type Metrics struct {
 	labels    *Labels
 	decisions *prometheus.CounterVec
 	limited   *prometheus.CounterVec
+	// byTenant holds the counters of each tenant that has a label of its
+	// own (at most labels.max of them, plus "" for none), resolved once:
+	// WithLabelValues hashes both label values and takes a lock on every
+	// call. Tenants counted as "other" are not kept here (they are
+	// unbounded) and share otherCounters.
+	byTenant      sync.Map // tenant → *tenantCounters
+	otherCounters *tenantCounters
+}
+
+// decisionWords are the decisions Decision counts without a label lookup.
+var decisionWords = [...]string{"allow", "block", "escalate", "error"}
+
+// tenantCounters are one label's counters, each made on first use (so
+// that only series that count something are exported, as before).
+type tenantCounters struct {
+	label     string
+	decisions [len(decisionWords)]atomic.Pointer[counterRef]
+	limited   atomic.Pointer[counterRef]
+}
+
+type counterRef struct{ prometheus.Counter }
+
+func (m *Metrics) newCounters(label string) *tenantCounters { return &tenantCounters{label: label} }
+
+// get is the counter in slot, made with make the first time.
+func get(slot *atomic.Pointer[counterRef], make func() prometheus.Counter) prometheus.Counter {
+	if c := slot.Load(); c != nil {
+		return c.Counter
+	}
+	slot.CompareAndSwap(nil, &counterRef{make()}) // a racing maker got the same child of the vector
+	return slot.Load().Counter
+}
+
+// counters are tenant's counters.
+func (m *Metrics) counters(tenant string) *tenantCounters {
+	if c, ok := m.byTenant.Load(tenant); ok {
+		return c.(*tenantCounters)
+	}
+	label := m.labels.Label(tenant)
+	if label == LabelOther && tenant != LabelOther {
+		return m.otherCounters
+	}
+	c, _ := m.byTenant.LoadOrStore(tenant, m.newCounters(label))
+	return c.(*tenantCounters)
 }
 
 // NewMetrics registers parapet_shield_tenant_decisions_total{tenant,decision}
@@ -86,19 +131,29 @@ func NewMetrics(reg prometheus.Registerer, labels *Labels) (*Metrics, error) {
 			return nil, err
 		}
 	}
+	m.otherCounters = m.newCounters(LabelOther)
 	return m, nil
 }
 
 // Decision counts one verdict ("allow", "block", "escalate" or "error").
 func (m *Metrics) Decision(tenant, decision string) {
-	if m != nil {
-		m.decisions.WithLabelValues(m.labels.Label(tenant), decision).Inc()
+	if m == nil {
+		return
 	}
+	for i, d := range decisionWords {
+		if d == decision {
+			c := m.counters(tenant)
+			get(&c.decisions[i], func() prometheus.Counter { return m.decisions.WithLabelValues(c.label, d) }).Inc()
+			return
+		}
+	}
+	m.decisions.WithLabelValues(m.labels.Label(tenant), decision).Inc()
 }
 
 // Limited counts one rate-limited request.
 func (m *Metrics) Limited(tenant string) {
 	if m != nil {
-		m.limited.WithLabelValues(m.labels.Label(tenant)).Inc()
+		c := m.counters(tenant)
+		get(&c.limited, func() prometheus.Counter { return m.limited.WithLabelValues(c.label) }).Inc()
 	}
 }

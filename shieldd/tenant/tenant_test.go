@@ -3,9 +3,11 @@ package tenant
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -91,5 +93,50 @@ func TestLabelsAreBounded(t *testing.T) {
 	}
 	if len(series) != 3 || series[LabelOther] != 48 {
 		t.Fatalf("series for 50 tenants: %v; want t00, t01 and other=48", series)
+	}
+}
+
+// TestMetricsConcurrentCounts: counters resolved once per tenant and made
+// on first use add up under concurrent calls, for admitted tenants,
+// "other" tenants and no tenant alike.
+func TestMetricsConcurrentCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg, NewLabels(2, []string{"a", "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 100 {
+				m.Decision([]string{"a", "b", "", fmt.Sprintf("x%d", g)}[i%4], []string{"allow", "block", "error", "odd"}[i%4])
+				m.Limited("a")
+			}
+		})
+	}
+	wg.Wait()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		for _, s := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range s.GetLabel() {
+				key += "," + l.GetValue()
+			}
+			got[key] = s.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{
+		"parapet_shield_tenant_decisions_total,allow,a":    200,
+		"parapet_shield_tenant_decisions_total,block,b":    200,
+		"parapet_shield_tenant_decisions_total,error,none": 200,
+		"parapet_shield_tenant_decisions_total,odd,other":  200,
+		"parapet_shield_tenant_rate_limited_total,a":       800,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("series %v; want %v", got, want)
 	}
 }

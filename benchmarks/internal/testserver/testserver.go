@@ -5,6 +5,8 @@ package testserver
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -12,12 +14,13 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
 	"github.com/parapet-dev/parapet/shieldd/shield"
+	"github.com/parapet-dev/parapet/shieldd/tenant"
 )
 
 // Server is a running in-process shieldd.
 type Server struct {
 	GRPCAddr string
-	// HTTPAddr serves /metrics, as shieldd's HTTP mirror does.
+	// HTTPAddr is shieldd's HTTP mirror (/v1/evaluate, /metrics, …).
 	HTTPAddr string
 	Pipeline *pipeline.Pipeline
 }
@@ -37,8 +40,18 @@ func Start(tb testing.TB, cfg pipeline.Config) *Server {
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		tb.Fatal(err)
 	}
-	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "bench"}), server.DaemonConfig{
-		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second,
+	// Logging as shieldd serve's default (info): what its interceptor
+	// costs for calls it does not log is part of what is measured.
+	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// Per-tenant decision counters, as shieldd serve keeps them
+	// (--metrics-max-tenants 50).
+	tm, err := tenant.NewMetrics(m.Registry, tenant.NewLabels(50, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sh := &shield.Shield{Pipeline: p, Version: "bench", Logger: log, TenantMetrics: tm}
+	d, err := server.Listen(server.NewService(sh), server.DaemonConfig{
+		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Metrics: m.Handler, DrainTimeout: 5 * time.Second, Logger: log,
 	})
 	if err != nil {
 		tb.Fatal(err)

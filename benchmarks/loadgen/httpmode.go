@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// HTTP mode (--http URL): the evaluate and health modes over HTTP/1.1
+// with keep-alive, one connection per worker. Bodies are the protojson
+// EvaluateRequest a JSON client would send (json_name spelling), made
+// once per corpus action; a unique request is encoded per call. With
+// --http-input the body is wrapped as {"input": …}, which is how OPA's
+// data API takes it, so one load tool drives both servers.
+
+// httpTarget is what the HTTP mode sends where.
+type httpTarget struct {
+	client     *http.Client
+	evalURL    string
+	healthURL  string
+	wrapInput  bool
+	base       [][]byte // the corpus as sent when not varied
+	authHeader string
+}
+
+func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
+	base := strings.TrimRight(cfg.HTTP, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, fmt.Errorf("--http must be a URL such as http://127.0.0.1:7701, got %q", cfg.HTTP)
+	}
+	t := &httpTarget{
+		client: &http.Client{
+			Timeout: 10 * time.Second,
+			Transport: &http.Transport{
+				MaxIdleConns:        cfg.Concurrency,
+				MaxIdleConnsPerHost: cfg.Concurrency,
+				IdleConnTimeout:     time.Minute,
+			},
+		},
+		evalURL:   base + cfg.HTTPEvalPath,
+		healthURL: base + cfg.HTTPHealthPath,
+		wrapInput: cfg.HTTPInput,
+	}
+	if cfg.Token != "" {
+		t.authHeader = "Bearer " + cfg.Token
+	}
+	for _, it := range items {
+		b, err := t.body(it.Proto(""))
+		if err != nil {
+			return nil, err
+		}
+		t.base = append(t.base, b)
+	}
+	return t, nil
+}
+
+var requestJSON = protojson.MarshalOptions{}
+
+func (t *httpTarget) body(req *pb.EvaluateRequest) ([]byte, error) {
+	b, err := requestJSON.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if t.wrapInput {
+		b = append(append([]byte(`{"input":`), b...), '}')
+	}
+	return b, nil
+}
+
+// post sends body and returns the response body of a 200, or an error
+// code for the tally ("HTTP 429", "transport").
+func (t *httpTarget) do(ctx context.Context, method, url string, body []byte) ([]byte, string) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, "request"
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if t.authHeader != "" {
+		req.Header.Set("Authorization", t.authHeader)
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, "transport"
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, "transport"
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, "HTTP " + fmt.Sprint(resp.StatusCode)
+	}
+	return out, ""
+}
+
+func (r *runner) httpHealth(ctx context.Context, t *tally, _ int) bool {
+	if _, code := r.http.do(ctx, http.MethodGet, r.http.healthURL, nil); code != "" {
+		t.fail(code)
+		return false
+	}
+	return true
+}
+
+func (r *runner) httpEvaluate(ctx context.Context, t *tally, _ int) bool {
+	i := r.seq.Add(1) - 1
+	k := int(i % uint64(len(r.items)))
+	body := r.http.base[k]
+	if r.cfg.Unique || i < r.cfg.Distinct {
+		it := r.items[k]
+		t.distinct++
+		var err error
+		if body, err = r.http.body(it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))); err != nil {
+			t.fail("encode")
+			return false
+		}
+	}
+	out, code := r.http.do(ctx, http.MethodPost, r.http.evalURL, body)
+	if code != "" {
+		t.fail(code)
+		return false
+	}
+	d, ok := decisionOf(out)
+	if !ok {
+		t.fail("no_verdict")
+		return false
+	}
+	return t.verdict(&pb.Verdict{Decision: d})
+}
+
+// decisionOf finds the first "decision" member of a response (shieldd:
+// verdict.decision, an enum name; OPA: result.decision, a word) without
+// decoding the whole body: the load tool shares the machine with the
+// server, so its own cost is kept small.
+func decisionOf(body []byte) (pb.VerdictDecision, bool) {
+	const key = `"decision":`
+	i := bytes.Index(body, []byte(key))
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(body[i+len(key):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '"' {
+		return 0, false
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return 0, false
+	}
+	word := strings.ToUpper(strings.TrimPrefix(string(rest[1:1+end]), "VERDICT_DECISION_"))
+	d, ok := pb.VerdictDecision_value["VERDICT_DECISION_"+word]
+	return pb.VerdictDecision(d), ok
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/testserver"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+)
+
+// TestRunHTTP drives a real shieldd's HTTP mirror: the books balance, the
+// decisions are read from the JSON responses, and the server's CPU and GC
+// share are reported (the test process is the server).
+func TestRunHTTP(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	wl := loadWorkload(t)
+	for _, unique := range []bool{false, true} {
+		cfg := baseConfig(srv.GRPCAddr)
+		cfg.Mode, cfg.Unique = ModeBoth, unique
+		cfg.HTTP, cfg.HTTPEvalPath, cfg.HTTPHealthPath = "http://"+srv.HTTPAddr, "/v1/evaluate", "/healthz"
+		cfg.ServerPID, cfg.MetricsURL, cfg.Rounds = os.Getpid(), "http://"+srv.HTTPAddr+"/metrics", 2
+		rep, err := Run(t.Context(), cfg, wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPhase(t, rep.Health, ModeHealth)
+		checkPhase(t, rep.Evaluate, ModeEvaluate)
+		if unique && rep.Evaluate.Distinct != rep.Evaluate.Requests {
+			t.Errorf("unique: %d of %d requests distinct", rep.Evaluate.Distinct, rep.Evaluate.Requests)
+		}
+		for _, p := range []*Phase{rep.Health, rep.Evaluate} {
+			if p.GCCPUShare == nil || *p.GCCPUShare < 0 || *p.GCCPUShare > 1 {
+				t.Errorf("%s: GC CPU share %v, want a fraction", p.Mode, p.GCCPUShare)
+			}
+		}
+	}
+	cfg := baseConfig(srv.GRPCAddr)
+	cfg.Mode, cfg.HTTP = ModeStream, "http://"+srv.HTTPAddr
+	if _, err := Run(t.Context(), cfg, wl); err == nil {
+		t.Error("--http with --mode stream: no error")
+	}
+}
+
+func TestDecisionOf(t *testing.T) {
+	for body, want := range map[string]pb.VerdictDecision{
+		`{"verdict":{"decision":"VERDICT_DECISION_BLOCK","tier":1}}`: pb.VerdictDecision_VERDICT_DECISION_BLOCK,
+		`{"verdict": {"decision": "VERDICT_DECISION_ALLOW"}}`:        pb.VerdictDecision_VERDICT_DECISION_ALLOW,
+		`{"result":{"decision":"escalate","rule":"x"}}`:              pb.VerdictDecision_VERDICT_DECISION_ESCALATE,
+	} {
+		if got, ok := decisionOf([]byte(body)); !ok || got != want {
+			t.Errorf("decisionOf(%s) = %v, %v; want %v", body, got, ok, want)
+		}
+	}
+	for _, body := range []string{`{}`, `{"result":{}}`, `{"decision":3}`, `{"decision":"maybe"}`, `{"decision":"`} {
+		if d, ok := decisionOf([]byte(body)); ok {
+			t.Errorf("decisionOf(%s) = %v; want none", body, d)
+		}
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
+	got, err := parseStatCPU("42 (a) b) c) S 1 42 42 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 8 0")
+	if err != nil || got != 3*time.Second {
+		t.Errorf("parseStatCPU = %v, %v; want 3s", got, err)
+	}
+	if _, err := parseStatCPU("42 (x) S 1"); err == nil {
+		t.Error("short stat line: no error")
+	}
+	if _, err := processCPU(os.Getpid()); err != nil {
+		t.Errorf("processCPU(self): %v", err)
+	}
+}

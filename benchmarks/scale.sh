@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Two server-side figures of issue 15, each in alternating rounds (this
+# machine's speed drifts; see README.md):
+#
+#  1. Scaling: shieldd at GOMAXPROCS 1, 2, … (up to half the cores, at
+#     least 2), gRPC Evaluate over the corpus (cached) with 16 in flight.
+#     Reports decisions/s, decisions/s per GOMAXPROCS, and decisions per
+#     second of server CPU (from /proc/PID/stat), which a load tool
+#     sharing the cores does not skew. With SHIELDD_CPUS and LOADGEN_CPUS
+#     (taskset lists, e.g. 0-7 and 8-15) the server of GOMAXPROCS n is
+#     pinned to the first n cores of SHIELDD_CPUS and the load generator
+#     to LOADGEN_CPUS.
+#  2. The full cache on the defaults: a fresh shieldd (--memory-limit
+#     auto), its cache filled with 100 000 distinct verdicts, then cached
+#     and uncached (--unique) load in turns: throughput, server CPU per
+#     decision, the garbage collector's CPU share (runtime/metrics) and
+#     RSS.
+#
+# Environment: ROUNDS (4), DURATION per run (5s), CONCURRENCY (16),
+# MAXPROCS (the GOMAXPROCS list, default "1 2 …").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-4}
+DURATION=${DURATION:-5s}
+CONCURRENCY=${CONCURRENCY:-16}
+cores=$(nproc)
+if [ -z "${MAXPROCS:-}" ]; then
+	MAXPROCS="1 2"
+	for n in 4 8 16; do [ $((n * 2)) -le "$cores" ] && MAXPROCS="$MAXPROCS $n"; done
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/shieldd" ./shieldd
+go build -o "$work/loadgen" ./benchmarks/loadgen
+
+# first_cpus LIST N: the first N cores of a taskset list such as 0-7,12.
+first_cpus() {
+	local out=() part a b i
+	IFS=, read -ra parts <<<"$1"
+	for part in "${parts[@]}"; do
+		a=${part%-*} b=${part#*-}
+		for ((i = a; i <= b; i++)); do out+=("$i"); done
+	done
+	local IFS=,
+	echo "${out[*]:0:$2}"
+}
+
+# start NAME GOMAXPROCS [args…]: a fresh shieldd; sets pid_NAME, grpc_NAME, http_NAME.
+start() {
+	local name=$1 procs=$2
+	shift 2
+	local log="$work/$name.log" pin=()
+	if [ -n "${SHIELDD_CPUS:-}" ]; then pin=(taskset -c "$(first_cpus "$SHIELDD_CPUS" "$procs")"); fi
+	GOMAXPROCS=$procs "${pin[@]}" "$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 \
+		--log-level info --log-format text "$@" >"$log" 2>&1 &
+	local pid=$!
+	pids+=("$pid")
+	for _ in $(seq 100); do
+		grep -q 'msg="shieldd serving"' "$log" && break
+		sleep 0.1
+	done
+	grep -q 'msg="shieldd serving"' "$log" || { cat "$log"; exit 1; }
+	printf -v "pid_$name" %s "$pid"
+	printf -v "grpc_$name" %s "$(grep -o ' grpc=[^ ]*' "$log" | head -1 | cut -d= -f2)"
+	printf -v "http_$name" %s "$(grep -o ' http=[^ ]*' "$log" | head -1 | cut -d= -f2)"
+}
+
+loadgen() {
+	if [ -n "${LOADGEN_CPUS:-}" ]; then taskset -c "$LOADGEN_CPUS" "$work/loadgen" "$@"; else "$work/loadgen" "$@"; fi
+}
+
+field() { # field OUTPUT LABEL… : the first value on loadgen's text row LABEL
+	awk -v label="$2" 'index($0, label) == 1 {sub(label, ""); print $1; exit}' <<<"$1" | sed 's/µs//; s/%//'
+}
+
+echo "cores: $cores; load average $(cut -d' ' -f1-3 /proc/loadavg); GOMAXPROCS $MAXPROCS; $ROUNDS rounds of $DURATION"
+echo
+echo "=== 1. scaling: gRPC Evaluate, corpus (cached), $CONCURRENCY in flight"
+for n in $MAXPROCS; do start "p$n" "$n"; done
+: >"$work/scale"
+for r in $(seq "$ROUNDS"); do
+	list=($MAXPROCS)
+	if [ $((r % 2)) -eq 0 ]; then list=($(printf '%s\n' "${list[@]}" | tac)); fi
+	for n in "${list[@]}"; do
+		g="grpc_p$n" p="pid_p$n"
+		out=$(loadgen --addr "${!g}" --mode evaluate --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup 1s --server-pid "${!p}")
+		rps=$(field "$out" "per second")
+		cpu=$(field "$out" "server CPU/req")
+		printf 'round %d GOMAXPROCS %-2d %8s decisions/s  %6s µs server CPU each\n' "$r" "$n" "$rps" "$cpu"
+		echo "$n $rps $cpu" >>"$work/scale"
+	done
+done
+awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3}
+	END {
+		for (k in n) { r = rps[k] / n[k]; c = cpu[k] / n[k]; per[k] = r / k; eff[k] = 1e6 / c }
+		for (k in n) printf "GOMAXPROCS %-2d %8.0f decisions/s  %8.0f per GOMAXPROCS  %8.0f per server CPU-second\n", k, rps[k] / n[k], per[k], eff[k] | "sort -n -k2"
+		close("sort -n -k2")
+		lo = 1e18; hi = 0
+		for (k in n) { if (eff[k] < lo) lo = eff[k]; if (eff[k] > hi) hi = eff[k] }
+		printf "decisions per server CPU-second: lowest %.2f of highest (target: within 20 %%)\n", lo / hi
+	}' "$work/scale"
+for n in $MAXPROCS; do p="pid_p$n"; kill "${!p}"; done
+
+echo
+echo "=== 2. full cache on the defaults: 100 000 distinct verdicts, then cached vs uncached, $CONCURRENCY in flight"
+start full "$cores"
+loadgen --addr "$grpc_full" --mode evaluate --concurrency 16 --warmup 0 --duration 120s \
+	--distinct 100000 --max-requests 100000 >/dev/null
+: >"$work/full"
+for r in $(seq "$ROUNDS"); do
+	order=(cached uncached)
+	if [ $((r % 2)) -eq 0 ]; then order=(uncached cached); fi
+	for kind in "${order[@]}"; do
+		extra=()
+		if [ "$kind" = uncached ]; then extra=(--unique); fi
+		out=$(loadgen --addr "$grpc_full" --mode evaluate "${extra[@]}" --concurrency "$CONCURRENCY" --duration "$DURATION" \
+			--warmup 0 --server-pid "$pid_full" --metrics-url "http://$http_full/metrics")
+		rps=$(field "$out" "per second")
+		cpu=$(field "$out" "server CPU/req")
+		gc=$(field "$out" "GC CPU share")
+		rss=$(awk '$1 == "process_resident_memory_bytes" {print $2}' <<<"$out")
+		entries=$(awk '$1 == "parapet_shield_cache_entries" {print $2}' <<<"$out")
+		printf 'round %d %-8s %8s decisions/s  %6s µs server CPU each  GC %5s %%  RSS %s MiB  cache %s\n' \
+			"$r" "$kind" "$rps" "$cpu" "$gc" "$rss" "$entries"
+		echo "$kind $rps $cpu $gc $rss" >>"$work/full"
+	done
+done
+awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3; gc[$1] += $4; if ($5 > rss) rss = $5}
+	END {
+		for (k in n) printf "%-8s %8.0f decisions/s  %6.1f µs server CPU each  GC %.1f %% of the CPU\n", k, rps[k] / n[k], cpu[k] / n[k], gc[k] / n[k]
+		printf "uncached ÷ cached: %.2f (target ≥ 0.8); highest RSS %.1f MiB (target ≤ 64)\n", rps["uncached"] / rps["cached"], rss
+	}' "$work/full"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

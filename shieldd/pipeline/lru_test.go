@@ -1,0 +1,97 @@
+package pipeline
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestVerdictLRUMatchesModel replays random gets, adds and removes on
+// verdictLRU and on a plain slice kept in recency order, and compares
+// every answer and the order after each step.
+func TestVerdictLRUMatchesModel(t *testing.T) {
+	for _, size := range []int{1, 2, 7, 64} {
+		rng := rand.New(rand.NewPCG(uint64(size), 1))
+		l := newVerdictLRU(size)
+		var model []cacheKey // least recently used first
+		vals := map[cacheKey]int64{}
+		find := func(k cacheKey) int { return slices.Index(model, k) }
+		for step := range 5000 {
+			k := cacheKey{uint64(rng.IntN(3 * size)), 0}
+			switch op := rng.IntN(10); {
+			case op < 4:
+				v, ok := l.get(k)
+				i := find(k)
+				if ok != (i >= 0) || ok && v.evaluatedAt != vals[k] {
+					t.Fatalf("size %d step %d: get(%v) = %v, %v; model has it: %v", size, step, k, v.evaluatedAt, ok, i >= 0)
+				}
+				if i >= 0 {
+					model = append(slices.Delete(model, i, i+1), k)
+				}
+			case op < 8:
+				l.add(k, cachedVerdict{evaluatedAt: int64(step)})
+				vals[k] = int64(step)
+				if i := find(k); i >= 0 {
+					model = slices.Delete(model, i, i+1)
+				} else if len(model) == size {
+					model = model[1:]
+				}
+				model = append(model, k)
+			default:
+				l.remove(k)
+				if i := find(k); i >= 0 {
+					model = slices.Delete(model, i, i+1)
+				}
+			}
+			if got := l.keys(); !slices.Equal(got, model) && !(len(got) == 0 && len(model) == 0) {
+				t.Fatalf("size %d step %d: order %v; model %v", size, step, got, model)
+			}
+			if l.len() != len(model) || len(l.slots) > size {
+				t.Fatalf("size %d step %d: len %d (%d slots); model %d", size, step, l.len(), len(l.slots), len(model))
+			}
+		}
+	}
+}
+
+// TestShardedLRU: a large cache spreads over shards that share its
+// capacity exactly (hashing need not fill them evenly), each evicting
+// its own oldest entry once the cache is full; a small one keeps one
+// shard.
+func TestShardedLRU(t *testing.T) {
+	if n := len(newShardedLRU(lruShards*lruShardMin - 1).shards); n != 1 {
+		t.Fatalf("small cache: %d shards", n)
+	}
+	size := lruShards*lruShardMin + 5
+	s := newShardedLRU(size)
+	if len(s.shards) != lruShards {
+		t.Fatalf("%d shards; want %d", len(s.shards), lruShards)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var keys []cacheKey
+	for i := range 3 * size {
+		k := cacheKey{rng.Uint64(), rng.Uint64()}
+		keys = append(keys, k)
+		s.add(k, cachedVerdict{evaluatedAt: int64(i)})
+		if i == size-1 && s.len() != size {
+			t.Fatalf("len %d after %d distinct adds; want all of them", s.len(), size)
+		}
+	}
+	if s.len() != size {
+		t.Fatalf("len %d after overfilling; want %d", s.len(), size)
+	}
+	last := keys[len(keys)-1]
+	if v, ok := s.get(last); !ok || v.evaluatedAt != int64(len(keys)-1) {
+		t.Errorf("newest entry: %v, %v", v, ok)
+	}
+	if _, ok := s.peek(keys[0]); ok {
+		t.Error("the oldest entry survived three times the capacity")
+	}
+	s.remove(last)
+	if _, ok := s.get(last); ok || s.len() != size-1 {
+		t.Errorf("after remove: present %v, len %d", ok, s.len())
+	}
+	s.add(last, cachedVerdict{})
+	if s.len() != size {
+		t.Errorf("re-added after a remove: len %d; want %d", s.len(), size)
+	}
+}
