@@ -59,6 +59,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			sessionsCommand(),
 			historyCommand(),
 			hookCommand(),
+			mcpProxyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),

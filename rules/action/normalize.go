@@ -11,7 +11,7 @@ import (
 	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
-// Normalize returns s prepared for matching: zero-width, bidi and control
+// Normalize returns s prepared for matching: zero-width, bidi, tag and control
 // characters removed (tab, newline and carriage return kept) and NFKC
 // applied, so "ｒｍ" and "r\u200bm" both read "rm". It reports each kind of
 // trick it undid, and mixed-script words (a Cyrillic "с" inside "сurl"),
@@ -24,18 +24,33 @@ func Normalize(s string) (string, []Evasion) {
 	var b strings.Builder
 	b.Grow(len(s))
 	seen := map[string]bool{}
+	skipTo := 0
 	note := func(kind string, r rune) {
 		if !seen[kind] {
 			seen[kind] = true
 			ev = append(ev, Evasion{Kind: kind, Evidence: runeName(r)})
 		}
 	}
-	for _, r := range s {
+	for i, r := range s {
+		if i < skipTo {
+			continue
+		}
+		if r == blackFlag {
+			if n := flagTagSequence(s[i+blackFlagLen:]); n > 0 {
+				// An emoji subdivision flag (England, Scotland, Wales) is
+				// the one honest use of tag characters: keep it whole.
+				b.WriteString(s[i : i+blackFlagLen+n])
+				skipTo = i + blackFlagLen + n
+				continue
+			}
+		}
 		switch {
 		case isZeroWidth(r):
 			note("zero-width", r)
 		case isBidi(r):
 			note("bidi", r)
+		case isTagChar(r):
+			note("tag", r)
 		case r == '\t' || r == '\n' || r == '\r':
 			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
@@ -86,6 +101,39 @@ func isZeroWidth(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// isTagChar reports Unicode tag characters (U+E0000–U+E007F): invisible,
+// and each mirrors an ASCII character, so a whole sentence can ride
+// unseen inside ordinary text ("ASCII smuggling").
+func isTagChar(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+const blackFlag rune = 0x1F3F4
+
+// blackFlagLen is blackFlag's length in UTF-8.
+const blackFlagLen = 4
+
+// flagTagSequence returns the length in bytes of the tag characters that
+// make a black flag a subdivision flag (2–6 tag letters or digits and the
+// cancel tag U+E007F), or 0.
+func flagTagSequence(s string) int {
+	n, off := 0, 0
+	for off < len(s) {
+		r, size := utf8.DecodeRuneInString(s[off:])
+		switch {
+		case r == 0xE007F:
+			if n < 2 || n > 6 {
+				return 0
+			}
+			return off + size
+		case r >= 0xE0061 && r <= 0xE007A || r >= 0xE0030 && r <= 0xE0039:
+			n++
+			off += size
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 func isBidi(r rune) bool {

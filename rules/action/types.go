@@ -107,7 +107,7 @@ type String struct {
 
 // Evasion is an obfuscation found while canonicalising.
 type Evasion struct {
-	// Kind: "zero-width", "bidi", "control", "homoglyph", "fullwidth",
+	// Kind: "zero-width", "bidi", "tag", "control", "homoglyph", "fullwidth",
 	// "encoded-path", or a shell.Evasion kind.
 	Kind     string
 	Field    string

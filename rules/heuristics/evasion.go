@@ -47,7 +47,7 @@ func (s *scan) checkEvasions() {
 		ev := &s.act.Evasions[i]
 		where := fieldLabel(ev.Field)
 		switch ev.Kind {
-		case "zero-width", "bidi", "control":
+		case "zero-width", "bidi", "tag", "control":
 			if s.isCommandField(ev.Field) || s.isPathField(ev.Field) {
 				s.add(rEvInvisibleCommand, "hides "+ev.Kind+" characters ("+ev.Evidence+") in the "+where+
 					": what runs differs from what a reviewer sees; refuse it and ask for the plain text", ev.Evidence)

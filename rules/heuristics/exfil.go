@@ -304,6 +304,9 @@ func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 		return destination{recipients: true, label: "a message recipient"}, true
 	case "http_request", "web_fetch", "browser_navigate", "web_search", "browser_type", "browser_click":
 	default:
+		if server, ok := mcpServer(act.Type); ok && !act.Known {
+			return destination{recipients: true, toolServer: true, label: "the MCP server " + server}, true
+		}
 		if act.Known || len(act.URLs) == 0 {
 			return destination{}, false
 		}
@@ -318,6 +321,26 @@ func (s *scan) outboundDestination(hosts []string) (destination, bool) {
 	return d, true
 }
 
+// mcpServer names the server of an MCP tool call's action type:
+// mcp:SERVER/TOOL (agentctl mcp-proxy) or mcp__SERVER__TOOL (the name
+// Claude Code gives MCP tools).
+func mcpServer(t string) (string, bool) {
+	rest, sep := "", ""
+	switch {
+	case strings.HasPrefix(t, "mcp:"):
+		rest, sep = t[len("mcp:"):], "/"
+	case strings.HasPrefix(t, "mcp__"):
+		rest, sep = t[len("mcp__"):], "__"
+	default:
+		return "", false
+	}
+	server, _, found := strings.Cut(rest, sep)
+	if !found || server == "" {
+		return "", false
+	}
+	return server, true
+}
+
 // checkOutbound judges data leaving through a non-command action:
 // sensitive file references and secret material.
 func (s *scan) checkOutbound() {
@@ -329,7 +352,7 @@ func (s *scan) checkOutbound() {
 	if !ok {
 		return
 	}
-	if s.enabled(rExfilFile) && (d.recipients || !s.allTrusted(d.hosts)) {
+	if s.enabled(rExfilFile) && !d.toolServer && (d.recipients || !s.allTrusted(d.hosts)) {
 		s.checkOutboundFiles(&d)
 	}
 	for i := range s.act.Strings {

@@ -72,6 +72,11 @@ type destination struct {
 	// recipients is true for email and chat messages: any recipient is a
 	// person outside the machine, so no host can make it safe.
 	recipients bool
+	// toolServer is true for an MCP tool call: the arguments go to a
+	// server program (maybe remote) the Shield knows nothing of, so a
+	// secret in them is never safe; its paths are the server's business
+	// (a filesystem server reads them where it runs), not an upload.
+	toolServer bool
 	label      string
 }
 

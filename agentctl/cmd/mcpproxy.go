@@ -1,0 +1,186 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/parapet-dev/parapet/mcpproxy"
+	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/client"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
+)
+
+// mcpProxyCommand: agentctl mcp-proxy, the MCP gateway (docs/mcp-proxy.md).
+func mcpProxyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mcp-proxy",
+		Usage:     "guard an MCP server: every tools/call is judged by the shield (docs/mcp-proxy.md)",
+		ArgsUsage: "[-- COMMAND ARGS…]",
+		Description: "stdio: put `agentctl mcp-proxy --name NAME -- COMMAND ARGS…` where the MCP client's config runs the server.\n" +
+			"Streamable HTTP: agentctl mcp-proxy --name NAME --listen 127.0.0.1:PORT --upstream URL.\n" +
+			"Logs and reports go to stderr; in stdio mode stdout carries only MCP messages.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "the server's `NAME` in actions (mcp:NAME/TOOL) and pins (default: the command's or the upstream host's name)"},
+			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "the workspace `DIR` (default: the current directory)"},
+			&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR`; default: the shield pipeline in-process"},
+			&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for a shieldd that requires authentication"},
+			&cli.StringFlag{Name: "policy", Usage: "policy `FILE` or embedded name for the in-process shield (default: default)"},
+			&cli.StringFlag{Name: "listen", Usage: "serve Streamable HTTP on this loopback `ADDR` (with --upstream) instead of stdio"},
+			&cli.StringFlag{Name: "upstream", Usage: "the upstream MCP server's Streamable HTTP endpoint `URL`"},
+			&cli.BoolFlag{Name: "allow-changed", Usage: "accept tools whose definition changed since first seen, and pin the new one (default: withhold them)"},
+			&cli.StringSliceFlag{Name: "trust-tool", Usage: "offer this `TOOL` even if its description looks poisoned (still reported); repeatable"},
+			&cli.StringFlag{Name: "result-secrets", Value: mcpproxy.SecretsRedact, Usage: "tool results carrying secrets: redact, block or report"},
+			&cli.StringFlag{Name: "result-injection", Value: mcpproxy.InjectionWarn, Usage: "tool results carrying prompt-injection wording: warn, block or report"},
+			&cli.DurationFlag{Name: "ask-timeout", Usage: "how long to wait for the user's answer to an escalation (default 5m)"},
+			&cli.StringFlag{Name: "state-dir", Usage: "where tool pins are kept (default: the workspace's state directory, $XDG_STATE_HOME/parapet/workspaces/<name>-<hash>)"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		},
+		Action: runMCPProxy,
+	}
+}
+
+func runMCPProxy(c *cli.Context) error {
+	argv := c.Args().Slice()
+	listen, upstream := c.String("listen"), c.String("upstream")
+	httpMode := listen != "" || upstream != ""
+	switch {
+	case httpMode && (listen == "" || upstream == ""):
+		return usageErrorf("mcp-proxy: --listen and --upstream go together")
+	case httpMode && len(argv) > 0:
+		return usageErrorf("mcp-proxy: give either a server command (stdio) or --listen/--upstream (HTTP), not both")
+	case !httpMode && len(argv) == 0:
+		return usageErrorf("mcp-proxy: no MCP server command (agentctl mcp-proxy [flags] -- COMMAND ARGS…)")
+	}
+	name := c.String("name")
+	if name == "" {
+		name = defaultServerName(argv, upstream)
+	}
+	ws := c.String("workspace")
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		ws = wd
+	}
+	ws, err := absDir(ws)
+	if err != nil {
+		return usageErrorf("workspace: %v", err)
+	}
+	stateDir := c.String("state-dir")
+	if stateDir == "" {
+		db, err := defaultDBPath(ws)
+		if err != nil {
+			return usageErrorf("%v; pass --state-dir DIR", err)
+		}
+		stateDir = filepath.Dir(db)
+	}
+	pins, err := mcpproxy.OpenPins(stateDir, name)
+	if err != nil {
+		return usageErrorf("mcp-proxy: %v", err)
+	}
+	shield, closeShield, err := mcpShield(c)
+	if err != nil {
+		return err
+	}
+	defer closeShield()
+	home, _ := os.UserHomeDir()
+	stderr := c.App.ErrWriter
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	cfg := mcpproxy.Config{
+		Server: name, Shield: shield, Workspace: ws, Home: home, Pins: pins,
+		AllowChanged: c.Bool("allow-changed"), TrustedTools: c.StringSlice("trust-tool"),
+		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
+		AskTimeout: c.Duration("ask-timeout"), Log: newLogger(stderr, c.String("log-level")),
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if httpMode {
+		err = mcpproxy.ServeHTTP(ctx, cfg, listen, upstream, func(addr string) {
+			fmt.Fprintf(stderr, "agentctl mcp-proxy: serving %s at http://%s/mcp\n", name, addr)
+		})
+	} else {
+		in, out := c.App.Reader, c.App.Writer
+		if in == nil {
+			in = os.Stdin
+		}
+		if out == nil {
+			out = os.Stdout
+		}
+		err = mcpproxy.RunStdio(ctx, cfg, argv, in, out, stderr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return exitf(exitFailed, "mcp-proxy: %v", err)
+	}
+	return nil
+}
+
+// defaultServerName names a server after its command ("npx -y
+// @modelcontextprotocol/server-github" → server-github) or its host.
+func defaultServerName(argv []string, upstream string) string {
+	pick := ""
+	if len(argv) > 0 {
+		pick = filepath.Base(argv[0])
+		// Launchers: the package or script they run names the server.
+		switch strings.TrimSuffix(pick, filepath.Ext(pick)) {
+		case "npx", "uvx", "node", "python", "python3", "deno", "bun", "bunx", "pipx", "docker":
+			for _, a := range argv[1:] {
+				if !strings.HasPrefix(a, "-") && a != "run" {
+					pick = a
+					break
+				}
+			}
+		}
+		if at := strings.LastIndex(pick, "@"); at > 0 { // pkg@version, @scope/pkg@version
+			pick = pick[:at]
+		}
+		pick = filepath.Base(pick)
+	} else if u, err := url.Parse(upstream); err == nil {
+		pick = u.Hostname()
+	}
+	var b strings.Builder
+	for _, r := range pick {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	if s := strings.Trim(b.String(), "-."); s != "" {
+		return s
+	}
+	return "mcp"
+}
+
+// mcpShield builds the shield as the engine does: a shieldd, or the
+// pipeline in-process.
+func mcpShield(c *cli.Context) (mcpproxy.Shield, func(), error) {
+	if addr := c.String("shield"); addr != "" {
+		cl, err := client.Dial(addr, client.Options{Token: c.String("shield-token")})
+		if err != nil {
+			return nil, nil, usageErrorf("%v", err)
+		}
+		return cl, func() { cl.Close() }, nil
+	}
+	pol, err := policy.Load(c.String("policy"))
+	if err != nil {
+		return nil, nil, usageErrorf("%v", err)
+	}
+	p, err := pipeline.New(pipeline.Config{Policy: pol})
+	if err != nil {
+		return nil, nil, usageErrorf("shield: %v", err)
+	}
+	return shield.NewLocal(&shield.Shield{Pipeline: p}), func() {}, nil
+}

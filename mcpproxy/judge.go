@@ -1,0 +1,263 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// ActionType is the action a tools/call becomes: mcp:SERVER/TOOL. The
+// shield does not know it, so the policy's unknown_action default decides
+// unless an allow rule names it (`custom:mcp:SERVER/TOOL`); Tier 1 still
+// judges the arguments.
+func ActionType(server, tool string) string { return "mcp:" + server + "/" + tool }
+
+// judgeCall asks the shield about a tools/call and forwards it, refuses
+// it, or asks the user; it runs in its own goroutine so other messages
+// keep flowing while a person decides.
+func (s *session) judgeCall(m *Message) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
+		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call needs params.name (the tool) and params.arguments (an object)"), idKey(m.ID))
+		return
+	}
+	args := bytes.TrimSpace(p.Arguments)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call params.arguments must be an object"), idKey(m.ID))
+		return
+	}
+	key := idKey(m.ID)
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	if _, dup := s.held[key]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.client.send(errorResponse(m.ID, codeInvalidRequest, "a request with this id is already in progress"), key)
+		return
+	}
+	s.held[key] = cancel
+	s.judging++
+	why, withheld := s.withheld[p.Name]
+	s.mu.Unlock()
+
+	go func() {
+		defer func() {
+			cancel()
+			s.mu.Lock()
+			s.judging--
+			s.mu.Unlock()
+		}()
+		var allow bool
+		var reason string
+		if withheld {
+			reason = "Parapet withheld the tool " + p.Name + " of MCP server " + s.cfg.Server + ": " + why
+		} else {
+			allow, reason = s.decide(ctx, m, p.Name, string(args))
+		}
+		// Still ours? A cancellation may have taken it meanwhile: then
+		// the client expects no answer at all.
+		s.mu.Lock()
+		_, still := s.held[key]
+		delete(s.held, key)
+		s.mu.Unlock()
+		if !still || ctx.Err() != nil {
+			s.client.abandon(key)
+			return
+		}
+		if !allow {
+			s.cfg.Log.Warn("mcp-proxy: tool call refused", "server", s.cfg.Server, "tool", p.Name, "reason", reason)
+			s.client.send(toolError(m.ID, reason), key)
+			return
+		}
+		s.cfg.Log.Info("mcp-proxy: tool call allowed", "server", s.cfg.Server, "tool", p.Name, "reason", reason)
+		s.forwardRequest(m, pendingRequest{method: "tools/call", tool: p.Name})
+	}()
+}
+
+// decide returns whether the call may go to the server, and why. Any
+// error is a refusal.
+//
+// The call is judged as mcp:SERVER/TOOL, which the policy can name. When
+// the tool's name is also a known action type or alias (read_file,
+// write_file, run_command, fetch, …: what filesystem, shell and fetch
+// servers call their tools), it is judged as that action too, so Tier 1
+// parses the command, resolves the paths and follows the URLs as it would
+// for the agent's own tools; the stricter verdict wins.
+func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bool, string) {
+	v, err := s.evaluate(ctx, m, ActionType(s.cfg.Server, tool), tool, args)
+	if err != nil {
+		return false, "Parapet could not judge this call, so it was not run: " + err.Error()
+	}
+	if known, ok := action.ResolveType(tool); ok {
+		v2, err := s.evaluate(ctx, m, known, tool, args)
+		if err != nil {
+			return false, "Parapet could not judge this call, so it was not run: " + err.Error()
+		}
+		switch {
+		case strictness(v2.GetDecision()) > strictness(v.GetDecision()):
+			v = v2
+		case v2.GetDecision() == v.GetDecision() && v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+			v.Reasoning += " Judged as " + known + ": " + v2.GetReasoning()
+			v.RuleIds = append(v.RuleIds, v2.GetRuleIds()...)
+		}
+	}
+	reason := v.GetReasoning()
+	if ids := v.GetRuleIds(); len(ids) > 0 {
+		reason += " [" + strings.Join(ids, ", ") + "]"
+	}
+	switch v.GetDecision() {
+	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
+		return true, reason
+	case pb.VerdictDecision_VERDICT_DECISION_BLOCK:
+		return false, "Parapet blocked this call: " + reason
+	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		return s.ask(ctx, m, tool, args, reason)
+	default:
+		return false, "Parapet got no decision for this call, so it was not run"
+	}
+}
+
+// strictness orders decisions; anything unknown counts as strictest.
+func strictness(d pb.VerdictDecision) int {
+	switch d {
+	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
+		return 0
+	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		return 1
+	}
+	return 2
+}
+
+// evaluate asks the shield about one action type for this call.
+func (s *session) evaluate(ctx context.Context, m *Message, actionType, tool, args string) (*pb.Verdict, error) {
+	req := &pb.EvaluateRequest{
+		ToolName:     actionType,
+		ToolArgsJson: args,
+		RequestId:    fmt.Sprintf("mcp-%s-%s", s.nonce, strings.Trim(idKey(m.ID), `"`)),
+		Caller: &pb.CallerContext{
+			WorkspaceRoot: s.cfg.Workspace, HomeDir: s.cfg.Home, AgentName: "mcp-proxy",
+		},
+		Context: map[string]string{"mcp_server": s.cfg.Server, "mcp_tool": tool},
+	}
+	jctx, cancel := context.WithTimeout(ctx, s.cfg.JudgeTimeout)
+	defer cancel()
+	v, err := s.cfg.Shield.Evaluate(jctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("the shield answered without a verdict")
+	}
+	return v, nil
+}
+
+// ask puts an escalated call to the user through MCP elicitation, when
+// the client declared it can; otherwise the call is denied.
+func (s *session) ask(ctx context.Context, m *Message, tool, args, reason string) (bool, string) {
+	s.mu.Lock()
+	can := s.elicitation
+	s.seq++
+	id, _ := json.Marshal(fmt.Sprintf("parapet-%s-%d", s.nonce, s.seq))
+	var ch chan *Message
+	if can {
+		ch = make(chan *Message, 1)
+		s.asks[idKey(id)] = ch
+	}
+	s.mu.Unlock()
+	if !can {
+		return false, "Parapet denied this call: it needs a person's approval and this MCP client cannot ask (no elicitation capability). " + reason
+	}
+	shown := args
+	if len(shown) > 2000 {
+		shown = shown[:2000] + "…"
+	}
+	msg := fmt.Sprintf("Parapet: allow the MCP tool %s of server %s to run?\n\nArguments: %s\n\nWhy it needs approval: %s",
+		tool, s.cfg.Server, shown, reason)
+	s.client.send(request(id, "elicitation/create", map[string]any{
+		"message": msg,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"approve": map[string]any{
+					"type": "boolean", "title": "Allow this call",
+					"description": "Run " + tool + " on " + s.cfg.Server + " with these arguments", "default": false,
+				},
+			},
+			"required": []string{"approve"},
+		},
+	}), idKey(m.ID))
+
+	timer := s.cfg.AskTimeout
+	tctx, cancel := context.WithTimeout(ctx, timer)
+	defer cancel()
+	select {
+	case r := <-ch:
+		approved, why := elicitationApproved(r)
+		if approved {
+			return true, "approved by the user: " + reason
+		}
+		return false, "Parapet denied this call: " + why + ". " + reason
+	case <-tctx.Done():
+		s.mu.Lock()
+		delete(s.asks, idKey(id))
+		s.mu.Unlock()
+		// Tell the client to take the question down.
+		s.client.send(request(nil, "notifications/cancelled", map[string]any{
+			"requestId": json.RawMessage(id), "reason": "no longer needed",
+		}), idKey(m.ID))
+		if errors.Is(tctx.Err(), context.DeadlineExceeded) {
+			return false, fmt.Sprintf("Parapet denied this call: no answer to the approval question within %s. %s", timer, reason)
+		}
+		return false, "cancelled"
+	}
+}
+
+// elicitationApproved reads the client's answer: only action "accept"
+// with approve true allows.
+func elicitationApproved(r *Message) (bool, string) {
+	if r.Error != nil {
+		return false, "the client could not ask the user (" + r.Error.Message + ")"
+	}
+	var res struct {
+		Action  string `json:"action"`
+		Content struct {
+			Approve *bool `json:"approve"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		return false, "the client's answer to the approval question was malformed"
+	}
+	switch res.Action {
+	case "accept":
+		if res.Content.Approve != nil && *res.Content.Approve {
+			return true, ""
+		}
+		return false, "the user did not approve it"
+	case "decline":
+		return false, "the user declined it"
+	case "cancel":
+		return false, "the user dismissed the approval question"
+	default:
+		return false, fmt.Sprintf("the client answered the approval question with %q", res.Action)
+	}
+}
+
+// toolError is a tools/call result the model reads: the call did not run.
+func toolError(id json.RawMessage, text string) *Message {
+	return response(id, map[string]any{
+		"content": []map[string]any{{"type": "text", "text": text}},
+		"isError": true,
+	})
+}

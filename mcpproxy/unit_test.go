@@ -1,0 +1,74 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+type denyShield struct{}
+
+func (denyShield) Evaluate(context.Context, *pb.EvaluateRequest) (*pb.Verdict, error) {
+	return nil, errors.New("no shield in this test")
+}
+
+func TestPinsRefuseACorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenPins(dir, "github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _, err := p.Check("create_issue", "aaaa", false); st != pinNew || err != nil {
+		t.Fatalf("first Check = %v, %v", st, err)
+	}
+	fi, err := os.Stat(p.Path())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("pin file %v mode %v", err, fi.Mode())
+	}
+	// Another proxy for the same server pins another tool; both survive.
+	q, _ := OpenPins(dir, "github")
+	if _, _, err := q.Check("list_prs", "bbbb", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.Check("merge_pr", "cccc", false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenPins(dir, "github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"create_issue", "list_prs", "merge_pr"} {
+		if st, _, _ := r.Check(tool, map[string]string{"create_issue": "aaaa", "list_prs": "bbbb", "merge_pr": "cccc"}[tool], false); st != pinSame {
+			t.Errorf("%s: %v after reopening", tool, st)
+		}
+	}
+	if err := os.WriteFile(p.Path(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPins(dir, "github"); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("corrupt pins opened: %v", err)
+	}
+	if _, err := OpenPins(dir, "../etc"); err == nil {
+		t.Error("a server name with a path was accepted")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp-pins")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestShieldErrorFailsClosed(t *testing.T) {
+	cfg := &Config{Server: "s", Shield: denyShield{}, Pins: &Pins{}}
+	if err := cfg.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(context.Background(), cfg, nil, nil)
+	ok, why := s.decide(context.Background(), &Message{ID: []byte("1")}, "t", "{}")
+	if ok || !strings.Contains(why, "could not judge") {
+		t.Errorf("decide with a failing shield = %v, %q", ok, why)
+	}
+}
