@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parapet-dev/parapet/mcpproxy"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -69,7 +70,7 @@ type Mapped struct {
 // rule covers a tool however the agent reaches it.
 func Map(c *Call) (Mapped, error) {
 	if server, tool, ok := mcpName(c); ok {
-		return Mapped{Action: "mcp:" + server + "/" + tool, Payload: c.ToolInput}, nil
+		return Mapped{Action: mcpproxy.ActionType(server, tool), Payload: c.ToolInput}, nil
 	}
 	tools := claudeTools
 	if c.Agent == GeminiCLI {
