@@ -60,6 +60,9 @@ type Config struct {
 	// AllowUnsandboxed accepts an agent whose sandbox is "unavailable" (no
 	// Landlock on this kernel). Partial or unsandboxed agents are never accepted.
 	AllowUnsandboxed bool
+	// ExecutorStatus is the confined executor's state, for GetStatus
+	// (sandboxed, unconfined, unavailable, partial).
+	ExecutorStatus string
 	// MaxMessageBytes bounds a user message (default 256 KiB).
 	MaxMessageBytes int
 	// MaxTurns bounds LLM round trips per message (0: the agent's default).

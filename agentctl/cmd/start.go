@@ -40,6 +40,9 @@ func (h hostConfig) args() []string {
 	if h.allowUnsandboxed {
 		a = append(a, "--allow-unsandboxed")
 	}
+	if h.allowUnconfined {
+		a = append(a, "--allow-unconfined")
+	}
 	if h.webAddr != "" {
 		a = append(a, "--web-addr", h.webAddr)
 	}
@@ -312,7 +315,8 @@ func statusCommand() *cli.Command {
 				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": webURL, "web_sign_in_url": signIn,
 				"manager_pid": st.ManagerPID, "engine_pid": s.GetEnginePid(), "agent_pid": s.GetAgentPid(),
 				"agent_connected": s.GetAgentConnected(), "sandbox_status": s.GetSandboxStatus(),
-				"shield": s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
+				"executor_status": s.GetExecutorStatus(),
+				"shield":          s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
 				"agent_restarts": s.GetAgentRestarts(), "uptime_seconds": s.GetUptimeSeconds(), "version": s.GetVersion(),
 			}
 			if c.String("output") == "json" {
@@ -320,9 +324,9 @@ func statusCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, string(b))
 				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  shield: %s\n  web: %s\n",
+			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  executor: %s\n  shield: %s\n  web: %s\n",
 				addr, s.GetEnginePid(), s.GetWorkspace(), s.GetAgentConnected(), s.GetAgentPid(), s.GetSandboxStatus(),
-				s.GetAgentRestarts(), s.GetShieldMode(), orNone(signIn))
+				s.GetAgentRestarts(), s.GetExecutorStatus(), s.GetShieldMode(), orNone(signIn))
 			return nil
 		},
 	}

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parapet-dev/parapet/sandbox"
 )
 
 // Def is a tool definition as sent to the agent (openparallax.v1 ToolDef).
@@ -68,7 +70,25 @@ type Options struct {
 	// the engine's own network (its API, shieldd, cloud metadata).
 	HTTPAllowPrivateNetworks bool
 
-	// Env is the base environment of commands and git (default os.Environ()).
+	// Executor runs execute_command and the git tools confined (Landlock,
+	// seccomp, own PID and mount namespaces; sandbox.Executor). Without
+	// one they are refused unless AllowUnconfined is set.
+	Executor        *sandbox.Executor
+	AllowUnconfined bool
+	// Hidden are paths no confined command may read even when a grant
+	// covers them: the session database, the engine's state directory.
+	// WORKSPACE/.parapet is always hidden.
+	Hidden []string
+	// SystemPaths are the read-only, executable locations of confined
+	// commands (default sandbox.DefaultSystemPaths(): /usr, /bin, /lib*,
+	// /etc…); a policy may narrow them by setting fewer.
+	SystemPaths []string
+	// UserHome is the engine user's real home, for "~/…" in granted read
+	// paths (commands never see it otherwise).
+	UserHome string
+
+	// Env is the base environment of commands and git (default: none, so
+	// commands get only the fixed variables below).
 	// Variables matching DefaultScrubEnv or ScrubEnv are dropped; ScrubEnv
 	// adds patterns and cannot remove defaults.
 	Env      []string
@@ -113,6 +133,7 @@ type Registry struct {
 	cmdEnv   []string // execute_command
 	gitEnv   []string // git tools, before per-call config overrides
 	gitPath  string   // "" when git is not installed
+	bashPath string   // "" when bash is not installed
 	scrub    []string
 	tools    map[string]*tool
 	order    []string // tool names in definition order
@@ -187,6 +208,7 @@ func New(opts Options) (*Registry, error) {
 	r.cmdEnv = r.buildEnv(false)
 	r.gitEnv = r.buildEnv(true)
 	r.gitPath = lookPath("git", opts.Path)
+	r.bashPath = lookPath("bash", opts.Path)
 	r.http = r.newHTTPClient()
 	r.register()
 	return r, nil
@@ -225,9 +247,6 @@ func setDefaults(o *Options) {
 	}
 	if o.HTTPMaxRedirects <= 0 {
 		o.HTTPMaxRedirects = 5
-	}
-	if o.Env == nil {
-		o.Env = os.Environ()
 	}
 	if o.Path == "" {
 		o.Path = defaultPath

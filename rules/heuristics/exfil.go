@@ -143,7 +143,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		report := func(what string) {
 			// The evidence is built only for a finding.
 			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 		}
 		// 1. The command's own arguments (upload flags, scp/rsync sources,
 		// mail attachments). Reads by fetch-only commands (curl URL) do
@@ -242,7 +242,7 @@ func homeArchive(cs *cmdScan, u *cmdView, report func(string)) bool {
 		return false
 	}
 	for _, op := range operands(u.args, "fCX", nil) {
-		if _, isHome, ok := homeRel(cs.resolve(op).Abs, cs.home); ok && isHome {
+		if _, isHome, ok := homeRel(cs.resolveIn(u.c, op).Abs, cs.home); ok && isHome {
 			report("your whole home directory (" + op + ", archived by " + u.prog + ")")
 			return true
 		}
@@ -259,7 +259,7 @@ func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
 		if !(strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~") || strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.HasPrefix(tok, ".env")) {
 			continue
 		}
-		if sens, label := classify(cs.resolve(tok).Abs, cs.home); sens != sensNone {
+		if sens, label := classify(cs.resolveIn(nil, tok).Abs, cs.home); sens != sensNone {
 			return tok, label, true
 		}
 	}
@@ -289,7 +289,7 @@ func (s *scan) checkDNSExfil(v *cmdView, kind string) {
 				continue
 			}
 		}
-		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+strings.Join(v.args, " "))
+		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+evJoin(v.args))
 		return
 	}
 }

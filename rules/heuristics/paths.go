@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Path classification shared by the destructive, persistence, credential
@@ -184,7 +185,31 @@ const (
 	// sensAccountList: /etc/passwd and /etc/group. Reading them is
 	// ordinary, sending them away is reconnaissance being exfiltrated.
 	sensAccountList
+	// sensPrivateKey: private keys and the files that hold cloud or git
+	// credentials themselves. No task needs their bytes in a prompt.
+	sensPrivateKey
 )
+
+// privateKeyMaterial labels a home-relative path that holds private key
+// material or stored credentials themselves, or returns "".
+func privateKeyMaterial(rest string) string {
+	switch {
+	case underOrAt(rest, ".ssh"):
+		return "an SSH private key"
+	case rest == ".gnupg" || underOrAt(rest, ".gnupg/private-keys-v1.d") || rest == ".gnupg/secring.gpg" || underOrAt(rest, ".gnupg/openpgp-revocs.d"):
+		return "GnuPG private keys"
+	case rest == ".aws/credentials" || underOrAt(rest, ".aws/sso/cache") || underOrAt(rest, ".aws/cli/cache"):
+		return "AWS credentials"
+	case rest == ".config/gcloud/credentials.db" || rest == ".config/gcloud/access_tokens.db" ||
+		rest == ".config/gcloud/application_default_credentials.json" || underOrAt(rest, ".config/gcloud/legacy_credentials"):
+		return "Google Cloud credentials"
+	case rest == ".azure/accessTokens.json" || strings.HasPrefix(rest, ".azure/msal_token_cache") || rest == ".azure/service_principal_entries.json":
+		return "Azure credentials"
+	case rest == ".git-credentials" || rest == ".config/git/credentials":
+		return "git credentials"
+	}
+	return ""
+}
 
 // homeSecrets are credential files and directories relative to a home.
 var homeSecrets = []struct{ rel, label string }{
@@ -247,6 +272,11 @@ func classify(abs, home string) (sensitivity, string) {
 	if abs == "" {
 		return sensNone, ""
 	}
+	// In a directory the line does not show (cd "$X", "$(…)"/.ssh/id_rsa),
+	// a file is judged as if that directory were the home.
+	if rest, ok := strings.CutPrefix(abs, shell.UnknownDir+"/"); ok && home != "" {
+		abs = home + "/" + rest
+	}
 	// Every home secret and browser root starts with '.', '_', "Library"
 	// or "snap": other home paths (projects, documents) skip the tables.
 	if rest, _, ok := homeRel(abs, home); ok && rest != "" && strings.IndexByte("._Ls", rest[0]) >= 0 {
@@ -262,6 +292,9 @@ func classify(abs, home string) (sensitivity, string) {
 				if h.rel == ".ssh" && !isSSHPrivate(rest) {
 					break
 				}
+				if label := privateKeyMaterial(rest); label != "" {
+					return sensPrivateKey, label
+				}
 				return sensUserSecret, h.label
 			}
 		}
@@ -276,6 +309,11 @@ func classify(abs, home string) (sensitivity, string) {
 		return sensSystemSecret, "SSH host private key"
 	case underOrAt(abs, "/var/run/secrets") || underOrAt(abs, "/run/secrets"):
 		return sensSystemSecret, "service account or container secrets"
+	case abs == "/etc/kubernetes/admin.conf" || abs == "/etc/kubernetes/super-admin.conf" || abs == "/etc/kubernetes/kubelet.conf" ||
+		abs == "/etc/rancher/k3s/k3s.yaml" || abs == "/etc/rancher/rke2/rke2.yaml" || abs == "/var/lib/kubelet/kubeconfig" ||
+		strings.HasPrefix(abs, "/etc/kubernetes/pki/") && strings.HasSuffix(abs, ".key") ||
+		strings.HasPrefix(abs, "/var/lib/kubelet/pods/") && strings.Contains(abs, "/volumes/kubernetes.io~"):
+		return sensSystemSecret, "Kubernetes cluster credentials"
 	case abs == "/etc/passwd" || abs == "/etc/group":
 		return sensAccountList, "the account list"
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):

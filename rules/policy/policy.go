@@ -66,6 +66,15 @@ type Decision struct {
 	// RequiredTier is the tier an ESCALATE needs (2 = LLM evaluator,
 	// 3 = human); 0 otherwise.
 	RequiredTier int32
+	// SecondOpinion is set by an allow rule with `second_opinion: true`:
+	// when a Tier 2 evaluator is configured, an action the rule allows
+	// goes to it unless Tier 1 marks it known-safe. Without an evaluator
+	// the allow stands.
+	SecondOpinion bool
+	// Confine is the rule's `confine:` grant for the executor; nil means
+	// the default confinement. Shared by every verdict of the rule: never
+	// modify it.
+	Confine *pb.Confinement
 }
 
 // Explanation says why one rule did or did not match.

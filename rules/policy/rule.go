@@ -58,8 +58,8 @@ func (r *rule) matches(st *evalState) bool {
 
 var ruleKeys = map[string][]string{
 	SectionDeny:   {"id", "description", "reason", "match"},
-	SectionVerify: {"id", "description", "reason", "tier", "match"},
-	SectionAllow:  {"id", "description", "reason", "match"},
+	SectionVerify: {"id", "description", "reason", "tier", "match", "confine"},
+	SectionAllow:  {"id", "description", "reason", "match", "second_opinion", "confine"},
 }
 
 // compiler turns rule nodes into rules, collecting problems.
@@ -125,7 +125,9 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 
 	var reason, description string
 	tier := int32(0)
+	secondOpinion := false
 	var matchNode *yaml.Node
+	var grant *pb.Confinement
 	for _, kv := range kvs {
 		switch kv.key {
 		case "description":
@@ -138,6 +140,20 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 			}
 		case "match":
 			matchNode = kv.value
+		case "second_opinion":
+			if v, ok := c.ps.scalar(kv.value, label, "second_opinion"); ok {
+				switch v {
+				case "true":
+					secondOpinion = true
+				case "false":
+				default:
+					c.ps.add(kv.value.Line, label, "second_opinion must be true or false, got %q", v)
+				}
+			}
+		case "confine":
+			if section != SectionDeny {
+				grant = c.confine(kv.value, label)
+			}
 		}
 	}
 	if section == SectionVerify && !hasKey(kvs, "tier") {
@@ -149,6 +165,8 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	}
 	c.match(r, label, matchNode)
 	r.decision = ruleDecision(r, section, tier, reason, description)
+	r.decision.SecondOpinion = secondOpinion
+	r.decision.Confine = grant
 	return r
 }
 
