@@ -618,4 +618,15 @@ func TestProjectDirIsTheWorkspace(t *testing.T) {
 	if r.decision != "ask" || !strings.Contains(r.reason, "file-read-outside-workspace") {
 		t.Fatalf("with CLAUDE_PROJECT_DIR: %s %q", r.decision, r.reason)
 	}
+	// A command is judged where the agent's shell is: ssh here is /etc/ssh.
+	in = `{"session_id":"s","cwd":"/etc","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ssh"}}`
+	r = runHookEnv(t, []string{"CLAUDE_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "claude-code")
+	if r.decision != "deny" || !strings.Contains(r.reason, "/etc/ssh") {
+		t.Fatalf("command in /etc: %s %q", r.decision, r.reason)
+	}
+	in = `{"session_id":"s","cwd":"/home/dev/project","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf ssh","dir_path":"/etc"}}`
+	r = runHookEnv(t, []string{"GEMINI_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "gemini-cli")
+	if r.decision != "deny" || !strings.Contains(r.reason, "/etc/ssh") {
+		t.Fatalf("dir_path /etc: %s %q", r.decision, r.reason)
+	}
 }

@@ -190,15 +190,15 @@ type Env struct {
 // Request builds the EvaluateRequest for a call: the project (else cwd) is
 // the workspace, home is the user's, and the agent's session id and tool
 // call id travel along so that the audit log shows them. A shell command
-// run away from the workspace carries its directory as "cwd".
+// that runs away from the workspace is judged where it runs (below).
 func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	workspace := c.Cwd
 	if filepath.IsAbs(env.ProjectDir) {
 		workspace = filepath.Clean(env.ProjectDir)
 	}
 	payload := m.Payload
-	if workspace != c.Cwd && m.Action == "execute_command" {
-		payload = withWorkingDir(payload, c.Cwd)
+	if m.Action == "execute_command" {
+		payload = inWorkingDir(payload, c.Cwd, workspace)
 	}
 	return &pb.EvaluateRequest{
 		ActionType:  m.Action,
@@ -216,18 +216,40 @@ func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	}
 }
 
-// withWorkingDir adds "cwd": dir to a command's arguments unless they
-// already name a working directory.
-func withWorkingDir(payload []byte, dir string) []byte {
+// inWorkingDir makes a shell command's directory part of the command the
+// shield reads: "cd DIR" on a line before it, which the shell analysis
+// follows as it follows any cd (a working-directory argument alone is
+// not: `rm -rf ssh` with cwd /etc would be judged as the workspace's
+// ssh). DIR is the command's own working-directory argument (Gemini
+// CLI's dir_path), else the agent's cwd when it is not the workspace
+// (Claude Code's shell after a cd), which is also added as "cwd".
+func inWorkingDir(payload []byte, hookCwd, workspace string) []byte {
 	members, err := objectMembers(payload)
 	if err != nil {
 		return payload // the shield reports what is wrong with it
 	}
-	for _, m := range members {
+	command, dir, cmdAt, named := "", "", -1, false
+	for i, m := range members {
 		switch m.key {
+		case "command":
+			if json.Unmarshal(m.value, &command) == nil {
+				cmdAt = i
+			}
 		case "cwd", "working_dir", "workdir", "dir", "directory":
-			return payload
+			named = true
+			_ = json.Unmarshal(m.value, &dir)
 		}
 	}
-	return encodeObject(append(members, member{key: "cwd", value: marshal(dir)}))
+	if !named && hookCwd != workspace {
+		dir = hookCwd
+		members = append(members, member{key: "cwd", value: marshal(hookCwd)})
+	}
+	if cmdAt < 0 || dir == "" || filepath.Clean(dir) == workspace {
+		if !named && hookCwd != workspace {
+			return encodeObject(members)
+		}
+		return payload
+	}
+	members[cmdAt].value = marshal("cd " + shellQuote(dir) + "\n" + command)
+	return encodeObject(members)
 }
