@@ -333,6 +333,10 @@ type Message struct {
 	Content   string
 	Mode      pb.SessionMode
 	Source    string
+	// CreateNamed makes a session named SessionID when there is none:
+	// front doors whose clients choose their own session ids
+	// (engine/doors) continue or start a conversation with one request.
+	CreateNamed bool
 }
 
 // Turn is one message being processed. Events delivers the session's
@@ -376,7 +380,7 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	if e.turn != nil {
 		return nil, ErrAgentBusy
 	}
-	s, err := e.sessionLocked(ctx, m.SessionID, m.Mode)
+	s, err := e.sessionLocked(ctx, m.SessionID, m.Mode, m.CreateNamed)
 	if err != nil {
 		return nil, err
 	}

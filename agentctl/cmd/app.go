@@ -63,6 +63,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			doctorCommand(),
 			hookCommand(),
 			mcpProxyCommand(),
+			gatewayCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),

@@ -83,6 +83,8 @@ type hostConfig struct {
 	// clientToken is ClientService's credential ("": a random one that
 	// no client learns, as for run).
 	clientToken string
+	// doors are the other front doors internal-engine serves.
+	doors doorConfig
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -156,6 +158,9 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	if err := checkWebAddr(h.webAddr); err != nil {
 		return h, err
 	}
+	if h.doors, err = doorConfigFrom(c); err != nil {
+		return h, err
+	}
 	return h, nil
 }
 
@@ -224,6 +229,7 @@ type host struct {
 	agent       *procman.Supervisor
 	tools       *tools.Registry
 	executor    executorSetup
+	store       *store.Store // the session database (the crawbl door's memory too)
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
@@ -309,17 +315,6 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	if x := h.executor.executor; x != nil {
 		h.closers = append(h.closers, func() { x.Close() })
 	}
-	home, _ := os.UserHomeDir()
-	reg, err := tools.New(tools.Options{
-		Workspace: cfg.workspace, Executor: h.executor.executor, AllowUnconfined: h.executor.unconfined,
-		Hidden: []string{cfg.dbPath, filepath.Dir(cfg.dbPath), cfg.stateDir()}, UserHome: home,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("tools: %w", err)
-	}
-	h.tools = reg
-	h.closers = append(h.closers, func() { reg.Close() })
-
 	// Only the engine writes the session database: the agent's sandbox
 	// leaves the workspace read-only.
 	db, err := store.Open(cfg.dbPath)
@@ -327,6 +322,19 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("session database: %w", err)
 	}
 	h.closers = append(h.closers, func() { db.Close() })
+	h.store = db
+
+	// The memory tools keep the agent's notes in the same database.
+	home, _ := os.UserHomeDir()
+	reg, err := tools.New(tools.Options{
+		Workspace: cfg.workspace, Executor: h.executor.executor, AllowUnconfined: h.executor.unconfined,
+		Hidden: []string{cfg.dbPath, filepath.Dir(cfg.dbPath), cfg.stateDir()}, UserHome: home, Memory: db,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	h.tools = reg
+	h.closers = append(h.closers, func() { reg.Close() })
 
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: judge, ShieldMode: mode, ShieldAddress: addr,

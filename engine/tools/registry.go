@@ -39,6 +39,11 @@ type Options struct {
 	// Workspace is the directory every tool is confined to. Required.
 	Workspace string
 
+	// Memory, when set, enables the memory tools; MemoryWorkspace names
+	// the memory workspace they use (default "local").
+	Memory          Memory
+	MemoryWorkspace string
+
 	// CommandTimeout is the default timeout of execute_command and of each
 	// git tool (default 2m, or MaxCommandTimeout if lower); MaxCommandTimeout
 	// caps timeout_seconds (default 10m).
@@ -157,7 +162,7 @@ const LoadToolsName = "load_tools"
 const SpawnAgentName = "spawn_agent"
 
 // groupOrder lists the tool groups in the order they are presented.
-var groupOrder = []string{"files", "shell", "git", "http", "agents"}
+var groupOrder = []string{"files", "shell", "git", "http", "agents", "memory"}
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -215,6 +220,9 @@ func New(opts Options) (*Registry, error) {
 }
 
 func setDefaults(o *Options) {
+	if o.MemoryWorkspace == "" {
+		o.MemoryWorkspace = "local"
+	}
 	if o.CommandTimeout <= 0 {
 		o.CommandTimeout = 2 * time.Minute
 		if o.MaxCommandTimeout > 0 {
@@ -317,7 +325,18 @@ func (r *Registry) Close() error {
 func (r *Registry) Workspace() string { return r.wsReal }
 
 // Groups lists the tool groups load_tools accepts.
-func (r *Registry) Groups() []string { return slices.Clone(groupOrder) }
+func (r *Registry) Groups() []string {
+	var out []string
+	for _, g := range groupOrder {
+		for _, t := range r.tools {
+			if t.def.Group == g {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
 
 // Defs returns the definitions of the given groups, all tools when none is
 // given. An unknown group is an error.

@@ -14,11 +14,11 @@ import (
 var attackCategories = []string{
 	"remote_code_execution", "decode_execute", "reverse_shell", "destructive",
 	"privilege_persistence", "credential_access", "exfiltration", "secret_material",
-	"prompt_injection", "encoding_evasion", "policy", "malformed",
+	"prompt_injection", "encoding_evasion", "policy", "malformed", "memory_poisoning",
 }
 
 var everydayCategories = []string{
-	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
+	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email", "everyday_memory",
 	// The executor's grants (network ports) of everyday commands, plus a
 	// few attacks whose grant Tier 1 takes away.
 	"confinement",

@@ -189,6 +189,7 @@ func (s *scan) run() {
 	s.checkCloudMetadata()
 	s.checkOutbound()
 	s.checkInjection()
+	s.checkStandingExfil()
 	s.checkEnvAssignments()
 }
 
