@@ -382,6 +382,7 @@ func TestFailuresDeny(t *testing.T) {
 		{"wrong event", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, nil, "PostToolUse"},
 		{"other agent's input", "gemini-cli", valid, nil, `"PreToolUse"`},
 		{"shield refuses the payload", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}`, nil, "nest"},
+		{"non-string command", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":{"x":1}}}`, nil, "command"},
 		{"unreachable shieldd", "claude-code", valid, []string{"--shield", unreachable, "--timeout", "3s"}, "shieldd"},
 		{"shieldd never answers", "gemini-cli", string(fixture(t, "gemini-cli", "run-shell-ls")), []string{"--shield", silent, "--timeout", "500ms"}, "500ms"},
 		{"relative policy file", "claude-code", valid, []string{"--policy", "policy.yaml"}, "absolute file path"},

@@ -190,7 +190,7 @@ type Env struct {
 // Request builds the EvaluateRequest for a call: the project (else cwd) is
 // the workspace, home is the user's, and the agent's session id and tool
 // call id travel along so that the audit log shows them. A shell command
-// that runs away from the workspace is judged where it runs (below).
+// is judged in the directory it runs in (below).
 func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	workspace := c.Cwd
 	if filepath.IsAbs(env.ProjectDir) {
@@ -216,40 +216,24 @@ func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	}
 }
 
-// inWorkingDir makes a shell command's directory part of the command the
-// shield reads: "cd DIR" on a line before it, which the shell analysis
-// follows as it follows any cd (a working-directory argument alone is
-// not: `rm -rf ssh` with cwd /etc would be judged as the workspace's
-// ssh). DIR is the command's own working-directory argument (Gemini
-// CLI's dir_path), else the agent's cwd when it is not the workspace
-// (Claude Code's shell after a cd), which is also added as "cwd".
+// inWorkingDir gives a shell command the directory it runs in: the
+// agent's cwd, when that is not the workspace (Claude Code's shell after
+// a cd) and the command names none of its own (Gemini CLI's dir_path is
+// already its cwd). The shield resolves the command's relative paths
+// there: `rm -rf ssh` in /etc is the delete of /etc/ssh.
 func inWorkingDir(payload []byte, hookCwd, workspace string) []byte {
+	if hookCwd == workspace {
+		return payload
+	}
 	members, err := objectMembers(payload)
 	if err != nil {
 		return payload // the shield reports what is wrong with it
 	}
-	command, dir, cmdAt, named := "", "", -1, false
-	for i, m := range members {
+	for _, m := range members {
 		switch m.key {
-		case "command":
-			if json.Unmarshal(m.value, &command) == nil {
-				cmdAt = i
-			}
 		case "cwd", "working_dir", "workdir", "dir", "directory":
-			named = true
-			_ = json.Unmarshal(m.value, &dir)
+			return payload
 		}
 	}
-	if !named && hookCwd != workspace {
-		dir = hookCwd
-		members = append(members, member{key: "cwd", value: marshal(hookCwd)})
-	}
-	if cmdAt < 0 || dir == "" || filepath.Clean(dir) == workspace {
-		if !named && hookCwd != workspace {
-			return encodeObject(members)
-		}
-		return payload
-	}
-	members[cmdAt].value = marshal("cd " + shellQuote(dir) + "\n" + command)
-	return encodeObject(members)
+	return encodeObject(append(members, member{key: "cwd", value: marshal(hookCwd)}))
 }

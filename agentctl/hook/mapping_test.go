@@ -124,35 +124,12 @@ func TestRequestProjectDir(t *testing.T) {
 	}
 	var args map[string]any
 	_ = json.Unmarshal([]byte(r.GetPayloadJson()), &args)
-	if args["cwd"] != "/etc" || args["command"] != "cd /etc\nrm -rf *" {
+	if args["cwd"] != "/etc" || args["command"] != "rm -rf *" {
 		t.Fatalf("payload %s", r.GetPayloadJson())
 	}
 	// Without a project dir, cwd is the workspace and the payload is as sent.
 	r = Request(c, m, Env{ProjectDir: "relative/ignored"})
 	if r.GetCaller().GetWorkspaceRoot() != "/etc" || r.GetPayloadJson() != `{"command":"rm -rf *"}` {
 		t.Fatalf("%v", r)
-	}
-}
-
-// A shell command's own working directory is where it is judged; one that
-// is the workspace changes nothing.
-func TestRequestCommandWorkingDir(t *testing.T) {
-	cases := []struct{ input, command string }{
-		{`{"command":"rm -rf ssh","dir_path":"/etc"}`, "cd /etc\nrm -rf ssh"},
-		{`{"command":"make","dir_path":"sub dir"}`, "cd 'sub dir'\nmake"},
-		{`{"command":"make","dir_path":"/w"}`, "make"},
-		{`{"command":"make"}`, "make"},
-	}
-	for _, c := range cases {
-		call := &Call{Agent: GeminiCLI, Cwd: "/w", ToolName: "run_shell_command", ToolInput: []byte(c.input)}
-		m, err := Map(call)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var args map[string]any
-		_ = json.Unmarshal([]byte(Request(call, m, Env{}).GetPayloadJson()), &args)
-		if args["command"] != c.command {
-			t.Errorf("%s: command %q, want %q", c.input, args["command"], c.command)
-		}
 	}
 }
