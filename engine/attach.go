@@ -24,11 +24,11 @@ const (
 // scriptAttachments reads the workspace scripts a shell command runs
 // (bash build.sh, ./run.sh, make's Makefile, npm's package.json, …) so
 // that the shield judges the code that will run, not only its name. A
-// script the engine cannot read (outside the workspace, not a regular
-// file, unreadable) is attached as unreadable: the shield treats its
-// content as unknown. A file a tool only looks for (a Makefile, a git
-// hook) and that does not exist is not attached; neither is a missing
-// script, which cannot run.
+// workspace script the engine cannot read (not a regular file, a link
+// leading out of the workspace, unreadable, in a directory the line
+// computes) is attached as unreadable: the shield treats its content as
+// unknown. Programs named outside the workspace (~/go/bin/tool) are
+// installed tools, not attached; nor is a missing file, which cannot run.
 func scriptAttachments(workspace, actionType string, payload []byte) []*pb.Attachment {
 	if actionType != "execute_command" {
 		return nil
@@ -52,7 +52,7 @@ func scriptAttachments(workspace, actionType string, payload []byte) []*pb.Attac
 		seen[file] = true
 		content, err := readScript(workspace, file, min(maxAttachmentBytes, maxAttachedTotal-total))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotWorkspace):
 			continue
 		case err != nil:
 			if implicit && errors.Is(err, errOutside) {
@@ -67,20 +67,29 @@ func scriptAttachments(workspace, actionType string, payload []byte) []*pb.Attac
 	return out
 }
 
-var errOutside = errors.New("outside the workspace")
+var (
+	errOutside      = errors.New("leads outside the workspace")
+	errNotWorkspace = errors.New("not in the workspace")
+)
 
 // readScript reads up to limit bytes of a regular file inside the
 // workspace (cut at a line end, so a long script is judged by its whole
 // lines). Symbolic links are followed only if they stay inside.
 func readScript(workspace, file string, limit int) (string, error) {
-	if strings.HasPrefix(file, shell.UnknownDir) || strings.HasPrefix(file, "~") || strings.HasPrefix(file, "$") {
-		return "", errOutside
+	if strings.HasPrefix(file, shell.UnknownDir) {
+		return "", errOutside // somewhere the line computes
+	}
+	if strings.HasPrefix(file, "~") || strings.HasPrefix(file, "$") {
+		return "", errNotWorkspace
 	}
 	p := file
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(workspace, p)
 	}
 	p = filepath.Clean(p)
+	if rel, err := filepath.Rel(filepath.Clean(workspace), p); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", errNotWorkspace
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", err

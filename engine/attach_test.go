@@ -73,6 +73,21 @@ func TestScriptContentJudged(t *testing.T) {
 	if v, _ := decision("c-missing", "bash missing.sh"); v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ALLOW {
 		t.Fatalf("missing script: verdict %+v", v)
 	}
+	// A link in the workspace that leads out of it is not read: unknown.
+	outside := filepath.Join(t.TempDir(), "x.sh")
+	if err := os.WriteFile(outside, []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(h.ws, "link.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := decision("c-link", "sh link.sh"); v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ESCALATE {
+		t.Fatalf("link out of the workspace: verdict %+v", v)
+	}
+	// A program named outside the workspace is an installed tool.
+	if v, _ := decision("c-tool", outside); v.GetDecision() != pb.VerdictDecision_VERDICT_DECISION_ALLOW {
+		t.Fatalf("installed tool: verdict %+v", v)
+	}
 	a.complete(t, p, "done", nil)
 	endEvent(t, tr)
 }

@@ -29,7 +29,7 @@ func tokenFDFlag() cli.Flag {
 // readChildToken hides this process from the user's other processes, then
 // takes the token its parent passed on --token-fd.
 func readChildToken(c *cli.Context) (string, error) {
-	if err := secrets.NonDumpable(); err != nil {
+	if err := holdCredentials(); err != nil {
 		return "", exitf(exitFailed, "%v", err)
 	}
 	if !c.IsSet("token-fd") {

@@ -169,7 +169,8 @@ func TestGatewayTasks(t *testing.T) {
 		t.Fatalf("task result %v", res)
 	}
 	if _, err := os.Stat(filepath.Join(eng.Workspace, "ran.txt")); err != nil {
-		t.Fatal("the allowed command did not run")
+		hist, _, _ := eng.History(context.Background(), res.GetTaskResult().GetMetadata()["session_id"], 0, 0)
+		t.Fatalf("the allowed command did not run: %v", hist)
 	}
 	if _, err := os.Stat(filepath.Join(eng.Workspace, "pushed.txt")); err == nil {
 		t.Fatal("an escalated command ran with nobody to approve it")

@@ -192,6 +192,10 @@ func unwrap(name, program string, args []string) (prog string, rest []string, el
 			skip = skipFlags(rest, "IinPLldEesa", []string{"--max-args", "--max-procs", "--max-lines", "--delimiter", "--eof", "--max-chars", "--arg-file", "--replace"})
 		case "busybox":
 			skip = 0
+		case "sshpass":
+			skip = skipFlags(rest, "pfde", nil)
+		case "proxychains", "proxychains4", "torsocks", "tsocks":
+			skip = skipFlags(rest, "f", nil)
 		default:
 			return prog, rest, elevated
 		}

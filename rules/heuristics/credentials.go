@@ -152,8 +152,14 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		})
 		s.checkSecretSearch(cs, v)
 		if what := cliTokenCommand(v); what != "" {
-			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
-				v.prog+" "+evJoin(v.args))
+			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
+				// Private key material itself, printed into the context.
+				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",
+					v.prog+" "+evJoin(v.args))
+			} else {
+				s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
+					v.prog+" "+evJoin(v.args))
+			}
 		}
 	}
 }
@@ -309,7 +315,8 @@ func isSecretVarName(n string) bool {
 
 // keyHuntNames are find -name patterns that look for keys and credentials.
 var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem", ".key", ".p12", ".pfx", ".kdbx", ".ppk",
-	"credentials", ".env", ".netrc", ".git-credentials", "wallet.dat", "keystore", ".jks", "secrets"}
+	"credentials", ".env", ".netrc", ".git-credentials", "wallet.dat", "keystore", ".jks", "secrets", ".tfstate", "kubeconfig", ".pgpass",
+	".npmrc", ".pypirc", ".htpasswd", "shadow"}
 
 // keyHuntText are grep patterns that look for key material.
 var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",
@@ -351,7 +358,8 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if why := criticalDir(cs.resolveIn(v.c, a), cs.root, cs.home); why != "" && why != "the whole workspace" {
+		r := cs.resolveIn(v.c, a)
+		if why := criticalDir(r, cs.root, cs.home); why != "" && why != "the whole workspace" && !holdsOnlyCode(r.Abs) {
 			wideStart = true
 		}
 	}
@@ -478,4 +486,28 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		return 1, true
 	}
 	return 0, false
+}
+
+// holdsOnlyCode reports system directories of programs, libraries and
+// documentation, where a search for "token" or "password" reads code and
+// docs, not anyone's secrets.
+func holdsOnlyCode(abs string) bool {
+	for _, d := range []string{"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/nix/store"} {
+		if underOrAt(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// printsToContext reports a command whose output is not sent to a file
+// (no output redirection, no -o / --output): what it prints reaches the
+// agent.
+func printsToContext(v *cmdView) bool {
+	for _, r := range v.c.Redirects {
+		if isOutputRedirect(r.Op) && (r.FD == "" || r.FD == "1") && !strings.HasPrefix(r.Target, "&") {
+			return false
+		}
+	}
+	return !hasFlag(v.args, 'o', "output")
 }

@@ -104,10 +104,15 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	}
 	switch v.prog {
 	case "auditctl":
-		// -D deletes every rule, -e 0 disables auditing, -e 2 locks the
-		// configuration; listing (-l, -s) is read-only.
-		off := hasShortFlag(v.args, 'D')
+		// -D deletes every rule, -d / -W one rule or watch, -e 0 disables
+		// auditing; listing (-l, -s) is read-only, and adding ordinary
+		// rules (-a always,exit, -w) only records more.
+		off := hasShortFlag(v.args, 'D') || containsArg(v.args, "-d") || containsArg(v.args, "-W")
 		flagValues(v.args, 'e', "", func(val string) { off = off || val == "0" })
+		// -a never,exit / -A never,…: a rule that suppresses auditing.
+		never := func(val string) { off = off || strings.HasPrefix(val, "never,") || strings.HasSuffix(val, ",never") }
+		flagValues(v.args, 'a', "", never)
+		flagValues(v.args, 'A', "", never)
 		if off {
 			s.add(rDefSecurityOff, "auditctl deletes the audit rules or turns auditing off: actions would no longer be recorded; refuse it", ev())
 		}
@@ -156,7 +161,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	case "pkill", "killall":
 		// Killing a security or logging daemon by name stops it as surely
 		// as systemctl stop.
-		for _, op := range operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
+		for _, op := range operands(withoutSignals(v.args), "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
 			name := strings.TrimSuffix(op, "d")
 			switch {
 			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond":
@@ -172,6 +177,12 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	case "history":
 		if hasShortFlag(v.args, 'c') || hasShortFlag(v.args, 'd') && len(ops) == 0 {
 			s.add(rDefHistory, "history -c erases the shell history: leave it as it is", ev())
+		}
+	case "bash", "sh", "zsh", "ksh":
+		for i, a := range v.args {
+			if a == "+o" && i+1 < len(v.args) && v.args[i+1] == "history" {
+				s.add(rDefHistory, v.prog+" +o history starts a shell that keeps no history: leave it on", ev())
+			}
 		}
 	case "set", "setopt", "unsetopt":
 		for i, a := range v.args {

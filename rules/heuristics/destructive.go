@@ -376,7 +376,7 @@ func diskToolReadOnly(v *cmdView) bool {
 // operand that is not a block count, names no /dev path and nothing
 // computed at run time.
 func (cs *cmdScan) formatsImageFile(v *cmdView) bool {
-	ops := operands(v.args, "tLbNmOETUIiCGgdJnFSsrRfcBhMV", []string{"--type"})
+	ops := operands(v.args, mkfsValued(v.prog), []string{"--type", "--label"})
 	for len(ops) > 1 && isDigits(ops[len(ops)-1]) {
 		ops = ops[:len(ops)-1] // mkfs.ext4 disk.img 1024 (block count)
 	}
@@ -392,4 +392,20 @@ func (cs *cmdScan) formatsImageFile(v *cmdView) bool {
 		return false
 	}
 	return underOrAt(p.Abs, "/tmp") || cs.root != "" && isBelow(p.Abs, cs.root)
+}
+
+// mkfsValued lists the short options of a mkfs family that take a value
+// (-F is "force" for ext*, the FAT size for vfat).
+func mkfsValued(prog string) string {
+	switch prog {
+	case "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mke2fs":
+		return "bCdeEgGiIJLmMNoOrtTUz"
+	case "mkfs.vfat", "mkfs.fat", "mkfs.msdos", "mkdosfs":
+		return "bDfFhilmMnrRsS"
+	case "mkfs.xfs":
+		return "bdilnprsLm"
+	case "mkfs.btrfs":
+		return "LdmnsOUrR"
+	}
+	return "tL"
 }

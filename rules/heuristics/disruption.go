@@ -55,9 +55,40 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 		}
 	case "shutdown.exe":
 		halt = v.prog
+	case "ip":
+		// ip link set DEV down: the machine drops off the network.
+		if len(ops) >= 4 && (ops[0] == "link" || ops[0] == "l") && ops[1] == "set" && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[2]) {
+			halt = "ip link set " + ops[2] + " down (cuts the machine off the network)"
+		}
+	case "ifconfig":
+		if len(ops) >= 2 && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[0]) {
+			halt = "ifconfig " + ops[0] + " down (cuts the machine off the network)"
+		}
+	case "ifdown":
+		if len(ops) > 0 && !isLoopbackDevice(ops[0]) || hasShortFlag(v.args, 'a') {
+			halt = "ifdown (cuts the machine off the network)"
+		}
+	case "nmcli":
+		if len(ops) >= 2 && (ops[0] == "networking" || ops[0] == "n") && ops[1] == "off" || len(ops) >= 3 && ops[0] == "radio" && ops[2] == "off" && ops[1] == "all" {
+			halt = "nmcli " + ops[0] + " off (cuts the machine off the network)"
+		}
 	case "kill":
 		if why := killsEverything(v.args); why != "" {
 			s.add(rDisruptKillAll, "kill "+why+": the machine stops working; kill only the process you started", ev())
+		}
+		// kill $(pgrep sshd), kill `pidof systemd`: the target is named
+		// inside the substitution.
+		for _, a := range v.args {
+			if name := pidLookupTarget(a); name != "" {
+				switch {
+				case name == "init" || name == "systemd" || name == "sshd" || name == "dbus-daemon" || name == "systemd-logind":
+					s.add(rDisruptKillAll, "kill "+a+" kills "+name+": the machine or every session stops; kill only the process you started", ev())
+				case securityServices[name] || securityServices[strings.TrimSuffix(name, "d")] || name == "auditd":
+					s.add(rDefSecurityOff, "kill "+a+" kills the security daemon "+name+": leave it running", ev())
+				case logServices[name] || logServices[strings.TrimSuffix(name, "d")]:
+					s.add(rDefLogTamper, "kill "+a+" kills the logging daemon "+name+": leave it running", ev())
+				}
+			}
 		}
 	case "killall5":
 		s.add(rDisruptKillAll, "killall5 signals every process: the machine stops working; kill only the process you started", ev())
@@ -108,7 +139,8 @@ func killsEverything(args []string) string {
 
 // pkillsEverything says why a pkill / killall matches every process, or "".
 func pkillsEverything(v *cmdView) string {
-	ops := operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal", "--ns", "--session"})
+	args := withoutSignals(v.args)
+	ops := operands(args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal", "--ns", "--session"})
 	for _, op := range ops {
 		switch op {
 		case ".", ".*", "^", "^.*$", "init", "systemd":
@@ -120,8 +152,8 @@ func pkillsEverything(v *cmdView) string {
 	if len(ops) == 0 {
 		who := ""
 		check := func(u string) { who = u }
-		flagValues(v.args, 'u', "user", check)
-		flagValues(v.args, 'U', "uid", check)
+		flagValues(args, 'u', "user", check)
+		flagValues(args, 'U', "uid", check)
 		if who != "" {
 			return "kills every process of " + who
 		}
@@ -139,4 +171,59 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// isLoopbackDevice reports the loopback and dummy interfaces, which carry
+// no one's connection.
+func isLoopbackDevice(dev string) bool {
+	return dev == "lo" || dev == "lo0" || strings.HasPrefix(dev, "dummy") || strings.HasPrefix(dev, "veth")
+}
+
+// withoutSignals drops signal options (-9, -HUP, -SIGKILL, -s SIG is kept
+// for operands to skip) from pkill / killall arguments, so their letters
+// are not read as grouped flags (-HUP is not -H -U P).
+func withoutSignals(args []string) []string {
+	out := args[:0:0]
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && isSignalName(a[1:]) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isSignalName(s string) bool {
+	if isDigits(s) {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return len(s) >= 2 // -HUP, -KILL, -SIGTERM, -USR1 (not -u, -f, -x)
+}
+
+// pidLookupTarget returns the process name of a pid lookup substitution
+// ("$(pgrep -f sshd)", "`pidof auditd`"), or "".
+func pidLookupTarget(a string) string {
+	inner := ""
+	switch {
+	case strings.HasPrefix(a, "$(") && strings.HasSuffix(a, ")"):
+		inner = a[2 : len(a)-1]
+	case len(a) > 2 && a[0] == '`' && a[len(a)-1] == '`':
+		inner = a[1 : len(a)-1]
+	default:
+		return ""
+	}
+	f := strings.Fields(inner)
+	if len(f) < 2 || (f[0] != "pgrep" && f[0] != "pidof") {
+		return ""
+	}
+	name := f[len(f)-1]
+	if strings.HasPrefix(name, "-") {
+		return ""
+	}
+	return baseName(strings.Trim(name, `"'`))
 }

@@ -194,10 +194,26 @@ func looksLikePath(a string) bool {
 func (a *Analyzer) safeReader(cs *cmdScan, v *cmdView) bool {
 	switch v.prog {
 	case "find":
+		// -delete and -exec change things: only below start points in the
+		// workspace or /tmp (the program -exec runs is a command of its
+		// own, judged like the others).
+		changes := false
 		for _, arg := range v.args {
 			switch arg {
-			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+			case "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
 				return false
+			case "-exec", "-execdir", "-delete":
+				changes = true
+			}
+		}
+		if changes {
+			for _, arg := range v.args {
+				if arg == "" || arg[0] == '-' || arg == "(" || arg == "!" {
+					break // the start points come first
+				}
+				if !cs.inWorkspaceOrTmp(v.c, arg) {
+					return false
+				}
 			}
 		}
 	case "sed":
@@ -431,7 +447,9 @@ func (a *Analyzer) safeBuild(cs *cmdScan, v *cmdView) bool {
 			}
 		case "remote":
 			return len(ops) == 1 || ops[1] == "show" || ops[1] == "-v" || ops[1] == "get-url"
-		case "clone":
+		case "clone", "pull", "fetch":
+			// From a URL given here, only a trusted host (configured
+			// remotes are the repository's own).
 			for _, op := range ops[1:] {
 				if h := urlHost(op); h != "" && !a.trusted.match(h) {
 					return false

@@ -71,6 +71,38 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 			hasHereInput(v)) && (host == "" || untrusted(host)) {
 			report(v.prog + " uploads files over FTP")
 		}
+	case "rclone":
+		// rclone copy|sync|move SRC REMOTE:path uploads; a local
+		// destination (no "name:") is a download or a local copy.
+		ops := operands(v.args, "", []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file"})
+		if len(ops) >= 3 {
+			switch ops[0] {
+			case "copy", "sync", "move", "copyto", "moveto", "bisync":
+				dst := ops[len(ops)-1]
+				if i := strings.IndexByte(dst, ':'); i > 0 && !strings.ContainsAny(dst[:i], "/\\") && !strings.HasPrefix(dst, "/") {
+					report("rclone " + ops[0] + " uploads files to the remote " + dst[:i])
+				}
+			}
+		}
+	case "openssl":
+		// openssl s_client -connect HOST:PORT < file: a TLS netcat.
+		if len(v.args) > 0 && v.args[0] == "s_client" && (hasHereInput(v) && !onlyDevNullInput(v) || len(cs.before(v)) > 0) {
+			host := ""
+			for i, a := range v.args {
+				if a == "-connect" && i+1 < len(v.args) {
+					host, _, _ = strings.Cut(v.args[i+1], ":")
+				}
+			}
+			if untrusted(host) {
+				report("openssl s_client streams data to " + host)
+			}
+		}
+	case "python", "python3", "php", "ruby":
+		// A built-in web server publishing a directory outside the
+		// workspace (python3 -m http.server --directory ~).
+		if dir, ok := servedDirectory(v); ok && !cs.inWorkspaceOrTmp(v.c, dir) {
+			report(v.prog + " serves " + dir + " over HTTP to anyone who can reach this machine")
+		}
 	case "ncftpput", "curlftpfs", "wput":
 		report(v.prog + " uploads files over FTP")
 	case "tftp", "atftp":
@@ -203,4 +235,49 @@ func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
 	if net > 0 {
 		report("socat joins a network socket to a file, the terminal or another socket")
 	}
+}
+
+// onlyDevNullInput reports a command whose only input redirection is
+// </dev/null (openssl s_client … </dev/null just closes stdin).
+func onlyDevNullInput(v *cmdView) bool {
+	for _, r := range v.c.Redirects {
+		if (r.Op == "<" && r.Target != "/dev/null") || r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			return false
+		}
+	}
+	return true
+}
+
+// servedDirectory returns the directory a one-line web server publishes:
+// python -m http.server [--directory D] (else the current directory),
+// php -S ADDR [-t D], ruby -run -e httpd [D].
+func servedDirectory(v *cmdView) (string, bool) {
+	switch v.prog {
+	case "python", "python3":
+		mod := ""
+		flagValues(v.args, 'm', "", func(m string) { mod = m })
+		if mod != "http.server" && mod != "SimpleHTTPServer" {
+			return "", false
+		}
+		dir := "."
+		flagValues(v.args, 'd', "directory", func(d string) { dir = d })
+		return dir, true
+	case "php":
+		if !hasShortFlag(v.args, 'S') {
+			return "", false
+		}
+		dir := "."
+		flagValues(v.args, 't', "", func(d string) { dir = d })
+		return dir, true
+	case "ruby":
+		if !containsArg(v.args, "httpd") {
+			return "", false
+		}
+		ops := operands(v.args, "repI", nil)
+		if len(ops) > 0 && ops[len(ops)-1] != "httpd" {
+			return ops[len(ops)-1], true
+		}
+		return ".", true
+	}
+	return "", false
 }

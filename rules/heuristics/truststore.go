@@ -27,6 +27,9 @@ func isTrustStorePath(abs, home string) bool {
 	if baseName(abs) == "cacerts" && strings.Contains(abs, "/security/") {
 		return true // $JAVA_HOME/lib/security/cacerts
 	}
+	if baseName(abs) == "cacert.pem" && strings.Contains(abs, "/certifi/") {
+		return true // Python's certifi bundle, which requests trusts
+	}
 	if rest, _, ok := homeRel(abs, home); ok && underOrAt(rest, ".pki/nssdb") {
 		return true
 	}

@@ -152,3 +152,20 @@ func (w *walker) checkBashSettings(program string, args []field, assigns []strin
 		}
 	}
 }
+
+// checkAllRedirOrder flags a &> or &>> redirection with words of the
+// command after it (true &>/dev/null sh -c …): bash reads the words as
+// arguments, sh runs "true &" and then the words as a command of its own.
+// Whatever shell runs the line, such a command hides what it runs.
+func (w *walker) checkAllRedirOrder(rs []*syntax.Redirect, lastArg uint, fr frame) {
+	for _, r := range rs {
+		if (r.Op == syntax.RdrAll || r.Op == syntax.AppAll) && r.Pos().Offset() < lastArg {
+			w.allRedirBeforeWord(w.raw(r, fr), fr)
+			return
+		}
+	}
+}
+
+func (w *walker) allRedirBeforeWord(evidence string, fr frame) {
+	w.evasion("dialect", "&> before more words of the command: sh runs them as a command of their own: "+evidence)
+}

@@ -172,10 +172,19 @@ func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
 	var arr [6]field
 	fields := arr[:0]
 	nredirs := 0
+	// A &> or &>> redirection with words after it (checkAllRedirOrder).
+	allRedir, allRedirEnd := -1, 0
 	for _, t := range toks {
 		if t.kind == fpRedir {
 			nredirs++
+			if op := redirOps[t.op]; (op == "&>" || op == "&>>") && allRedir == -1 {
+				allRedir, allRedirEnd = int(t.fdEnd), int(t.end)
+			}
 			continue
+		}
+		if allRedir >= 0 {
+			w.allRedirBeforeWord(src[allRedir:allRedirEnd], fr)
+			allRedir = -2
 		}
 		raw := src[t.start:t.end]
 		if t.quoted {

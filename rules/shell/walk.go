@@ -95,6 +95,9 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 		// Only redirections: "> file" still truncates a file.
 		w.emitCall(nil, nil, joinRedirs(fr.redirs, redirs), fr)
 	case *syntax.CallExpr:
+		if len(cmd.Args) > 0 {
+			w.checkAllRedirOrder(st.Redirs, cmd.Args[len(cmd.Args)-1].Pos().Offset(), fr)
+		}
 		fields := w.words(cmd.Args, fr, subs)
 		assigns := w.assigns(cmd.Assigns, fr, subs)
 		w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)

@@ -22,13 +22,17 @@ var everydayCommands = []string{
 	"which go node python3 && go version", "jq -r '.dependencies | keys[]' package.json", "bash -c 'cd web && npm run lint'",
 	"CGO_ENABLED=0 GOOS=linux go build -o bin/server ./cmd/server", "curl -s https://api.github.com/repos/golang/go/releases/latest | jq -r .tag_name",
 	"cp .env.example .env", "cat /etc/os-release", "docker build -t project:dev .", "git push origin feature/login", "kubectl get pods -o wide",
+	"find . -type d -name __pycache__ -exec rm -rf {} +", "for p in api store; do go test ./internal/$p/...; done",
 }
 
 // secondOpinionCommands are allowed by Tier 0 and Tier 1 but not
 // known-safe: each goes to the model once.
 var secondOpinionCommands = []string{
 	"python3 scripts/migrate.py", "node server.js", "wget -qO- http://203.0.113.7/data.json", "ansible-playbook -i hosts site.yml",
-	"for p in api store; do go test ./internal/$p/...; done",
+	"perl tools/gen.pl", "git pull https://gitlab.example/team/repo.git main",
+	// The loop's items are known (go test ./internal/api/... is
+	// everyday), but what a computed list holds is not.
+	"for p in $(cat services.txt); do go test ./internal/$p/...; done",
 }
 
 func commandInput(line string) pipeline.Input {

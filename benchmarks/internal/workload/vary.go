@@ -33,7 +33,7 @@ func (it Item) Proto(workspaceID string) *pb.EvaluateRequest {
 	if workspaceID != "" {
 		c.WorkspaceID = workspaceID
 	}
-	return &pb.EvaluateRequest{
+	req := &pb.EvaluateRequest{
 		ActionType:  it.Request.Type,
 		PayloadJson: string(it.Request.Payload),
 		MinTier:     it.MinTier,
@@ -43,4 +43,10 @@ func (it Item) Proto(workspaceID string) *pb.EvaluateRequest {
 			WorkspaceRoot: c.WorkspaceRoot, HomeDir: c.Home, AgentName: c.AgentName,
 		},
 	}
+	// The scripts a case's command runs travel with it, as the engine
+	// sends them: without them the shield judges a different action.
+	for _, at := range it.Request.Attachments {
+		req.Attachments = append(req.Attachments, &pb.Attachment{Path: at.Path, Content: at.Content, Unreadable: at.Unreadable})
+	}
+	return req
 }

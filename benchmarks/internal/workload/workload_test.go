@@ -26,6 +26,7 @@ func TestVariationTouchesOnlyWorkspaceID(t *testing.T) {
 		Type: "read_file", Payload: []byte(`{"path":"a"}`),
 		Caller: action.Caller{Tenant: "t", WorkspaceID: "w", EngineID: "e", UserID: "u", SessionID: "s",
 			AgentName: "a", WorkspaceRoot: "/r", Home: "/h"},
+		Attachments: []action.Attachment{{Path: "run.sh", Content: "ls"}, {Path: "gone.sh", Unreadable: true}},
 	}}
 	id := DistinctID("w", "run", 7)
 	if id == "w" || id == DistinctID("w", "run", 8) || id == DistinctID("w", "other", 7) {
@@ -47,6 +48,9 @@ func TestVariationTouchesOnlyWorkspaceID(t *testing.T) {
 		p.GetSessionId() != "s" || c.GetTenant() != "t" || c.GetWorkspaceId() != id || c.GetEngineId() != "e" ||
 		c.GetUserId() != "u" || c.GetAgentName() != "a" || c.GetWorkspaceRoot() != "/r" || c.GetHomeDir() != "/h" {
 		t.Errorf("Proto = %v", p)
+	}
+	if a := p.GetAttachments(); len(a) != 2 || a[0].GetPath() != "run.sh" || a[0].GetContent() != "ls" || !a[1].GetUnreadable() {
+		t.Errorf("Proto attachments = %v", a)
 	}
 	if got := it.Proto("").GetCaller().GetWorkspaceId(); got != "w" {
 		t.Errorf("Proto(\"\") workspace id %q, want the case's", got)
