@@ -382,6 +382,7 @@ func TestFailuresDeny(t *testing.T) {
 		{"wrong event", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, nil, "PostToolUse"},
 		{"other agent's input", "gemini-cli", valid, nil, `"PreToolUse"`},
 		{"shield refuses the payload", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}`, nil, "nest"},
+		{"non-string command", "claude-code", `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":{"x":1}}}`, nil, "command"},
 		{"unreachable shieldd", "claude-code", valid, []string{"--shield", unreachable, "--timeout", "3s"}, "shieldd"},
 		{"shieldd never answers", "gemini-cli", string(fixture(t, "gemini-cli", "run-shell-ls")), []string{"--shield", silent, "--timeout", "500ms"}, "500ms"},
 		{"relative policy file", "claude-code", valid, []string{"--policy", "policy.yaml"}, "absolute file path"},
@@ -617,5 +618,16 @@ func TestProjectDirIsTheWorkspace(t *testing.T) {
 	r = runHookEnv(t, []string{"CLAUDE_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "claude-code")
 	if r.decision != "ask" || !strings.Contains(r.reason, "file-read-outside-workspace") {
 		t.Fatalf("with CLAUDE_PROJECT_DIR: %s %q", r.decision, r.reason)
+	}
+	// A command is judged where the agent's shell is: ssh here is /etc/ssh.
+	in = `{"session_id":"s","cwd":"/etc","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ssh"}}`
+	r = runHookEnv(t, []string{"CLAUDE_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "claude-code")
+	if r.decision != "deny" || !strings.Contains(r.reason, "/etc/ssh") {
+		t.Fatalf("command in /etc: %s %q", r.decision, r.reason)
+	}
+	in = `{"session_id":"s","cwd":"/home/dev/project","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf ssh","dir_path":"/etc"}}`
+	r = runHookEnv(t, []string{"GEMINI_PROJECT_DIR=/home/dev/project"}, strings.NewReader(in), "gemini-cli")
+	if r.decision != "deny" || !strings.Contains(r.reason, "/etc/ssh") {
+		t.Fatalf("dir_path /etc: %s %q", r.decision, r.reason)
 	}
 }

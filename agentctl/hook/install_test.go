@@ -50,10 +50,12 @@ func ours(t *testing.T, agent Agent, path string) []map[string]any {
 	groups, _ := hooks[agent.event()].([]any)
 	var out []map[string]any
 	for _, g := range groups {
-		for _, h := range g.(map[string]any)["hooks"].([]any) {
+		group, _ := g.(map[string]any) // the user's file may hold anything
+		list, _ := group["hooks"].([]any)
+		for _, h := range list {
 			b, _ := json.Marshal(h)
 			if isOurs(agent, b) {
-				if g.(map[string]any)["matcher"] != "*" {
+				if group["matcher"] != "*" {
 					t.Errorf("our hook must match every tool: %v", g)
 				}
 				out = append(out, h.(map[string]any))
@@ -269,6 +271,49 @@ func FuzzCommandLineRoundTrip(f *testing.F) {
 		args := []string{a, b, c}
 		if got := shellFields(CommandLine(args...)); !reflect.DeepEqual(got, args) {
 			t.Fatalf("shellFields(CommandLine(%q)) = %q", args, got)
+		}
+	})
+}
+
+// FuzzInstall edits settings files as a cloned repository might ship them
+// (--project): whatever the file, Install either refuses it untouched or
+// leaves valid JSON with our hook exactly once; again changes nothing;
+// Uninstall leaves none of ours.
+func FuzzInstall(f *testing.F) {
+	f.Add(false, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x && y"}]}]}}`))
+	f.Add(true, []byte(`{"hooks":{"enabled":true,"BeforeTool":[{"hooks":[{"command":"/bin/agentctl hook gemini-cli"},{"command":"/bin/agentctl hook gemini-cli --tenant t"}]}]}}`))
+	f.Add(false, []byte(`{"hooks":{"PreToolUse":[1,"x",null,{"hooks":7},{"hooks":[3]}]}}`))
+	f.Add(false, []byte(``))
+	f.Fuzz(func(t *testing.T, gemini bool, data []byte) {
+		agent := ClaudeCode
+		if gemini {
+			agent = GeminiCLI
+		}
+		path := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := InstallOptions{Agent: agent, Path: path, Command: exe + " hook " + string(agent), AgentTimeout: time.Minute, Now: clock()}
+		if _, err := Install(opts); err != nil {
+			if b, _ := os.ReadFile(path); string(b) != string(data) {
+				t.Fatalf("refused, yet changed the file")
+			}
+			return
+		}
+		if n := len(ours(t, agent, path)); n != 1 {
+			t.Fatalf("%d hooks of ours after install", n)
+		}
+		if res, err := Install(opts); err != nil || res.Changed {
+			t.Fatalf("second install: %+v %v", res, err)
+		}
+		if _, err := Uninstall(agent, path, clock()); err != nil {
+			t.Fatalf("uninstall: %v", err)
+		}
+		if b, _ := os.ReadFile(path); !json.Valid(b) {
+			t.Fatalf("uninstall left invalid JSON: %s", b)
+		}
+		if n := len(ours(t, agent, path)); n != 0 {
+			t.Fatalf("%d hooks of ours after uninstall", n)
 		}
 	})
 }

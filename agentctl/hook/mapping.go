@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parapet-dev/parapet/mcpproxy"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -69,7 +70,7 @@ type Mapped struct {
 // rule covers a tool however the agent reaches it.
 func Map(c *Call) (Mapped, error) {
 	if server, tool, ok := mcpName(c); ok {
-		return Mapped{Action: "mcp:" + server + "/" + tool, Payload: c.ToolInput}, nil
+		return Mapped{Action: mcpproxy.ActionType(server, tool), Payload: c.ToolInput}, nil
 	}
 	tools := claudeTools
 	if c.Agent == GeminiCLI {
@@ -189,15 +190,15 @@ type Env struct {
 // Request builds the EvaluateRequest for a call: the project (else cwd) is
 // the workspace, home is the user's, and the agent's session id and tool
 // call id travel along so that the audit log shows them. A shell command
-// run away from the workspace carries its directory as "cwd".
+// is judged in the directory it runs in (below).
 func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	workspace := c.Cwd
 	if filepath.IsAbs(env.ProjectDir) {
 		workspace = filepath.Clean(env.ProjectDir)
 	}
 	payload := m.Payload
-	if workspace != c.Cwd && m.Action == "execute_command" {
-		payload = withWorkingDir(payload, c.Cwd)
+	if m.Action == "execute_command" {
+		payload = inWorkingDir(payload, c.Cwd, workspace)
 	}
 	return &pb.EvaluateRequest{
 		ActionType:  m.Action,
@@ -215,9 +216,15 @@ func Request(c *Call, m Mapped, env Env) *pb.EvaluateRequest {
 	}
 }
 
-// withWorkingDir adds "cwd": dir to a command's arguments unless they
-// already name a working directory.
-func withWorkingDir(payload []byte, dir string) []byte {
+// inWorkingDir gives a shell command the directory it runs in: the
+// agent's cwd, when that is not the workspace (Claude Code's shell after
+// a cd) and the command names none of its own (Gemini CLI's dir_path is
+// already its cwd). The shield resolves the command's relative paths
+// there: `rm -rf ssh` in /etc is the delete of /etc/ssh.
+func inWorkingDir(payload []byte, hookCwd, workspace string) []byte {
+	if hookCwd == workspace {
+		return payload
+	}
 	members, err := objectMembers(payload)
 	if err != nil {
 		return payload // the shield reports what is wrong with it
@@ -228,5 +235,5 @@ func withWorkingDir(payload []byte, dir string) []byte {
 			return payload
 		}
 	}
-	return encodeObject(append(members, member{key: "cwd", value: marshal(dir)}))
+	return encodeObject(append(members, member{key: "cwd", value: marshal(hookCwd)}))
 }
