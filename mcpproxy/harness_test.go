@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 const testPolicy = `version: 1
@@ -76,7 +76,7 @@ func proxyConfig() (mcpproxy.Config, error) {
 		return mcpproxy.Config{}, err
 	}
 	cfg := mcpproxy.Config{
-		Server: "fake", Shield: engine.EmbeddedShield{Pipeline: pl}, Pins: pins,
+		Server: "fake", Shield: shield.NewLocal(&shield.Shield{Pipeline: pl}), Pins: pins,
 		Workspace: os.Getenv("MCPP_WORKSPACE"), Home: "/home/dev",
 		AllowChanged: os.Getenv("MCPP_ALLOW_CHANGED") == "1", ResultSecrets: os.Getenv("MCPP_SECRETS"),
 		ResultInjection: os.Getenv("MCPP_INJECTION"),

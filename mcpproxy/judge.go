@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -100,44 +101,31 @@ func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bo
 	if err != nil {
 		return false, "Parapet could not judge this call, so it was not run: " + err.Error()
 	}
+	// Verdicts may be shared with the shield's cache: read, never modify.
+	reason, ids := v.GetReasoning(), v.GetRuleIds()
 	if known, ok := action.ResolveType(tool); ok {
 		v2, err := s.evaluate(ctx, m, known, tool, args)
 		if err != nil {
 			return false, "Parapet could not judge this call, so it was not run: " + err.Error()
 		}
 		switch {
-		case strictness(v2.GetDecision()) > strictness(v.GetDecision()):
-			v = v2
+		case v2.GetDecision().Rank() > v.GetDecision().Rank():
+			v, reason, ids = v2, v2.GetReasoning(), v2.GetRuleIds()
 		case v2.GetDecision() == v.GetDecision() && v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-			v.Reasoning += " Judged as " + known + ": " + v2.GetReasoning()
-			v.RuleIds = append(v.RuleIds, v2.GetRuleIds()...)
+			reason += " Judged as " + known + ": " + v2.GetReasoning()
+			ids = append(slices.Clip(ids), v2.GetRuleIds()...)
 		}
 	}
-	reason := v.GetReasoning()
-	if ids := v.GetRuleIds(); len(ids) > 0 {
+	if len(ids) > 0 {
 		reason += " [" + strings.Join(ids, ", ") + "]"
 	}
-	switch v.GetDecision() {
+	switch v.GetDecision().Effective() { // an unset decision is BLOCK
 	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
 		return true, reason
-	case pb.VerdictDecision_VERDICT_DECISION_BLOCK:
-		return false, "Parapet blocked this call: " + reason
 	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
 		return s.ask(ctx, m, tool, args, reason)
-	default:
-		return false, "Parapet got no decision for this call, so it was not run"
 	}
-}
-
-// strictness orders decisions; anything unknown counts as strictest.
-func strictness(d pb.VerdictDecision) int {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return 0
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return 1
-	}
-	return 2
+	return false, "Parapet blocked this call: " + reason
 }
 
 // evaluate asks the shield about one action type for this call.

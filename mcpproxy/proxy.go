@@ -21,8 +21,8 @@ import (
 	"github.com/parapet-dev/parapet/rules/policy"
 )
 
-// Shield judges one action: shieldd/client.Client or the shield pipeline
-// in-process (engine.EmbeddedShield).
+// Shield judges one action: shieldd/client.Client, or the shield
+// in-process (shieldd/shield.Local).
 type Shield interface {
 	Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -13,11 +14,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // mcpProxyCommand: agentctl mcp-proxy, the MCP gateway (docs/mcp-proxy.md).
@@ -35,6 +37,7 @@ func mcpProxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR`; default: the shield pipeline in-process"},
 			&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for a shieldd that requires authentication"},
 			&cli.StringFlag{Name: "policy", Usage: "policy `FILE` or embedded name for the in-process shield (default: default)"},
+			&cli.StringFlag{Name: "audit-file", Usage: "the in-process shield's audit log `FILE` (hash-chained JSON lines, as shieldd's --audit-file; default none)"},
 			&cli.StringFlag{Name: "listen", Usage: "serve Streamable HTTP on this loopback `ADDR` (with --upstream) instead of stdio"},
 			&cli.StringFlag{Name: "upstream", Usage: "the upstream MCP server's Streamable HTTP endpoint `URL`"},
 			&cli.BoolFlag{Name: "allow-changed", Usage: "accept tools whose definition changed since first seen, and pin the new one (default: withhold them)"},
@@ -89,21 +92,22 @@ func runMCPProxy(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("mcp-proxy: %v", err)
 	}
-	shield, closeShield, err := mcpShield(c)
+	stderr := c.App.ErrWriter
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	log := newLogger(stderr, c.String("log-level"))
+	judge, closeShield, err := mcpShield(c, log)
 	if err != nil {
 		return err
 	}
 	defer closeShield()
 	home, _ := os.UserHomeDir()
-	stderr := c.App.ErrWriter
-	if stderr == nil {
-		stderr = os.Stderr
-	}
 	cfg := mcpproxy.Config{
-		Server: name, Shield: shield, Workspace: ws, Home: home, Pins: pins,
+		Server: name, Shield: judge, Workspace: ws, Home: home, Pins: pins,
 		AllowChanged: c.Bool("allow-changed"), TrustedTools: c.StringSlice("trust-tool"),
 		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
-		AskTimeout: c.Duration("ask-timeout"), Log: newLogger(stderr, c.String("log-level")),
+		AskTimeout: c.Duration("ask-timeout"), Log: log,
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -165,8 +169,9 @@ func defaultServerName(argv []string, upstream string) string {
 }
 
 // mcpShield builds the shield as the engine does: a shieldd, or the
-// pipeline in-process.
-func mcpShield(c *cli.Context) (mcpproxy.Shield, func(), error) {
+// shield in-process (shieldd/shield.Local) with the policy and, when
+// asked, an audit log.
+func mcpShield(c *cli.Context, log *slog.Logger) (mcpproxy.Shield, func(), error) {
 	if addr := c.String("shield"); addr != "" {
 		cl, err := client.Dial(addr, client.Options{Token: c.String("shield-token")})
 		if err != nil {
@@ -182,5 +187,17 @@ func mcpShield(c *cli.Context) (mcpproxy.Shield, func(), error) {
 	if err != nil {
 		return nil, nil, usageErrorf("shield: %v", err)
 	}
-	return engine.EmbeddedShield{Pipeline: p}, func() {}, nil
+	sh := &shield.Shield{Pipeline: p, Version: version, Logger: log}
+	closeShield := func() {}
+	if f := c.String("audit-file"); f != "" {
+		if sh.Audit, err = audit.Open(audit.Config{Path: f, Mode: audit.ModeAlways, Logger: log}); err != nil {
+			return nil, nil, usageErrorf("--audit-file: %v", err)
+		}
+		closeShield = func() {
+			if err := sh.Audit.Close(); err != nil {
+				log.Error("closing the audit log", "err", err)
+			}
+		}
+	}
+	return shield.NewLocal(sh), closeShield, nil
 }

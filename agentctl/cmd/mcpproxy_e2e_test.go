@@ -13,8 +13,10 @@ import (
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // envMiniMCPServer makes this test binary a minimal MCP server (stdio)
@@ -138,7 +140,7 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(&server.ShieldService{Pipeline: p, Version: "test"}, server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 	if text := answers["3"]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "echo: hi" {
 		t.Errorf("call allowed by the remote shield = %v\n%s", answers["3"], stderr)
 	}
-	st, err := (&server.ShieldService{Pipeline: p}).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
+	st, err := (server.NewService(&shield.Shield{Pipeline: p})).GetShieldStatus(context.Background(), &pb.ShieldStatusRequest{})
 	if err != nil || st.GetEvaluationsToday() < 1 {
 		t.Errorf("shieldd evaluations today = %d (%v)", st.GetEvaluationsToday(), err)
 	}
@@ -164,6 +166,21 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 	res := answers["3"]["result"].(map[string]any)
 	if res["isError"] != true || !strings.Contains(res["content"].([]any)[0].(map[string]any)["text"].(string), "could not judge") {
 		t.Errorf("call with shieldd down = %v\n%s", answers["3"], stderr)
+	}
+}
+
+// --audit-file: the in-process shield records each call in a hash-chained
+// audit log, as shieldd would.
+func TestMCPProxyAuditLog(t *testing.T) {
+	ws := t.TempDir()
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	mcpSession(t, ws, []string{"--name", "mini", "--audit-file", auditFile}, mcpInit, mcpCall)
+	b, err := os.ReadFile(auditFile)
+	if err != nil || !strings.Contains(string(b), "mcp:mini/echo") {
+		t.Fatalf("audit log %q: %v", b, err)
+	}
+	if res, err := audit.Verify([]string{auditFile}, ""); err != nil || res.Entries < 1 {
+		t.Errorf("audit chain: %+v %v", res, err)
 	}
 }
 
