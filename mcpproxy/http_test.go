@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 // startHTTP runs the fake server and the proxy as two processes and
@@ -25,7 +27,7 @@ func (e *env) startHTTP(vars ...string) *httpClient {
 	proxy := exec.Command(self, "-test.run=^$")
 	proxy.Env = append(append(append(os.Environ(), e.vars...), vars...), "MCPP_ROLE=proxy",
 		"MCPP_LISTEN=127.0.0.1:0", "MCPP_UPSTREAM=http://"+srvAddr+"/mcp")
-	stderr := &syncBuffer{}
+	stderr := &proctest.Buffer{}
 	proxy.Stderr = stderr
 	addr := e.startProcessReadingAddr(proxy)
 	return &httpClient{t: e.t, url: "http://" + addr + "/mcp", stderr: stderr}
@@ -66,7 +68,7 @@ type httpClient struct {
 	url     string
 	session string
 	nextID  int
-	stderr  *syncBuffer
+	stderr  *proctest.Buffer
 	onAsk   func(req map[string]any) any
 	seen    []map[string]any
 }

@@ -216,9 +216,7 @@ func TestStdioServerCrash(t *testing.T) {
 	if errObj, ok := r["error"].(map[string]any); !ok || !strings.Contains(errObj["message"].(string), "not running") {
 		t.Fatalf("tools/list after the crash = %v", r)
 	}
-	if !c.stderrHas("MCP server exited") {
-		t.Errorf("the crash was not reported on stderr:\n%s", c.stderr.String())
-	}
+	c.waitStderr("MCP server exited")
 }
 
 func TestStdioPoisonedToolsWithheld(t *testing.T) {
@@ -229,7 +227,7 @@ func TestStdioPoisonedToolsWithheld(t *testing.T) {
 	if names != "echo,deploy,leak,inject,slow,crash,roots,run_command" {
 		t.Errorf("tools offered = %s, want the four poisoned ones withheld", names)
 	}
-	c.stderrHas("tool=search")
+	c.waitStderr("tool=search")
 	log := c.stderr.String()
 	for _, want := range []string{
 		"tool=add", "injection.instruction-override", "~/.ssh/id_rsa",
@@ -276,9 +274,7 @@ func TestStdioChangedDescriptionWithheld(t *testing.T) {
 	if strings.Contains(names, "echo") || !strings.Contains(names, "deploy") {
 		t.Errorf("tools offered after the change = %s, want all but echo", names)
 	}
-	if !c2.stderrHas("tool definition changed since first seen") {
-		t.Errorf("the change was not reported:\n%s", c2.stderr.String())
-	}
+	c2.waitStderr("tool definition changed since first seen")
 	text, isErr := resultText(t, c2.call("echo", map[string]any{"text": "x"}))
 	if !isErr || !strings.Contains(text, "changed since it was first seen") {
 		t.Errorf("call of the changed tool = %q (error %v)", text, isErr)
@@ -315,9 +311,7 @@ func TestStdioResultSecretsRedacted(t *testing.T) {
 	if sc["aws"] != "[REDACTED secret.aws-access-key-id]" {
 		t.Errorf("structuredContent = %v", sc)
 	}
-	if !c.stderrHas("tool result carries secrets") {
-		t.Errorf("not reported:\n%s", c.stderr.String())
-	}
+	c.waitStderr("tool result carries secrets")
 }
 
 func TestStdioResultSecretsBlocked(t *testing.T) {
