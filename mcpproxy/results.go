@@ -31,11 +31,15 @@ func (s *session) inspectResult(m *Message, tool string) *Message {
 		}
 		res[field] = walkStrings(v, field, binaryKeys, func(path, str string) string {
 			norm, _ := action.Normalize(str)
-			if rule, frag, ok := heuristics.InjectionIn(norm); ok {
-				injections = append(injections, fmt.Sprintf("%s in %s: %q", rule, path, clip(frag, 80)))
-				// What the model reads names the rule and place, never the
-				// wording: repeating it would deliver the injection.
-				injectionRules = append(injectionRules, rule+" in "+path)
+			// The text as shown, and what tag characters spell unseen.
+			for _, text := range []string{norm, hiddenTagText(str)} {
+				if rule, frag, ok := heuristics.InjectionIn(text); ok {
+					injections = append(injections, fmt.Sprintf("%s in %s: %q", rule, path, clip(frag, 80)))
+					// What the model reads names the rule and place, never
+					// the wording: repeating it would deliver the injection.
+					injectionRules = append(injectionRules, rule+" in "+path)
+					break
+				}
 			}
 			red, found, done := heuristics.RedactSecrets(str)
 			if len(found) == 0 {
