@@ -39,14 +39,14 @@ func ServeHTTP(ctx context.Context, cfg Config, listen, upstream string, ready f
 	}
 	u, err := url.Parse(upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--upstream %q: want an http:// or https:// URL of the MCP endpoint", upstream)
+		return &ConfigError{fmt.Errorf("--upstream %q: want an http:// or https:// URL of the MCP endpoint", upstream)}
 	}
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		return fmt.Errorf("--listen %q: %v", listen, err)
+		return &ConfigError{fmt.Errorf("--listen %q: %v", listen, err)}
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--listen %q: only loopback addresses (127.0.0.1, [::1], localhost): the proxy does not authenticate its clients", listen)
+		return &ConfigError{fmt.Errorf("--listen %q: only loopback addresses (127.0.0.1, [::1], localhost): the proxy does not authenticate its clients", listen)}
 	}
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {

@@ -71,8 +71,23 @@ type Config struct {
 	analyzer *heuristics.Analyzer
 }
 
-// prepare validates the configuration and fills defaults.
+// ConfigError is a mistake in the configuration (a usage error), as
+// opposed to a failure while running.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// prepare validates the configuration and fills defaults; its errors are
+// *ConfigError.
 func (c *Config) prepare() error {
+	if err := c.fill(); err != nil {
+		return &ConfigError{err}
+	}
+	return nil
+}
+
+func (c *Config) fill() error {
 	if strings.TrimSpace(c.Server) == "" {
 		return fmt.Errorf("the MCP server needs a name (--name)")
 	}

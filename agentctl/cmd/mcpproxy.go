@@ -125,7 +125,11 @@ func runMCPProxy(c *cli.Context) error {
 		}
 		err = mcpproxy.RunStdio(ctx, cfg, argv, in, out, stderr)
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	var cfgErr *mcpproxy.ConfigError
+	switch {
+	case errors.As(err, &cfgErr):
+		return usageErrorf("mcp-proxy: %v", err)
+	case err != nil && !errors.Is(err, context.Canceled):
 		return exitf(exitFailed, "mcp-proxy: %v", err)
 	}
 	return nil

@@ -191,11 +191,19 @@ func TestMCPProxyUsage(t *testing.T) {
 		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--", "x"},
 		{"mcp-proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1/mcp"},
 		{"mcp-proxy", "--result-secrets", "ignore", "--", "true"},
+		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "ftp://x/mcp"},
 	} {
 		code, _, stderr := runAgentctl(t, args...)
-		if code == 0 || stderr == "" {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		if code != exitUsage || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error (2)", args, code, stderr)
 		}
+	}
+}
+
+func TestMCPProxyServerCannotStart(t *testing.T) {
+	code, _, stderr := runAgentctl(t, "mcp-proxy", "--workspace", t.TempDir(), "--", "/nonexistent/mcp-server")
+	if code != exitFailed || !strings.Contains(stderr, "start MCP server") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
 
