@@ -84,6 +84,9 @@ func proxyConfig() (mcpproxy.Config, error) {
 	if t := os.Getenv("MCPP_TRUST"); t != "" {
 		cfg.TrustedTools = strings.Split(t, ",")
 	}
+	if d := os.Getenv("MCPP_SESSION_IDLE"); d != "" {
+		cfg.SessionIdle, _ = time.ParseDuration(d)
+	}
 	if d := os.Getenv("MCPP_ASK_TIMEOUT"); d != "" {
 		cfg.AskTimeout, _ = time.ParseDuration(d)
 	}

@@ -340,3 +340,19 @@ func TestHTTPGetStream(t *testing.T) {
 		t.Errorf("cross-origin POST: %v %v", resp, err)
 	}
 }
+
+func TestHTTPIdleSessionEnds(t *testing.T) {
+	e := newEnv(t)
+	c := e.startHTTP("MCPP_SESSION_IDLE=300ms")
+	c.initialize(false)
+	// Not a timing assertion: the session must end at some point after
+	// 300 ms of idleness; the guard only stops a hang.
+	proctest.Until(t, "the idle session to end", 30*time.Second, func() bool {
+		resp := c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			time.Sleep(400 * time.Millisecond) // stay idle long enough
+		}
+		return resp.StatusCode == http.StatusNotFound
+	})
+}

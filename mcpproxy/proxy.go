@@ -66,6 +66,9 @@ type Config struct {
 	JudgeTimeout, AskTimeout time.Duration
 	// MaxMessageBytes bounds one message (default 16 MiB).
 	MaxMessageBytes int
+	// SessionIdle ends a Streamable HTTP session nothing has used for
+	// this long (default 1h); its client must initialize again.
+	SessionIdle time.Duration
 	Log             *slog.Logger
 
 	analyzer *heuristics.Analyzer
@@ -122,6 +125,9 @@ func (c *Config) fill() error {
 	}
 	if c.MaxMessageBytes <= 0 {
 		c.MaxMessageBytes = 16 << 20
+	}
+	if c.SessionIdle <= 0 {
+		c.SessionIdle = time.Hour
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
