@@ -69,7 +69,7 @@ type Config struct {
 	// SessionIdle ends a Streamable HTTP session nothing has used for
 	// this long (default 1h); its client must initialize again.
 	SessionIdle time.Duration
-	Log             *slog.Logger
+	Log         *slog.Logger
 
 	analyzer *heuristics.Analyzer
 }
