@@ -216,6 +216,10 @@ func (s *session) fromClient(raw []byte) {
 			ch <- m
 			return
 		}
+		if strings.HasPrefix(idKey(m.ID), `"parapet-`+s.nonce+"-") {
+			// A late answer to a question the proxy already withdrew.
+			return
+		}
 		s.forward(m, "")
 	case m.IsNotification():
 		if m.Method == "notifications/cancelled" {
