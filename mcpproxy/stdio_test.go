@@ -375,3 +375,30 @@ func TestStdioMalformedInput(t *testing.T) {
 		t.Errorf("the server saw a malformed call:\n%s", e.serverSaw())
 	}
 }
+
+func TestStdioUnansweredQuestionDenies(t *testing.T) {
+	e := newEnv(t, "MCPP_ASK_TIMEOUT=200ms")
+	c := e.startStdioProxy()
+	c.initialize(true)
+	id := c.startRequest("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{"env": "staging"}})
+	q := c.next()
+	if q["method"] != "elicitation/create" {
+		t.Fatalf("expected the approval question, got %v", q)
+	}
+	// Nobody answers: the question is withdrawn and the call refused.
+	if m := c.next(); m["method"] != "notifications/cancelled" || m["params"].(map[string]any)["requestId"] != q["id"] {
+		t.Fatalf("expected the question withdrawn, got %v", m)
+	}
+	text, isErr := resultText(t, c.await(id))
+	if !isErr || !strings.Contains(text, "no answer") {
+		t.Errorf("unanswered = %q (error %v)", text, isErr)
+	}
+	// A late answer goes nowhere: not to the server, not back as an error.
+	c.send(map[string]any{"jsonrpc": "2.0", "id": q["id"], "result": map[string]any{"action": "accept", "content": map[string]any{"approve": true}}})
+	if r := c.request("ping", nil); r["result"] == nil {
+		t.Fatalf("ping = %v", r)
+	}
+	if saw := e.serverSaw(); strings.Contains(saw, "tools/call") || strings.Contains(saw, "response") {
+		t.Errorf("the server saw the call or the late answer:\n%s", saw)
+	}
+}
