@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -26,6 +27,12 @@ func (s *session) judgeCall(m *Message) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+	}
+	if dup := duplicateKey(m.Params); dup != "" {
+		// Parsers disagree on which duplicate wins: the server might run
+		// another tool than the one judged.
+		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call params has the member "+strconv.Quote(dup)+" twice"), idKey(m.ID))
+		return
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
 		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call needs params.name (the tool) and params.arguments (an object)"), idKey(m.ID))
@@ -240,6 +247,33 @@ func elicitationApproved(r *Message) (bool, string) {
 	default:
 		return false, fmt.Sprintf("the client answered the approval question with %q", res.Action)
 	}
+}
+
+// duplicateKey returns a member name the JSON object b has twice at its
+// top level, or "". (The shield refuses duplicates inside the arguments
+// itself.)
+func duplicateKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // toolError is a tools/call result the model reads: the call did not run.

@@ -371,6 +371,13 @@ func TestStdioMalformedInput(t *testing.T) {
 	if errObj, ok := r["error"].(map[string]any); !ok || errObj["code"] != float64(-32602) {
 		t.Errorf("array arguments → %v", r)
 	}
+	// Two names: parsers disagree on which wins, so neither is judged.
+	if _, err := c.in.Write([]byte(`{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"echo","arguments":{},"name":"deploy"}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.next(); m["id"] != "dup" || m["error"] == nil {
+		t.Errorf("duplicate tool name → %v", m)
+	}
 	if strings.Contains(e.serverSaw(), "tools/call") {
 		t.Errorf("the server saw a malformed call:\n%s", e.serverSaw())
 	}
