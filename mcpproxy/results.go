@@ -45,11 +45,14 @@ func (s *session) inspectResult(m *Message, tool string) *Message {
 			if len(found) == 0 {
 				return str
 			}
-			complete = complete && done
+			// An object key cannot be rewritten: a secret there means
+			// the result cannot be redacted, only withheld.
+			isKey := strings.HasSuffix(path, " (key)")
+			complete = complete && done && !isKey
 			for _, f := range found {
 				secrets = append(secrets, f.Kind+" ("+f.RuleID+") in "+path)
 			}
-			if s.cfg.ResultSecrets == SecretsRedact && !strings.HasSuffix(path, " (key)") {
+			if s.cfg.ResultSecrets == SecretsRedact && !isKey {
 				return red
 			}
 			return str

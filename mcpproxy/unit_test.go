@@ -115,3 +115,16 @@ func TestToolOfferedTwiceWithheld(t *testing.T) {
 		t.Error("calls to echo are not refused")
 	}
 }
+
+func TestResultSecretInAKeyIsWithheld(t *testing.T) {
+	cfg := &Config{Server: "s", Shield: denyShield{}, Pins: &Pins{}}
+	if err := cfg.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(context.Background(), cfg, nil, nil)
+	res, _ := json.Marshal(map[string]any{"content": []any{}, "structuredContent": map[string]any{"ghp_" + strings.Repeat("a1B2", 9): "owner"}})
+	out := s.inspectResult(&Message{ID: json.RawMessage("1"), Result: res}, "tokens")
+	if strings.Contains(string(out.Raw), "ghp_") || !strings.Contains(string(out.Raw), `"isError":true`) {
+		t.Errorf("a secret in a key was passed on: %s", out.Raw)
+	}
+}
