@@ -80,6 +80,9 @@ type Config struct {
 	// gives one). Nil keeps sessions in memory, for tests and embedders.
 	// Off-the-record sessions never reach it.
 	Store *store.Store
+	// ClientToken is what every ClientService call must carry
+	// (clientauth.go). Empty: New makes a random one (see ClientToken).
+	ClientToken string
 	// Provider and Model describe the agent's LLM for status output.
 	Provider, Model string
 	Version         string
@@ -177,6 +180,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.ClientToken == "" {
+		cfg.ClientToken = NewClientToken()
+	}
 	e := &Engine{
 		cfg:          cfg,
 		log:          cfg.Logger,
@@ -205,17 +211,18 @@ func (e *Engine) Register(s *grpc.Server) {
 	e.RegisterClientService(s)
 }
 
-// RegisterAgentServices adds what agent and sub-agent processes call:
-// AgentService and SubAgentService.
+// RegisterAgentServices adds what the agent process calls: AgentService.
+// SubAgentService is not served on any listener: each sub-agent reaches it
+// over a connection of its own (subagentconn.go).
 func (e *Engine) RegisterAgentServices(s *grpc.Server) {
 	pb.RegisterAgentServiceServer(s, &agentService{e: e})
-	pb.RegisterSubAgentServiceServer(s, &subAgentService{e: e})
 }
 
 // RegisterClientService adds ClientService: how people and programs
-// drive the engine, approvals included.
+// drive the engine, approvals included. Every call must carry the client
+// token (clientauth.go).
 func (e *Engine) RegisterClientService(s *grpc.Server) {
-	pb.RegisterClientServiceServer(s, &clientService{e: e})
+	s.RegisterService(e.clientServiceDesc(), &clientService{e: e})
 }
 
 // NewAgentToken makes the per-spawn token for the next agent process and
@@ -476,6 +483,15 @@ func newToken() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("crypto/rand failed: " + err.Error()) // the runtime cannot recover from this either
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// NewClientToken is 256 random bits in hex: a client token.
+func NewClientToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
 	}
 	return hex.EncodeToString(b[:])
 }

@@ -74,7 +74,8 @@ func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	h.addr = lis.Addr().String()
-	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	h.conn, err = grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,8 @@ func toolTurn(t testing.TB, h *harness, a *testAgent, sid string) (*pb.ProcessRe
 	a.send(t, proposal(p.GetSessionId(), p.GetMessageId(), "c-push", "execute_command", escalating("pushed.txt")))
 	needed := recvUntil(t, s, evNeeded).GetApprovalNeeded()
 
-	second, err := grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	second, err := grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}

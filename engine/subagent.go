@@ -11,6 +11,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,9 +50,15 @@ const (
 // SubAgentSpec is one sub-agent process for the host to start.
 type SubAgentSpec struct {
 	Name string
-	// Token goes to the process in OPENPARALLAX_SUB_AGENT_TOKEN, never to
-	// disk. It is accepted by RegisterSubAgent once.
+	// Token goes to the process on an inherited pipe (never an
+	// environment, never disk). It is accepted by RegisterSubAgent once,
+	// and only over Conn.
 	Token string
+	// Conn is the process's end of its connection to the engine, a
+	// connected unix socket: the spawner passes it to the process as an
+	// inherited descriptor. The engine closes its copy when the spawner
+	// returns. SubAgentService is served nowhere else.
+	Conn *os.File
 	// LLM is what the process prepares before it sandboxes itself (DNS and
 	// files are gone after); RegisterSubAgent answers the same values.
 	LLM SubAgentLLM
@@ -279,7 +286,15 @@ func (e *Engine) superviseSubAgent(parent *turn, argsJSON []byte) (string, error
 
 	procCtx, procCancel := context.WithCancel(context.WithoutCancel(parent.ctx))
 	defer procCancel()
-	wait, kill, err := e.cfg.SpawnSubAgent(procCtx, SubAgentSpec{Name: s.name, Token: s.token, LLM: s.llm})
+	link, err := e.linkSubAgent(s)
+	if err != nil {
+		e.log.Error("could not connect a sub-agent", "name", s.name, "error", err)
+		publish("failed", "could not start: "+err.Error())
+		return "", fmt.Errorf("spawn_agent: could not start sub-agent %q: %v", s.name, err)
+	}
+	defer link.close()
+	wait, kill, err := e.cfg.SpawnSubAgent(procCtx, SubAgentSpec{Name: s.name, Token: s.token, Conn: link.child, LLM: s.llm})
+	link.child.Close() // the process has its own copy, or none
 	if err != nil {
 		e.log.Error("could not start a sub-agent", "name", s.name, "error", err)
 		publish("failed", "could not start: "+err.Error())
@@ -410,20 +425,34 @@ returns an error that says why: do not try to get around it; say in your answer 
 Your final message is returned to the agent that started you: make it a complete, concise answer to the task.`, name)
 }
 
-// subAgentService serves SubAgentService. Every call names its sub-agent
-// by token; a missing, wrong or used-up token is Unauthenticated with one
+// subAgentService serves SubAgentService on one sub-agent's connection
+// (subagentconn.go). Every call names its sub-agent by token, and the
+// token must be the one of the sub-agent the connection was made for; a
+// missing, wrong, used-up or foreign token is Unauthenticated with one
 // message that reveals nothing.
 type subAgentService struct {
 	pb.UnimplementedSubAgentServiceServer
-	e *Engine
+	e     *Engine
+	bound *subAgent
 }
 
 var errSubAgentToken = status.Error(codes.Unauthenticated, "sub-agent token missing, wrong or no longer valid")
 
+// byTokenLocked finds the live sub-agent holding token, if it is the one
+// this connection was made for: a token stolen from one sub-agent is
+// worthless from anywhere but that sub-agent's own connection.
+func (s *subAgentService) byTokenLocked(token string) *subAgent {
+	sa := s.e.subAgents.byTokenLocked(token)
+	if sa == nil || sa != s.bound {
+		return nil
+	}
+	return sa
+}
+
 // lookup finds the registered sub-agent holding token, with the table
 // locked; the caller unlocks.
 func (s *subAgentService) lookupLocked(token string) (*subAgent, error) {
-	sa := s.e.subAgents.byTokenLocked(token)
+	sa := s.byTokenLocked(token)
 	if sa == nil {
 		return nil, errSubAgentToken
 	}
@@ -436,7 +465,7 @@ func (s *subAgentService) lookupLocked(token string) (*subAgent, error) {
 func (s *subAgentService) RegisterSubAgent(_ context.Context, req *pb.SubAgentRegisterRequest) (*pb.SubAgentRegisterResponse, error) {
 	e := s.e
 	e.subAgents.mu.Lock()
-	sa := e.subAgents.byTokenLocked(req.GetToken())
+	sa := s.byTokenLocked(req.GetToken())
 	if sa == nil || sa.registered {
 		e.subAgents.mu.Unlock()
 		e.log.Warn("sub-agent registration refused: missing, wrong or used token")

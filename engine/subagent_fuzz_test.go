@@ -56,7 +56,7 @@ func FuzzSubAgentExecuteTool(f *testing.F) {
 		if token == "" {
 			token = proc.spec.Token
 		}
-		r, err := h.sub().SubAgentExecuteTool(context.Background(), &pb.SubAgentToolRequest{Token: token, CallId: id, ToolName: tool, ArgumentsJson: args})
+		r, err := proc.sub().SubAgentExecuteTool(context.Background(), &pb.SubAgentToolRequest{Token: token, CallId: id, ToolName: tool, ArgumentsJson: args})
 		switch {
 		case token != proc.spec.Token:
 			if status.Code(err) != codes.Unauthenticated {

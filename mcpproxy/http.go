@@ -276,8 +276,24 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 		case <-stream.abandoned: // cancelled: no response will come
 			if !sse {
 				w.WriteHeader(http.StatusAccepted)
+				return
 			}
-			return
+			// What was queued before the abandonment (the withdrawal of a
+			// question put to the client) still goes out, in order: select
+			// may have picked this case while those messages waited.
+			for {
+				select {
+				case msg := <-stream.ch:
+					if writeSSE(w, msg) != nil {
+						return
+					}
+				default:
+					if flusher != nil {
+						flusher.Flush()
+					}
+					return
+				}
+			}
 		case msg := <-stream.ch:
 			final := msg.IsResponse() && idKey(msg.ID) == key
 			if !sse {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
@@ -42,6 +41,7 @@ func internalAgentCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-turns", Value: agent.DefaultMaxTurns},
 			&cli.BoolFlag{Name: "allow-unsandboxed"},
 			&cli.StringFlag{Name: "log-level", Value: "info"},
+			tokenFDFlag(),
 		},
 		Action: runInternalAgent,
 	}
@@ -52,10 +52,9 @@ func internalAgentCommand() *cli.Command {
 // probes, connect, AgentReady, directive loop.
 func runInternalAgent(c *cli.Context) error {
 	log := newLogger(c.App.ErrWriter, c.String("log-level")).With("process", "agent")
-	token := os.Getenv(envAgentToken)
-	_ = os.Unsetenv(envAgentToken)
-	if token == "" {
-		return usageErrorf("%s is not set: internal-agent is started by the engine", envAgentToken)
+	token, err := readChildToken(c)
+	if err != nil {
+		return err
 	}
 	child, err := prepareSandboxedChild(c, log)
 	if err != nil {
@@ -104,9 +103,15 @@ type sandboxedChild struct {
 // the LLM host's addresses) first, then the sandbox and its canary probes.
 // It reads the flags both internal commands share.
 func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, error) {
-	enginePort, err := ipPort(c.String("grpc"))
-	if err != nil {
-		return nil, usageErrorf("--grpc: %v", err)
+	// A sub-agent has no --grpc: its connection to the engine is inherited,
+	// and its sandbox lets it connect to no engine port.
+	var ports []uint16
+	if addr := c.String("grpc"); addr != "" || c.Command.Name == "internal-agent" {
+		enginePort, err := ipPort(addr)
+		if err != nil {
+			return nil, usageErrorf("--grpc: %v", err)
+		}
+		ports = append(ports, enginePort)
 	}
 	cfg := llm.Config{Provider: c.String("provider"), Model: c.String("model"), BaseURL: c.String("base-url"),
 		APIKeyEnv: c.String("api-key-env"), ScriptPath: c.String("script")}
@@ -127,7 +132,6 @@ func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, e
 		return nil, usageErrorf("%v", err)
 	}
 
-	ports := []uint16{enginePort}
 	if llmPort != 0 {
 		ports = append(ports, llmPort)
 	}

@@ -58,6 +58,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			denyCommand(),
 			sessionsCommand(),
 			historyCommand(),
+			hookCommand(),
 			mcpProxyCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),

@@ -99,7 +99,11 @@ func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, erro
 		}
 		return nil, exitf(exitFailed, "no engine is running for workspace %s: start one with agentctl start (or give its address with --engine ADDR)", ws)
 	}
-	client, closeConn, err := dialEngine(addr)
+	token, err := clientToken(c)
+	if err != nil {
+		return nil, err
+	}
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		return nil, exitf(exitFailed, "engine address %q: %v", addr, err)
 	}

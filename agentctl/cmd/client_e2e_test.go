@@ -114,7 +114,7 @@ func startEngine(t *testing.T, srv *llmtest.Server) (ws string) {
 		if !ok || st.GRPCAddress == "" {
 			return false
 		}
-		s, err := engineStatus(t, st.GRPCAddress)
+		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})
 	return ws

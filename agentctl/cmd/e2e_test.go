@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(envRunAsAttacker) == "1" {
+		os.Exit(attack(os.Args[1:]))
+	}
 	// Session databases go under $XDG_STATE_HOME: keep them out of the
 	// home directory of whoever runs the tests.
 	state, err := os.MkdirTemp("", "parapet-test-state-")
@@ -75,6 +78,16 @@ func runAgentctl(t *testing.T, args ...string) (code int, stdout, stderr string)
 		t.Fatalf("agentctl %v: %v", args, err)
 	}
 	return code, out.String(), errb.String()
+}
+
+// withToken passes cmd a token as the engine does, on --token-fd.
+func withToken(t *testing.T, cmd *exec.Cmd, token string) {
+	t.Helper()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 }
 
 func call(name, args string) llm.ToolCall { return llm.ToolCall{Name: name, Arguments: args} }
@@ -292,8 +305,8 @@ func TestRunFailures(t *testing.T) {
 	})
 }
 
-func engineStatus(t *testing.T, addr string) (*pb.StatusResponse, error) {
-	client, closeConn, err := dialEngine(addr)
+func engineStatus(t *testing.T, addr, token string) (*pb.StatusResponse, error) {
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +353,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 				return false
 			}
 			var err error
-			s, err = engineStatus(t, st.GRPCAddress)
+			s, err = engineStatus(t, st.GRPCAddress, st.ClientToken)
 			return err == nil && s.GetAgentConnected() && s.GetEnginePid() != notEngine && s.GetAgentPid() != notAgent && s.GetAgentPid() != 0
 		})
 		return s
@@ -377,22 +390,22 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if agentAddr == st["grpc_address"] {
 		t.Fatalf("the agent connects to the clients' port %s", agentAddr)
 	}
-	if _, err := engineStatus(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if _, err := engineStatus(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ClientService on the agent's port: %v", err)
 	}
-	if err := resolveOn(t, agentAddr); status.Code(err) != codes.Unimplemented {
+	if err := resolveOn(t, agentAddr, stateToken(t, stateDir)); status.Code(err) != codes.Unimplemented {
 		t.Errorf("ResolveApproval on the agent's port: %v", err)
 	}
 
 	// A process with a wrong token cannot become the agent, and the
 	// clients' port has no agent service at all.
 	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	if out, err := impostor.CombinedOutput(); err == nil || !strings.Contains(string(out), "Unauthenticated") {
 		t.Errorf("impostor agent: %v\n%s", err, out)
 	}
 	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
-	impostor.Env = append(impostor.Env, envAgentToken+"=00112233445566778899aabbccddeeff")
+	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	// The refusal is Unimplemented; it reaches the agent as that, or as
 	// EOF on its first send when the server has already closed the stream.
 	if out, err := impostor.CombinedOutput(); err == nil || !(strings.Contains(string(out), "Unimplemented") || strings.Contains(string(out), "send AgentReady: EOF")) {
@@ -415,7 +428,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	s3 := ready(s2.GetEnginePid(), s2.GetAgentPid())
 
 	// Exit 75 (a restart request) restarts the engine too.
-	client, closeConn, err := dialEngine(procmanAddr(t, stateDir))
+	client, closeConn, err := dialEngine(procmanAddr(t, stateDir), stateToken(t, stateDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,15 +474,25 @@ func agentGRPCAddr(t *testing.T, pid int) string {
 }
 
 // resolveOn calls ClientService.ResolveApproval at addr.
-func resolveOn(t *testing.T, addr string) error {
+func resolveOn(t *testing.T, addr, token string) error {
 	t.Helper()
-	client, closeConn, err := dialEngine(addr)
+	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeConn()
 	_, err = client.ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: "appr_x", Approved: true})
 	return err
+}
+
+// stateToken is the running engine's client token, from its state file.
+func stateToken(t *testing.T, stateDir string) string {
+	t.Helper()
+	st, ok := procman.Running(stateDir)
+	if !ok || st.ClientToken == "" {
+		t.Fatal("no running engine with a client token")
+	}
+	return st.ClientToken
 }
 
 func procmanAddr(t *testing.T, stateDir string) string {
@@ -578,7 +601,7 @@ func TestStartDaemon(t *testing.T) {
 		t.Errorf("manager session %d (%v), want its own (%d)", sid, err, st.ManagerPID)
 	}
 	proctest.Until(t, "agent", 60*time.Second, func() bool {
-		s, err := engineStatus(t, st.GRPCAddress)
+		s, err := engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected()
 	})
 	if code, out, errOut := runAgentctl(t, "stop", "--workspace", ws); code != 0 {

@@ -33,10 +33,7 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
-// Environment the engine hands the agent process. The token is the only
-// credential; it never touches disk.
 const (
-	envAgentToken  = "OPENPARALLAX_AGENT_TOKEN"
 	stateDirName   = tools.StateDirName // the file tools refuse it
 	sessionsDBName = "sessions.db"
 )
@@ -81,6 +78,9 @@ type hostConfig struct {
 	// webAddr is where internal-engine serves the web page and HTTP API
 	// ("" or "off": nowhere); start passes it on.
 	webAddr string
+	// clientToken is ClientService's credential ("": a random one that
+	// no client learns, as for run).
+	clientToken string
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -223,6 +223,8 @@ type host struct {
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
+	// releaseAgentToken closes this side of the last agent token's pipe.
+	releaseAgentToken func()
 }
 
 // openShield is the engine's shield: the shieldd at cfg.shieldAddr, or the
@@ -264,7 +266,12 @@ func (h *host) openShield(cfg hostConfig, log *slog.Logger) (judge engine.Shield
 
 // startHost builds the engine, serves it on 127.0.0.1:0 and starts the agent.
 func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, log *slog.Logger, agentStderr io.Writer) (*host, error) {
-	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1)}
+	h := &host{cfg: cfg, log: log, agentDone: make(chan error, 1), releaseAgentToken: func() {}}
+	// The engine holds every token: no other process of the user may read
+	// its memory or environment.
+	if err := holdCredentials(); err != nil {
+		return nil, exitf(exitFailed, "%v", err)
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -306,7 +313,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: judge, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
-		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db,
+		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db, ClientToken: cfg.clientToken,
 		SubAgentLLM: cfg.subAgentLLM,
 		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
 			return h.spawnSubAgent(ctx, spec, agentStderr)
@@ -337,7 +344,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
 	h.agent = procman.NewSupervisor(func() (*exec.Cmd, error) {
-		return h.agentCommand(self, agentStderr), nil
+		return h.agentCommand(self, agentStderr)
 	}, procman.Options{
 		Name: "agent", Group: procman.SameGroup, ParentDeathSignal: syscall.SIGKILL, StopTimeout: 3 * time.Second,
 		OnEvent: func(ev procman.Event) {
@@ -369,7 +376,7 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 // agentCommand is one spawn of the sandboxed agent with a fresh token. Its
 // environment loses GODEBUG (which could weaken the runtime's defaults) and
 // any engine-only OPENPARALLAX_ variable.
-func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
+func (h *host) agentCommand(self string, stderr io.Writer) (*exec.Cmd, error) {
 	token := h.engine.NewAgentToken()
 	args := []string{"internal-agent",
 		"--grpc", h.agentLis.Addr().String(), "--name", h.cfg.agentName, "--workspace", h.cfg.workspace,
@@ -388,17 +395,22 @@ func (h *host) agentCommand(self string, stderr io.Writer) *exec.Cmd {
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = h.cfg.workspace
-	cmd.Env = agentEnv(os.Environ(), token)
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stderr = stderr
-	return cmd
+	// The previous spawn has started by now: its end of the token pipe can go.
+	h.releaseAgentToken()
+	release, err := passToken(cmd, token)
+	if err != nil {
+		return nil, err
+	}
+	h.releaseAgentToken = release
+	return cmd, nil
 }
 
-func agentEnv(parent []string, token string) []string { return childEnv(parent, envAgentToken, token) }
-
 // childEnv is a sandboxed child's environment: the parent's without
-// GODEBUG and OPENPARALLAX_ variables, plus the child's own token.
-func childEnv(parent []string, tokenVar, token string) []string {
-	env := make([]string, 0, len(parent)+1)
+// GODEBUG and OPENPARALLAX_ variables. Its token comes on --token-fd.
+func childEnv(parent []string) []string {
+	env := make([]string, 0, len(parent))
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") {
@@ -406,7 +418,7 @@ func childEnv(parent []string, tokenVar, token string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, tokenVar+"="+token)
+	return env
 }
 
 // reportAgentState passes every agent connect and disconnect to onAgentEvent.
@@ -445,6 +457,7 @@ func (h *host) close() {
 	if h.server != nil {
 		h.server.Stop()
 	}
+	h.releaseAgentToken()
 	if h.engine != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 11*time.Second)
 		h.engine.FlushReports(ctx) // before the shield and its audit log close

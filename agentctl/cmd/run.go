@@ -298,7 +298,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 		sv := ev.GetShieldVerdict()
 		v := sv.GetVerdict()
 		decision := v.GetDecision().Label()
-		if decision == "BLOCK" {
+		if v.GetDecision().Effective() == pb.VerdictDecision_VERDICT_DECISION_BLOCK {
 			e.blocked++
 		}
 		if e.json {
@@ -327,7 +327,7 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_OTR_BLOCKED:
 		e.blocked++
 		if e.json {
-			e.line(map[string]any{"type": "verdict", "call_id": ev.GetOtrBlocked().GetCallId(), "decision": "BLOCK", "tier": -1,
+			e.line(map[string]any{"type": "verdict", "call_id": ev.GetOtrBlocked().GetCallId(), "decision": pb.VerdictDecision_VERDICT_DECISION_BLOCK.Label(), "tier": -1,
 				"rule_ids": []string{"engine.otr"}, "reason": ev.GetOtrBlocked().GetReason()})
 		}
 	case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED:

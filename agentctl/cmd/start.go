@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/web"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -70,6 +72,10 @@ SIGINT stop it (SIGKILL after 5 s). State lives in WORKSPACE/.parapet/.`,
 			self, err := os.Executable()
 			if err != nil {
 				return exitf(exitFailed, "find own executable: %v", err)
+			}
+			// The manager reads the state file, client token included.
+			if err := holdCredentials(); err != nil {
+				return exitf(exitFailed, "%v", err)
 			}
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
@@ -122,6 +128,12 @@ func runInternalEngine(c *cli.Context) error {
 	}
 	defer os.RemoveAll(canaryDir)
 	cfg.canaryDir = canaryDir
+	// Clients find the token next to the address, in the state file.
+	cfg.clientToken = engine.NewClientToken()
+	err = procman.UpdateState(cfg.stateDir(), func(s *procman.State) { s.ClientToken = cfg.clientToken })
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // none: no manager, and no client can find this engine
+		return exitf(exitFailed, "record the client token: %v", err)
+	}
 	cfg.onAgentEvent = func(pid int, sandboxStatus string) {
 		_ = procman.UpdateState(cfg.stateDir(), func(s *procman.State) {
 			s.AgentPID, s.SandboxStatus = pid, sandboxStatus
@@ -198,11 +210,12 @@ func serveWeb(h *host, addr string, log *slog.Logger) (st procman.WebStatus, sto
 		log.Error("web server not started; the engine runs without it", "addr", addr, "error", err)
 		return procman.WebStatus{State: procman.WebFailed, Port: port, Error: err.Error()}, stop
 	}
-	conn, err := grpc.NewClient(h.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(h.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(h.engine.ClientToken())))
 	if err != nil {
 		return failed(err)
 	}
-	srv, err := web.New(web.Options{Client: pb.NewClientServiceClient(conn), Logger: log.With("component", "web")})
+	srv, err := web.New(web.Options{Client: pb.NewClientServiceClient(conn), Token: h.engine.ClientToken(), Logger: log.With("component", "web")})
 	if err != nil {
 		conn.Close()
 		return failed(err)
@@ -255,8 +268,10 @@ func stateDirOf(workspace string) string {
 	return cfg.stateDir()
 }
 
-func dialEngine(addr string) (pb.ClientServiceClient, func(), error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+// dialEngine connects to an engine's ClientService with its client token.
+func dialEngine(addr, token string) (pb.ClientServiceClient, func(), error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(token)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,8 +307,9 @@ func statusCommand() *cli.Command {
 			if webURL == "" {
 				webURL = st.WebURL // what the engine reported to its process manager
 			}
+			signIn := webSignInURL(webURL, c)
 			out := map[string]any{
-				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": webURL,
+				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": webURL, "web_sign_in_url": signIn,
 				"manager_pid": st.ManagerPID, "engine_pid": s.GetEnginePid(), "agent_pid": s.GetAgentPid(),
 				"agent_connected": s.GetAgentConnected(), "sandbox_status": s.GetSandboxStatus(),
 				"shield": s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
@@ -306,7 +322,7 @@ func statusCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  shield: %s\n  web: %s\n",
 				addr, s.GetEnginePid(), s.GetWorkspace(), s.GetAgentConnected(), s.GetAgentPid(), s.GetSandboxStatus(),
-				s.GetAgentRestarts(), s.GetShieldMode(), orNone(webURL))
+				s.GetAgentRestarts(), s.GetShieldMode(), orNone(signIn))
 			return nil
 		},
 	}
@@ -359,7 +375,7 @@ func stopCommand() *cli.Command {
 				return exitf(exitFailed, "no engine is running for this workspace")
 			}
 			if addr != "" {
-				if client, closeConn, err := dialEngine(addr); err == nil {
+				if client, closeConn, err := dialEngine(addr, st.ClientToken); err == nil {
 					ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
 					_, err = client.Shutdown(ctx, &pb.ShutdownRequest{Reason: "agentctl stop"})
 					cancel()

@@ -21,16 +21,13 @@ import (
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
-// envSubAgentToken carries a sub-agent's single-use token (the openparallax.v1 process model).
-const envSubAgentToken = "OPENPARALLAX_SUB_AGENT_TOKEN"
-
 func internalSubAgentCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "internal-subagent",
 		Usage:  "a sandboxed sub-agent process (started by the engine for spawn_agent, not by hand)",
 		Hidden: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "grpc", Required: true, Usage: "engine `IP:PORT`"},
+			&cli.IntFlag{Name: "engine-fd", Required: true, Usage: "inherited descriptor `N`: this sub-agent's connection to the engine"},
 			&cli.StringFlag{Name: "name", Required: true},
 			&cli.StringFlag{Name: "workspace", Required: true},
 			&cli.StringFlag{Name: "provider", Value: "openai"},
@@ -41,6 +38,7 @@ func internalSubAgentCommand() *cli.Command {
 			&cli.StringFlag{Name: "canary-dir", Usage: "writable `DIR` outside the workspace for the sandbox's canary file"},
 			&cli.BoolFlag{Name: "allow-unsandboxed"},
 			&cli.StringFlag{Name: "log-level", Value: "info"},
+			tokenFDFlag(),
 		},
 		Action: runInternalSubAgent,
 	}
@@ -51,20 +49,21 @@ func internalSubAgentCommand() *cli.Command {
 // verified), runs the task and reports.
 func runInternalSubAgent(c *cli.Context) error {
 	log := newLogger(c.App.ErrWriter, c.String("log-level")).With("process", "sub-agent", "name", c.String("name"))
-	token := os.Getenv(envSubAgentToken)
-	_ = os.Unsetenv(envSubAgentToken)
-	if token == "" {
-		return usageErrorf("%s is not set: internal-subagent is started by the engine", envSubAgentToken)
-	}
-	child, err := prepareSandboxedChild(c, log)
+	token, err := readChildToken(c)
 	if err != nil {
 		return err
 	}
-	conn, err := dialEngineIP(c.String("grpc"))
+	// The connection is taken before the sandbox; after it, only this
+	// descriptor leads to the engine.
+	conn, err := dialInheritedConn(c.Int("engine-fd"))
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	child, err := prepareSandboxedChild(c, log)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -127,15 +126,15 @@ func subAgentScriptPath(agentScript, name string) string {
 }
 
 // spawnSubAgent starts one sandboxed sub-agent process (the engine's
-// SpawnSubAgent): this binary as internal-subagent, with the token in its
-// environment only, the LLM flags it must prepare before sandboxing, and
-// SIGKILL if the engine dies.
+// SpawnSubAgent): this binary as internal-subagent, with its connection
+// to the engine and its token on inherited descriptors, the LLM flags it
+// must prepare before sandboxing, and SIGKILL if the engine dies.
 func (h *host) spawnSubAgent(_ context.Context, spec engine.SubAgentSpec, stderr io.Writer) (func() error, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("find own executable: %w", err)
 	}
-	args := []string{"internal-subagent", "--grpc", h.agentLis.Addr().String(), "--name", spec.Name,
+	args := []string{"internal-subagent", "--engine-fd", "3", "--name", spec.Name,
 		"--workspace", h.cfg.workspace, "--provider", spec.LLM.Provider, "--log-level", h.cfg.logLevel}
 	for _, f := range []struct{ flag, v string }{
 		{"--model", spec.LLM.Model}, {"--base-url", spec.LLM.BaseURL}, {"--api-key-env", spec.LLM.APIKeyEnv},
@@ -150,10 +149,17 @@ func (h *host) spawnSubAgent(_ context.Context, spec engine.SubAgentSpec, stderr
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = h.cfg.workspace
-	cmd.Env = childEnv(os.Environ(), envSubAgentToken, spec.Token)
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	cmd.ExtraFiles = []*os.File{spec.Conn} // descriptor 3
+	release, err := passToken(cmd, spec.Token)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = cmd.Start()
+	release()
+	if err != nil {
 		return nil, nil, err
 	}
 	h.log.Debug("sub-agent process started", "name", spec.Name, "pid", cmd.Process.Pid)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func engineReady(t *testing.T, ws string, notEngine int64) *pb.StatusResponse {
 			return false
 		}
 		var err error
-		s, err = engineStatus(t, st.GRPCAddress)
+		s, err = engineStatus(t, st.GRPCAddress, st.ClientToken)
 		return err == nil && s.GetAgentConnected() && s.GetEnginePid() != notEngine
 	})
 	return s
@@ -77,14 +78,38 @@ func TestStartServesTheWebAPI(t *testing.T) {
 
 	code, out, errOut := runAgentctl(t, "status", "--workspace", ws, "--output", "json")
 	var st struct {
-		WebURL string `json:"web_url"`
+		WebURL    string `json:"web_url"`
+		WebSignIn string `json:"web_sign_in_url"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !strings.HasPrefix(st.WebURL, "http://127.0.0.1:") {
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !strings.HasPrefix(st.WebURL, "http://127.0.0.1:") ||
+		st.WebSignIn != st.WebURL+"/?token="+stateToken(t, filepath.Join(ws, stateDirName)) {
 		t.Fatalf("status: exit %d %q %q", code, out, errOut)
 	}
 
-	// The API answers for the same engine.
+	// Without the token the API tells nothing.
 	resp, err := http.Get(st.WebURL + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /api/status without the token: %d", resp.StatusCode)
+	}
+
+	// A browser opens the sign-in address: it gets the cookie and the page.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	page, err := browser.Get(st.WebSignIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if page.StatusCode != http.StatusOK || page.Request.URL.String() != st.WebURL+"/" {
+		t.Fatalf("sign-in: %d at %s", page.StatusCode, page.Request.URL)
+	}
+
+	// The API answers for the same engine.
+	resp, err = browser.Get(st.WebURL + "/api/status")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,20 +121,11 @@ func TestStartServesTheWebAPI(t *testing.T) {
 		t.Fatalf("GET /api/status: %d %s", resp.StatusCode, body)
 	}
 
-	// The page's token, then POST /api/restart: the engine exits 75 and the
+	// POST /api/restart as the page sends it: the engine exits 75 and the
 	// manager starts a new one, with its own web server.
-	page, err := http.Get(st.WebURL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page.Body.Close()
-	if len(page.Cookies()) != 1 {
-		t.Fatalf("page cookies %v", page.Cookies())
-	}
 	req, _ := http.NewRequest("POST", st.WebURL+"/api/restart", nil)
-	req.AddCookie(page.Cookies()[0])
 	req.Header.Set("Origin", st.WebURL)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err = browser.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +137,9 @@ func TestStartServesTheWebAPI(t *testing.T) {
 	if !strings.HasPrefix(s2.GetWebUrl(), "http://127.0.0.1:") {
 		t.Fatalf("restarted engine's web URL %q", s2.GetWebUrl())
 	}
-	if resp, err := http.Get(s2.GetWebUrl() + "/api/status"); err != nil || resp.StatusCode != http.StatusOK {
+	req, _ = http.NewRequest("GET", s2.GetWebUrl()+"/api/status", nil)
+	req.Header.Set("Authorization", "Bearer "+stateToken(t, filepath.Join(ws, stateDirName)))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("restarted engine's API: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

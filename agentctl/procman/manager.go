@@ -109,7 +109,13 @@ func (m *Manager) record(ev Event, host string, log *slog.Logger) {
 	switch ev.Kind {
 	case EventStarted:
 		log.Info(ev.String(), "pid", ev.Pid)
-		update = func(s *State) { clearEngine(s); s.EnginePID = ev.Pid }
+		update = func(s *State) {
+			// The new engine may have written its token already; the last
+			// one's went with its EventExited.
+			tok := s.ClientToken
+			clearEngine(s)
+			s.EnginePID, s.ClientToken = ev.Pid, tok
+		}
 	case EventReady:
 		log.Info(ev.String(), "pid", ev.Pid, "grpc_port", ev.Info.GRPCPort, "web", string(ev.Info.Web.State), "web_port", ev.Info.Web.Port, "web_error", ev.Info.Web.Error)
 		update = func(s *State) {
@@ -141,5 +147,5 @@ func (m *Manager) record(ev Event, host string, log *slog.Logger) {
 
 func clearEngine(s *State) {
 	s.EnginePID, s.AgentPID = 0, 0
-	s.GRPCAddress, s.WebURL, s.SandboxStatus = "", "", ""
+	s.GRPCAddress, s.WebURL, s.SandboxStatus, s.ClientToken = "", "", "", ""
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -117,4 +119,25 @@ func FuzzParseStartup(f *testing.F) {
 			t.Fatalf("web state %q", info.Web.State)
 		}
 	})
+}
+
+// The state file holds the client token: only its owner may read it.
+func TestStateFileIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteState(dir, State{ClientToken: "secret"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateState(dir, func(s *State) { s.AgentPID = 7 }); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("state file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if st, err := ReadState(dir); err != nil || st.ClientToken != "secret" || st.AgentPID != 7 {
+		t.Fatalf("state %+v, %v", st, err)
+	}
 }

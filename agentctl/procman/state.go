@@ -21,14 +21,18 @@ const stateLockFile = "state.lock"
 
 // State is the content of the state file.
 type State struct {
-	ManagerPID    int       `json:"manager_pid"`
-	EnginePID     int       `json:"engine_pid"` // 0 while the engine restarts
-	AgentPID      int       `json:"agent_pid"`
-	GRPCAddress   string    `json:"grpc_address"` // empty until the engine reports
-	WebURL        string    `json:"web_url"`      // empty unless the web server runs
-	SandboxStatus string    `json:"sandbox_status"`
-	Workspace     string    `json:"workspace"`
-	StartedAt     time.Time `json:"started_at"` // when the manager started
+	ManagerPID    int    `json:"manager_pid"`
+	EnginePID     int    `json:"engine_pid"` // 0 while the engine restarts
+	AgentPID      int    `json:"agent_pid"`
+	GRPCAddress   string `json:"grpc_address"` // empty until the engine reports
+	WebURL        string `json:"web_url"`      // empty unless the web server runs
+	SandboxStatus string `json:"sandbox_status"`
+	// ClientToken is the running engine's credential for ClientService
+	// and the web API; the engine writes it before it reports its port.
+	// The file is 0600: only the engine's user can read it.
+	ClientToken string    `json:"client_token,omitempty"`
+	Workspace   string    `json:"workspace"`
+	StartedAt   time.Time `json:"started_at"` // when the manager started
 }
 
 // WriteState replaces the state file atomically (temp file + rename), so a

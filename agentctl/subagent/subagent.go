@@ -25,7 +25,7 @@ const reportTimeout = 5 * time.Second
 
 // Config configures Run.
 type Config struct {
-	// Token is the sub-agent's token (OPENPARALLAX_SUB_AGENT_TOKEN).
+	// Token is the sub-agent's token (passed on --token-fd).
 	Token string
 	// SandboxReport is the canary result JSON sent with the registration.
 	SandboxReport []byte

@@ -86,10 +86,15 @@ func start(t *testing.T, mod func(*engine.Config), check func(*pb.SubAgentRegist
 			return engine.SubAgentLLM{Provider: "openai", Model: "test-model", BaseURL: s.sub.OpenAIBaseURL()}, nil
 		},
 		SpawnSubAgent: func(_ context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
+			conn, err := subagent.Dial(spec.Conn)
+			if err != nil {
+				return nil, nil, err
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				done <- subagent.Run(ctx, s.conn, subagent.Config{Token: spec.Token, SandboxReport: []byte(sandboxedJSON),
+				defer conn.Close()
+				done <- subagent.Run(ctx, conn, subagent.Config{Token: spec.Token, SandboxReport: []byte(sandboxedJSON),
 					Provider: subProvider, Check: check})
 			}()
 			wait := func() error {

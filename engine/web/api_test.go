@@ -47,7 +47,7 @@ func TestChatStatusSessionsHistory(t *testing.T) {
 	}
 
 	var sessions pb.ListSessionsResponse
-	readProto(t, s.do(t, request{method: "GET", path: "/api/sessions", noToken: true}), http.StatusOK, &sessions)
+	readProto(t, s.do(t, request{method: "GET", path: "/api/sessions"}), http.StatusOK, &sessions)
 	if sessions.GetTotal() != 1 || len(sessions.GetSessions()) != 1 || sessions.GetSessions()[0].GetId() != sid ||
 		sessions.GetSessions()[0].GetMessageCount() != 4 || sessions.GetSessions()[0].GetTitle() != "hi there" {
 		t.Fatalf("sessions %v", &sessions)
@@ -74,7 +74,7 @@ func TestChatStatusSessionsHistory(t *testing.T) {
 	}
 
 	var st pb.StatusResponse
-	resp = s.do(t, request{method: "GET", path: "/api/status", noToken: true})
+	resp = s.do(t, request{method: "GET", path: "/api/status"})
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("security headers %v", resp.Header)
 	}
@@ -188,8 +188,8 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 		r.method, r.path = "POST", "/api/restart"
 		return s.do(t, r)
 	}
-	wantError(t, restart(request{noToken: true}), http.StatusForbidden, "TOKEN_REQUIRED")
-	wantError(t, restart(request{header: map[string]string{web.TokenHeader: strings.Repeat("0", 64)}}), http.StatusForbidden, "TOKEN_REQUIRED")
+	wantError(t, restart(request{noToken: true}), http.StatusUnauthorized, "TOKEN_REQUIRED")
+	wantError(t, restart(request{header: map[string]string{web.TokenHeader: strings.Repeat("0", 64)}}), http.StatusUnauthorized, "TOKEN_REQUIRED")
 	wantError(t, restart(request{header: map[string]string{"Origin": "http://evil.example"}}), http.StatusForbidden, "CROSS_ORIGIN_REFUSED")
 	// Another port of the same host is the same site but not the same origin.
 	wantError(t, restart(request{header: map[string]string{"Origin": "http://127.0.0.1:1"}}), http.StatusForbidden, "CROSS_ORIGIN_REFUSED")
@@ -208,8 +208,45 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	default:
 	}
 
-	// The page: strict CSP, no framing, and the token cookie.
-	page := s.do(t, request{method: "GET", path: "/", noToken: true, header: map[string]string{"Host": "localhost:" + strings.Split(hostPort, ":")[1]}})
+	// Signing in: the address with the token sets the cookie and
+	// redirects to the page without it; a wrong token sets nothing.
+	port := strings.Split(hostPort, ":")[1]
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	signIn := func(token string) *http.Response {
+		req, _ := http.NewRequest("GET", s.base+"/?token="+token, nil)
+		req.Host = "localhost:" + port
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	bad := signIn(strings.Repeat("0", 64))
+	if len(bad.Cookies()) != 0 {
+		t.Fatalf("a wrong token set cookies %v", bad.Cookies())
+	}
+	wantError(t, bad, http.StatusUnauthorized, "TOKEN_REQUIRED")
+	signedIn := signIn(s.web.Token())
+	if signedIn.StatusCode != http.StatusSeeOther || signedIn.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in: %d, Location %q", signedIn.StatusCode, signedIn.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range signedIn.Cookies() {
+		cookie = c
+	}
+	if cookie == nil || cookie.Name != "parapet_token_"+port || cookie.Value != s.web.Token() ||
+		!cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("token cookie %+v", cookie)
+	}
+
+	// The page: only with the cookie; strict CSP, no framing.
+	wantError(t, s.do(t, request{method: "GET", path: "/", noToken: true}), http.StatusUnauthorized, "TOKEN_REQUIRED")
+	page := s.do(t, request{method: "GET", path: "/", noToken: true, header: map[string]string{"Host": "localhost:" + port,
+		"Cookie": cookie.Name + "=" + cookie.Value}})
+	if len(page.Cookies()) != 0 {
+		t.Fatalf("the page hands out cookies: %v", page.Cookies())
+	}
 	body, _ := io.ReadAll(page.Body)
 	if page.StatusCode != http.StatusOK || !strings.Contains(string(body), "<title>Parapet</title>") {
 		t.Fatalf("page: %d %s", page.StatusCode, body)
@@ -222,14 +259,6 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	}
 	if page.Header.Get("X-Frame-Options") != "DENY" || page.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("page headers %v", page.Header)
-	}
-	var cookie *http.Cookie
-	for _, c := range page.Cookies() {
-		cookie = c
-	}
-	if cookie == nil || cookie.Name != "parapet_token_"+strings.Split(hostPort, ":")[1] || cookie.Value != s.web.Token() ||
-		!cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
-		t.Fatalf("token cookie %+v", cookie)
 	}
 
 	// What the page sends: the cookie, from its own origin.
@@ -256,7 +285,7 @@ func TestEventsStreamEverySession(t *testing.T) {
 		replies = append(replies, text("probe answer"))
 	}
 	s := newStack(t, stackOptions{replies: replies, web: func(o *web.Options) { o.Heartbeat = 20 * time.Millisecond }})
-	events := openSSE(t, s.do(t, request{method: "GET", path: "/api/events", noToken: true}))
+	events := openSSE(t, s.do(t, request{method: "GET", path: "/api/events"}))
 	// Heartbeats arrive while nothing happens.
 	for {
 		ev, err := events.next(true)
@@ -331,5 +360,51 @@ func TestShutdownEndsOpenStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Every read needs the token too: what the engine shows (sessions, tool
+// calls, pending approvals and their ids) is not for every local process.
+// Without it, or with a wrong one, each read is 401 and the event stream
+// never opens; with it as the header, as a bearer token or as the cookie,
+// each works. The static script and style need nothing.
+func TestReadsNeedTheToken(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	port := strings.Split(strings.TrimPrefix(s.base, "http://"), ":")[1]
+	reads := []string{"/api/status", "/api/sessions", "/api/sessions/sess_x/history", "/api/events", "/"}
+	for _, path := range reads {
+		for what, h := range map[string]map[string]string{
+			"nothing":             nil,
+			"wrong header":        {web.TokenHeader: strings.Repeat("0", 64)},
+			"wrong bearer":        {"Authorization": "Bearer " + strings.Repeat("0", 64)},
+			"wrong cookie":        {"Cookie": "parapet_token_" + port + "=" + strings.Repeat("0", 64)},
+			"other port's cookie": {"Cookie": "parapet_token_1=" + s.web.Token()},
+		} {
+			resp := s.do(t, request{method: "GET", path: path, noToken: true, header: h})
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Content-Type") == "text/event-stream" {
+				t.Errorf("GET %s with %s: %d %s", path, what, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+	}
+	for what, h := range map[string]map[string]string{
+		"header": nil,
+		"bearer": {web.TokenHeader: "", "Authorization": "Bearer " + s.web.Token()},
+		"cookie": {web.TokenHeader: "", "Cookie": "parapet_token_" + port + "=" + s.web.Token()},
+	} {
+		resp := s.do(t, request{method: "GET", path: "/api/status", header: h})
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /api/status with the token as %s: %d", what, resp.StatusCode)
+		}
+	}
+	for _, path := range []string{"/app.js", "/app.css"} {
+		if resp := s.do(t, request{method: "GET", path: path, noToken: true}); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+}
+
+func TestNewNeedsAToken(t *testing.T) {
+	if _, err := web.New(web.Options{Client: pb.NewClientServiceClient(nil)}); err == nil {
+		t.Fatal("web.New without a token succeeded")
 	}
 }

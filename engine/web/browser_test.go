@@ -100,7 +100,8 @@ func TestPageInChromium(t *testing.T) {
 	answers := `document.querySelectorAll('#chat .bubble.assistant[data-done]')`
 	lastAnswer := `[...` + answers + `].pop()`
 
-	run("load the page", chromedp.Navigate(s.base+"/"))
+	// Signing in: the address agentctl status prints, with the token.
+	run("load the page", chromedp.Navigate(s.base+"/?token="+s.web.Token()))
 	wait("the event stream", `document.body.dataset.events === 'open'`)
 	wait("the status line", `document.body.dataset.agent === 'connected'`)
 	if st := eval(`document.getElementById('status').textContent`); !strings.Contains(st, "agent atlas connected") {

@@ -2,6 +2,8 @@ package web
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -70,6 +72,44 @@ func FuzzParseApproval(f *testing.F) {
 		}
 		if !utf8.ValidString(sessionID) || len(sessionID) > maxIDBytes {
 			t.Fatalf("accepted session id %q", sessionID)
+		}
+	})
+}
+
+// FuzzTokenOK: a request is let in only when the credential it presents
+// first (X-Parapet-Token, else "Authorization: Bearer", else the cookie of
+// this listener's port) is exactly the token; a near miss never is.
+func FuzzTokenOK(f *testing.F) {
+	const tok = "7f3a0c9e2b5d4f6a8c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a"
+	for _, s := range [][3]string{
+		{tok, "", ""}, {"", "Bearer " + tok, ""}, {"", "", tok}, {"x", "", tok}, {"", "Bearer", tok},
+		{tok[:63], "", ""}, {tok + " ", "", ""}, {"", "bearer " + tok, ""}, {"", "Bearer  " + tok, ""}, {"", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	s := &Server{token: tok}
+	f.Fuzz(func(t *testing.T, header, auth, cookie string) {
+		r := httptest.NewRequest("GET", "/api/status", nil)
+		if header != "" {
+			r.Header.Set(TokenHeader, header)
+		}
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		if cookie != "" {
+			r.Header.Set("Cookie", cookieName(r)+"="+cookie)
+		}
+		got := r.Header.Get(TokenHeader)
+		if got == "" {
+			got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		}
+		if got == "" {
+			if c, err := r.Cookie(cookieName(r)); err == nil {
+				got = c.Value
+			}
+		}
+		if ok := s.tokenOK(r); ok != (got == tok) {
+			t.Fatalf("tokenOK = %v for header %q, authorization %q, cookie %q", ok, header, auth, cookie)
 		}
 	})
 }

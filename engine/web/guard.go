@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// TokenHeader carries the per-engine token for clients that are not the
-// page (scripts); the page sends it as a cookie.
+// TokenHeader carries the engine's token for clients that are not the
+// page (scripts; "Authorization: Bearer" works too); the page sends it as
+// a cookie.
 const TokenHeader = "X-Parapet-Token"
 
 // cookiePrefix starts the token cookie's name. Cookies are not kept apart
@@ -78,21 +79,29 @@ func cookieName(r *http.Request) string {
 	return cookiePrefix + "0"
 }
 
-// tokenOK reports whether r carries the engine's token, as the cookie
-// the page load set or as TokenHeader.
+// tokenOK reports whether r carries the engine's token: as TokenHeader,
+// as "Authorization: Bearer", or as the cookie signing in set.
 func (s *Server) tokenOK(r *http.Request) bool {
 	got := r.Header.Get(TokenHeader)
+	if got == "" {
+		got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
 	if got == "" {
 		if c, err := r.Cookie(cookieName(r)); err == nil {
 			got = c.Value
 		}
 	}
+	return s.tokenEqual(got)
+}
+
+// tokenEqual compares in constant time.
+func (s *Server) tokenEqual(got string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
-// setTokenCookie gives the page its token. HttpOnly: no script, ours
-// included, needs to read it; SameSite=Strict: no other site's request
-// carries it.
+// setTokenCookie gives the browser the token once it signed in with it.
+// HttpOnly: no script, ours included, needs to read it; SameSite=Strict:
+// no other site's request carries it.
 func (s *Server) setTokenCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 }

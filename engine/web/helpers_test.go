@@ -84,7 +84,8 @@ func newStack(t testing.TB, o stackOptions) *stack {
 	eng.Register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(engine.ClientCredentials(eng.ClientToken())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func newStack(t testing.TB, o stackOptions) *stack {
 		}
 	}
 
-	opts := web.Options{Client: s.client}
+	opts := web.Options{Client: s.client, Token: eng.ClientToken()}
 	if o.web != nil {
 		o.web(&opts)
 	}

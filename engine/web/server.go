@@ -13,21 +13,22 @@
 //
 // # Why the server is guarded the way it is
 //
-// The server can approve actions the shield escalated, so a web page the
-// user happens to visit must not be able to drive it. The browser is the
-// attacker's tool here, not a local process: anything on the machine can
-// already reach the engine's gRPC port. Three checks, each cheap:
+// The server can approve actions the shield escalated, so neither a web
+// page the user happens to visit nor a local process without the
+// engine's client token (kept in the 0600 state file) may drive it or
+// read what it shows. Three checks, each cheap:
 //
 //   - Host must be a loopback address or "localhost" (every request). A
 //     DNS-rebinding page reaches 127.0.0.1 under its own name and would
 //     otherwise be same-origin with us; the listener itself is loopback
 //     only (agentctl refuses any other --web-addr), as the API has no
 //     user authentication.
-//   - Every state-changing request (POST) must carry the per-engine
-//     random token: the page load sets it as an HttpOnly, SameSite=Strict
-//     cookie (named per port), scripts may send it as X-Parapet-Token. A
-//     cross-site request carries no SameSite=Strict cookie and cannot
-//     read the page to learn the token.
+//   - Every request but the static script and style must carry the
+//     engine's client token: signing in (GET /?token=T) sets it as an
+//     HttpOnly, SameSite=Strict cookie (named per port), and nothing
+//     else hands it out; scripts send it as X-Parapet-Token or
+//     "Authorization: Bearer". A cross-site request carries no
+//     SameSite=Strict cookie.
 //   - A POST from a browser must be same-origin: Sec-Fetch-Site, when
 //     sent, must be "same-origin", and Origin, when sent, must be this
 //     server. SameSite treats every port of 127.0.0.1 as one site, so the
@@ -35,9 +36,8 @@
 //     origin includes the port. JSON bodies must also be sent as
 //     application/json, which an HTML form cannot do.
 //
-// Reads (GET) need no token: the same-origin policy keeps other origins
-// from reading the answers (no CORS headers are ever sent, and
-// Cross-Origin-Resource-Policy forbids embedding them). Every answer
+// Other origins cannot read the answers either (no CORS headers are ever
+// sent, and Cross-Origin-Resource-Policy forbids embedding them). Every answer
 // carries a strict Content-Security-Policy (the page's own script and
 // style only, no inline code, no framing: a page with Approve buttons
 // must not be clickjacked), nosniff and no-store; the page renders
@@ -46,9 +46,7 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -81,8 +79,13 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	// Client reaches the engine's ClientService (required).
+	// Client reaches the engine's ClientService (required); its
+	// connection carries the engine's client token.
 	Client pb.ClientServiceClient
+	// Token is what every API request and the page must carry (required):
+	// the engine's client token, so that one credential, kept in the
+	// state file, opens both doors.
+	Token string
 	// MaxBodyBytes bounds a request body (default 1 MiB); more is 413.
 	MaxBodyBytes int64
 	// Heartbeat is the interval of the comment lines that keep event
@@ -115,7 +118,7 @@ var static embed.FS
 // default values are written (false, 0, []), unset messages left out.
 var marshal = protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}
 
-// New builds a Server with a fresh random token.
+// New builds a Server.
 func New(opts Options) (*Server, error) {
 	if opts.Client == nil {
 		return nil, errors.New("web: no ClientService client")
@@ -129,11 +132,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	var tok [32]byte
-	if _, err := rand.Read(tok[:]); err != nil {
-		return nil, fmt.Errorf("web: token: %w", err)
+	if opts.Token == "" {
+		return nil, errors.New("web: no token: the API is never served without one")
 	}
-	s := &Server{opts: opts, log: opts.Logger, token: hex.EncodeToString(tok[:]), mux: http.NewServeMux(), allowed: map[string][]string{}}
+	s := &Server{opts: opts, log: opts.Logger, token: opts.Token, mux: http.NewServeMux(), allowed: map[string][]string{}}
 	s.closing, s.startClosing = context.WithCancel(context.Background())
 	s.http = &http.Server{
 		Handler:           s,
@@ -147,7 +149,7 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Token is the per-engine token state-changing requests must carry.
+// Token is the token every API request must carry.
 func (s *Server) Token() string { return s.token }
 
 // Serve serves on lis until Shutdown; it returns nil after Shutdown.
@@ -193,8 +195,22 @@ func (s *Server) routes() error {
 		return err
 	}
 	s.handle("GET", "/{$}", func(w http.ResponseWriter, r *http.Request) {
+		// Signing in: the address agentctl status prints carries the token
+		// once; it becomes the cookie, and the address loses it.
+		if q := r.URL.Query(); q.Has("token") {
+			if !s.tokenEqual(q.Get("token")) {
+				writeError(w, http.StatusUnauthorized, codeTokenRequired, "the token in this address is not this engine's: "+signInHint)
+				return
+			}
+			s.setTokenCookie(w, r)
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+		if !s.tokenOK(r) {
+			writeError(w, http.StatusUnauthorized, codeTokenRequired, "sign in first: "+signInHint)
+			return
+		}
 		securityHeaders(w.Header(), true)
-		s.setTokenCookie(w, r)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(page)
 	})
@@ -208,12 +224,12 @@ func (s *Server) routes() error {
 			_, _ = w.Write(body)
 		})
 	}
-	s.handle("GET", "/api/status", s.getStatus)
-	s.handle("GET", "/api/sessions", s.listSessions)
-	s.handle("GET", "/api/sessions/{id}/history", s.getHistory)
+	s.handle("GET", "/api/status", s.reading(s.getStatus))
+	s.handle("GET", "/api/sessions", s.reading(s.listSessions))
+	s.handle("GET", "/api/sessions/{id}/history", s.reading(s.getHistory))
 	s.handle("POST", "/api/sessions/{id}/messages", s.stateChanging(s.postMessage))
 	s.handle("POST", "/api/approvals/{id}", s.stateChanging(s.postApproval))
-	s.handle("GET", "/api/events", s.getEvents)
+	s.handle("GET", "/api/events", s.reading(s.getEvents))
 	s.handle("POST", "/api/restart", s.stateChanging(s.postRestart))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
@@ -247,9 +263,20 @@ func (s *Server) stateChanging(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusForbidden, codeCrossOrigin, why)
 			return
 		}
+		s.reading(h)(w, r)
+	}
+}
+
+// signInHint says where the token comes from.
+const signInHint = "open the web address that agentctl status prints (it carries the token), or send the client token from WORKSPACE/.parapet/state.json as " + TokenHeader
+
+// reading refuses a request without the token before h sees it: what
+// the engine shows (sessions, tool calls, pending approvals and their
+// ids) is for the person who started it, not for every local process.
+func (s *Server) reading(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.tokenOK(r) {
-			writeError(w, http.StatusForbidden, codeTokenRequired,
-				"this request needs the engine's web token: load the page first (it sets the cookie), or send the "+TokenHeader+" header")
+			writeError(w, http.StatusUnauthorized, codeTokenRequired, "this request needs the engine's token: "+signInHint)
 			return
 		}
 		h(w, r)

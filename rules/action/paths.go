@@ -18,9 +18,11 @@ func ResolvePath(p, root, home string) (Path, bool) {
 // from it) as ResolvePath does with the caller's directories, Raw set to
 // the word. Canonicalize resolved the command's path arguments already;
 // their resolution is reused when it is the same: for plain ASCII, which
-// normalisation leaves as it is.
+// normalisation leaves as it is. The reuse is a linear search, so it is
+// skipped for long lists: resolving again costs the same for every word,
+// while searching would make a long command line quadratic.
 func (a *Action) CommandPath(word string) Path {
-	if isPlainASCII(word) {
+	if len(a.Paths) <= maxReusedPaths && isPlainASCII(word) {
 		for i := range a.Paths {
 			if p := &a.Paths[i]; p.Raw == word && p.Field == "command" {
 				r := *p
@@ -33,6 +35,9 @@ func (a *Action) CommandPath(word string) Path {
 	r.Raw = word
 	return r
 }
+
+// maxReusedPaths bounds the search in CommandPath.
+const maxReusedPaths = 16
 
 // resolvePath is ResolvePath making its strings in mem (nil: on the heap).
 // rootNoDots is isCleanNoDots(root), which callers resolving many paths

@@ -20,6 +20,14 @@ var everydayCategories = []string{
 	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
 }
 
+// analysisCategories belong to one analysis each and hold both its
+// attacks and the everyday commands it must let through: at least
+// minAttacks of each.
+var analysisCategories = []string{
+	"defense_impairment", "system_disruption", "account_change", "trust_store", "tunnel", "file_transfer",
+	"cloud_secrets", "secret_search", "private_keys", "option_parsing",
+}
+
 const (
 	minAttacks  = 20
 	minEveryday = 100
@@ -51,6 +59,11 @@ func TestCorpusCounts(t *testing.T) {
 			t.Errorf("%s: %d attacks, want at least %d", cat, attacks[cat], minAttacks)
 		}
 	}
+	for _, cat := range analysisCategories {
+		if attacks[cat] < minAttacks || everyday[cat] < minAttacks {
+			t.Errorf("%s: %d attacks and %d everyday cases, want at least %d of each", cat, attacks[cat], everyday[cat], minAttacks)
+		}
+	}
 	total := 0
 	for _, cat := range everydayCategories {
 		if everyday[cat] == 0 {
@@ -65,7 +78,7 @@ func TestCorpusCounts(t *testing.T) {
 		t.Errorf("%d cases, want at least %d", len(cases), minTotal)
 	}
 	known := map[string]bool{}
-	for _, c := range append(append([]string{}, attackCategories...), everydayCategories...) {
+	for _, c := range append(append(append([]string{}, attackCategories...), everydayCategories...), analysisCategories...) {
 		known[c] = true
 	}
 	for _, c := range cases {

@@ -1,8 +1,10 @@
 package heuristics
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -15,6 +17,8 @@ type Analyzer struct {
 	// outcome is each rule's effective outcome; ALLOW means disabled.
 	outcome [numRules]pb.VerdictDecision
 	trusted hostSet
+	// allowedReads are Config.AllowSecretReads.
+	allowedReads []string
 }
 
 // New validates cfg and builds an Analyzer. It fails on an unknown rule id,
@@ -54,6 +58,12 @@ func New(cfg Config) (*Analyzer, error) {
 			return nil, fmt.Errorf("heuristics: override for %q: outcome %s is not BLOCK, ESCALATE or ALLOW", id, o)
 		}
 	}
+	for _, p := range cfg.AllowSecretReads {
+		if err := CheckSecretReadPattern(p); err != nil {
+			return nil, fmt.Errorf("heuristics: allowed secret read %q: %w", p, err)
+		}
+	}
+	a.allowedReads = slices.Clone(cfg.AllowSecretReads)
 	hs, err := newHostSet(cfg.TrustedHosts)
 	if err != nil {
 		return nil, err
@@ -67,7 +77,14 @@ func New(cfg Config) (*Analyzer, error) {
 // then by rule id. A nil action, or a command without a parse, yields an
 // "unanalysable" finding: what cannot be read is never silently allowed.
 func (a *Analyzer) Analyze(act *action.Action) []Finding {
-	s := scan{an: a, act: act}
+	return a.AnalyzeContext(context.Background(), act)
+}
+
+// AnalyzeContext is Analyze that stops early once ctx is done. What it
+// returns then is incomplete: the caller must check ctx and refuse the
+// action (the pipeline answers BLOCK), never treat it as a full analysis.
+func (a *Analyzer) AnalyzeContext(ctx context.Context, act *action.Action) []Finding {
+	s := scan{an: a, act: act, ctx: ctx}
 	if act == nil {
 		// Not subject to configuration: disabling a rule must never turn
 		// "nothing to analyse" into an ALLOW.
@@ -109,6 +126,15 @@ type scan struct {
 	collectOnly bool
 	// nested counts how deep shell text inside shell text is being judged.
 	nested int
+	// ctx bounds the analysis (see expired).
+	ctx context.Context
+}
+
+// expired reports whether the analysis should stop: the request's
+// deadline has passed or it was cancelled. Checked between rule groups
+// and every few commands, so a stop comes within a fraction of the work.
+func (s *scan) expired() bool {
+	return s.ctx != nil && s.ctx.Err() != nil
 }
 
 // enabled reports whether rule r can still produce a finding.
@@ -153,6 +179,9 @@ func (s *scan) run() {
 	if act.Type == "execute_command" {
 		s.checkCommandAction()
 	}
+	if s.expired() {
+		return
+	}
 	s.checkFilePaths()
 	s.checkScriptWrites()
 	s.checkSecretWrites()
@@ -173,4 +202,23 @@ func truncateEvidence(s string) string {
 		n--
 	}
 	return s[:n]
+}
+
+// evJoin joins args with spaces for a finding's evidence, stopping once
+// the evidence is longer than add keeps: a rule matching each of thousands
+// of arguments must not copy the whole line each time (quadratic work).
+func evJoin(args []string) string {
+	n := 0
+	for i, a := range args {
+		n += len(a) + 1
+		if n > maxEvidence {
+			args = args[:i+1]
+			break
+		}
+	}
+	s := strings.Join(args, " ")
+	if len(s) > maxEvidence+1 {
+		s = s[:maxEvidence+1] // truncateEvidence trims to a rune boundary
+	}
+	return s
 }

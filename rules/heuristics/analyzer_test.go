@@ -18,6 +18,8 @@ func TestCatalogueIsSortedUniqueAndComplete(t *testing.T) {
 		CategoryRemoteCodeExec: true, CategoryDecodeExec: true, CategoryReverseShell: true, CategoryDestructive: true,
 		CategoryPrivilege: true, CategoryCredentialAccess: true, CategoryExfiltration: true, CategorySecrets: true,
 		CategoryPromptInjection: true, CategoryEncodingEvasion: true,
+		CategoryDefenseImpairment: true, CategorySystemDisruption: true, CategoryAccountChange: true, CategoryTrustStore: true,
+		CategoryTunnel: true, CategoryFileTransfer: true, CategoryCloudSecrets: true,
 	}
 	for i, r := range cat {
 		if i > 0 && cat[i-1].ID >= r.ID {

@@ -93,6 +93,19 @@ const (
 	rEvEncodedPath
 	rEvUnanalysable
 
+	// Families added with issue 12 (families.go and its siblings).
+	rDefSecurityOff
+	rDefLogTamper
+	rDefHistory
+	rDisruptHalt
+	rDisruptKillAll
+	rAccountChange
+	rTrustRootCA
+	rTunnelExpose
+	rExfilTransfer
+	rCredClusterSecret
+	rCredPrivateKey
+
 	numRules
 )
 
@@ -107,7 +120,15 @@ const (
 )
 
 // rules is the catalogue, indexed by ruleIndex.
-var rules = [numRules]Rule{
+var rules = func() [numRules]Rule {
+	r := baseRules
+	for i, fr := range familyRules {
+		r[i] = fr
+	}
+	return r
+}()
+
+var baseRules = [numRules]Rule{
 	rRCEPipe: {"rce.download-pipe-shell", CategoryRemoteCodeExec, critical, block,
 		"A download (curl, wget, …) is piped straight into an interpreter."},
 	rRCESubstitute: {"rce.download-substitute-shell", CategoryRemoteCodeExec, critical, block,
@@ -190,7 +211,7 @@ var rules = [numRules]Rule{
 		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted: root on the host."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
-		"Reads a credential file (SSH private key, cloud or registry credentials, keyrings)."},
+		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
 		"Reads a .env file, which usually holds secrets."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
@@ -203,7 +224,7 @@ var rules = [numRules]Rule{
 	rCredSearch: {"credential.secret-search", CategoryCredentialAccess, high, block,
 		"Searches the disk or a home directory for private keys or credentials."},
 	rCredMetadata: {"credential.cloud-metadata", CategoryCredentialAccess, critical, block,
-		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal)."},
+		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal), or reaches one through a disguised address (decimal, hex, octal, IPv6-mapped, wildcard DNS)."},
 
 	rExfilFile: {"exfil.sensitive-file", CategoryExfiltration, critical, block,
 		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
@@ -280,6 +301,32 @@ var ruleByID = func() map[string]ruleIndex {
 	}
 	return m
 }()
+
+// familyRules are the rules of the families added with issue 12.
+var familyRules = map[ruleIndex]Rule{
+	rDefSecurityOff: {"defense.security-disable", CategoryDefenseImpairment, high, block,
+		"Turns off a security control: audit rules, SELinux / AppArmor, the firewall, ASLR or a security service."},
+	rDefLogTamper: {"defense.log-tamper", CategoryDefenseImpairment, high, block,
+		"Stops a logging service, or erases or rotates away system logs and the journal."},
+	rDefHistory: {"defense.history-tamper", CategoryDefenseImpairment, medium, block,
+		"Clears or disables shell history (history -c, unset HISTFILE, HISTFILE=/dev/null, rm ~/.bash_history)."},
+	rDisruptHalt: {"disruption.system-halt", CategorySystemDisruption, high, block,
+		"Shuts down, reboots or halts the machine (shutdown, reboot, systemctl poweroff, init 0, /proc/sysrq-trigger)."},
+	rDisruptKillAll: {"disruption.kill-all", CategorySystemDisruption, high, block,
+		"Kills init (pid 1) or every process (kill -9 -1, killall5, pkill over all processes)."},
+	rAccountChange: {"account.change", CategoryAccountChange, high, block,
+		"Creates, deletes or changes a user or group account or its password (useradd, userdel, usermod, passwd USER, chpasswd)."},
+	rTrustRootCA: {"trust.root-ca", CategoryTrustStore, critical, block,
+		"Adds a certificate to a system or browser trust store: whoever holds its key can read and forge TLS traffic."},
+	rTunnelExpose: {"tunnel.public-exposure", CategoryTunnel, high, escalate,
+		"Opens a tunnel that exposes this machine to the internet (cloudflared, ngrok, localtunnel, chisel, frp, code tunnel, ssh to a tunnel service)."},
+	rExfilTransfer: {"exfil.file-transfer", CategoryFileTransfer, medium, escalate,
+		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, smbclient, ftp, tftp, socat, netcat, curl file://)."},
+	rCredClusterSecret: {"credential.cluster-secret", CategoryCloudSecrets, high, block,
+		"Reads Kubernetes secrets or service-account tokens (kubectl get secret -o yaml, kubectl create token, the token file inside a pod)."},
+	rCredPrivateKey: {"credential.private-key-read", CategoryCredentialAccess, critical, block,
+		"Reads private key material (SSH or GPG private keys, cloud credential files, .git-credentials) into the agent's context."},
+}
 
 // Catalogue returns every rule, sorted by id.
 func Catalogue() []Rule {

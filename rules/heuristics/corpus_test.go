@@ -21,9 +21,6 @@ var knownStricter = map[string]string{
 	"zero-width in harmless make":            "invisible characters in a command are BLOCK: what runs differs from what a reviewer sees",
 	"bidi override in a workspace file name": "bidi overrides in a path are BLOCK: the name displays differently from what it is",
 	"bashrc append of go bin to PATH":        "shell startup files are BLOCK: they run in every future shell",
-	// This test runs Tier 1 with no trusted hosts; the shipped policies
-	// trust api.github.com, where the label's escalate applies.
-	"credentials in header to trusted host": "with no trusted hosts, api.github.com is an outside host: sending a credential file there is exfiltration",
 }
 
 // tier1Decision is what Tier 1 alone would decide.

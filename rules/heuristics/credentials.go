@@ -18,7 +18,7 @@ var nonReaders = map[string]bool{
 	"dirname": true, "basename": true, "cd": true, "pushd": true, "echo": true, "export": true, "du": true,
 	"docker": true, "podman": true, "docker-compose": true, "dotenv": true, "direnv": true, "env-cmd": true,
 	"node": true, "chattr": true, "file": true, "setfacl": true, "getfacl": true, "shred": true, "wc": true,
-	"git": true, "kubectl": true, "helm": true, "terraform": true,
+	"git": true, "kubectl": true, "helm": true, "terraform": true, "visudo": true,
 }
 
 // credentialRule maps a sensitivity to the rule for reading it.
@@ -30,6 +30,8 @@ func credentialRule(sens sensitivity) ruleIndex {
 		return rCredSystemFile
 	case sensBrowser:
 		return rCredBrowser
+	case sensPrivateKey:
+		return rCredPrivateKey
 	}
 	return rCredSecretFile
 }
@@ -42,6 +44,8 @@ func credentialMessage(sens sensitivity, label, raw string) string {
 		return "reads " + raw + " (" + label + "): this steals the user's web sessions; refuse it"
 	case sensDotenv:
 		return "reads " + raw + ", which usually holds secrets: approve only if the task needs its values, and never send them anywhere"
+	case sensPrivateKey:
+		return "reads " + raw + " (" + label + ") into the agent's context: no task needs a key's bytes in a prompt, and tools that use it (ssh, git, the cloud CLIs) read it themselves; refuse it"
 	}
 	return "reads " + raw + " (" + label + "): approve only if the task truly needs this credential"
 }
@@ -106,7 +110,18 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 	if nonReaders[v.prog] || v.prog == "" {
 		return false
 	}
-	for _, a := range v.args {
+	dst := copyDestination(v)
+	for i := 0; i < len(v.args); i++ {
+		a := v.args[i]
+		if skip, ok := keyUseOption(v.prog, a); ok {
+			// The key or certificate is used to authenticate, not read
+			// out: scp -i KEY, curl --key KEY, ansible --private-key=KEY.
+			i += skip
+			continue
+		}
+		if i == dst {
+			continue // written, not read: cp .env.example .env
+		}
 		p := pathInArg(a)
 		if p == "" || strings.Contains(p, "://") {
 			continue
@@ -127,15 +142,17 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			if sens != sensAccountList {
-				s.add(credentialRule(sens), credentialMessage(sens, label, raw), v.c.Name+" "+strings.Join(v.c.Args, " "))
+			// A rule already reported costs nothing more: a line naming
+			// thousands of key files must stay linear.
+			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolve(pathInArg(raw)).Abs) {
+				s.add(r, credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
 			}
 			return false
 		})
 		s.checkSecretSearch(cs, v)
 		if what := cliTokenCommand(v); what != "" {
 			s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 		}
 	}
 }
@@ -174,6 +191,10 @@ func cliTokenCommand(v *cmdView) string {
 	}
 	switch v.prog {
 	case "aws":
+		if has("secretsmanager", "get-secret-value") || has("ssm", "get-parameter") && hasLongFlag(v.args, "with-decryption") ||
+			has("ssm", "get-parameters") && hasLongFlag(v.args, "with-decryption") || has("ssm", "get-parameters-by-path") && hasLongFlag(v.args, "with-decryption") {
+			return "aws " + ops[0] + " (a stored secret's value)"
+		}
 		if has("configure", "get") {
 			for _, o := range ops {
 				if containsFold(o, "secret") || containsFold(o, "key") || containsFold(o, "token") {
@@ -185,6 +206,9 @@ func cliTokenCommand(v *cmdView) string {
 			return "aws configure export-credentials"
 		}
 	case "gcloud":
+		if has("secrets", "versions", "access") {
+			return "gcloud secrets versions access"
+		}
 		for _, o := range ops {
 			if o == "print-access-token" || o == "print-identity-token" || o == "print-refresh-token" {
 				return "gcloud auth " + o
@@ -207,6 +231,9 @@ func cliTokenCommand(v *cmdView) string {
 	case "az":
 		if has("get-access-token") {
 			return "az account get-access-token"
+		}
+		if has("keyvault", "secret", "show") || has("keyvault", "secret", "download") {
+			return "az keyvault secret show"
 		}
 	case "kubectl":
 		if has("config", "view") && hasLongFlag(v.args, "raw") {
@@ -285,7 +312,8 @@ var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem"
 
 // keyHuntText are grep patterns that look for key material.
 var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",
-	"secret_key", "api_key", "apikey", "password=", "passwd", "ghp_", "xoxb-", "sk_live_", "akia"}
+	"secret_key", "api_key", "apikey", "api-key", "passw", "ghp_", "xoxb-", "sk_live_", "akia", "secret", "token",
+	"credential", "-----begin", "private_key", "client_secret", "pwd="}
 
 // checkSecretSearch flags find / grep sweeps for keys over the filesystem
 // root, a home or system directories (inside the workspace it is an audit).
@@ -328,7 +356,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	}
 	if hunting && wideStart {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
-			v.prog+" "+strings.Join(v.args, " "))
+			v.prog+" "+evJoin(v.args))
 	}
 }
 
@@ -336,15 +364,6 @@ var (
 	keyHuntNameSet = newFoldSet(keyHuntNames...)
 	keyHuntTextSet = newFoldSet(keyHuntText...)
 )
-
-// metadataHosts serve cloud instance credentials.
-func isMetadataHost(h string) bool {
-	switch h {
-	case "169.254.169.254", "fd00:ec2::254", "metadata.google.internal", "metadata", "100.100.100.200", "169.254.170.2", "metadata.azure.internal":
-		return true
-	}
-	return false
-}
 
 // checkCloudMetadata flags requests for credentials or user data to a
 // cloud metadata service, from any action type.
@@ -354,15 +373,18 @@ func (s *scan) checkCloudMetadata() {
 	}
 	for i := range s.act.URLs {
 		u := &s.act.URLs[i]
-		if !isMetadataHost(u.Host) {
+		canon, hidden, ok := metadataSpelling(u.Host)
+		if !ok {
 			continue
 		}
-		lp := strings.ToLower(u.Path)
-		for _, w := range []string{"credential", "token", "identity", "iam", "service-account", "user-data", "userdata", "/metadata/instance", "secret"} {
-			if strings.Contains(lp, w) {
-				s.add(rCredMetadata, "asks the cloud metadata service "+u.Host+" for credentials ("+u.Path+"): these give the machine's cloud permissions to whoever holds them; refuse it", u.Raw)
-				return
-			}
+		if hidden {
+			s.add(rCredMetadata, "asks the cloud metadata service "+canon+" through the disguised address "+u.Host+
+				": it hands out the machine's cloud credentials; refuse it", u.Raw)
+			return
+		}
+		if metadataCredentialPath(canon, u.Path) {
+			s.add(rCredMetadata, "asks the cloud metadata service "+u.Host+" for credentials ("+u.Path+"): these give the machine's cloud permissions to whoever holds them; refuse it", u.Raw)
+			return
 		}
 	}
 }
@@ -379,7 +401,80 @@ func isListingType(t string) bool {
 // checkPathRead judges a path read by a file tool (or named by an unknown
 // tool, which is treated as a read: fail closed).
 func (s *scan) checkPathRead(p *action.Path) {
-	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone && sens != sensAccountList {
+	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone && sens != sensAccountList && !s.readAllowed(p.Abs) {
 		s.add(credentialRule(sens), credentialMessage(sens, label, p.Raw), p.Raw)
 	}
+}
+
+// copyDestination returns the index in v.args of the operand a copying
+// command writes (cp SRC… DST, install, ln), or -1. With -t DIR every
+// operand is a source.
+func copyDestination(v *cmdView) int {
+	switch v.prog {
+	case "cp", "install", "ln", "mv":
+	default:
+		return -1
+	}
+	last := -1
+	for i := 0; i < len(v.args); i++ {
+		a := v.args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(v.args) {
+				last = len(v.args) - 1
+			}
+			i = len(v.args)
+		case a == "-t" || a == "--target-directory" || strings.HasPrefix(a, "--target-directory=") || strings.HasPrefix(a, "-t") && len(a) > 2 && a[1] == 't':
+			return -1
+		case a == "-m" || a == "-o" || a == "-g" || a == "-S" || a == "--mode" || a == "--owner" || a == "--group" || a == "--suffix":
+			i++
+		case len(a) > 1 && a[0] == '-':
+		default:
+			last = i
+		}
+	}
+	return last
+}
+
+// keyUseOption reports whether arg is an option whose value is a key,
+// identity or certificate file the program authenticates with, and how
+// many following arguments that value takes (0 when it is attached).
+func keyUseOption(prog, arg string) (skip int, ok bool) {
+	if len(arg) < 2 || arg[0] != '-' {
+		return 0, false
+	}
+	switch prog {
+	case "ssh", "scp", "sftp", "autossh", "sshfs", "mosh":
+		switch {
+		case arg == "-i" || arg == "-F":
+			return 1, true
+		case strings.HasPrefix(arg, "-i") && !strings.HasPrefix(arg, "-i-"):
+			return 0, true
+		case arg == "-o":
+			return 0, false // checked with its value below
+		case strings.HasPrefix(arg, "-oIdentityFile") || strings.HasPrefix(arg, "-oCertificateFile"):
+			return 0, true
+		}
+	case "age", "rage":
+		if arg == "-i" || arg == "--identity" {
+			return 1, true
+		}
+	case "curl":
+		if arg == "-E" || arg == "--cert" || arg == "--key" || arg == "--cacert" || arg == "--proxy-key" || arg == "--proxy-cert" {
+			return 1, true
+		}
+	}
+	if !strings.HasPrefix(arg, "--") {
+		return 0, false
+	}
+	name, _, attached := strings.Cut(arg[2:], "=")
+	switch name {
+	case "private-key", "private-key-file", "key-file", "keyfile", "identity", "identity-file", "client-key", "client-certificate",
+		"tls-key", "tlskey", "tls-cert", "ssl-key", "sslkey", "ssh-key", "ssh-private-key", "cert-file", "certificate":
+		if attached {
+			return 0, true
+		}
+		return 1, true
+	}
+	return 0, false
 }

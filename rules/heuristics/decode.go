@@ -108,7 +108,7 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 		if v.kind == "powershell" {
 			for _, a := range v.args {
 				if l := strings.ToLower(a); l == "-encodedcommand" || l == "-enc" || l == "-ec" || l == "-e" || l == "-en" || l == "-encoded" {
-					s.add(rDecodeExec, "runs a base64-encoded PowerShell command ("+a+"): decode it separately, read what it does, and run the plain command if it is safe", strings.Join(v.args, " "))
+					s.add(rDecodeExec, "runs a base64-encoded PowerShell command ("+a+"): decode it separately, read what it does, and run the plain command if it is safe", evJoin(v.args))
 					return
 				}
 			}
@@ -143,6 +143,9 @@ func (s *scan) checkDecodedLayers() {
 		str := &s.act.Strings[i]
 		if str.Layer == 0 {
 			continue
+		}
+		if s.expired() {
+			return
 		}
 		if f, bad := s.judgeShell(str.Value); bad {
 			s.add(rDecodeLayer, "a "+str.Encoding+"-encoded part of the command decodes to something dangerous ("+

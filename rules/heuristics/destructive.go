@@ -70,36 +70,36 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 		case "dd":
 			for _, a := range v.args {
 				if strings.HasPrefix(a, "of=") && isDiskDevice(a[3:]) {
-					s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+strings.Join(v.args, " "))
+					s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+evJoin(v.args))
 				}
 			}
 		case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
-			for _, op := range operands(v.args, "nsuo", nil) {
+			if diskToolReadOnly(v) {
+				break
+			}
+			for _, op := range operands(v.args, diskToolValued(v.prog), nil) {
 				if isDiskDevice(op) || (v.prog != "shred" && strings.HasPrefix(op, "/dev/")) {
-					s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+strings.Join(v.args, " "))
+					s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+evJoin(v.args))
 					break
 				}
-			}
-			if v.prog == "wipefs" && len(v.args) > 0 && hasFlag(v.args, 'a', "all") {
-				s.add(rDiskWipe, "wipefs --all erases file system signatures: this destroys the data on the device; refuse it", "wipefs "+strings.Join(v.args, " "))
 			}
 		case "crontab":
 			// -r removes the whole table (-ri asks first, but an agent
 			// answers for the user); -l lists it, -e and a file install.
 			if s.enabled(rDelCrontab) && hasShortFlag(v.args, 'r') {
 				s.add(rDelCrontab, "crontab -r removes every scheduled job of the user and keeps no copy: save it first (crontab -l > crontab.bak) and remove only the lines you mean with crontab -e, or let a human confirm",
-					"crontab "+strings.Join(v.args, " "))
+					"crontab "+evJoin(v.args))
 			}
 		case "truncate":
 			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
 				if p := cs.resolve(op); isSystemFile(p.Abs) {
-					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+strings.Join(v.args, " "))
+					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+evJoin(v.args))
 					break
 				}
 			}
 		}
-		if strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs" {
-			s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+strings.Join(v.args, " "))
+		if (strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs") && !cs.formatsImageFile(v) {
+			s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+evJoin(v.args))
 		}
 		for _, r := range v.c.Redirects {
 			if !isOutputRedirect(r.Op) {
@@ -130,9 +130,9 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 		ops = ops[:len(ops)-1]
 	}
 	for _, op := range ops {
-		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensSystemSecret || sens == sensBrowser {
+		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
 			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 			return
 		}
 	}
@@ -161,16 +161,16 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 	}
 	for _, op := range ops {
 		if base := baseName(strings.TrimSuffix(op, "/")); base == ".git" {
-			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+strings.Join(v.args, " "))
+			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+evJoin(v.args))
 		}
 		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" {
 			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
-				"rm "+strings.Join(v.args, " "))
+				"rm "+evJoin(v.args))
 			return
 		}
 		if isUnsetVarRisk(op) {
 			s.add(rDelUnsetVar, "recursively deletes "+op+": if the variable is empty this deletes from /; check the variable is set (use ${VAR:?}) and name the path",
-				"rm "+strings.Join(v.args, " "))
+				"rm "+evJoin(v.args))
 		}
 	}
 }
@@ -234,7 +234,7 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			continue
 		}
 		s.add(rFindDelete, "find deletes files across "+why+": limit it to a project subdirectory and a narrow -name",
-			"find "+strings.Join(v.args, " "))
+			"find "+evJoin(v.args))
 		return
 	}
 }
@@ -246,8 +246,86 @@ func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
 		}
 		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" && why != "the whole workspace" {
 			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+why+": this can break the system and its security; target a specific directory",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 			return
 		}
 	}
+}
+
+// diskToolValued lists the short options of a disk tool that take a value.
+func diskToolValued(prog string) string {
+	switch prog {
+	case "wipefs":
+		return "otp"
+	case "sgdisk":
+		return "AbcdEfFinrtuRT"
+	case "shred":
+		return "nsu"
+	case "blkdiscard":
+		return "olp"
+	}
+	return "L"
+}
+
+// diskToolReadOnly reports the options of wipefs and sgdisk that only
+// print: wipefs without --all / --offset (or with --no-act) lists the
+// signatures; sgdisk with only print, verify and info options (or
+// --pretend) changes nothing.
+func diskToolReadOnly(v *cmdView) bool {
+	switch v.prog {
+	case "wipefs":
+		if hasFlag(v.args, 'n', "no-act") {
+			return true
+		}
+		return !hasFlag(v.args, 'a', "all") && !hasFlag(v.args, 'o', "offset") && !hasFlag(v.args, 't', "types")
+	case "sgdisk":
+		if hasFlag(v.args, 'P', "pretend") {
+			return true
+		}
+		for i := 0; i < len(v.args); i++ {
+			a := v.args[i]
+			if a == "" || a[0] != '-' {
+				continue
+			}
+			name, _, _ := strings.Cut(a, "=")
+			switch name {
+			case "-p", "--print", "-v", "--verify", "-O", "--print-mbr", "-L", "--list-types", "-D", "--display-alignment",
+				"-V", "--version", "-?", "--help", "--usage", "-a", "--set-alignment":
+			case "-i", "--info", "-b", "--backup":
+				if !strings.Contains(a, "=") {
+					i++ // the partition number / backup file
+				}
+			default:
+				if len(a) > 2 && a[1] != '-' && strings.Trim(a[1:], "pvOLD") == "" {
+					continue // grouped print options: -pv
+				}
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// formatsImageFile reports mkfs writing a regular file inside the
+// workspace or /tmp (a disk image), not a device: its target, the last
+// operand that is not a block count, names no /dev path and nothing
+// computed at run time.
+func (cs *cmdScan) formatsImageFile(v *cmdView) bool {
+	ops := operands(v.args, "tLbNmOETUIiCGgdJnFSsrRfcBhMV", []string{"--type"})
+	for len(ops) > 1 && isDigits(ops[len(ops)-1]) {
+		ops = ops[:len(ops)-1] // mkfs.ext4 disk.img 1024 (block count)
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	target := ops[len(ops)-1]
+	if strings.ContainsAny(target, "$`*?") || strings.HasPrefix(target, "/dev/") {
+		return false
+	}
+	p := cs.resolve(target)
+	if strings.HasPrefix(p.Abs, "/dev/") {
+		return false
+	}
+	return underOrAt(p.Abs, "/tmp") || cs.root != "" && isBelow(p.Abs, cs.root)
 }

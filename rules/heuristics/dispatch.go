@@ -21,6 +21,9 @@ func (s *scan) checkCommandAction() {
 	cs := newCmdScan(act.Script, act, buf)
 	s.commandRules(&cs, act.Command)
 	s.checkUnanalysable(&cs)
+	if s.expired() {
+		return
+	}
 	s.checkDecodedLayers()
 	s.checkCommandSecrets(&cs)
 }
@@ -45,13 +48,20 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkDecodeExec(cs)
 	s.checkReverseShell(cs, src)
 	s.checkDestructive(cs, src)
+	if s.expired() {
+		return
+	}
 	s.checkPrivilege(cs)
 	s.checkCredentialCommands(cs)
 	s.checkExfilCommands(cs)
+	if s.expired() {
+		return
+	}
 	s.checkGitExfil(cs)
 	s.checkInlineExfil(cs)
 	s.checkPackageScriptCommands(cs)
 	s.checkPackageFromURL(cs)
+	s.checkFamilies(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material

@@ -69,6 +69,9 @@ func (s *scan) checkEvasions() {
 		case "too-deep":
 			s.add(rEvUnanalysable, "the command nests shells too deeply to be analysed: run the inner command directly", ev.Evidence)
 		case "quote-split", "ifs", "ansi-c-escape", "backslash-split", "variable-program":
+			if ev.Kind == "variable-program" && printsShellSetup(ev.Evidence) {
+				continue // eval "$(ssh-agent -s)": the substitution is judged as a command
+			}
 			s.add(rEvShell, "the command obscures its words ("+ev.Kind+": "+ev.Evidence+
 				"): ask for the command written plainly", ev.Evidence)
 		}
@@ -124,6 +127,65 @@ func hasCode(src string) bool {
 		if t != "" && t[0] != '#' {
 			return true
 		}
+	}
+	return false
+}
+
+// shellSetupPrinters are programs whose output is shell code written to
+// be eval'd or sourced by the user's shell: environment managers, agents,
+// prompt and completion generators. The program word "$(pyenv init -)"
+// comes from them, so it hides nothing.
+var shellSetupPrinters = map[string][]string{
+	"ssh-agent": nil, "keychain": nil, "dircolors": nil, "gpg-agent": nil, "dbus-launch": nil, "gnome-keyring-daemon": nil,
+	"pyenv": {"init", "virtualenv-init", "sh-activate", "sh-shell"}, "rbenv": {"init"}, "nodenv": {"init"}, "goenv": {"init"},
+	"jenv": {"init"}, "plenv": {"init"}, "phpenv": {"init"}, "tfenv": {"init"}, "direnv": {"hook", "export"},
+	"brew": {"shellenv"}, "conda": {"shell.bash", "shell.zsh", "shell.fish", "shell.posix", "shell"}, "micromamba": {"shell"},
+	"mamba": {"shell"}, "starship": {"init"}, "zoxide": {"init"}, "fnm": {"env"}, "mise": {"activate", "env", "hook-env"},
+	"rtx": {"activate"}, "opam": {"env", "config"}, "thefuck": {"--alias"}, "atuin": {"init"}, "mcfly": {"init"},
+	"fzf": {"--bash", "--zsh", "--fish"}, "kubectl": {"completion"}, "helm": {"completion"}, "gh": {"completion"},
+	"register-python-argcomplete": nil, "luarocks": {"path"}, "minikube": {"docker-env", "podman-env"},
+	"docker-machine": {"env"}, "rustup": {"completions"}, "poetry": {"completions"}, "pip": {"completion"}, "npm": {"completion"},
+	"uv": {"generate-shell-completion"}, "pdm": {"completion"}, "navi": {"widget"}, "oh-my-posh": {"init"},
+	"pipenv": {"--completion"}, "kind": {"completion"}, "k3d": {"completion"}, "resize": nil,
+}
+
+// printsShellSetup reports whether a program word is exactly one command
+// substitution running a shell-setup printer ($(pyenv init -),
+// `ssh-agent -s`, $(/opt/homebrew/bin/brew shellenv)).
+func printsShellSetup(word string) bool {
+	inner := ""
+	switch {
+	case strings.HasPrefix(word, "$(") && strings.HasSuffix(word, ")") && !strings.HasPrefix(word, "$(("):
+		inner = word[2 : len(word)-1]
+	case len(word) > 2 && word[0] == '`' && word[len(word)-1] == '`':
+		inner = word[1 : len(word)-1]
+	default:
+		return false
+	}
+	if strings.ContainsAny(inner, "$`;&|<>()\\\n") {
+		return false // one plain command only
+	}
+	words := strings.Fields(inner)
+	if len(words) == 0 {
+		return false
+	}
+	subs, ok := shellSetupPrinters[baseName(words[0])]
+	if !ok {
+		return false
+	}
+	if subs == nil {
+		return true
+	}
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") {
+			continue
+		}
+		for _, sub := range subs {
+			if w == sub || strings.HasPrefix(sub, "shell") && strings.HasPrefix(w, sub) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
 }

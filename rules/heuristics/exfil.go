@@ -143,7 +143,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		report := func(what string) {
 			// The evidence is built only for a finding.
 			s.add(rExfilFile, "sends "+what+" to "+dest+": secrets must not leave the machine; if the host needs them, configure it as trusted or copy them by hand",
-				v.prog+" "+strings.Join(v.args, " "))
+				v.prog+" "+evJoin(v.args))
 		}
 		// 1. The command's own arguments (upload flags, scp/rsync sources,
 		// mail attachments). Reads by fetch-only commands (curl URL) do
@@ -289,7 +289,7 @@ func (s *scan) checkDNSExfil(v *cmdView, kind string) {
 				continue
 			}
 		}
-		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+strings.Join(v.args, " "))
+		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+evJoin(v.args))
 		return
 	}
 }

@@ -135,7 +135,7 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			what = "every branch of the repository"
 		}
 		s.add(rExfilGitPush, "git push sends "+what+" to "+host+", which is not in trusted_hosts: the code leaves for a server nobody configured; push to a remote you already use, or add the host to trusted_hosts if it is yours",
-			"git "+strings.Join(v.args, " "))
+			"git "+evJoin(v.args))
 		break
 	}
 	for k := range defs {
@@ -144,7 +144,7 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			continue
 		}
 		s.add(rExfilGitRemote, "points the git remote "+d.name+" at "+d.host+", which is not in trusted_hosts: the next push sends the code there; confirm the host belongs to the project",
-			"git "+strings.Join(cs.views[d.view].args, " "))
+			"git "+evJoin(cs.views[d.view].args))
 		break
 	}
 }

@@ -184,7 +184,31 @@ const (
 	// sensAccountList: /etc/passwd and /etc/group. Reading them is
 	// ordinary, sending them away is reconnaissance being exfiltrated.
 	sensAccountList
+	// sensPrivateKey: private keys and the files that hold cloud or git
+	// credentials themselves. No task needs their bytes in a prompt.
+	sensPrivateKey
 )
+
+// privateKeyMaterial labels a home-relative path that holds private key
+// material or stored credentials themselves, or returns "".
+func privateKeyMaterial(rest string) string {
+	switch {
+	case underOrAt(rest, ".ssh"):
+		return "an SSH private key"
+	case rest == ".gnupg" || underOrAt(rest, ".gnupg/private-keys-v1.d") || rest == ".gnupg/secring.gpg" || underOrAt(rest, ".gnupg/openpgp-revocs.d"):
+		return "GnuPG private keys"
+	case rest == ".aws/credentials" || underOrAt(rest, ".aws/sso/cache") || underOrAt(rest, ".aws/cli/cache"):
+		return "AWS credentials"
+	case rest == ".config/gcloud/credentials.db" || rest == ".config/gcloud/access_tokens.db" ||
+		rest == ".config/gcloud/application_default_credentials.json" || underOrAt(rest, ".config/gcloud/legacy_credentials"):
+		return "Google Cloud credentials"
+	case rest == ".azure/accessTokens.json" || strings.HasPrefix(rest, ".azure/msal_token_cache") || rest == ".azure/service_principal_entries.json":
+		return "Azure credentials"
+	case rest == ".git-credentials" || rest == ".config/git/credentials":
+		return "git credentials"
+	}
+	return ""
+}
 
 // homeSecrets are credential files and directories relative to a home.
 var homeSecrets = []struct{ rel, label string }{
@@ -262,6 +286,9 @@ func classify(abs, home string) (sensitivity, string) {
 				if h.rel == ".ssh" && !isSSHPrivate(rest) {
 					break
 				}
+				if label := privateKeyMaterial(rest); label != "" {
+					return sensPrivateKey, label
+				}
 				return sensUserSecret, h.label
 			}
 		}
@@ -276,6 +303,11 @@ func classify(abs, home string) (sensitivity, string) {
 		return sensSystemSecret, "SSH host private key"
 	case underOrAt(abs, "/var/run/secrets") || underOrAt(abs, "/run/secrets"):
 		return sensSystemSecret, "service account or container secrets"
+	case abs == "/etc/kubernetes/admin.conf" || abs == "/etc/kubernetes/super-admin.conf" || abs == "/etc/kubernetes/kubelet.conf" ||
+		abs == "/etc/rancher/k3s/k3s.yaml" || abs == "/etc/rancher/rke2/rke2.yaml" || abs == "/var/lib/kubelet/kubeconfig" ||
+		strings.HasPrefix(abs, "/etc/kubernetes/pki/") && strings.HasSuffix(abs, ".key") ||
+		strings.HasPrefix(abs, "/var/lib/kubelet/pods/") && strings.Contains(abs, "/volumes/kubernetes.io~"):
+		return sensSystemSecret, "Kubernetes cluster credentials"
 	case abs == "/etc/passwd" || abs == "/etc/group":
 		return sensAccountList, "the account list"
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):

@@ -19,43 +19,43 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				who = v.prog
 			}
 			s.add(rPrivElevation, "runs a command with "+who+": a human should approve anything run with elevated rights",
-				v.c.Name+" "+strings.Join(v.c.Args, " "))
+				v.c.Name+" "+evJoin(v.c.Args))
 		}
 		switch v.prog {
 		case "chmod":
 			s.checkChmod(cs, v)
 		case "at", "batch":
 			if !hasShortFlag(v.args, 'l') && !hasShortFlag(v.args, 'c') && !hasShortFlag(v.args, 'r') && !hasShortFlag(v.args, 'd') {
-				s.add(rPersistCron, v.prog+" schedules a job to run later, after this session: run it now or add it by hand", v.prog+" "+strings.Join(v.args, " "))
+				s.add(rPersistCron, v.prog+" schedules a job to run later, after this session: run it now or add it by hand", v.prog+" "+evJoin(v.args))
 			}
 		case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "vipw", "visudo", "passwd":
 			if why := accountTamper(v); why != "" {
-				s.add(rPrivAccount, why+": this changes who can log in or become root; refuse it", v.prog+" "+strings.Join(v.args, " "))
+				s.add(rPrivAccount, why+": this changes who can log in or become root; refuse it", v.prog+" "+evJoin(v.args))
 			}
 		case "docker", "podman", "nerdctl":
 			if why := containerEscape(v); why != "" {
-				s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+strings.Join(v.args, " "))
+				s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 			}
 		case "crontab":
 			if crontabWrites(v.args) {
 				s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
-					"crontab "+strings.Join(v.args, " "))
+					"crontab "+evJoin(v.args))
 			}
 		case "systemctl":
 			if verb := firstOperand(v.args); verb == "enable" || verb == "reenable" || verb == "link" || verb == "preset" || verb == "add-wants" || verb == "set-default" || verb == "edit" {
-				s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+strings.Join(v.args, " "))
+				s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+evJoin(v.args))
 			}
 		case "update-rc.d", "chkconfig", "rc-update":
-			s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+strings.Join(v.args, " "))
+			s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+evJoin(v.args))
 		case "launchctl":
 			switch firstOperand(v.args) {
 			case "load", "bootstrap", "submit", "enable":
-				s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+strings.Join(v.args, " "))
+				s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
 			}
 		case "git":
 			for _, a := range v.args {
 				if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
-					s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+strings.Join(v.args, " "))
+					s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+evJoin(v.args))
 					break
 				}
 			}
@@ -78,6 +78,10 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 func accountTamper(v *cmdView) string {
 	switch v.prog {
 	case "visudo", "vipw":
+		// visudo -c only checks the syntax; vipw -h / --help only prints.
+		if v.prog == "visudo" && hasFlag(v.args, 'c', "check") || hasFlag(v.args, 'h', "help") || hasFlag(v.args, 'V', "version") {
+			return ""
+		}
 		return v.prog + " edits sudoers or the account database"
 	case "chpasswd":
 		return "chpasswd sets account passwords"
@@ -279,7 +283,7 @@ func (s *scan) checkChmod(cs *cmdScan, v *cmdView) {
 	mode := ops[0]
 	if setsID(mode) {
 		s.add(rPrivUnsafePerms, "chmod "+mode+" sets the setuid/setgid bit: the program would run with its owner's rights; refuse it",
-			"chmod "+strings.Join(v.args, " "))
+			"chmod "+evJoin(v.args))
 		return
 	}
 	if !worldWritable(mode) {
@@ -306,7 +310,7 @@ func (s *scan) checkChmod(cs *cmdScan, v *cmdView) {
 		}
 		if why != "" {
 			s.add(rPrivUnsafePerms, "chmod "+mode+" makes "+why+" writable by every user: use the narrowest permissions that work (e.g. 755 / 644)",
-				"chmod "+strings.Join(v.args, " "))
+				"chmod "+evJoin(v.args))
 			return
 		}
 	}

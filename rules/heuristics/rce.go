@@ -131,7 +131,7 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		if len(saved) > 0 {
 			if f, ok := executesSaved(v, saved); ok {
 				s.add(rRCESaveExec, "downloads "+f.name+" from "+f.host+" and runs it in the same step: "+
-					"download first, review the file, then run it in a separate action", v.c.Name+" "+strings.Join(v.args, " "))
+					"download first, review the file, then run it in a separate action", v.c.Name+" "+evJoin(v.args))
 			}
 		}
 		if v.codeAny(traitFetch|traitModFetch) && v.codeAll(traitExec) {
@@ -169,7 +169,7 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 				if host != "" && s.an.trusted.match(host) {
 					continue
 				}
-				s.add(rRCEPackageURL, v.prog+" installs "+op+" straight from a URL: its install hooks run code; check the source or install from the registry", v.prog+" "+strings.Join(v.args, " "))
+				s.add(rRCEPackageURL, v.prog+" installs "+op+" straight from a URL: its install hooks run code; check the source or install from the registry", v.prog+" "+evJoin(v.args))
 				return
 			}
 		}

@@ -40,7 +40,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 		if v.prog == "socat" && s.enabled(rRevSocat) {
 			for _, a := range v.args {
 				if containsFold(a, "exec:") || containsFold(a, "system:") {
-					s.add(rRevSocat, "socat connects a socket to a program ("+a+"): this gives whoever is on the other end a shell", strings.Join(v.args, " "))
+					s.add(rRevSocat, "socat connects a socket to a program ("+a+"): this gives whoever is on the other end a shell", evJoin(v.args))
 					break
 				}
 			}
@@ -52,7 +52,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 		}
 		if v.prog == "ssh" && s.enabled(rRevSSHTunnel) && (hasShortFlag(v.args, 'R') || hasLongFlag(v.args, "remote-forward")) {
 			s.add(rRevSSHTunnel, "ssh -R opens a port on "+firstHost(operands(v.args, "RLDipoFlbcEeIJmOQSWw", nil))+
-				" that leads back into this machine: approve only if you know who uses the tunnel", "ssh "+strings.Join(v.args, " "))
+				" that leads back into this machine: approve only if you know who uses the tunnel", "ssh "+evJoin(v.args))
 		}
 	}
 }
@@ -112,7 +112,7 @@ func (s *scan) checkX11Display(cs *cmdScan) {
 			prog = "the command"
 		}
 		s.add(rRevX11Display, prog+" connects to the X display "+target+" on another host: whoever owns that display gets its windows, and a terminal there is a shell on this machine; refuse it",
-			strings.TrimSpace(strings.Join(v.c.Assigns, " ")+" "+v.c.Name+" "+strings.Join(v.c.Args, " ")))
+			strings.TrimSpace(evJoin(v.c.Assigns)+" "+v.c.Name+" "+evJoin(v.c.Args)))
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
@@ -164,8 +164,8 @@ func remoteDisplay(d string) bool {
 		return false
 	}
 	i := strings.LastIndexByte(d, ':')
-	if i < 0 {
-		return false // not a display name
+	if i < 0 || !isDisplayNumber(d[i+1:]) {
+		return false // not a display name ("vnc=:1" for qemu -display, "gtk")
 	}
 	host := strings.ToLower(d[:i])
 	for _, p := range []string{"tcp/", "inet/", "inet6/", "unix/"} {
@@ -173,6 +173,9 @@ func remoteDisplay(d string) bool {
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	host = strings.TrimSuffix(host, ":") // "::1:0" splits as "::1" / "0"; "host::0" is DECnet
+	if strings.ContainsAny(host, "=, ") {
+		return false // another program's option syntax (qemu -display vnc=host:1)
+	}
 	switch {
 	case host == "", host == "unix", host == "localhost", host == "::1", host == "::", host == "0.0.0.0",
 		strings.HasPrefix(host, "/"), strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
@@ -217,4 +220,10 @@ func around(s string, i int) string {
 		hi++
 	}
 	return s[lo:hi]
+}
+
+// isDisplayNumber matches the "N" or "N.S" after a display's colon.
+func isDisplayNumber(s string) bool {
+	n, scr, _ := strings.Cut(s, ".")
+	return isDigits(n) && (scr == "" || isDigits(scr))
 }

@@ -19,7 +19,7 @@ func (s *scan) judgeShell(text string) (Finding, bool) {
 	if s.nested >= maxNested || !looksLikeShell(text) {
 		return Finding{}, false
 	}
-	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1}
+	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1, ctx: s.ctx}
 	buf := getViews()
 	defer putViews(buf)
 	cs := newCmdScan(shell.Parse(text), s.act, buf)

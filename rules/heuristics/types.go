@@ -41,6 +41,12 @@ type Config struct {
 	// and npm tokens may also go to a trusted host that is not another
 	// known service's).
 	TrustedHosts []string
+	// AllowSecretReads are paths ("~/.ssh/deploy_key", "/srv/ci/*.pem";
+	// absolute, or from ~/ or $HOME/; * and ? match within one path
+	// element) whose reads the credential-read rules do not report: a
+	// policy's way to let one named key or credential file be read.
+	// Sending such a file anywhere is still exfiltration.
+	AllowSecretReads []string
 	// Disabled rule ids produce no findings.
 	Disabled []string
 	// Overrides set a rule's outcome (BLOCK or ESCALATE; ALLOW disables it).
@@ -59,4 +65,12 @@ const (
 	CategorySecrets          = "secret_material"
 	CategoryPromptInjection  = "prompt_injection"
 	CategoryEncodingEvasion  = "encoding_evasion"
+
+	CategoryDefenseImpairment = "defense_impairment"
+	CategorySystemDisruption  = "system_disruption"
+	CategoryAccountChange     = "account_change"
+	CategoryTrustStore        = "trust_store"
+	CategoryTunnel            = "tunnel"
+	CategoryFileTransfer      = "file_transfer"
+	CategoryCloudSecrets      = "cloud_secrets"
 )

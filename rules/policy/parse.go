@@ -296,7 +296,7 @@ func parseTier(ps *problems, n *yaml.Node, rule, what string) (int32, bool) {
 	return 0, false
 }
 
-var heuristicsKeys = []string{"trusted_hosts", "disable", "override"}
+var heuristicsKeys = []string{"trusted_hosts", "disable", "override", "allow_secret_reads"}
 
 func parseHeuristics(ps *problems, n *yaml.Node) heuristics.Config {
 	var cfg heuristics.Config
@@ -312,6 +312,14 @@ func parseHeuristics(ps *problems, n *yaml.Node) heuristics.Config {
 					continue
 				}
 				cfg.TrustedHosts = append(cfg.TrustedHosts, h)
+			}
+		case "allow_secret_reads":
+			for _, it := range ps.stringList(kv.value, "", "heuristics.allow_secret_reads") {
+				if err := heuristics.CheckSecretReadPattern(it.value); err != nil {
+					ps.add(it.line, "", "heuristics.allow_secret_reads: %q: %v", it.value, err)
+					continue
+				}
+				cfg.AllowSecretReads = append(cfg.AllowSecretReads, it.value)
 			}
 		case "disable":
 			for _, it := range ps.stringList(kv.value, "", "heuristics.disable") {

@@ -74,7 +74,7 @@ func TestValidationSingleProblems(t *testing.T) {
 		{"undeclared CEL variable", "version: 1\ndeny:\n  - id: a\n    match:\n      when: 'request.x == 1'\n", "p.yaml:5: rule a: when: at 1:1: undeclared reference to 'request'"},
 		{"bad method", "version: 1\ndeny:\n  - id: a\n    match: {url: {method: [G3T]}}\n", `p.yaml:4: rule a: url.method: bad method "G3T"`},
 		{"trusted token without hosts", "version: 1\ndeny:\n  - id: a\n    match: {url: {host: [$TRUSTED_HOSTS]}}\n", "p.yaml:4: rule a: url.host: $TRUSTED_HOSTS is used but heuristics.trusted_hosts is empty"},
-		{"unknown heuristics key", "version: 1\nheuristics:\n  trust: [x]\n", `p.yaml:3: unknown key "trust" in heuristics (allowed: trusted_hosts, disable, override)`},
+		{"unknown heuristics key", "version: 1\nheuristics:\n  trust: [x]\n", `p.yaml:3: unknown key "trust" in heuristics (allowed: trusted_hosts, disable, override, allow_secret_reads)`},
 		{"bad outcome override", "version: 1\nheuristics:\n  override: {exfil.dns: deny}\n", `p.yaml:3: heuristics.override.exfil.dns: unknown outcome "deny" (use allow, block or escalate)`},
 		{"unknown heuristic", "version: 1\nheuristics:\n  disable: [exfil.dns, rce.typo]\n", "p.yaml:3: heuristics.disable: unknown heuristic rule \"rce.typo\""},
 		{"tier on deny", "version: 1\ndeny:\n  - id: a\n    tier: 3\n    match: {action: [bash]}\n", `p.yaml:4: rule a: unknown key "tier" in the rule (allowed: id, description, reason, match)`},
@@ -171,5 +171,19 @@ func TestProblemString(t *testing.T) {
 	}
 	if s := (Problem{File: "f.yaml", Line: 3, Msg: "bad"}).String(); s != "f.yaml:3: bad" {
 		t.Error(s)
+	}
+}
+
+func TestAllowSecretReads(t *testing.T) {
+	p, err := Parse("p.yaml", []byte("version: 1\nname: p\nheuristics:\n  allow_secret_reads: [~/.ssh/deploy_key, /srv/ci/*.pem]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Heuristics.AllowSecretReads; len(got) != 2 || got[0] != "~/.ssh/deploy_key" {
+		t.Fatalf("AllowSecretReads = %v", got)
+	}
+	_, err = Parse("p.yaml", []byte("version: 1\nname: p\nheuristics:\n  allow_secret_reads: [keys/id_rsa]\n"))
+	if err == nil || !strings.Contains(err.Error(), "must be absolute") {
+		t.Fatalf("relative path: err = %v", err)
 	}
 }

@@ -66,6 +66,11 @@ type Decision struct {
 	// RequiredTier is the tier an ESCALATE needs (2 = LLM evaluator,
 	// 3 = human); 0 otherwise.
 	RequiredTier int32
+	// SecondOpinion is set by an allow rule with `second_opinion: true`:
+	// when a Tier 2 evaluator is configured, an action the rule allows
+	// goes to it unless Tier 1 marks it known-safe. Without an evaluator
+	// the allow stands.
+	SecondOpinion bool
 }
 
 // Explanation says why one rule did or did not match.

@@ -59,7 +59,7 @@ func (r *rule) matches(st *evalState) bool {
 var ruleKeys = map[string][]string{
 	SectionDeny:   {"id", "description", "reason", "match"},
 	SectionVerify: {"id", "description", "reason", "tier", "match"},
-	SectionAllow:  {"id", "description", "reason", "match"},
+	SectionAllow:  {"id", "description", "reason", "match", "second_opinion"},
 }
 
 // compiler turns rule nodes into rules, collecting problems.
@@ -125,6 +125,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 
 	var reason, description string
 	tier := int32(0)
+	secondOpinion := false
 	var matchNode *yaml.Node
 	for _, kv := range kvs {
 		switch kv.key {
@@ -138,6 +139,16 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 			}
 		case "match":
 			matchNode = kv.value
+		case "second_opinion":
+			if v, ok := c.ps.scalar(kv.value, label, "second_opinion"); ok {
+				switch v {
+				case "true":
+					secondOpinion = true
+				case "false":
+				default:
+					c.ps.add(kv.value.Line, label, "second_opinion must be true or false, got %q", v)
+				}
+			}
 		}
 	}
 	if section == SectionVerify && !hasKey(kvs, "tier") {
@@ -149,6 +160,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	}
 	c.match(r, label, matchNode)
 	r.decision = ruleDecision(r, section, tier, reason, description)
+	r.decision.SecondOpinion = secondOpinion
 	return r
 }
 

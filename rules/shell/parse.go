@@ -121,13 +121,24 @@ func (w *walker) parseScript(src string, fr frame, top bool) {
 		w.s.TooDeep = true
 		w.evasion("too-deep", src)
 		w.parseError(top, fr, "syntax nested more than "+strconv.Itoa(maxSyntaxNesting)+" levels; not analysed")
-		w.fallback(src, fr)
+		if len(src) <= maxFallbackBytes {
+			w.fallback(src, fr)
+		}
+		return
+	}
+	if commandMarks(src) > maxCommandMarks {
+		// No reviewable command line has this many commands: judging it
+		// would cost more than the request's budget (issue 12: linear,
+		// <= 50 ms at the largest payload), and it is unanalysable anyway.
+		w.parseError(top, fr, "more than "+strconv.Itoa(maxCommandMarks)+" commands or substitutions; not analysed")
 		return
 	}
 	f, err := parseFile(src)
 	if err != nil {
 		w.parseError(top, fr, err.Error())
-		w.fallback(src, fr)
+		if len(src) <= maxFallbackBytes {
+			w.fallback(src, fr)
+		}
 		return
 	}
 	w.stmts(f.Stmts, fr)

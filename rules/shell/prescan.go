@@ -26,3 +26,29 @@ func syntaxTooDeep(src string) bool {
 	}
 	return false
 }
+
+// maxCommandMarks bounds the commands and substitutions a line may hold
+// before the full parser runs (see commandMarks); maxFallbackBytes bounds
+// the source the word-splitting fallback reads after a too-deep line.
+const (
+	maxCommandMarks  = 4096
+	maxFallbackBytes = 64 << 10
+)
+
+// commandMarks over-estimates how many commands src holds: separators
+// (; & | newline) and substitution openers ($( <( >( and backquotes),
+// quoting ignored. Over-estimating fails closed.
+func commandMarks(src string) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ';', '&', '|', '\n', '`':
+			n++
+		case '(':
+			if i > 0 && (src[i-1] == '$' || src[i-1] == '<' || src[i-1] == '>') {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -67,16 +67,11 @@ func parseAnswer(text, canary string) (answer, error) {
 	case raw.Reason == nil:
 		return answer{}, errors.New(`the answer has no "reason"`)
 	}
-	switch strings.ToUpper(strings.TrimSpace(*raw.Decision)) {
-	case "ALLOW":
-		a.decision = pb.VerdictDecision_VERDICT_DECISION_ALLOW
-	case "BLOCK":
-		a.decision = pb.VerdictDecision_VERDICT_DECISION_BLOCK
-	case "ESCALATE":
-		a.decision = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
-	default:
+	d, ok := pb.ParseDecision(*raw.Decision)
+	if !ok {
 		return answer{}, fmt.Errorf("the answer's decision %q is not ALLOW, BLOCK or ESCALATE", clip(*raw.Decision, 32))
 	}
+	a.decision = d
 	if c := *raw.Confidence; math.IsNaN(c) || c < 0 || c > 1 {
 		return answer{}, fmt.Errorf("the answer's confidence %v is not between 0 and 1", c)
 	}

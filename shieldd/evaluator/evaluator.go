@@ -103,13 +103,11 @@ var (
 // ParseOnUnavailable reads an on_unavailable setting: "escalate" (also
 // the empty string), "block" or "allow".
 func ParseOnUnavailable(s string) (pb.VerdictDecision, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "escalate":
+	if strings.TrimSpace(s) == "" {
 		return escalate, nil
-	case "block":
-		return block, nil
-	case "allow":
-		return allow, nil
+	}
+	if d, ok := pb.ParseDecision(s); ok {
+		return d, nil
 	}
 	return 0, fmt.Errorf("on_unavailable %q: want escalate, block or allow", s)
 }

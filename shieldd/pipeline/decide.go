@@ -38,6 +38,9 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		return deadlineVerdict(ctx, act, rs, now), nil
+	}
 
 	v := newVerdict(&act.Hash)
 	v.ActionType, v.PolicyVersion, v.Confidence, v.EvaluatedAt = act.Type, rs.policy.Version, 1.0, now.unix
@@ -65,13 +68,27 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 		if spans != nil {
 			_, sp = spans.start(SpanHeuristics)
 		}
-		findings := rs.analyzer.Analyze(act)
+		findings := rs.analyzer.AnalyzeContext(ctx, act)
 		if spans != nil {
 			endHeuristics(sp, findings)
+		}
+		if ctx.Err() != nil {
+			// The analysis stopped early: what it found is incomplete.
+			return deadlineVerdict(ctx, act, rs, now), nil
 		}
 		if len(findings) > 0 {
 			reasons = addFindings(v, t0, findings, reasonBuf[:0])
 		}
+	}
+
+	// An allow rule that asks for a second opinion sends what Tier 1 did
+	// not find known-safe to the evaluator, when there is one.
+	if v.Decision == allow && pol.SecondOpinion && p.evaluator != nil && required < TierEvaluator && !rs.analyzer.KnownSafe(act) {
+		required = TierEvaluator
+		if reasons == nil {
+			reasons = append(reasonBuf[:0], t0.decision.Reason)
+		}
+		reasons = append(reasons, secondOpinionReason)
 	}
 
 	// What the deterministic tiers escalate, or what must be judged at
@@ -215,6 +232,9 @@ func newTier0Verdict(d policy.Decision) *tier0Verdict {
 
 const noEvaluatorReason = "no LLM evaluator is configured, so a human must decide"
 
+// secondOpinionReason explains why an allowed command went to Tier 2.
+const secondOpinionReason = "the command is not built only from everyday programs with harmless arguments, so the evaluator gives a second opinion"
+
 // reasoning is the verdict's Reasoning for decision d. reasons nil means
 // the Tier 0 reason alone; noEvaluator adds that a human must decide.
 func (t *tier0Verdict) reasoning(d pb.VerdictDecision, reasons []string, noEvaluator bool) string {
@@ -310,4 +330,26 @@ func policyCategory(section string) string {
 		return "policy.unknown_action"
 	}
 	return "policy." + section
+}
+
+// DeadlineRuleID names the verdict of an evaluation that the request's
+// deadline (or a cancellation) stopped before every tier had judged it.
+const DeadlineRuleID = "shield.deadline-exceeded"
+
+// deadlineVerdict is BLOCK for an action whose evaluation ctx ended: an
+// unfinished judgement never allows. It is not cached, so the action is
+// judged in full when it is asked about again.
+func deadlineVerdict(ctx context.Context, act *action.Action, rs *ruleset, now instant) *pb.Verdict {
+	v := newVerdict(&act.Hash)
+	v.ActionType, v.PolicyVersion, v.EvaluatedAt = act.Type, rs.policy.Version, now.unix
+	v.Decision, v.Tier, v.Confidence = block, TierHeuristics, 1.0
+	v.RuleIds = []string{DeadlineRuleID}
+	reason := "the evaluation did not finish before the request's deadline (" + ctx.Err().Error() + "); ask again with more time or a shorter action"
+	v.Findings = []*pb.Finding{{
+		RuleId: DeadlineRuleID, Category: "shield", Severity: pb.Severity_SEVERITY_HIGH, Outcome: block,
+		Message: reason, Tier: TierHeuristics,
+	}}
+	v.Reasoning = summarize(block, []string{reason})
+	act.Release()
+	return v
 }

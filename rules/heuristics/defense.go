@@ -1,0 +1,296 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// Defense impairment: turning off what would notice or record an attack
+// (audit rules, SELinux / AppArmor, the firewall, ASLR, security and
+// logging services, system logs, shell history). Reading their state
+// (auditctl -l, getenforce, iptables -L, ufw status) is ordinary.
+
+// securityServices are units whose stop or disable blinds the machine's
+// defenders; logServices record what happens on it.
+var (
+	securityServices = wordSet("auditd", "apparmor", "firewalld", "ufw", "iptables", "ip6tables", "nftables", "netfilter-persistent",
+		"fail2ban", "selinux", "setroubleshootd", "falcon-sensor", "falcond", "osqueryd", "wazuh-agent", "ossec", "crowdstrike",
+		"sysmon", "aide", "clamav-daemon", "clamd", "sentinelone", "sentinelagent", "mdatp", "elastic-agent", "auditbeat", "tetragon", "falco")
+	logServices = wordSet("rsyslog", "syslog", "syslog-ng", "systemd-journald", "journald", "auditbeat", "filebeat", "fluentd",
+		"fluent-bit", "td-agent", "vector", "promtail", "splunkd", "splunkforwarder", "nxlog", "logstash", "datadog-agent", "otelcol")
+)
+
+// wordSet is a set of exact words.
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// serviceUnit returns a unit name without its .service / .socket suffix.
+func serviceUnit(u string) string {
+	for _, suf := range []string{".service", ".socket", ".target"} {
+		u = strings.TrimSuffix(u, suf)
+	}
+	return u
+}
+
+// serviceStops calls fn with each unit a command stops, disables or masks
+// (systemctl stop|disable|mask|kill, service X stop, rc-service, update-rc.d
+// X disable|remove, chkconfig X off, launchctl unload|bootout).
+func serviceStops(v *cmdView, fn func(unit, verb string)) {
+	ops := operands(v.args, "", nil)
+	switch v.prog {
+	case "systemctl":
+		if len(ops) < 2 {
+			return
+		}
+		switch ops[0] {
+		case "stop", "disable", "mask", "kill", "isolate":
+			for _, u := range ops[1:] {
+				fn(serviceUnit(u), ops[0])
+			}
+		}
+	case "service", "rc-service":
+		if len(ops) >= 2 && (ops[1] == "stop" || ops[1] == "disable") {
+			fn(serviceUnit(ops[0]), ops[1])
+		}
+	case "update-rc.d", "rc-update":
+		if len(ops) >= 2 && (ops[1] == "disable" || ops[1] == "remove" || ops[0] == "del" || ops[0] == "delete") {
+			u := ops[0]
+			if ops[0] == "del" || ops[0] == "delete" {
+				u = ops[1]
+			}
+			fn(serviceUnit(u), "disable")
+		}
+	case "chkconfig":
+		if len(ops) >= 2 && ops[len(ops)-1] == "off" {
+			fn(serviceUnit(ops[0]), "off")
+		}
+	case "launchctl":
+		if len(ops) >= 2 && (ops[0] == "unload" || ops[0] == "bootout" || ops[0] == "disable" || ops[0] == "remove") {
+			for _, u := range ops[1:] {
+				fn(baseName(strings.TrimSuffix(u, ".plist")), ops[0])
+			}
+		}
+	}
+}
+
+// checkDefense judges one command for defense impairment.
+func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
+	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	serviceStops(v, func(unit, verb string) {
+		name := unit
+		if i := strings.LastIndexByte(name, '.'); i > 0 && strings.Contains(name, "com.") {
+			name = name[i+1:] // launchd labels: com.crowdstrike.falcond
+		}
+		switch {
+		case securityServices[name] || securityServices[unit]:
+			s.add(rDefSecurityOff, v.prog+" "+verb+" "+unit+" turns off a security control: leave it running", ev())
+		case logServices[name] || logServices[unit]:
+			s.add(rDefLogTamper, v.prog+" "+verb+" "+unit+" stops the machine's logging: nothing after it would be recorded; leave it running", ev())
+		}
+	})
+	ops := operands(v.args, "", nil)
+	// /etc/init.d/auditd stop, /etc/rc.d/rsyslog stop: an init script.
+	if d := parentDir(v.c.Name); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && len(ops) > 0 && ops[0] == "stop" {
+		switch {
+		case securityServices[v.prog]:
+			s.add(rDefSecurityOff, v.c.Name+" stop turns off a security control: leave it running", ev())
+		case logServices[v.prog]:
+			s.add(rDefLogTamper, v.c.Name+" stop stops the machine's logging: leave it running", ev())
+		}
+	}
+	switch v.prog {
+	case "auditctl":
+		// -D deletes every rule, -e 0 disables auditing, -e 2 locks the
+		// configuration; listing (-l, -s) is read-only.
+		off := hasShortFlag(v.args, 'D')
+		flagValues(v.args, 'e', "", func(val string) { off = off || val == "0" })
+		if off {
+			s.add(rDefSecurityOff, "auditctl deletes the audit rules or turns auditing off: actions would no longer be recorded; refuse it", ev())
+		}
+	case "setenforce":
+		if len(ops) > 0 && (ops[0] == "0" || strings.EqualFold(ops[0], "permissive")) {
+			s.add(rDefSecurityOff, "setenforce 0 switches SELinux to permissive: its confinement stops; refuse it", ev())
+		}
+	case "aa-teardown", "aa-disable", "aa-complain":
+		s.add(rDefSecurityOff, v.prog+" removes or weakens AppArmor confinement: refuse it", ev())
+	case "apparmor_parser":
+		if hasShortFlag(v.args, 'R') || hasLongFlag(v.args, "remove") {
+			s.add(rDefSecurityOff, "apparmor_parser -R unloads an AppArmor profile: refuse it", ev())
+		}
+	case "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft":
+		if firewallFlush(v.args) {
+			s.add(rDefSecurityOff, v.prog+" flushes the firewall or opens its default policy: every port becomes reachable; refuse it", ev())
+		}
+	case "nft":
+		if len(ops) == 1 {
+			ops = strings.Fields(ops[0]) // nft 'flush ruleset'
+		}
+		if len(ops) >= 2 && ops[0] == "flush" && (ops[1] == "ruleset" || ops[1] == "table" || ops[1] == "chain") ||
+			len(ops) >= 2 && ops[0] == "delete" && ops[1] == "table" {
+			s.add(rDefSecurityOff, "nft flushes or deletes firewall rules: refuse it", ev())
+		}
+	case "ufw":
+		if len(ops) > 0 && (ops[0] == "disable" || ops[0] == "reset") || len(ops) >= 3 && ops[0] == "default" && ops[1] == "allow" && ops[2] == "incoming" {
+			s.add(rDefSecurityOff, "ufw "+strings.Join(ops, " ")+" turns the firewall off: refuse it", ev())
+		}
+	case "firewall-cmd":
+		if containsArg(v.args, "--set-default-zone=trusted") {
+			s.add(rDefSecurityOff, "firewall-cmd makes every connection trusted: refuse it", ev())
+		}
+	case "pfctl":
+		if hasShortFlag(v.args, 'd') || containsArg(v.args, "-F") {
+			s.add(rDefSecurityOff, "pfctl disables or flushes the packet filter: refuse it", ev())
+		}
+	case "sysctl":
+		for _, a := range v.args {
+			if k, val, ok := strings.Cut(a, "="); ok && aslrKey(k) && strings.TrimSpace(val) == "0" {
+				s.add(rDefSecurityOff, "sysctl turns address-space layout randomisation off: memory exploits become reliable; refuse it", ev())
+			} else if ok && (strings.TrimSpace(k) == "kernel.yama.ptrace_scope" || strings.TrimSpace(k) == "kernel/yama/ptrace_scope") && strings.TrimSpace(val) == "0" {
+				s.add(rDefSecurityOff, "sysctl lets any process read another's memory (ptrace_scope 0): refuse it", ev())
+			}
+		}
+	case "pkill", "killall":
+		// Killing a security or logging daemon by name stops it as surely
+		// as systemctl stop.
+		for _, op := range operands(v.args, "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
+			name := strings.TrimSuffix(op, "d")
+			switch {
+			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond":
+				s.add(rDefSecurityOff, v.prog+" "+op+" kills a security daemon: leave it running", ev())
+			case logServices[op] || logServices[name] || op == "rsyslogd" || op == "syslogd" || op == "journald":
+				s.add(rDefLogTamper, v.prog+" "+op+" kills the machine's logging: leave it running", ev())
+			}
+		}
+	case "journalctl":
+		if hasLongFlag(v.args, "vacuum-time") || hasLongFlag(v.args, "vacuum-size") || hasLongFlag(v.args, "vacuum-files") {
+			s.add(rDefLogTamper, "journalctl --vacuum deletes the system journal: refuse it", ev())
+		}
+	case "history":
+		if hasShortFlag(v.args, 'c') || hasShortFlag(v.args, 'd') && len(ops) == 0 {
+			s.add(rDefHistory, "history -c erases the shell history: leave it as it is", ev())
+		}
+	case "set", "setopt", "unsetopt":
+		for i, a := range v.args {
+			if (a == "+o" && i+1 < len(v.args) && v.args[i+1] == "history") || (v.prog == "unsetopt" && strings.EqualFold(a, "history")) {
+				s.add(rDefHistory, "turns shell history off: leave it on", ev())
+			}
+		}
+	case "unset":
+		for _, a := range ops {
+			if isHistoryVar(a) {
+				s.add(rDefHistory, "unset "+a+" turns shell history off: leave it on", ev())
+			}
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		s.checkHistoryAssigns(v.args, ev)
+	case "rm", "shred", "unlink", "truncate", "srm", "wipe":
+		for _, op := range ops {
+			p := cs.resolve(op)
+			switch {
+			case isHistoryFile(p.Abs, cs.home):
+				s.add(rDefHistory, v.prog+" erases the shell history file "+op+": leave it as it is", ev())
+			case isLogPath(p.Abs):
+				s.add(rDefLogTamper, v.prog+" erases the system log "+op+": logs are how anyone finds out what happened; refuse it", ev())
+			}
+		}
+	case "ln":
+		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolve(ops[len(ops)-1]).Abs, cs.home) {
+			s.add(rDefHistory, "links the shell history file to /dev/null: history would no longer be kept; refuse it", ev())
+		}
+	}
+	s.checkHistoryAssigns(v.c.Assigns, ev)
+	// Writes into the kernel's switches and over logs and history.
+	writeTargets(v, func(target string) {
+		p := cs.resolve(target)
+		switch {
+		case p.Abs == "/proc/sys/kernel/randomize_va_space":
+			s.add(rDefSecurityOff, "writes "+p.Abs+": turning ASLR off makes memory exploits reliable; refuse it", target)
+		case p.Abs == "/proc/sys/kernel/yama/ptrace_scope":
+			s.add(rDefSecurityOff, "writes "+p.Abs+": this lets any process read another's memory; refuse it", target)
+		case p.Abs == "/sys/fs/selinux/enforce" || p.Abs == "/etc/selinux/config" || p.Abs == "/etc/sysconfig/selinux":
+			s.add(rDefSecurityOff, "writes "+p.Abs+": this can switch SELinux off; refuse it", target)
+		case strings.HasPrefix(p.Abs, "/etc/audit/") || p.Abs == "/etc/audit":
+			s.add(rDefSecurityOff, "writes the audit configuration "+p.Abs+": refuse it", target)
+		case isHistoryFile(p.Abs, cs.home):
+			s.add(rDefHistory, "overwrites the shell history file "+target+": leave it as it is", target)
+		case isLogPath(p.Abs):
+			s.add(rDefLogTamper, "overwrites the system log "+p.Abs+": logs are how anyone finds out what happened; refuse it", target)
+		}
+	})
+}
+
+// checkHistoryAssigns flags HISTFILE=/dev/null, HISTFILE= and HISTSIZE=0
+// style assignments that stop history being written.
+func (s *scan) checkHistoryAssigns(words []string, ev func() string) {
+	for _, w := range words {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || !isHistoryVar(k) {
+			continue
+		}
+		val = strings.Trim(val, `"'`)
+		switch {
+		case k == "HISTFILE" && (val == "" || val == "/dev/null"),
+			(k == "HISTSIZE" || k == "HISTFILESIZE" || k == "SAVEHIST") && val == "0",
+			k == "HISTIGNORE" && (val == "*" || val == "'*'"):
+			s.add(rDefHistory, "sets "+w+": shell history stops being kept; leave it as it is", ev())
+		}
+	}
+}
+
+func isHistoryVar(n string) bool {
+	switch n {
+	case "HISTFILE", "HISTSIZE", "HISTFILESIZE", "SAVEHIST", "HISTIGNORE":
+		return true
+	}
+	return false
+}
+
+// isHistoryFile reports a shell or REPL history file in a home directory.
+func isHistoryFile(abs, home string) bool {
+	rest, _, ok := homeRel(abs, home)
+	if !ok || strings.IndexByte(rest, '/') >= 0 {
+		return false
+	}
+	switch rest {
+	case ".bash_history", ".zsh_history", ".zhistory", ".sh_history", ".history", ".python_history", ".mysql_history",
+		".psql_history", ".node_repl_history", ".lesshst", ".viminfo":
+		return true
+	}
+	return false
+}
+
+// isLogPath reports system logs and audit trails (not the workspace's
+// own log files).
+func isLogPath(abs string) bool {
+	switch {
+	case strings.HasPrefix(abs, "/var/log/"), abs == "/var/log",
+		abs == "/var/run/utmp", abs == "/run/utmp", abs == "/var/log/wtmp", abs == "/var/log/btmp":
+		return true
+	}
+	return false
+}
+
+// aslrKey matches the sysctl key of ASLR in both spellings.
+func aslrKey(k string) bool {
+	k = strings.TrimSpace(k)
+	return k == "kernel.randomize_va_space" || k == "kernel/randomize_va_space"
+}
+
+// firewallFlush reports iptables -F / -X / -P … ACCEPT on the input side.
+func firewallFlush(args []string) bool {
+	for i, a := range args {
+		switch a {
+		case "-F", "--flush", "-X", "--delete-chain":
+			return true
+		case "-P", "--policy":
+			if i+2 < len(args) && (args[i+1] == "INPUT" || args[i+1] == "FORWARD") && args[i+2] == "ACCEPT" {
+				return true
+			}
+		}
+	}
+	return false
+}

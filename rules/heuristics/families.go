@@ -1,0 +1,26 @@
+package heuristics
+
+// checkFamilies runs the per-command analyses of the rule families added
+// with issue 12: defense impairment, system disruption, account changes,
+// trust-store changes, tunnels, file transfer, cloud and cluster secrets.
+// Each judges the program with its options and operands, and the paths
+// it writes resolved against the caller's directories.
+func (s *scan) checkFamilies(cs *cmdScan) {
+	for i := range cs.views {
+		if i&63 == 63 && s.expired() {
+			return
+		}
+		v := &cs.views[i]
+		if v.prog == "" && len(v.c.Assigns) == 0 {
+			continue
+		}
+		s.checkDefense(cs, v)
+		s.checkDisruption(cs, v)
+		s.checkAccounts(v)
+		s.checkTrustStore(cs, v)
+		s.checkTunnels(v)
+		s.checkTransfer(cs, v)
+		s.checkMetadataHosts(v)
+		s.checkClusterSecrets(cs, v)
+	}
+}

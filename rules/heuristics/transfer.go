@@ -1,0 +1,206 @@
+package heuristics
+
+import (
+	"strings"
+)
+
+// File transfer and socket tools: copying files to another host (scp,
+// rsync, sftp, smbclient, ftp, tftp), relaying or serving data with
+// socat / netcat, and curl reading local files through file://. Whatever
+// they move, a human should know where it goes. Fetching from a remote
+// host, local copies and copies to loopback or trusted hosts are ordinary;
+// sensitive files anywhere are exfil.sensitive-file (BLOCK).
+
+// isLoopbackHost reports hosts that stay on this machine.
+func isLoopbackHost(h string) bool {
+	h = strings.Trim(strings.ToLower(h), "[]")
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.") || h == "0:0:0:0:0:0:0:1" || strings.HasSuffix(h, ".localhost")
+}
+
+// checkTransfer judges one command for file transfers.
+func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rExfilTransfer) {
+		return
+	}
+	report := func(what string) {
+		s.add(rExfilTransfer, what+": approve only if you know the host and what is sent", v.prog+" "+evJoin(v.args))
+	}
+	untrusted := func(h string) bool { return h != "" && !isLoopbackHost(h) && !s.an.trusted.match(h) }
+	switch v.prog {
+	case "scp", "rsync":
+		ops := operands(v.args, "iPoFcJlSeB", []string{"--rsh", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
+			"--files-from", "--log-file", "--password-file", "--port", "--chmod", "--chown", "--rsync-path", "--bwlimit", "--timeout", "--partial-dir", "--temp-dir", "--backup-dir", "--suffix", "--link-dest", "--compare-dest", "--copy-dest"})
+		if len(ops) < 2 {
+			return
+		}
+		dst := ops[len(ops)-1]
+		h := remoteHost(dst)
+		if strings.HasPrefix(dst, "rsync://") || strings.HasPrefix(dst, "scp://") {
+			h = urlHost(dst)
+		}
+		if untrusted(h) {
+			report(v.prog + " copies local files to " + h)
+		}
+	case "sftp":
+		ops := operands(v.args, "BbcDFiJlPRoSs", nil)
+		if len(ops) > 0 {
+			h := remoteHost(ops[0] + ":")
+			if strings.HasPrefix(ops[0], "sftp://") {
+				h = urlHost(ops[0])
+			}
+			if untrusted(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
+				report("sftp runs a batch of transfer commands against " + h)
+			}
+		}
+	case "smbclient":
+		cmds := ""
+		flagValues(v.args, 'c', "command", func(c string) { cmds += " " + c })
+		tarMode := ""
+		flagValues(v.args, 'T', "tar", func(t string) { tarMode = t })
+		lc := strings.ToLower(cmds)
+		if containsWord(lc, "put") || containsWord(lc, "mput") || strings.HasPrefix(tarMode, "x") || hasHereInput(v) {
+			report("smbclient uploads files to a network share")
+		}
+	case "ftp", "lftp", "ncftp", "pftp", "tnftp":
+		cmds := ""
+		flagValues(v.args, 'e', "", func(c string) { cmds += " " + c })
+		flagValues(v.args, 'c', "", func(c string) { cmds += " " + c })
+		lc := strings.ToLower(cmds)
+		host := firstOperandHost(v.args)
+		if (containsWord(lc, "put") || containsWord(lc, "mput") || strings.Contains(lc, "mirror -r") || strings.Contains(lc, "mirror --reverse") ||
+			hasHereInput(v)) && (host == "" || untrusted(host)) {
+			report(v.prog + " uploads files over FTP")
+		}
+	case "ncftpput", "curlftpfs", "wput":
+		report(v.prog + " uploads files over FTP")
+	case "tftp", "atftp":
+		put := hasShortFlag(v.args, 'p') || hasLongFlag(v.args, "put") || hasHereInput(v)
+		flagValues(v.args, 'c', "", func(c string) { put = put || strings.HasPrefix(strings.TrimSpace(c), "put") })
+		for _, a := range v.args {
+			put = put || a == "put"
+		}
+		if put {
+			report(v.prog + " uploads a file over TFTP")
+		}
+	case "socat":
+		s.checkSocatTransfer(v, report)
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
+		if hasShortFlag(v.args, 'z') || hasShortFlag(v.args, 'h') {
+			return // port scan / help
+		}
+		listen := hasShortFlag(v.args, 'l') || hasLongFlag(v.args, "listen")
+		fed := false
+		for _, r := range v.c.Redirects {
+			if r.Op == "<" || isOutputRedirect(r.Op) && r.Target != "/dev/null" && !strings.HasPrefix(r.Target, "&") {
+				fed = true
+			}
+		}
+		fed = fed || len(cs.before(v)) > 0 || len(cs.after(v)) > 0
+		host := firstOperandHost(v.args)
+		if fed && (listen || untrusted(host)) {
+			if listen {
+				report(v.prog + " serves or receives data on a listening port")
+			} else {
+				report(v.prog + " streams data to " + host)
+			}
+		}
+	case "curl", "wget":
+		for _, a := range v.args {
+			if len(a) > 7 && strings.EqualFold(a[:7], "file://") {
+				p := cs.resolve(fileURLPath(a))
+				if !isBelow(p.Abs, cs.root) && p.Abs != cs.root {
+					report(v.prog + " reads the local file " + p.Abs + " through a file:// URL")
+				}
+				if sens, label := classify(p.Abs, cs.home); sens != sensNone && sens != sensAccountList {
+					s.add(credentialRule(sens), credentialMessage(sens, label, a), v.prog+" "+evJoin(v.args))
+				}
+			}
+		}
+	}
+}
+
+// fileURLPath returns the path of a file:// URL ("file:///etc/passwd",
+// "file://localhost/etc/passwd").
+func fileURLPath(u string) string {
+	rest := u[7:]
+	if strings.HasPrefix(rest, "/") {
+		return rest
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return "/"
+}
+
+// firstOperandHost returns the first operand that is not a number, as a
+// host, or "".
+func firstOperandHost(args []string) string {
+	for _, op := range operands(args, "pwsiqlJoFIeWbcDLRO", nil) {
+		if isDigits(op) {
+			continue
+		}
+		if h := urlHost(op); h != "" {
+			return h
+		}
+		if at := strings.LastIndexByte(op, '@'); at >= 0 {
+			op = op[at+1:]
+		}
+		return strings.ToLower(op)
+	}
+	return ""
+}
+
+// hasHereInput reports commands fed a script through a here-document or
+// here-string, or from a file (ftp <<EOF … put …).
+func hasHereInput(v *cmdView) bool {
+	for _, r := range v.c.Redirects {
+		switch r.Op {
+		case "<<", "<<-", "<<<", "<":
+			return true
+		}
+	}
+	return false
+}
+
+// socatNetPrefixes are socat address types that reach the network.
+var socatNetPrefixes = []string{"tcp:", "tcp4:", "tcp6:", "tcp-connect:", "tcp4-connect:", "tcp6-connect:", "tcp-listen:", "tcp4-listen:",
+	"tcp6-listen:", "tcp-l:", "udp:", "udp4:", "udp6:", "udp-connect:", "udp-listen:", "udp-l:", "udp-sendto:", "udp-recv:", "openssl:",
+	"openssl-connect:", "ssl:", "openssl-listen:", "ssl-l:", "sctp:", "sctp-connect:", "sctp-listen:", "dccp-connect:", "socks4:", "socks4a:",
+	"socks5:", "proxy:", "vsock-connect:", "vsock-listen:"}
+
+// checkSocatTransfer flags socat joining a network address to a file,
+// the terminal or another network address (a relay). A program address
+// (exec:, system:) is revshell.socat.
+func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
+	ops := operands(v.args, "", nil)
+	if len(ops) < 2 {
+		return
+	}
+	net := 0
+	for _, a := range ops[len(ops)-2:] {
+		la := strings.ToLower(a)
+		for _, p := range socatNetPrefixes {
+			if strings.HasPrefix(la, p) {
+				if strings.Contains(p, "listen") || strings.HasSuffix(p, "-l:") {
+					// A listener bound to loopback is reachable from here only.
+					if i := strings.Index(la, ",bind="); i >= 0 {
+						h, _, _ := strings.Cut(la[i+6:], ",")
+						if isLoopbackHost(h) {
+							break
+						}
+					}
+				} else {
+					h, _, _ := strings.Cut(la[len(p):], ":")
+					if isLoopbackHost(h) {
+						break
+					}
+				}
+				net++
+				break
+			}
+		}
+	}
+	if net > 0 {
+		report("socat joins a network socket to a file, the terminal or another socket")
+	}
+}
