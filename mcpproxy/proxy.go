@@ -180,7 +180,7 @@ type session struct {
 }
 
 type pendingRequest struct {
-	method, tool string
+	method, tool, uri string
 }
 
 func newSession(ctx context.Context, cfg *Config, c clientSide, s serverSide) *session {
@@ -236,6 +236,8 @@ func (s *session) fromClient(raw []byte) {
 			s.forwardRequest(m, pendingRequest{method: m.Method})
 		case "tools/call":
 			s.judgeCall(m)
+		case "resources/read":
+			s.forwardRequest(m, pendingRequest{method: m.Method, uri: resourceURI(m.Params)})
 		default:
 			s.forwardRequest(m, pendingRequest{method: m.Method})
 		}
@@ -350,6 +352,8 @@ func (s *session) fromServer(raw []byte, rel string) {
 		m = s.inspectToolList(m)
 	case p.method == "tools/call":
 		m = s.inspectResult(m, p.tool)
+	case p.method == "resources/read":
+		m = s.inspectResource(m, p.uri)
 	}
 	s.client.send(m, key)
 }

@@ -311,7 +311,7 @@ func TestStdioResultSecretsRedacted(t *testing.T) {
 	if sc["aws"] != "[REDACTED secret.aws-access-key-id]" {
 		t.Errorf("structuredContent = %v", sc)
 	}
-	c.waitStderr("tool result carries secrets")
+	c.waitStderr("the result of leak carries secrets")
 }
 
 func TestStdioResultSecretsBlocked(t *testing.T) {
@@ -407,5 +407,29 @@ func TestStdioUnansweredQuestionDenies(t *testing.T) {
 	}
 	if saw := e.serverSaw(); strings.Contains(saw, "tools/call") || strings.Contains(saw, "response") {
 		t.Errorf("the server saw the call or the late answer:\n%s", saw)
+	}
+}
+
+func TestStdioResourceRead(t *testing.T) {
+	e := newEnv(t)
+	c := e.startStdioProxy()
+	c.initialize(false)
+	r := c.request("resources/read", map[string]any{"uri": "file:///project/.env"})
+	contents := r["result"].(map[string]any)["contents"].([]any)
+	text := contents[0].(map[string]any)["text"].(string)
+	if strings.Contains(text, "ghp_") || !strings.Contains(text, "[REDACTED secret.github-token]") || !strings.Contains(text, "DEBUG=1") {
+		t.Errorf("resource = %q, want the token redacted and the rest kept", text)
+	}
+	r = c.request("resources/read", map[string]any{"uri": "https://example.test/page"})
+	contents = r["result"].(map[string]any)["contents"].([]any)
+	if len(contents) != 2 || contents[0].(map[string]any)["uri"] != "parapet:warning" {
+		t.Errorf("resource with injection = %v, want a warning first", contents)
+	}
+	e2 := newEnv(t, "MCPP_SECRETS=block")
+	c2 := e2.startStdioProxy()
+	c2.initialize(false)
+	r = c2.request("resources/read", map[string]any{"uri": "file:///project/.env"})
+	if errObj, ok := r["error"].(map[string]any); !ok || strings.Contains(errObj["message"].(string), "ghp_") {
+		t.Errorf("resource with a secret under block = %v", r)
 	}
 }
