@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -83,6 +84,9 @@ func proxyConfig() (mcpproxy.Config, error) {
 	}
 	if t := os.Getenv("MCPP_TRUST"); t != "" {
 		cfg.TrustedTools = strings.Split(t, ",")
+	}
+	if h := os.Getenv("MCPP_UPSTREAM_AUTH"); h != "" {
+		cfg.UpstreamHeaders = http.Header{"Authorization": {h}}
 	}
 	if d := os.Getenv("MCPP_SESSION_IDLE"); d != "" {
 		cfg.SessionIdle, _ = time.ParseDuration(d)

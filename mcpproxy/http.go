@@ -386,7 +386,7 @@ func (p *httpProxy) delete(w http.ResponseWriter, r *http.Request) {
 	if up != "" {
 		req, err := http.NewRequestWithContext(r.Context(), http.MethodDelete, p.upstream, nil)
 		if err == nil {
-			req.Header.Set(headerSession, up)
+			s.setUpstreamHeaders(req)
 			if resp, err := p.http.Do(req); err == nil {
 				resp.Body.Close()
 			}
@@ -508,6 +508,11 @@ func (u httpServerSide) send(m *Message, rel string) error {
 }
 
 func (s *httpSession) setUpstreamHeaders(req *http.Request) {
+	for name, values := range s.p.cfg.UpstreamHeaders {
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.upstreamSession != "" {

@@ -356,3 +356,19 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 		return resp.StatusCode == http.StatusNotFound
 	})
 }
+
+func TestHTTPUpstreamHeaders(t *testing.T) {
+	e := newEnv(t, "MCPP_REQUIRE_AUTH=Bearer up-token")
+	// Without the header the upstream refuses, and the client hears why.
+	c := e.startHTTP()
+	r := c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "t", "version": "1"}})
+	if errObj, ok := r["error"].(map[string]any); !ok || !strings.Contains(errObj["message"].(string), "401") {
+		t.Errorf("initialize without the upstream's credentials = %v", r)
+	}
+	c2 := e.startHTTP("MCPP_UPSTREAM_AUTH=Bearer up-token")
+	c2.initialize(false)
+	if text, isErr := resultText(t, c2.call("echo", map[string]any{"text": "authorised"})); isErr || text != "echo: authorised" {
+		t.Errorf("echo = %q (error %v)", text, isErr)
+	}
+}

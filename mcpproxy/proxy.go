@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,10 @@ type Config struct {
 	JudgeTimeout, AskTimeout time.Duration
 	// MaxMessageBytes bounds one message (default 16 MiB).
 	MaxMessageBytes int
+	// UpstreamHeaders are added to every request to the upstream
+	// (Streamable HTTP), e.g. the Authorization a remote server wants.
+	// The client's own headers are not passed on.
+	UpstreamHeaders http.Header
 	// SessionIdle ends a Streamable HTTP session nothing has used for
 	// this long (default 1h); its client must initialize again.
 	SessionIdle time.Duration

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -40,6 +41,7 @@ func mcpProxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "audit-file", Usage: "the in-process shield's audit log `FILE` (hash-chained JSON lines, as shieldd's --audit-file; default none)"},
 			&cli.StringFlag{Name: "listen", Usage: "serve Streamable HTTP on this loopback `ADDR` (with --upstream) instead of stdio"},
 			&cli.StringFlag{Name: "upstream", Usage: "the upstream MCP server's Streamable HTTP endpoint `URL`"},
+			&cli.StringSliceFlag{Name: "upstream-header", Usage: "add `'NAME: VALUE'` to every upstream request (e.g. the Authorization a remote server wants); repeatable"},
 			&cli.BoolFlag{Name: "allow-changed", Usage: "accept tools whose definition changed since first seen, and pin the new one (default: withhold them)"},
 			&cli.StringSliceFlag{Name: "trust-tool", Usage: "offer this `TOOL` even if its description looks poisoned (still reported); repeatable"},
 			&cli.StringFlag{Name: "result-secrets", Value: mcpproxy.SecretsRedact, Usage: "tool results carrying secrets: redact, block or report"},
@@ -109,6 +111,9 @@ func runMCPProxy(c *cli.Context) error {
 		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
 		AskTimeout: c.Duration("ask-timeout"), Log: log,
 	}
+	if cfg.UpstreamHeaders, err = parseHeaders(c.StringSlice("upstream-header")); err != nil {
+		return usageErrorf("mcp-proxy: %v", err)
+	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if httpMode {
@@ -133,6 +138,20 @@ func runMCPProxy(c *cli.Context) error {
 		return exitf(exitFailed, "mcp-proxy: %v", err)
 	}
 	return nil
+}
+
+// parseHeaders reads "Name: value" flags.
+func parseHeaders(flags []string) (http.Header, error) {
+	h := http.Header{}
+	for _, f := range flags {
+		name, value, ok := strings.Cut(f, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return nil, fmt.Errorf("--upstream-header %q: want 'Name: value'", f)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
 }
 
 // defaultServerName names a server after its command ("npx -y

@@ -192,6 +192,7 @@ func TestMCPProxyUsage(t *testing.T) {
 		{"mcp-proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1/mcp"},
 		{"mcp-proxy", "--result-secrets", "ignore", "--", "true"},
 		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "ftp://x/mcp"},
+		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--upstream-header", "no colon"},
 	} {
 		code, _, stderr := runAgentctl(t, args...)
 		if code != exitUsage || stderr == "" {
