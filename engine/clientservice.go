@@ -177,7 +177,8 @@ func (e *Engine) Status() *pb.StatusResponse {
 	st := &pb.StatusResponse{
 		Version: e.cfg.Version, AgentConnected: e.agent != nil, AgentName: e.cfg.AgentName, Workspace: e.cfg.Workspace,
 		EnginePid: int64(os.Getpid()), AgentPid: e.agentPID.Load(), SandboxStatus: e.sandboxStatus,
-		ShieldMode: e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(e.activeSessionsLocked()),
+		ExecutorStatus: e.cfg.ExecutorStatus,
+		ShieldMode:     e.cfg.ShieldMode, ShieldAddress: e.cfg.ShieldAddress, ActiveSessions: int32(e.activeSessionsLocked()),
 		UptimeSeconds: int64(time.Since(e.started).Seconds()), AgentRestarts: e.agentRestarts.Load(),
 		Provider: e.cfg.Provider, Model: e.cfg.Model, GrpcAddress: e.grpcAddr, WebUrl: e.webURL,
 		PendingApprovals: int32(e.approvals.count()), SubAgentsRunning: int32(e.subAgents.count()),

@@ -60,6 +60,9 @@ type Config struct {
 	// AllowUnsandboxed accepts an agent whose sandbox is "unavailable" (no
 	// Landlock on this kernel). Partial or unsandboxed agents are never accepted.
 	AllowUnsandboxed bool
+	// ExecutorStatus is the confined executor's state, for GetStatus
+	// (sandboxed, unconfined, unavailable, partial).
+	ExecutorStatus string
 	// MaxMessageBytes bounds a user message (default 256 KiB).
 	MaxMessageBytes int
 	// MaxTurns bounds LLM round trips per message (0: the agent's default).
@@ -330,6 +333,10 @@ type Message struct {
 	Content   string
 	Mode      pb.SessionMode
 	Source    string
+	// CreateNamed makes a session named SessionID when there is none:
+	// front doors whose clients choose their own session ids
+	// (engine/doors) continue or start a conversation with one request.
+	CreateNamed bool
 }
 
 // Turn is one message being processed. Events delivers the session's
@@ -373,7 +380,7 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	if e.turn != nil {
 		return nil, ErrAgentBusy
 	}
-	s, err := e.sessionLocked(ctx, m.SessionID, m.Mode)
+	s, err := e.sessionLocked(ctx, m.SessionID, m.Mode, m.CreateNamed)
 	if err != nil {
 		return nil, err
 	}

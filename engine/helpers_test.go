@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/sandbox"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/shield"
 )
@@ -40,14 +42,42 @@ type harness struct {
 	cfg    engine.Config // as given to engine.New
 }
 
+// TestMain makes the test binary the confined executor's helper, or the
+// token thief of subagentproc_test.go, when it is re-executed as one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
+		sandbox.ExecMain()
+	}
+	if os.Getenv(envThief) == "1" {
+		os.Exit(thief(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// confinedOptions runs commands in the confined executor over the test
+// binary, or unconfined where the host cannot confine them.
+func confinedOptions(ws string) tools.Options {
+	o := tools.Options{Workspace: ws}
+	self, err := os.Executable()
+	if err == nil {
+		o.Executor, err = sandbox.NewExecutor(self)
+	}
+	o.AllowUnconfined = err != nil
+	return o
+}
+
 // newHarness builds a harness; mod may adjust the engine configuration
 // (its Shield defaults to the embedded pipeline).
 func newHarness(t testing.TB, mod func(*engine.Config)) *harness {
 	t.Helper()
 	ws := t.TempDir()
-	reg, err := tools.New(tools.Options{Workspace: ws})
+	opts := confinedOptions(ws)
+	reg, err := tools.New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opts.Executor != nil {
+		t.Cleanup(func() { opts.Executor.Close() })
 	}
 	t.Cleanup(func() { reg.Close() })
 	p, err := pipeline.New(pipeline.Config{})

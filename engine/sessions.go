@@ -204,27 +204,33 @@ func sessionTitle(s *session) string {
 // sessionLocked finds the session a message goes to, or makes a new one:
 // in the store unless it is off the record or there is no store. A new
 // stored session is written with its first message (recordUserLocked).
-func (e *Engine) sessionLocked(ctx context.Context, id string, mode pb.SessionMode) (*session, error) {
+func (e *Engine) sessionLocked(ctx context.Context, id string, mode pb.SessionMode, createNamed bool) (*session, error) {
 	if id == "" {
-		now := time.Now()
-		s := &session{id: "sess_" + randomID(), mode: mode, created: now, updated: now, isNew: true,
-			persisted: e.cfg.Store != nil && mode != pb.SessionMode_SESSION_MODE_OTR}
-		if !s.persisted {
-			e.sessions[s.id] = s
-		}
-		return s, nil
+		return e.newSessionLocked("sess_"+randomID(), mode), nil
 	}
 	if s, ok := e.sessions[id]; ok {
 		return s, nil
 	}
-	notFound := &CodedError{Code: "SESSION_NOT_FOUND", Msg: fmt.Sprintf("no session %q", id)}
+	notFound := &CodedError{Code: "SESSION_NOT_FOUND", Msg: fmt.Sprintf("no session %q", textcut.Truncate(id, 80))}
+	if createNamed {
+		if err := checkSessionName(id); err != nil {
+			return nil, err
+		}
+		notFound = nil
+	}
 	if e.cfg.Store == nil {
+		if notFound == nil {
+			return e.newSessionLocked(id, mode), nil
+		}
 		return nil, notFound
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
 	stored, err := e.cfg.Store.Session(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
+		if notFound == nil {
+			return e.newSessionLocked(id, mode), nil
+		}
 		return nil, notFound
 	}
 	var msgs []store.Message
@@ -240,6 +246,38 @@ func (e *Engine) sessionLocked(ctx context.Context, id string, mode pb.SessionMo
 		s.history = append(s.history, &pb.ChatTurn{Role: m.Role, Content: m.Content})
 	}
 	return s, nil
+}
+
+// newSessionLocked makes a session that is written with its first
+// message (recordUserLocked), or kept in memory when off the record or
+// without a store.
+func (e *Engine) newSessionLocked(id string, mode pb.SessionMode) *session {
+	now := time.Now()
+	s := &session{id: id, mode: mode, created: now, updated: now, isNew: true,
+		persisted: e.cfg.Store != nil && mode != pb.SessionMode_SESSION_MODE_OTR}
+	if !s.persisted {
+		e.sessions[s.id] = s
+	}
+	return s
+}
+
+// maxSessionName bounds a session id a client chooses.
+const maxSessionName = 128
+
+// checkSessionName accepts a client's session id: short and plain, as it
+// ends up in events, logs and the database.
+func checkSessionName(id string) error {
+	bad := &CodedError{Code: "INVALID_SESSION_ID", Msg: fmt.Sprintf("session id %q: want 1 to %d of the characters A-Z a-z 0-9 . _ : -", textcut.Truncate(id, 80), maxSessionName)}
+	if len(id) > maxSessionName {
+		return bad
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return bad
+		}
+	}
+	return nil
 }
 
 // recordUserLocked records a message the agent accepted: in the store

@@ -100,6 +100,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 			Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
 			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
 		},
+		Attachments: scriptAttachments(e.cfg.Workspace, call.Name, call.Payload),
 	}
 	verdict := e.evaluate(ctx, req)
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT,
@@ -137,11 +138,28 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	if name == tools.SpawnAgentName {
 		res = e.runSpawnAgent(t, call.Payload)
 	} else {
-		res = e.cfg.Tools.Run(t.ctx, call)
+		// The confinement of exactly the verdict whose hash was re-checked.
+		res = e.cfg.Tools.RunWith(t.ctx, call, grantOf(verdict))
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
 		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
 	return res.Output, res.IsError, true
+}
+
+// grantOf turns a verdict's confinement into the executor's grant; an
+// unset one is the default confinement (no network, workspace writable).
+func grantOf(v *pb.Verdict) tools.Grant {
+	c := v.GetConfinement()
+	g := tools.Grant{
+		ReadOnlyWorkspace: c.GetWrite() == pb.ConfinementWrite_CONFINEMENT_WRITE_TEMP_ONLY,
+		ReadPaths:         c.GetReadPaths(),
+	}
+	for _, p := range c.GetConnectPorts() {
+		if p > 0 && p <= 65535 {
+			g.ConnectTCP = append(g.ConnectTCP, uint16(p))
+		}
+	}
+	return g
 }
 
 // evaluate asks the shield; any failure becomes a BLOCK verdict that says why.

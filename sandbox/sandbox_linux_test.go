@@ -34,6 +34,9 @@ import (
 const childEnv = "PARAPET_SANDBOX_TEST_CHILD"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ExecHelperArg {
+		ExecMain()
+	}
 	if raw := os.Getenv(childEnv); raw != "" {
 		os.Exit(runChild(raw))
 	}

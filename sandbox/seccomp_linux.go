@@ -26,7 +26,37 @@ type archSpec struct {
 type deniedSyscall struct {
 	nr   uint32
 	name string
+	// lets names what a filter profile may allow; 0: denied by every profile.
+	lets allowance
 }
+
+// allowance is a set of things the executor's profile allows that the
+// agent's does not.
+type allowance uint8
+
+const (
+	// letsPrograms: execve, execveat, fork, vfork and clone of a process
+	// (never with namespace flags). The executor runs programs.
+	letsPrograms allowance = 1 << iota
+	// letsMetadata: chmod, chown, utime and xattr calls. Landlock cannot
+	// restrict them, but chmod +x, touch, cp -p and tar need them; chown to
+	// another user needs CAP_CHOWN, which the executor drops.
+	letsMetadata
+	// letsSocketpair: an unnamed AF_UNIX pair connects nowhere, and
+	// Python's asyncio and many test runners need one.
+	letsSocketpair
+	// letsUDP: AF_INET/AF_INET6 datagram sockets, for DNS when a verdict
+	// grants network. Landlock below ABI 10 does not govern UDP ports.
+	letsUDP
+)
+
+// filterProfile selects what one filter allows beyond the common core.
+type filterProfile struct {
+	lets allowance
+}
+
+// agentProfile is the agent's filter: no programs, no metadata writes.
+var agentProfile = filterProfile{}
 
 var seccompArch = &nativeArch
 
@@ -62,89 +92,93 @@ const cloneNamespaceFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE
 func deniedSyscalls(a *archSpec) []deniedSyscall {
 	list := []deniedSyscall{
 		// New programs, debugging, other processes' memory and fds.
-		{unix.SYS_EXECVE, "execve"},
-		{unix.SYS_EXECVEAT, "execveat"},
-		{unix.SYS_PTRACE, "ptrace"},
-		{unix.SYS_PROCESS_VM_READV, "process_vm_readv"},
-		{unix.SYS_PROCESS_VM_WRITEV, "process_vm_writev"},
-		{unix.SYS_PIDFD_GETFD, "pidfd_getfd"},
-		{unix.SYS_PROCESS_MADVISE, "process_madvise"},
+		{unix.SYS_EXECVE, "execve", letsPrograms},
+		{unix.SYS_EXECVEAT, "execveat", letsPrograms},
+		{unix.SYS_PTRACE, "ptrace", 0},
+		{unix.SYS_PROCESS_VM_READV, "process_vm_readv", 0},
+		{unix.SYS_PROCESS_VM_WRITEV, "process_vm_writev", 0},
+		{unix.SYS_PIDFD_GETFD, "pidfd_getfd", 0},
+		{unix.SYS_PROCESS_MADVISE, "process_madvise", 0},
 		// io_uring performs socket and file operations the filter never sees.
-		{unix.SYS_IO_URING_SETUP, "io_uring_setup"},
-		{unix.SYS_IO_URING_ENTER, "io_uring_enter"},
-		{unix.SYS_IO_URING_REGISTER, "io_uring_register"},
+		{unix.SYS_IO_URING_SETUP, "io_uring_setup", 0},
+		{unix.SYS_IO_URING_ENTER, "io_uring_enter", 0},
+		{unix.SYS_IO_URING_REGISTER, "io_uring_register", 0},
 		// Sockets: socketpair only makes AF_UNIX pairs; nothing may serve.
-		{unix.SYS_SOCKETPAIR, "socketpair"},
-		{unix.SYS_BIND, "bind"},
-		{unix.SYS_LISTEN, "listen"},
+		{unix.SYS_SOCKETPAIR, "socketpair", letsSocketpair},
+		{unix.SYS_BIND, "bind", 0},
+		{unix.SYS_LISTEN, "listen", 0},
 		// Namespaces and mounts.
-		{unix.SYS_UNSHARE, "unshare"},
-		{unix.SYS_SETNS, "setns"},
-		{unix.SYS_MOUNT, "mount"},
-		{unix.SYS_UMOUNT2, "umount2"},
-		{unix.SYS_PIVOT_ROOT, "pivot_root"},
-		{unix.SYS_CHROOT, "chroot"},
-		{unix.SYS_FSOPEN, "fsopen"},
-		{unix.SYS_FSCONFIG, "fsconfig"},
-		{unix.SYS_FSMOUNT, "fsmount"},
-		{unix.SYS_FSPICK, "fspick"},
-		{unix.SYS_MOVE_MOUNT, "move_mount"},
-		{unix.SYS_OPEN_TREE, "open_tree"},
-		{unix.SYS_OPEN_TREE_ATTR, "open_tree_attr"},
-		{unix.SYS_MOUNT_SETATTR, "mount_setattr"},
+		{unix.SYS_UNSHARE, "unshare", 0},
+		{unix.SYS_SETNS, "setns", 0},
+		{unix.SYS_MOUNT, "mount", 0},
+		{unix.SYS_UMOUNT2, "umount2", 0},
+		{unix.SYS_PIVOT_ROOT, "pivot_root", 0},
+		{unix.SYS_CHROOT, "chroot", 0},
+		{unix.SYS_FSOPEN, "fsopen", 0},
+		{unix.SYS_FSCONFIG, "fsconfig", 0},
+		{unix.SYS_FSMOUNT, "fsmount", 0},
+		{unix.SYS_FSPICK, "fspick", 0},
+		{unix.SYS_MOVE_MOUNT, "move_mount", 0},
+		{unix.SYS_OPEN_TREE, "open_tree", 0},
+		{unix.SYS_OPEN_TREE_ATTR, "open_tree_attr", 0},
+		{unix.SYS_MOUNT_SETATTR, "mount_setattr", 0},
 		// Kernel and system state, mostly for an agent that runs as root.
-		{unix.SYS_INIT_MODULE, "init_module"},
-		{unix.SYS_FINIT_MODULE, "finit_module"},
-		{unix.SYS_DELETE_MODULE, "delete_module"},
-		{unix.SYS_KEXEC_LOAD, "kexec_load"},
-		{unix.SYS_KEXEC_FILE_LOAD, "kexec_file_load"},
-		{unix.SYS_REBOOT, "reboot"},
-		{unix.SYS_SWAPON, "swapon"},
-		{unix.SYS_SWAPOFF, "swapoff"},
-		{unix.SYS_ACCT, "acct"},
-		{unix.SYS_QUOTACTL, "quotactl"},
-		{unix.SYS_QUOTACTL_FD, "quotactl_fd"},
-		{unix.SYS_BPF, "bpf"},
-		{unix.SYS_PERF_EVENT_OPEN, "perf_event_open"},
-		{unix.SYS_USERFAULTFD, "userfaultfd"},
-		{unix.SYS_KEYCTL, "keyctl"},
-		{unix.SYS_ADD_KEY, "add_key"},
-		{unix.SYS_REQUEST_KEY, "request_key"},
-		{unix.SYS_SETHOSTNAME, "sethostname"},
-		{unix.SYS_SETDOMAINNAME, "setdomainname"},
-		{unix.SYS_SETTIMEOFDAY, "settimeofday"},
-		{unix.SYS_CLOCK_SETTIME, "clock_settime"},
-		{unix.SYS_CLOCK_ADJTIME, "clock_adjtime"},
-		{unix.SYS_ADJTIMEX, "adjtimex"},
+		{unix.SYS_INIT_MODULE, "init_module", 0},
+		{unix.SYS_FINIT_MODULE, "finit_module", 0},
+		{unix.SYS_DELETE_MODULE, "delete_module", 0},
+		{unix.SYS_KEXEC_LOAD, "kexec_load", 0},
+		{unix.SYS_KEXEC_FILE_LOAD, "kexec_file_load", 0},
+		{unix.SYS_REBOOT, "reboot", 0},
+		{unix.SYS_SWAPON, "swapon", 0},
+		{unix.SYS_SWAPOFF, "swapoff", 0},
+		{unix.SYS_ACCT, "acct", 0},
+		{unix.SYS_QUOTACTL, "quotactl", 0},
+		{unix.SYS_QUOTACTL_FD, "quotactl_fd", 0},
+		{unix.SYS_BPF, "bpf", 0},
+		{unix.SYS_PERF_EVENT_OPEN, "perf_event_open", 0},
+		{unix.SYS_USERFAULTFD, "userfaultfd", 0},
+		{unix.SYS_KEYCTL, "keyctl", 0},
+		{unix.SYS_ADD_KEY, "add_key", 0},
+		{unix.SYS_REQUEST_KEY, "request_key", 0},
+		{unix.SYS_SETHOSTNAME, "sethostname", 0},
+		{unix.SYS_SETDOMAINNAME, "setdomainname", 0},
+		{unix.SYS_SETTIMEOFDAY, "settimeofday", 0},
+		{unix.SYS_CLOCK_SETTIME, "clock_settime", 0},
+		{unix.SYS_CLOCK_ADJTIME, "clock_adjtime", 0},
+		{unix.SYS_ADJTIMEX, "adjtimex", 0},
 		// Reads Landlock does not see: the kernel log, other processes' file
 		// accesses (fanotify hands out their fds), files by handle.
-		{unix.SYS_SYSLOG, "syslog"},
-		{unix.SYS_FANOTIFY_INIT, "fanotify_init"},
-		{unix.SYS_FANOTIFY_MARK, "fanotify_mark"},
-		{unix.SYS_OPEN_BY_HANDLE_AT, "open_by_handle_at"},
+		{unix.SYS_SYSLOG, "syslog", 0},
+		{unix.SYS_FANOTIFY_INIT, "fanotify_init", 0},
+		{unix.SYS_FANOTIFY_MARK, "fanotify_mark", 0},
+		{unix.SYS_OPEN_BY_HANDLE_AT, "open_by_handle_at", 0},
 		// Metadata writes Landlock cannot restrict.
-		{unix.SYS_FCHMOD, "fchmod"},
-		{unix.SYS_FCHMODAT, "fchmodat"},
-		{unix.SYS_FCHMODAT2, "fchmodat2"},
-		{unix.SYS_FCHOWN, "fchown"},
-		{unix.SYS_FCHOWNAT, "fchownat"},
-		{unix.SYS_UTIMENSAT, "utimensat"},
-		{unix.SYS_SETXATTR, "setxattr"},
-		{unix.SYS_LSETXATTR, "lsetxattr"},
-		{unix.SYS_FSETXATTR, "fsetxattr"},
-		{unix.SYS_SETXATTRAT, "setxattrat"},
-		{unix.SYS_REMOVEXATTR, "removexattr"},
-		{unix.SYS_LREMOVEXATTR, "lremovexattr"},
-		{unix.SYS_FREMOVEXATTR, "fremovexattr"},
-		{unix.SYS_REMOVEXATTRAT, "removexattrat"},
+		{unix.SYS_FCHMOD, "fchmod", letsMetadata},
+		{unix.SYS_FCHMODAT, "fchmodat", letsMetadata},
+		{unix.SYS_FCHMODAT2, "fchmodat2", letsMetadata},
+		{unix.SYS_FCHOWN, "fchown", letsMetadata},
+		{unix.SYS_FCHOWNAT, "fchownat", letsMetadata},
+		{unix.SYS_UTIMENSAT, "utimensat", letsMetadata},
+		{unix.SYS_SETXATTR, "setxattr", letsMetadata},
+		{unix.SYS_LSETXATTR, "lsetxattr", letsMetadata},
+		{unix.SYS_FSETXATTR, "fsetxattr", letsMetadata},
+		{unix.SYS_SETXATTRAT, "setxattrat", letsMetadata},
+		{unix.SYS_REMOVEXATTR, "removexattr", letsMetadata},
+		{unix.SYS_LREMOVEXATTR, "lremovexattr", letsMetadata},
+		{unix.SYS_FREMOVEXATTR, "fremovexattr", letsMetadata},
+		{unix.SYS_REMOVEXATTRAT, "removexattrat", letsMetadata},
 	}
 	return append(list, a.extraDeny...)
 }
 
-// buildFilter returns the seccomp program for a. Syscalls not named here are
-// allowed: an allow-list of everything the Go runtime may call would break
-// with each Go release, while what must not happen is a short list.
-func buildFilter(a *archSpec) ([]bpf.Instruction, error) {
+// buildFilter returns the agent's seccomp program for a.
+func buildFilter(a *archSpec) ([]bpf.Instruction, error) { return buildProfileFilter(a, agentProfile) }
+
+// buildProfileFilter returns the seccomp program for a and profile.
+// Syscalls not named here are allowed: an allow-list of everything the Go
+// runtime (or, for the executor, any program) may call would break with
+// each release, while what must not happen is a short list.
+func buildProfileFilter(a *archSpec, prof filterProfile) ([]bpf.Instruction, error) {
 	var p program
 	p.add(bpf.LoadAbsolute{Off: offArch, Size: 4})
 	p.jump(bpf.JumpEqual, a.auditArch, "", "deny") // foreign ABI (e.g. int 0x80)
@@ -164,22 +198,29 @@ func buildFilter(a *archSpec) ([]bpf.Instruction, error) {
 	p.jump(bpf.JumpEqual, unix.SYS_SENDMSG, "flags_arg2", "")
 	p.jump(bpf.JumpEqual, unix.SYS_IOCTL, "ioctl", "")
 	for _, s := range deniedSyscalls(a) {
+		if s.lets != 0 && prof.lets&s.lets == s.lets {
+			continue
+		}
 		p.jump(bpf.JumpEqual, s.nr, "deny", "")
 	}
 	p.add(bpf.RetConstant{Val: retAllow})
 
-	// clone: only threads (the Go runtime's and libc's), never a process,
-	// and no thread in new namespaces.
+	// clone: for the agent only threads (the Go runtime's and libc's),
+	// never a process; for the executor processes too. Never in new
+	// namespaces.
 	p.label("clone")
 	p.add(argLow(0))
-	p.jump(bpf.JumpBitsSet, unix.CLONE_THREAD, "", "deny")
+	if prof.lets&letsPrograms == 0 {
+		p.jump(bpf.JumpBitsSet, unix.CLONE_THREAD, "", "deny")
+	}
 	p.jump(bpf.JumpBitsSet, cloneNamespaceFlags, "deny", "allow")
 
 	// socket: AF_INET or AF_INET6, SOCK_STREAM, protocol 0 or TCP. That
 	// leaves only what Landlock's TCP rules govern: no AF_UNIX, netlink or
 	// packet sockets, no UDP (DNS exfiltration; Landlock confines UDP only
 	// from ABI 10), no raw sockets, no MPTCP or SCTP (Landlock's TCP rules
-	// do not apply to them).
+	// do not apply to them). With letsUDP, datagram sockets with protocol
+	// 0 or UDP as well.
 	p.label("socket")
 	p.add(argLow(0))
 	p.jump(bpf.JumpEqual, unix.AF_INET, "socket_type", "")
@@ -187,10 +228,19 @@ func buildFilter(a *archSpec) ([]bpf.Instruction, error) {
 	p.label("socket_type")
 	p.add(argLow(1))
 	p.add(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC)})
+	if prof.lets&letsUDP != 0 {
+		p.jump(bpf.JumpEqual, unix.SOCK_DGRAM, "socket_udp", "")
+	}
 	p.jump(bpf.JumpEqual, unix.SOCK_STREAM, "", "deny")
 	p.add(argLow(2))
 	p.jump(bpf.JumpEqual, 0, "allow", "")
 	p.jump(bpf.JumpEqual, unix.IPPROTO_TCP, "allow", "deny")
+	if prof.lets&letsUDP != 0 {
+		p.label("socket_udp")
+		p.add(argLow(2))
+		p.jump(bpf.JumpEqual, 0, "allow", "")
+		p.jump(bpf.JumpEqual, unix.IPPROTO_UDP, "allow", "deny")
+	}
 
 	p.label("flags_arg3") // sendto, sendmmsg
 	p.add(argLow(3))
@@ -225,8 +275,23 @@ func checkFilter(a *archSpec) error {
 // installSeccomp loads the filter on every thread of the process (TSYNC),
 // present and future, after setting no_new_privs, which seccomp requires
 // of unprivileged callers and which TSYNC carries to the other threads.
-func installSeccomp(a *archSpec) error {
-	insns, err := buildFilter(a)
+func installSeccomp(a *archSpec) error { return installProfileSeccomp(a, agentProfile) }
+
+// installProfileSeccomp is installSeccomp for any profile.
+func installProfileSeccomp(a *archSpec, prof filterProfile) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("sandbox: seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	return installSeccompFilter(a, prof, unix.SECCOMP_FILTER_FLAG_TSYNC)
+}
+
+// installSeccompFilter loads the filter with flags (TSYNC: on every
+// thread; 0: on the calling thread, which must be locked to its goroutine
+// and have no_new_privs).
+func installSeccompFilter(a *archSpec, prof filterProfile, flags uintptr) error {
+	insns, err := buildProfileFilter(a, prof)
 	if err != nil {
 		return err
 	}
@@ -240,13 +305,7 @@ func installSeccomp(a *archSpec) error {
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 
-	// Both calls must run on the same OS thread.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("sandbox: seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
 	if e != 0 {
 		return fmt.Errorf("sandbox: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", e)

@@ -235,13 +235,16 @@ func (a *agent) processMessage(ctx context.Context, req *pb.ProcessRequest) {
 		_ = a.send(&pb.AgentEvent{Event: &pb.AgentEvent_LlmTokenEmitted{LlmTokenEmitted: &pb.LLMTokenEmitted{
 			SessionId: sid, MessageId: mid, Text: s}}})
 	}
-	for range maxTurns {
+	for call := range maxTurns {
 		resp, err := a.cfg.Provider.Complete(ctx, llm.Request{System: a.cfg.System, Messages: msgs, Tools: a.tools()}, onText)
 		if err != nil {
 			fail("LLM_CALL_FAILED", err.Error(), errors.Is(err, llm.ErrUnavailable) || errors.Is(err, llm.ErrRateLimited))
 			return
 		}
 		usage = usage.Add(resp.Usage)
+		// Each round trip's usage, for front doors that report it per
+		// call (crawbl's UsageEvent).
+		thoughts = append(thoughts, llmCallThought(call, resp.Usage))
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if resp.Text != "" && len(resp.ToolCalls) > 0 {
 			thoughts = append(thoughts, &pb.Thought{Stage: "reasoning", Summary: textcut.Truncate(resp.Text, 200)})
@@ -266,6 +269,25 @@ func (a *agent) processMessage(ctx context.Context, req *pb.ProcessRequest) {
 		}
 	}
 	fail("TURN_LIMIT", fmt.Sprintf("stopped after %d LLM round trips without a final answer", maxTurns), false)
+}
+
+// LLMCallStage names the Thought that carries one LLM round trip's usage;
+// its DetailJSON is an LLMCall.
+const LLMCallStage = "llm_call"
+
+// LLMCall is one LLM round trip's usage, numbered from 1 within the turn.
+type LLMCall struct {
+	Sequence         int `json:"sequence"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+}
+
+func llmCallThought(n int, u llm.Usage) *pb.Thought {
+	detail, _ := json.Marshal(LLMCall{Sequence: n + 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
+	return &pb.Thought{Stage: LLMCallStage, Summary: fmt.Sprintf("LLM call %d", n+1), DetailJson: string(detail)}
 }
 
 // runToolCalls proposes every call of one model answer, then waits for all

@@ -11,6 +11,8 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/parapet-dev/parapet/sandbox"
 )
 
 // version is stamped at build time with -ldflags "-X ...cmd.version=...".
@@ -58,11 +60,14 @@ func App(stdout, stderr io.Writer) *cli.App {
 			denyCommand(),
 			sessionsCommand(),
 			historyCommand(),
+			doctorCommand(),
 			hookCommand(),
 			mcpProxyCommand(),
+			gatewayCommand(),
 			internalEngineCommand(),
 			internalAgentCommand(),
 			internalSubAgentCommand(),
+			internalProbeCommand(),
 		},
 		// Errors are printed once, by RunContext, with their exit code.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -71,6 +76,10 @@ func App(stdout, stderr io.Writer) *cli.App {
 
 // Main runs agentctl with the process's arguments and exits.
 func Main() {
+	// The confined executor re-executes this binary as its helper.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
+		sandbox.ExecMain()
+	}
 	os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/sandbox"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
 )
@@ -38,6 +39,9 @@ import (
 const envRunAsAgentctl = "PARAPET_TEST_RUN_AS_AGENTCTL"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
+		sandbox.ExecMain()
+	}
 	if os.Getenv(envRunAsAgentctl) == "1" {
 		os.Exit(RunContext(context.Background(), os.Args, os.Stdout, os.Stderr))
 	}
@@ -376,6 +380,13 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	}
 	if st["sandbox_status"] != "sandboxed" || st["agent_pid"].(float64) != float64(s.GetAgentPid()) {
 		t.Errorf("status JSON %s", out)
+	}
+	// The executor's state, next to the agent's (issue 11).
+	if s.GetExecutorStatus() != "sandboxed" || st["executor_status"] != "sandboxed" {
+		t.Errorf("executor status %q, status JSON %s", s.GetExecutorStatus(), out)
+	}
+	if code, out, _ := runAgentctl(t, "status", "--workspace", ws); code != 0 || !strings.Contains(out, "executor: sandboxed") {
+		t.Errorf("status text: exit %d %q", code, out)
 	}
 
 	// A second instance for the workspace is refused.

@@ -55,6 +55,7 @@ func engineFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-turns", Value: 25, Usage: "LLM round trips allowed per message"},
 		&cli.StringFlag{Name: "agent-name", Value: "parapet", Usage: "the agent's display name"},
 		&cli.BoolFlag{Name: "allow-unsandboxed", Usage: "run the agent even where the kernel has no Landlock (loudly warned; partial sandboxes are never accepted)"},
+		&cli.BoolFlag{Name: "allow-unconfined", Usage: "run commands with the engine's full rights where the kernel cannot confine them (loudly warned; a partial confinement is never used)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "db", EnvVars: []string{"PARAPET_DB"}, Usage: "session database `FILE` (default $XDG_STATE_HOME/parapet/workspaces/<name>-<hash>/sessions.db, outside the workspace the agent can read)"},
 	}
@@ -68,6 +69,7 @@ type hostConfig struct {
 	maxTurns                                        int
 	agentName                                       string
 	allowUnsandboxed                                bool
+	allowUnconfined                                 bool
 	logLevel                                        string
 	dbPath                                          string // the session database (absolute)
 	// canaryDir is a writable directory outside the workspace for the
@@ -81,6 +83,8 @@ type hostConfig struct {
 	// clientToken is ClientService's credential ("": a random one that
 	// no client learns, as for run).
 	clientToken string
+	// doors are the other front doors internal-engine serves.
+	doors doorConfig
 }
 
 func hostConfigFrom(c *cli.Context) (hostConfig, error) {
@@ -89,7 +93,8 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 		policyRef: c.String("policy"), provider: c.String("provider"), model: c.String("model"),
 		baseURL: c.String("base-url"), apiKeyEnv: c.String("api-key-env"), scriptPath: c.String("script"),
 		maxTurns: c.Int("max-turns"), agentName: c.String("agent-name"), allowUnsandboxed: c.Bool("allow-unsandboxed"),
-		logLevel: c.String("log-level"), dbPath: c.String("db"), auditFile: c.String("audit-file"),
+		allowUnconfined: c.Bool("allow-unconfined"), logLevel: c.String("log-level"), dbPath: c.String("db"),
+		auditFile: c.String("audit-file"),
 	}
 	if h.workspace == "" {
 		wd, err := os.Getwd()
@@ -151,6 +156,9 @@ func hostConfigFrom(c *cli.Context) (hostConfig, error) {
 	}
 	h.webAddr = c.String("web-addr")
 	if err := checkWebAddr(h.webAddr); err != nil {
+		return h, err
+	}
+	if h.doors, err = doorConfigFrom(c); err != nil {
 		return h, err
 	}
 	return h, nil
@@ -220,6 +228,8 @@ type host struct {
 	agentLis    net.Listener
 	agent       *procman.Supervisor
 	tools       *tools.Registry
+	executor    executorSetup
+	store       *store.Store // the session database (the crawbl door's memory too)
 	closers     []func()
 	log         *slog.Logger
 	agentDone   chan error
@@ -295,13 +305,16 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	if err != nil {
 		return nil, err
 	}
-	reg, err := tools.New(tools.Options{Workspace: cfg.workspace})
+	self, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("tools: %w", err)
+		return nil, fmt.Errorf("find own executable: %w", err)
 	}
-	h.tools = reg
-	h.closers = append(h.closers, func() { reg.Close() })
-
+	// Commands run confined; what they may never read even under a grant:
+	// the session database, its directory and the workspace's state.
+	h.executor = setupExecutor(self, cfg.allowUnconfined, log)
+	if x := h.executor.executor; x != nil {
+		h.closers = append(h.closers, func() { x.Close() })
+	}
 	// Only the engine writes the session database: the agent's sandbox
 	// leaves the workspace read-only.
 	db, err := store.Open(cfg.dbPath)
@@ -309,11 +322,25 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 		return nil, fmt.Errorf("session database: %w", err)
 	}
 	h.closers = append(h.closers, func() { db.Close() })
+	h.store = db
+
+	// The memory tools keep the agent's notes in the same database.
+	home, _ := os.UserHomeDir()
+	reg, err := tools.New(tools.Options{
+		Workspace: cfg.workspace, Executor: h.executor.executor, AllowUnconfined: h.executor.unconfined,
+		Hidden: []string{cfg.dbPath, filepath.Dir(cfg.dbPath), cfg.stateDir()}, UserHome: home, Memory: db,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	h.tools = reg
+	h.closers = append(h.closers, func() { reg.Close() })
 
 	eng, err := engine.New(engine.Config{
 		Workspace: cfg.workspace, AgentName: cfg.agentName, Shield: judge, ShieldMode: mode, ShieldAddress: addr,
 		Tools: reg, Approver: approver, AllowUnsandboxed: cfg.allowUnsandboxed, MaxTurns: cfg.maxTurns,
-		Provider: cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db, ClientToken: cfg.clientToken,
+		ExecutorStatus: h.executor.status,
+		Provider:       cfg.provider, Model: cfg.model, Version: version, Logger: log, Store: db, ClientToken: cfg.clientToken,
 		SubAgentLLM: cfg.subAgentLLM,
 		SpawnSubAgent: func(ctx context.Context, spec engine.SubAgentSpec) (func() error, func(), error) {
 			return h.spawnSubAgent(ctx, spec, agentStderr)
@@ -339,10 +366,6 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 	go func() { _ = h.agentServer.Serve(h.agentLis) }()
 	eng.SetAddresses(h.lis.Addr().String(), "")
 
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
-	}
 	h.agent = procman.NewSupervisor(func() (*exec.Cmd, error) {
 		return h.agentCommand(self, agentStderr)
 	}, procman.Options{

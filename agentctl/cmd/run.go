@@ -97,13 +97,13 @@ func runRun(c *cli.Context) error {
 	var sbErr *engine.SandboxError
 	switch {
 	case errors.As(err, &sbErr):
-		em.sandbox(sbErr.Status, sbErr.Report)
+		em.sandbox(sbErr.Status, sbErr.Report, h.executor)
 		return exitf(exitSandbox, "%v", err)
 	case err != nil:
 		em.errorEvent("AGENT_UNAVAILABLE", err.Error())
 		return exitf(exitFailed, "the agent did not start: %v", err)
 	}
-	em.sandbox(st.SandboxStatus, st.SandboxJSON)
+	em.sandbox(st.SandboxStatus, st.SandboxJSON, h.executor)
 
 	turn, err := h.engine.Submit(ctx, engine.Message{Content: task, Source: "run"})
 	if err != nil {
@@ -251,16 +251,22 @@ func (e *emitter) progress(format string, args ...any) {
 	fmt.Fprintf(e.stderr, format+"\n", args...)
 }
 
-func (e *emitter) sandbox(status, report string) {
+// sandbox reports the agent's sandbox and, next to it, the confined
+// executor that runs the allowed tool calls.
+func (e *emitter) sandbox(status, report string, x executorSetup) {
 	if e.json {
-		var rep any
+		var rep, xrep any
 		if json.Unmarshal([]byte(report), &rep) != nil {
 			rep = nil
 		}
-		e.line(map[string]any{"type": "sandbox", "status": status, "report": rep})
+		if json.Unmarshal([]byte(x.reportJSON), &xrep) != nil {
+			xrep = nil
+		}
+		e.line(map[string]any{"type": "sandbox", "status": status, "report": rep,
+			"executor": map[string]any{"status": x.status, "report": xrep}})
 		return
 	}
-	e.progress("sandbox: %s", status)
+	e.progress("sandbox: %s; executor: %s", status, x.status)
 }
 
 func (e *emitter) errorEvent(code, msg string) {
@@ -303,7 +309,8 @@ func (e *emitter) event(ev *pb.PipelineEvent) {
 		}
 		if e.json {
 			e.line(map[string]any{"type": "verdict", "call_id": sv.GetCallId(), "decision": decision, "tier": v.GetTier(),
-				"rule_ids": nonNil(v.GetRuleIds()), "reason": v.GetReasoning(), "action_hash": v.GetActionHash()})
+				"rule_ids": nonNil(v.GetRuleIds()), "reason": v.GetReasoning(), "action_hash": v.GetActionHash(),
+				"confinement": confinementJSON(v.GetConfinement())})
 			return
 		}
 		e.progress("  shield: %s (tier %d%s) %s", decision, v.GetTier(), rulesSuffix(v.GetRuleIds()), textcut.Truncate(v.GetReasoning(), 300))
@@ -380,4 +387,19 @@ func rulesSuffix(ids []string) string {
 		return ""
 	}
 	return ", " + strings.Join(ids, ", ")
+}
+
+// confinementJSON is a verdict's grant as the run's JSON shows it: the
+// write scope, the TCP ports (empty: no network) and extra read paths.
+// An unset grant is the default confinement.
+func confinementJSON(c *pb.Confinement) map[string]any {
+	write := "workspace"
+	if c.GetWrite() == pb.ConfinementWrite_CONFINEMENT_WRITE_TEMP_ONLY {
+		write = "temp"
+	}
+	ports := c.GetConnectPorts()
+	if ports == nil {
+		ports = []uint32{}
+	}
+	return map[string]any{"write": write, "network_ports": ports, "read_paths": nonNil(c.GetReadPaths())}
 }

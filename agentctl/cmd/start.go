@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -40,10 +42,13 @@ func (h hostConfig) args() []string {
 	if h.allowUnsandboxed {
 		a = append(a, "--allow-unsandboxed")
 	}
+	if h.allowUnconfined {
+		a = append(a, "--allow-unconfined")
+	}
 	if h.webAddr != "" {
 		a = append(a, "--web-addr", h.webAddr)
 	}
-	return a
+	return append(a, h.doors.args()...)
 }
 
 func startCommand() *cli.Command {
@@ -53,7 +58,7 @@ func startCommand() *cli.Command {
 		Description: `One instance per workspace. The engine is restarted after a crash (at most 5
 crashes in 60 s) and at once when it exits 75 (a restart request). SIGTERM or
 SIGINT stop it (SIGKILL after 5 s). State lives in WORKSPACE/.parapet/.`,
-		Flags: append(engineFlags(), webAddrFlag(),
+		Flags: append(append(engineFlags(), doorFlags()...), webAddrFlag(),
 			&cli.BoolFlag{Name: "daemon", Aliases: []string{"d"}, Usage: "detach and run in the background (log in WORKSPACE/.parapet/manager.log)"},
 		),
 		Action: func(c *cli.Context) error {
@@ -107,7 +112,7 @@ func internalEngineCommand() *cli.Command {
 		Name:   "internal-engine",
 		Usage:  "the engine process (started by agentctl start)",
 		Hidden: true,
-		Flags:  append(engineFlags(), webAddrFlag()),
+		Flags:  append(append(engineFlags(), doorFlags()...), webAddrFlag()),
 		Action: runInternalEngine,
 	}
 }
@@ -154,12 +159,18 @@ func runInternalEngine(c *cli.Context) error {
 	if err := procman.WriteWeb(c.App.Writer, webStatus); err != nil {
 		return exitf(exitFailed, "report web: %v", err)
 	}
+	stopDoors, err := serveDoors(h, cfg.doors, log)
+	if err != nil {
+		return exitf(exitFailed, "%v", err)
+	}
+	defer stopDoors()
 	select {
 	case <-ctx.Done():
 		log.Info("stopping on signal")
 	case <-h.engine.ShutdownRequested():
 		if h.engine.RestartRequested() {
 			log.Info("restarting on a client's request")
+			stopDoors()
 			stopWeb()
 			h.stop()
 			return exitf(procman.ExitRestart, "")
@@ -312,17 +323,22 @@ func statusCommand() *cli.Command {
 				"running": true, "workspace": s.GetWorkspace(), "grpc_address": addr, "web_url": webURL, "web_sign_in_url": signIn,
 				"manager_pid": st.ManagerPID, "engine_pid": s.GetEnginePid(), "agent_pid": s.GetAgentPid(),
 				"agent_connected": s.GetAgentConnected(), "sandbox_status": s.GetSandboxStatus(),
-				"shield": s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
+				"executor_status": s.GetExecutorStatus(),
+				"shield":          s.GetShieldMode(), "provider": s.GetProvider(), "model": s.GetModel(),
 				"agent_restarts": s.GetAgentRestarts(), "uptime_seconds": s.GetUptimeSeconds(), "version": s.GetVersion(),
+				"doors": st.Doors,
 			}
 			if c.String("output") == "json" {
 				b, _ := json.Marshal(out)
 				fmt.Fprintln(c.App.Writer, string(b))
 				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  shield: %s\n  web: %s\n",
+			fmt.Fprintf(c.App.Writer, "engine %s (pid %d) for %s\n  agent: connected=%v pid %d sandbox %s, restarts %d\n  executor: %s\n  shield: %s\n  web: %s\n",
 				addr, s.GetEnginePid(), s.GetWorkspace(), s.GetAgentConnected(), s.GetAgentPid(), s.GetSandboxStatus(),
-				s.GetAgentRestarts(), s.GetShieldMode(), orNone(signIn))
+				s.GetAgentRestarts(), s.GetExecutorStatus(), s.GetShieldMode(), orNone(signIn))
+			for _, name := range slices.Sorted(maps.Keys(st.Doors)) {
+				fmt.Fprintf(c.App.Writer, "  door %s: %s\n", name, st.Doors[name])
+			}
 			return nil
 		},
 	}

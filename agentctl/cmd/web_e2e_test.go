@@ -28,8 +28,14 @@ import (
 // stops it at the end of the test, and returns its stderr.
 func startManager(t *testing.T, ws string, extra ...string) *proctest.Buffer {
 	t.Helper()
+	return startManagerScript(t, ws, "- text: hello\n", extra...)
+}
+
+// startManagerScript is startManager with the agent's script.
+func startManagerScript(t *testing.T, ws, scriptYAML string, extra ...string) *proctest.Buffer {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.yaml")
-	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(scriptYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mgr := agentctlCmd(append([]string{"start", "--workspace", ws, "--provider", "scripted", "--script", script}, extra...)...)

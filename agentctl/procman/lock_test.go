@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -130,7 +131,7 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ReadState(dir)
-	if err != nil || got != want {
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("ReadState = %+v, %v; want %+v", got, err, want)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, StateFile))
@@ -139,11 +140,11 @@ func TestStateRoundTrip(t *testing.T) {
 			t.Errorf("state file lacks %q: %s", key, raw)
 		}
 	}
-	if err := UpdateState(dir, func(s *State) { s.AgentPID = 99 }); err != nil {
+	if err := UpdateState(dir, func(s *State) { s.AgentPID, s.Doors = 99, map[string]string{"openclaude": "127.0.0.1:1"} }); err != nil {
 		t.Fatal(err)
 	}
-	want.AgentPID = 99
-	if got, _ := ReadState(dir); got != want {
+	want.AgentPID, want.Doors = 99, map[string]string{"openclaude": "127.0.0.1:1"}
+	if got, _ := ReadState(dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after update %+v", got)
 	}
 	if err := RemoveState(dir); err != nil {

@@ -148,4 +148,5 @@ func (m *Manager) record(ev Event, host string, log *slog.Logger) {
 func clearEngine(s *State) {
 	s.EnginePID, s.AgentPID = 0, 0
 	s.GRPCAddress, s.WebURL, s.SandboxStatus, s.ClientToken = "", "", "", ""
+	s.Doors = nil
 }

@@ -33,6 +33,9 @@ type State struct {
 	ClientToken string    `json:"client_token,omitempty"`
 	Workspace   string    `json:"workspace"`
 	StartedAt   time.Time `json:"started_at"` // when the manager started
+	// Doors maps each front door the engine serves (openclaude, crawbl)
+	// to its address.
+	Doors map[string]string `json:"doors,omitempty"`
 }
 
 // WriteState replaces the state file atomically (temp file + rename), so a

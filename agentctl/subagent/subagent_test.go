@@ -61,7 +61,7 @@ func provider(t *testing.T, srv *llmtest.Server) llm.Provider {
 func start(t *testing.T, mod func(*engine.Config), check func(*pb.SubAgentRegisterResponse) error) *setup {
 	t.Helper()
 	s := &setup{ws: t.TempDir(), main: llmtest.Start(t), sub: llmtest.Start(t), results: make(chan error, 4)}
-	reg, err := tools.New(tools.Options{Workspace: s.ws})
+	reg, err := tools.New(tools.Options{Workspace: s.ws, AllowUnconfined: true})
 	if err != nil {
 		t.Fatal(err)
 	}

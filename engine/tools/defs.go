@@ -129,10 +129,14 @@ func (r *Registry) register() {
 			{name: "tools", kind: kStringArray, desc: "Tools the sub-agent may use (default: all of them).", enum: subAgentTools},
 		}, nil)
 
+	// memory: only with Options.Memory; after spawn_agent, so sub-agents
+	// are not given them.
+	r.registerMemory(add)
+
 	// meta: answered by the engine; registered here for its definition and validation.
 	add(LoadToolsName, "",
-		"Load more tools by group: files (read, write, edit, list, glob, search), shell (execute_command), git (status, diff, log, add, commit), http (http_request), agents (spawn_agent: delegate a task to a sandboxed sub-agent). Their definitions become available for the following turns.",
+		"Load more tools by group: files (read, write, edit, list, glob, search), shell (execute_command), git (status, diff, log, add, commit), http (http_request), agents (spawn_agent: delegate a task to a sandboxed sub-agent), memory (memory_write, memory_read, memory_list: long-term notes). Their definitions become available for the following turns.",
 		false, []prop{
-			{name: "groups", kind: kStringArray, desc: "Tool groups to load.", required: true, nonEmpty: true, enum: groupOrder},
+			{name: "groups", kind: kStringArray, desc: "Tool groups to load.", required: true, nonEmpty: true, enum: r.Groups()},
 		}, nil)
 }

@@ -29,7 +29,7 @@ func FuzzValidate(f *testing.F) {
 			f.Add(uint8(i*4+1), []byte(s))
 		}
 	}
-	r, err := New(Options{Workspace: f.TempDir(), Env: []string{}})
+	r, err := New(withEnv(testOptions(f.TempDir()), []string{}))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func FuzzResolve(f *testing.F) {
 	os.Symlink("../"+StateDirName+"/d", filepath.Join(ws, "sub", "st"))
 	os.Symlink(".", filepath.Join(ws, "me"))
 	os.Symlink(StateDirName+"/d/new", filepath.Join(ws, "dangling"))
-	r, err := New(Options{Workspace: ws, Env: []string{}})
+	r, err := New(withEnv(testOptions(ws), []string{}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// Git runs unsandboxed, and repository configuration can name programs for
-// git to run (hooks, fsmonitor, filter and diff drivers, pagers, signing).
+// Git runs in the confined executor with the workspace writable, and
+// repository configuration can name programs for git to run (hooks,
+// fsmonitor, filter and diff drivers, pagers, signing).
 // The git tools therefore run the git binary with an argv (never a shell)
 // and pin every such setting through command-line configuration, which
 // outranks all configuration files:

@@ -170,7 +170,7 @@ func TestGitStaysInWorkspace(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{Workspace: ws, Env: []string{}})
+	r, err := New(withEnv(testOptions(ws), []string{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,32 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/sandbox"
 )
+
+// TestMain makes the test binary the confined executor's helper when it
+// is re-executed as one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecHelperArg {
+		sandbox.ExecMain()
+	}
+	os.Exit(m.Run())
+}
+
+// testExecutor is the confined executor over the test binary, or nil
+// (with AllowUnconfined) where the host has no Landlock or seccomp.
+func testOptions(ws string) Options {
+	o := Options{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"}}
+	self, err := os.Executable()
+	if err == nil {
+		o.Executor, err = sandbox.NewExecutor(self)
+	}
+	if err != nil {
+		o.AllowUnconfined = true
+	}
+	return o
+}
 
 // newTestRegistry makes a registry over a fresh workspace inside a fresh
 // parent directory, so tests can put files next to (outside) the workspace.
@@ -22,7 +47,7 @@ func newTestRegistry(t *testing.T, mutate func(*Options)) (*Registry, string) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"}}
+	opts := testOptions(ws)
 	if mutate != nil {
 		mutate(&opts)
 	}
@@ -31,6 +56,9 @@ func newTestRegistry(t *testing.T, mutate func(*Options)) (*Registry, string) {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { r.Close() })
+	if opts.Executor != nil {
+		t.Cleanup(func() { opts.Executor.Close() })
+	}
 	return r, r.Workspace()
 }
 
@@ -152,4 +180,15 @@ func validate(r *Registry, name string, args []byte) error {
 	}
 	_, err := r.Prepare(name, args)
 	return err
+}
+
+func withEnv(o Options, env []string) Options {
+	o.Env = env
+	return o
+}
+
+// unconfined makes a registry run commands without the executor, for
+// tests of the process-group handling that reads host pids.
+func unconfined(o *Options) {
+	o.Executor, o.AllowUnconfined = nil, true
 }

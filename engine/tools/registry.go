@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/parapet-dev/parapet/sandbox"
 )
 
 // Def is a tool definition as sent to the agent (openparallax.v1 ToolDef).
@@ -36,6 +38,11 @@ type Def struct {
 type Options struct {
 	// Workspace is the directory every tool is confined to. Required.
 	Workspace string
+
+	// Memory, when set, enables the memory tools; MemoryWorkspace names
+	// the memory workspace they use (default "local").
+	Memory          Memory
+	MemoryWorkspace string
 
 	// CommandTimeout is the default timeout of execute_command and of each
 	// git tool (default 2m, or MaxCommandTimeout if lower); MaxCommandTimeout
@@ -68,7 +75,25 @@ type Options struct {
 	// the engine's own network (its API, shieldd, cloud metadata).
 	HTTPAllowPrivateNetworks bool
 
-	// Env is the base environment of commands and git (default os.Environ()).
+	// Executor runs execute_command and the git tools confined (Landlock,
+	// seccomp, own PID and mount namespaces; sandbox.Executor). Without
+	// one they are refused unless AllowUnconfined is set.
+	Executor        *sandbox.Executor
+	AllowUnconfined bool
+	// Hidden are paths no confined command may read even when a grant
+	// covers them: the session database, the engine's state directory.
+	// WORKSPACE/.parapet is always hidden.
+	Hidden []string
+	// SystemPaths are the read-only, executable locations of confined
+	// commands (default sandbox.DefaultSystemPaths(): /usr, /bin, /lib*,
+	// /etc…); a policy may narrow them by setting fewer.
+	SystemPaths []string
+	// UserHome is the engine user's real home, for "~/…" in granted read
+	// paths (commands never see it otherwise).
+	UserHome string
+
+	// Env is the base environment of commands and git (default: none, so
+	// commands get only the fixed variables below).
 	// Variables matching DefaultScrubEnv or ScrubEnv are dropped; ScrubEnv
 	// adds patterns and cannot remove defaults.
 	Env      []string
@@ -113,6 +138,7 @@ type Registry struct {
 	cmdEnv   []string // execute_command
 	gitEnv   []string // git tools, before per-call config overrides
 	gitPath  string   // "" when git is not installed
+	bashPath string   // "" when bash is not installed
 	scrub    []string
 	tools    map[string]*tool
 	order    []string // tool names in definition order
@@ -136,7 +162,7 @@ const LoadToolsName = "load_tools"
 const SpawnAgentName = "spawn_agent"
 
 // groupOrder lists the tool groups in the order they are presented.
-var groupOrder = []string{"files", "shell", "git", "http", "agents"}
+var groupOrder = []string{"files", "shell", "git", "http", "agents", "memory"}
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -187,12 +213,16 @@ func New(opts Options) (*Registry, error) {
 	r.cmdEnv = r.buildEnv(false)
 	r.gitEnv = r.buildEnv(true)
 	r.gitPath = lookPath("git", opts.Path)
+	r.bashPath = lookPath("bash", opts.Path)
 	r.http = r.newHTTPClient()
 	r.register()
 	return r, nil
 }
 
 func setDefaults(o *Options) {
+	if o.MemoryWorkspace == "" {
+		o.MemoryWorkspace = "local"
+	}
 	if o.CommandTimeout <= 0 {
 		o.CommandTimeout = 2 * time.Minute
 		if o.MaxCommandTimeout > 0 {
@@ -225,9 +255,6 @@ func setDefaults(o *Options) {
 	}
 	if o.HTTPMaxRedirects <= 0 {
 		o.HTTPMaxRedirects = 5
-	}
-	if o.Env == nil {
-		o.Env = os.Environ()
 	}
 	if o.Path == "" {
 		o.Path = defaultPath
@@ -298,7 +325,18 @@ func (r *Registry) Close() error {
 func (r *Registry) Workspace() string { return r.wsReal }
 
 // Groups lists the tool groups load_tools accepts.
-func (r *Registry) Groups() []string { return slices.Clone(groupOrder) }
+func (r *Registry) Groups() []string {
+	var out []string
+	for _, g := range groupOrder {
+		for _, t := range r.tools {
+			if t.def.Group == g {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
 
 // Defs returns the definitions of the given groups, all tools when none is
 // given. An unknown group is an error.

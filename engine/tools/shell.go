@@ -102,22 +102,41 @@ const pipeGrace = 2 * time.Second
 // whole group is killed; after a normal exit the group is killed as well,
 // so no background process outlives the call.
 func (r *Registry) runProcess(ctx context.Context, argv, env []string, timeout time.Duration) (procResult, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return procResult{}, err
+	var cmd *exec.Cmd
+	var pr *os.File
+	switch {
+	case r.opts.Executor != nil:
+		tmp, err := os.MkdirTemp("", "parapet-call-")
+		if err != nil {
+			return procResult{}, fmt.Errorf("creating the call's temp dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		cmd, pr, err = r.opts.Executor.Start(r.execSpec(argv, append(env, "TMPDIR="+tmp), tmp, grantFrom(ctx)))
+		if err != nil {
+			return procResult{}, err
+		}
+	case r.opts.AllowUnconfined:
+		var pw *os.File
+		var err error
+		pr, pw, err = os.Pipe()
+		if err != nil {
+			return procResult{}, err
+		}
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = r.wsReal
+		cmd.Env = env
+		cmd.Stdin = nil // /dev/null
+		cmd.Stdout, cmd.Stderr = pw, pw
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		err = cmd.Start()
+		pw.Close() // the children hold the write end now
+		if err != nil {
+			pr.Close()
+			return procResult{}, err
+		}
+	default:
+		return procResult{}, errUnconfined
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = r.wsReal
-	cmd.Env = env
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return procResult{}, err
-	}
-	pw.Close() // the children hold the write end now
 	pgid := cmd.Process.Pid
 
 	buf := newHeadTail(r.opts.OutputLimit)
@@ -179,9 +198,12 @@ func (r *Registry) commandTimeout(a args) (time.Duration, bool) {
 
 func (r *Registry) executeCommand(ctx context.Context, a args) Result {
 	timeout, capped := r.commandTimeout(a)
-	pres, err := r.runProcess(ctx, []string{"/bin/sh", "-c", a.str("command")}, r.cmdEnv, timeout)
+	if r.bashPath == "" {
+		return errResult(errors.New("execute_command: bash is not installed (not found in the tools' PATH)"))
+	}
+	pres, err := r.runProcess(ctx, []string{r.bashPath, "--noprofile", "--norc", "-c", a.str("command")}, r.cmdEnv, timeout)
 	if err != nil {
-		return errResult(fmt.Errorf("execute_command: could not start /bin/sh: %v", err))
+		return errResult(fmt.Errorf("execute_command: not run: %v", err))
 	}
 	return processResult(pres, timeout, capped)
 }

@@ -32,7 +32,10 @@ func TestExecuteCommand(t *testing.T) {
 	if res.Output != "[no output]" {
 		t.Fatalf("silent: %q", res.Output)
 	}
-	res = call(t, r, "execute_command", map[string]any{"command": "kill -TERM $$"})
+	// Confined, the shell is PID 1 of its namespace and ignores signals it
+	// has no handler for; the signal report is checked unconfined.
+	ur, _ := newTestRegistry(t, unconfined)
+	res = call(t, ur, "execute_command", map[string]any{"command": "kill -TERM $$"})
 	wantErr(t, res, "killed by signal terminated")
 	if res.ExitCode != 128+15 {
 		t.Fatalf("signal exit code %d", res.ExitCode)
@@ -83,7 +86,7 @@ func TestLateWriterControl(t *testing.T) {
 
 func TestExecuteCommandTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
-	r, ws := newTestRegistry(t, func(o *Options) { o.MaxCommandTimeout = time.Second })
+	r, ws := newTestRegistry(t, func(o *Options) { o.MaxCommandTimeout = time.Second; unconfined(o) })
 	res := call(t, r, "execute_command", map[string]any{"command": lateWriter + "sleep 300", "timeout_seconds": 3600})
 	wantErr(t, res, "timed out after 1s", "process group were killed", "capped")
 	if res.ExitCode != -1 {
@@ -99,7 +102,7 @@ func TestExecuteCommandTimeoutKillsGroup(t *testing.T) {
 
 func TestExecuteCommandBackgroundDoesNotOutlive(t *testing.T) {
 	t.Parallel()
-	r, ws := newTestRegistry(t, nil)
+	r, ws := newTestRegistry(t, unconfined)
 	// The child keeps stdout open; the call must still return when the shell exits.
 	res := wantOK(t, call(t, r, "execute_command", map[string]any{"command": lateWriter + "exit 0"}))
 	pgid := pgidOf(t, res.Output)
@@ -112,7 +115,7 @@ func TestExecuteCommandBackgroundDoesNotOutlive(t *testing.T) {
 
 func TestExecuteCommandCancel(t *testing.T) {
 	t.Parallel()
-	r, ws := newTestRegistry(t, nil)
+	r, ws := newTestRegistry(t, unconfined)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan Result, 1)

@@ -58,7 +58,7 @@ type stackOptions struct {
 func newStack(t testing.TB, o stackOptions) *stack {
 	t.Helper()
 	ws := t.TempDir()
-	reg, err := tools.New(tools.Options{Workspace: ws})
+	reg, err := tools.New(tools.Options{Workspace: ws, AllowUnconfined: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,11 +107,42 @@ func checkCallerField(name, v string) error {
 	return nil
 }
 
+// Limits on attachments: a few scripts of ordinary size.
+const (
+	maxAttachments       = 16
+	maxAttachmentBytes   = 256 << 10
+	maxAttachmentPathLen = 4096
+)
+
+// CheckAttachments bounds the attachments a request carries (count, size,
+// UTF-8); Canonicalize checks them too.
+func CheckAttachments(atts []Attachment) error {
+	if len(atts) > maxAttachments {
+		return tooLargef("%d attachments, limit %d", len(atts), maxAttachments)
+	}
+	for i, at := range atts {
+		switch {
+		case len(at.Content) > maxAttachmentBytes:
+			return tooLargef("attachment %d (%s) is %d bytes, limit %d", i, textcut.Truncate(at.Path, 80), len(at.Content), maxAttachmentBytes)
+		case at.Path == "":
+			return invalidf("attachment %d has no path", i)
+		case len(at.Path) > maxAttachmentPathLen:
+			return tooLargef("attachment %d path is %d bytes, limit %d", i, len(at.Path), maxAttachmentPathLen)
+		case !utf8.ValidString(at.Path) || !utf8.ValidString(at.Content):
+			return invalidf("attachment %d is not valid UTF-8", i)
+		}
+	}
+	return nil
+}
+
 // Canonicalize validates req and returns its canonical Action. Errors are
 // *Error values whose message names the problem. An owner that is done
 // with the Action may give it back with Release.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
+	if err := CheckAttachments(req.Attachments); err != nil {
+		return nil, err
+	}
 	a := actionPool.Get().(*Action)
 	args, nstrings, canon, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
@@ -124,6 +155,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 	a.Caller.WorkspaceRoot = cleanRoot(req.Caller.WorkspaceRoot)
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
+	a.Attachments = req.Attachments
 
 	c := collector{a: a, lim: lim, rootNoDots: isCleanNoDots(a.Caller.WorkspaceRoot)}
 	if nstrings > 0 {
@@ -386,7 +418,7 @@ func (c *collector) collectCommand() {
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {
 			if looksLikePath(arg) {
-				c.addPath("command", arg, access)
+				c.addPath("command", cmd.PathOf(arg), access)
 			}
 		}
 		for _, r := range cmd.Redirects {
@@ -400,7 +432,7 @@ func (c *collector) collectCommand() {
 			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
 				continue
 			}
-			c.addPath("command", r.Target, acc)
+			c.addPath("command", cmd.PathOf(r.Target), acc)
 		}
 	}
 	if len(a.Paths) == 0 {

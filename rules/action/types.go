@@ -33,6 +33,21 @@ type Request struct {
 	// Payload is the JSON object of arguments; empty means {}.
 	Payload []byte
 	Caller  Caller
+	// Attachments are files the action will use, as the caller read them
+	// just before asking (the engine attaches the scripts a command runs).
+	Attachments []Attachment
+}
+
+// Attachment is the content of a file an action will use.
+type Attachment struct {
+	// Path names the file as the command does (relative to the workspace,
+	// or absolute).
+	Path    string
+	Content string
+	// Unreadable: the caller could not read the file (missing, not a
+	// regular file, too large, outside the workspace): its content is
+	// unknown.
+	Unreadable bool
 }
 
 // Access says what an action does to a path.
@@ -139,6 +154,8 @@ type Action struct {
 	CanonicalJSON []byte
 	// Hash is the canonical action hash (see Hash in hash.go).
 	Hash [32]byte
+	// Attachments are the request's attachments, as sent.
+	Attachments []Attachment
 
 	// mem holds the strings canonicalisation derived (see arena).
 	mem arena

@@ -52,7 +52,7 @@ var aliases = map[string]string{
 	"mail": "send_email", "send_slack_message": "send_message", "post_message": "send_message",
 	// agents and memory
 	"task": "spawn_agent", "sub_agent": "spawn_agent", "remember": "memory_write",
-	"recall": "memory_read",
+	"recall": "memory_read", "memory_list": "memory_search", // a listing is a search without a query
 }
 
 var typeSeparators = strings.NewReplacer("-", "_", " ", "_", ".", "_")

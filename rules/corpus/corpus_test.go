@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,17 +14,24 @@ import (
 var attackCategories = []string{
 	"remote_code_execution", "decode_execute", "reverse_shell", "destructive",
 	"privilege_persistence", "credential_access", "exfiltration", "secret_material",
-	"prompt_injection", "encoding_evasion", "policy", "malformed",
+	"prompt_injection", "encoding_evasion", "policy", "malformed", "memory_poisoning",
 }
 
 var everydayCategories = []string{
-	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email",
+	"everyday_shell", "everyday_files", "everyday_git", "everyday_http", "everyday_email", "everyday_memory",
+	// The executor's grants (network ports) of everyday commands, plus a
+	// few attacks whose grant Tier 1 takes away.
+	"confinement",
 }
 
 // analysisCategories belong to one analysis each and hold both its
 // attacks and the everyday commands it must let through: at least
-// minAttacks of each.
+// minAttacks of each. The first group is about what really runs (the
+// shell's dialect, working directory and values, interpreter code, code
+// that runs later), the second about the families of harm and option
+// parsing.
 var analysisCategories = []string{
+	"shell_dialect", "working_directory", "shell_values", "interpreter_code", "planted_code",
 	"defense_impairment", "system_disruption", "account_change", "trust_store", "tunnel", "file_transfer",
 	"cloud_secrets", "secret_search", "private_keys", "option_parsing",
 }
@@ -123,6 +131,9 @@ func TestCorpusLabels(t *testing.T) {
 		// The same action twice with different labels would be a contradiction;
 		// twice with the same label is a wasted case.
 		key := c.Request.Type + "\x00" + string(c.Request.Payload) + "\x00" + c.Request.Caller.Home
+		for _, at := range c.Request.Attachments { // the same command running other code
+			key += fmt.Sprintf("\x00%s\x00%s\x00%v", at.Path, at.Content, at.Unreadable)
+		}
 		if prev, dup := seen[key]; dup {
 			t.Errorf("%s: same action as %s", c.Pos(), prev)
 		}

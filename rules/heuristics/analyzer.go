@@ -184,10 +184,12 @@ func (s *scan) run() {
 	}
 	s.checkFilePaths()
 	s.checkScriptWrites()
+	s.checkHookWrites()
 	s.checkSecretWrites()
 	s.checkCloudMetadata()
 	s.checkOutbound()
 	s.checkInjection()
+	s.checkStandingExfil()
 	s.checkEnvAssignments()
 }
 

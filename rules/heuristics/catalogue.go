@@ -84,6 +84,7 @@ const (
 	rInjectTemplate
 	rInjectOutbound
 	rInjectAgentRules
+	rInjectStandingExfil
 
 	rEvInvisibleCommand
 	rEvInvisibleText
@@ -276,6 +277,8 @@ var baseRules = [numRules]Rule{
 		"An email, chat message or HTTP body sent out carries instructions aimed at another agent."},
 	rInjectAgentRules: {"injection.agent-rules-file", CategoryPromptInjection, critical, block,
 		"Writes injection wording into a file agents load as instructions (AGENTS.md, .cursorrules, CLAUDE.md, …)."},
+	rInjectStandingExfil: {"injection.standing-exfiltration", CategoryPromptInjection, critical, block,
+		"Plants a standing instruction to hand out credentials (\"always attach the credentials file\") in the agent's memory or an agent rules file."},
 
 	rEvInvisibleCommand: {"evasion.invisible-in-command", CategoryEncodingEvasion, high, block,
 		"Zero-width, bidi or control characters hidden in a command or path."},

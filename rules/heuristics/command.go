@@ -62,8 +62,50 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView)
 	return cs
 }
 
-// resolve places a command argument relative to the caller's workspace.
-func (cs *cmdScan) resolve(p string) action.Path { return cs.act.CommandPath(p) }
+// unknownPrefix puts a path that starts with a value only known at run
+// time ("$(cat f)/.ssh/x", "$DIR/x"; not $HOME) under shell.UnknownDir.
+func unknownPrefix(p string) string {
+	if len(p) < 2 || p[0] != '$' && p[0] != '`' || strings.HasPrefix(p, "$HOME") || strings.HasPrefix(p, "${HOME}") {
+		return p
+	}
+	w := withoutUnknown(p)
+	if w == p || !strings.HasPrefix(w, "/") || !strings.HasSuffix(p, w) {
+		return p
+	}
+	return shell.UnknownDir + w
+}
+
+// judged reports whether a path as written already falls under a
+// protected class (~/.ssh/*, rm -rf ~/*): a glob's match only stands in
+// for a path that would otherwise be judged harmless.
+func (cs *cmdScan) judged(p action.Path) bool {
+	if sens, _ := classify(p.Abs, cs.home); sens != sensNone {
+		return true
+	}
+	if stripGlobChild(p.Abs) != p.Abs && criticalDir(p, cs.root, cs.home) != "" {
+		return true // d/*: every child of a protected directory
+	}
+	_, _, ok := persistTarget(p, cs.home)
+	return ok
+}
+
+// resolveIn places a path argument of command c: relative to the
+// directory c runs in (cd, git -C, …), then to the caller's workspace. A
+// glob that can match a protected path is judged as that path.
+func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
+	if c != nil {
+		p = c.PathOf(p)
+	}
+	p = unknownPrefix(p)
+	r := cs.act.CommandPath(p)
+	// Inside a workspace that is not the home, no protected path can match.
+	if strings.ContainsAny(r.Abs, "*?[") && !(r.InWorkspace && cs.root != cs.home) && !cs.judged(r) {
+		if m := globProtected(r.Abs, cs.home); m != "" {
+			r.Abs = m
+		}
+	}
+	return r
+}
 
 // pipelineOf returns the pipeline members (indexes into views) of v, or nil.
 func (cs *cmdScan) pipelineOf(v *cmdView) []int {

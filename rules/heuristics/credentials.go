@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Credential access: reading keys, tokens and password stores, through
@@ -85,22 +86,22 @@ func pathInArg(a string) string {
 // classifyArg classifies a command argument as a path. A bare name (no
 // "/", "~" or "$") stays in the workspace, where only .env files are
 // sensitive, so the resolver is skipped for the common case.
-func (cs *cmdScan) classifyArg(p string) (sensitivity, string) {
-	if strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '~') < 0 && strings.IndexByte(p, '$') < 0 &&
+func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string) {
+	if c.Dir == "" && strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '*') < 0 && strings.IndexByte(p, '?') < 0 && strings.IndexByte(p, '~') < 0 && strings.IndexByte(p, '$') < 0 &&
 		cs.root != "" && cs.root != cs.home {
 		if isDotenv(p) {
 			return sensDotenv, "a .env file"
 		}
 		return sensNone, ""
 	}
-	return classify(cs.resolve(p).Abs, cs.home)
+	return classify(cs.resolveIn(c, p).Abs, cs.home)
 }
 
 // sensitiveReads calls fn for each sensitive path v reads.
 func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivity, label string) bool) bool {
 	for _, r := range v.c.Redirects {
 		if r.Op == "<" || r.Op == "<>" {
-			if sens, label := classify(cs.resolve(r.Target).Abs, cs.home); sens != sensNone {
+			if sens, label := classify(cs.resolveIn(v.c, r.Target).Abs, cs.home); sens != sensNone {
 				if fn(r.Target, sens, label) {
 					return true
 				}
@@ -129,7 +130,7 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 		if i := strings.IndexByte(p, ':'); i > 0 && (v.prog == "scp" || v.prog == "rsync" || v.prog == "sftp") {
 			continue // a remote path
 		}
-		if sens, label := cs.classifyArg(p); sens != sensNone {
+		if sens, label := cs.classifyArg(v.c, p); sens != sensNone {
 			if fn(a, sens, label) {
 				return true
 			}
@@ -144,7 +145,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
 			// A rule already reported costs nothing more: a line naming
 			// thousands of key files must stay linear.
-			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolve(pathInArg(raw)).Abs) {
+			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolveIn(v.c, pathInArg(raw)).Abs) {
 				s.add(r, credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
 			}
 			return false
@@ -350,7 +351,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if why := criticalDir(cs.resolve(a), cs.root, cs.home); why != "" && why != "the whole workspace" {
+		if why := criticalDir(cs.resolveIn(v.c, a), cs.root, cs.home); why != "" && why != "the whole workspace" {
 			wideStart = true
 		}
 	}

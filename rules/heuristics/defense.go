@@ -189,7 +189,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		s.checkHistoryAssigns(v.args, ev)
 	case "rm", "shred", "unlink", "truncate", "srm", "wipe":
 		for _, op := range ops {
-			p := cs.resolve(op)
+			p := cs.resolveIn(v.c, op)
 			switch {
 			case isHistoryFile(p.Abs, cs.home):
 				s.add(rDefHistory, v.prog+" erases the shell history file "+op+": leave it as it is", ev())
@@ -198,14 +198,14 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			}
 		}
 	case "ln":
-		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolve(ops[len(ops)-1]).Abs, cs.home) {
+		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolveIn(v.c, ops[len(ops)-1]).Abs, cs.home) {
 			s.add(rDefHistory, "links the shell history file to /dev/null: history would no longer be kept; refuse it", ev())
 		}
 	}
 	s.checkHistoryAssigns(v.c.Assigns, ev)
 	// Writes into the kernel's switches and over logs and history.
 	writeTargets(v, func(target string) {
-		p := cs.resolve(target)
+		p := cs.resolveIn(v.c, target)
 		switch {
 		case p.Abs == "/proc/sys/kernel/randomize_va_space":
 			s.add(rDefSecurityOff, "writes "+p.Abs+": turning ASLR off makes memory exploits reliable; refuse it", target)

@@ -92,7 +92,7 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			}
 		case "truncate":
 			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
-				if p := cs.resolve(op); isSystemFile(p.Abs) {
+				if p := cs.resolveIn(v.c, op); isSystemFile(p.Abs) {
 					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+evJoin(v.args))
 					break
 				}
@@ -108,7 +108,7 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			if isDiskDevice(r.Target) {
 				s.add(rDiskWipe, "redirects output onto the disk device "+r.Target+": this overwrites it; refuse it", r.Op+" "+r.Target)
 			} else if r.Op != ">>" && r.Op != "&>>" {
-				if p := cs.resolve(r.Target); isSystemFile(p.Abs) && !strings.HasPrefix(p.Abs, "/dev/") {
+				if p := cs.resolveIn(v.c, r.Target); isSystemFile(p.Abs) && !strings.HasPrefix(p.Abs, "/dev/") {
 					s.add(rTruncateSystem, "overwrites the system file "+p.Abs+" with a redirection: this erases its contents; refuse it", r.Op+" "+r.Target)
 				}
 			}
@@ -130,7 +130,7 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 		ops = ops[:len(ops)-1]
 	}
 	for _, op := range ops {
-		if sens, label := cs.classifyArg(op); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
+		if sens, label := cs.classifyArg(v.c, op); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
 			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
 				v.prog+" "+evJoin(v.args))
 			return
@@ -163,7 +163,7 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 		if base := baseName(strings.TrimSuffix(op, "/")); base == ".git" {
 			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+evJoin(v.args))
 		}
-		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" {
+		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" {
 			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
 				"rm "+evJoin(v.args))
 			return
@@ -171,8 +171,72 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 		if isUnsetVarRisk(op) {
 			s.add(rDelUnsetVar, "recursively deletes "+op+": if the variable is empty this deletes from /; check the variable is set (use ${VAR:?}) and name the path",
 				"rm "+evJoin(v.args))
+			continue
+		}
+		// A value only known at run time is unknown, not empty: if it
+		// turns out empty, ~/"$(x)" is the home.
+		if emptied := withoutUnknown(op); emptied != op && emptied != "" {
+			if why := criticalDir(cs.resolveIn(v.c, emptied), cs.root, cs.home); why != "" {
+				s.add(rDelUnsetVar, "recursively deletes "+op+": if what it computes is empty this deletes "+why+"; name the path",
+					"rm "+evJoin(v.args))
+			}
 		}
 	}
+}
+
+// withoutUnknown removes the parts of a word only known at run time
+// ($(…), `…`, $NAME, ${…}; $HOME stays), as if each were empty.
+func withoutUnknown(w string) string {
+	if !strings.ContainsAny(w, "$`") {
+		return w
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c == '`':
+			if j := strings.IndexByte(w[i+1:], '`'); j >= 0 {
+				i += j + 1
+				continue
+			}
+		case c == '$' && strings.HasPrefix(w[i:], "$HOME") || strings.HasPrefix(w[i:], "${HOME}"):
+		case c == '$' && i+1 < len(w) && (w[i+1] == '(' || w[i+1] == '{'):
+			open, close := w[i+1], byte(')')
+			if open == '{' {
+				close = '}'
+			}
+			depth := 0
+			j := i + 1
+			for ; j < len(w); j++ {
+				if w[j] == open {
+					depth++
+				} else if w[j] == close {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			if open == '{' && j < len(w) && strings.IndexByte(w[i:j], '?') >= 0 {
+				b.WriteString(w[i : j+1]) // ${X:?}: the shell stops if it is empty
+			}
+			i = j
+			continue
+		case c == '$' && i+1 < len(w) && (w[i+1] == '_' || isAlnumByte(w[i+1])):
+			j := i + 1
+			for j < len(w) && (w[j] == '_' || isAlnumByte(w[j])) {
+				j++
+			}
+			i = j - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isAlnumByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isUnsetVarRisk matches "$VAR/", "$VAR/*", "${VAR}/…" where the variable
@@ -223,7 +287,7 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			}
 			break
 		}
-		p := cs.resolve(a)
+		p := cs.resolveIn(v.c, a)
 		why := criticalDir(p, cs.root, cs.home)
 		if why == "" {
 			continue
@@ -244,7 +308,7 @@ func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
 		if i == 0 {
 			continue // the mode or owner
 		}
-		if why := criticalDir(cs.resolve(op), cs.root, cs.home); why != "" && why != "the whole workspace" {
+		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" && why != "the whole workspace" {
 			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+why+": this can break the system and its security; target a specific directory",
 				v.prog+" "+evJoin(v.args))
 			return
@@ -323,7 +387,7 @@ func (cs *cmdScan) formatsImageFile(v *cmdView) bool {
 	if strings.ContainsAny(target, "$`*?") || strings.HasPrefix(target, "/dev/") {
 		return false
 	}
-	p := cs.resolve(target)
+	p := cs.resolveIn(v.c, target)
 	if strings.HasPrefix(p.Abs, "/dev/") {
 		return false
 	}

@@ -62,6 +62,8 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkPackageScriptCommands(cs)
 	s.checkPackageFromURL(cs)
 	s.checkFamilies(cs)
+	s.checkInterpreterCode(cs)
+	s.checkPlantedCode(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material

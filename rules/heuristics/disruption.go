@@ -70,7 +70,7 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 		s.add(rDisruptHalt, halt+" stops or restarts the whole machine: every user and service goes down with it; refuse it", ev())
 	}
 	writeTargets(v, func(target string) {
-		switch p := cs.resolve(target); {
+		switch p := cs.resolveIn(v.c, target); {
 		case p.Abs == "/proc/sysrq-trigger":
 			s.add(rDisruptHalt, "writes /proc/sysrq-trigger: the magic SysRq key can reboot, crash or power off the machine at once; refuse it", target)
 		}

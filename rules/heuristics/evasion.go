@@ -68,6 +68,12 @@ func (s *scan) checkEvasions() {
 			s.add(rEvEncodedPath, "the path in "+where+" is percent-encoded ("+ev.Evidence+"): it hides its real location; ask for the plain path", ev.Evidence)
 		case "too-deep":
 			s.add(rEvUnanalysable, "the command nests shells too deeply to be analysed: run the inner command directly", ev.Evidence)
+		case "dialect":
+			s.add(rEvUnanalysable, "the command hands a script to a shell that reads it differently from bash ("+ev.Evidence+
+				"): what would run cannot be analysed; write it for bash, or run the commands directly", ev.Evidence)
+		case "opaque-code":
+			s.add(rEvUnanalysable, "the command runs code whose effect cannot be analysed ("+ev.Evidence+
+				"): run the commands it means directly so they can be checked", ev.Evidence)
 		case "quote-split", "ifs", "ansi-c-escape", "backslash-split", "variable-program":
 			if ev.Kind == "variable-program" && printsShellSetup(ev.Evidence) {
 				continue // eval "$(ssh-agent -s)": the substitution is judged as a command

@@ -242,7 +242,7 @@ func homeArchive(cs *cmdScan, u *cmdView, report func(string)) bool {
 		return false
 	}
 	for _, op := range operands(u.args, "fCX", nil) {
-		if _, isHome, ok := homeRel(cs.resolve(op).Abs, cs.home); ok && isHome {
+		if _, isHome, ok := homeRel(cs.resolveIn(u.c, op).Abs, cs.home); ok && isHome {
 			report("your whole home directory (" + op + ", archived by " + u.prog + ")")
 			return true
 		}
@@ -259,7 +259,7 @@ func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
 		if !(strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~") || strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.HasPrefix(tok, ".env")) {
 			continue
 		}
-		if sens, label := classify(cs.resolve(tok).Abs, cs.home); sens != sensNone {
+		if sens, label := classify(cs.resolveIn(nil, tok).Abs, cs.home); sens != sensNone {
 			return tok, label, true
 		}
 	}

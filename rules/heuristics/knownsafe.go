@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Known-safe commands: shell command lines built only from everyday
@@ -161,7 +162,7 @@ func (cs *cmdScan) safeRedirects(v *cmdView) bool {
 		switch {
 		case strings.HasPrefix(r.Target, "&"), r.Target == "/dev/null", r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<":
 		case isOutputRedirect(r.Op) || r.Op == "<":
-			if !cs.inWorkspaceOrTmp(r.Target) {
+			if !cs.inWorkspaceOrTmp(v.c, r.Target) {
 				return false
 			}
 		default:
@@ -173,8 +174,8 @@ func (cs *cmdScan) safeRedirects(v *cmdView) bool {
 
 // inWorkspaceOrTmp reports whether a path argument stays in the
 // workspace or /tmp, and is not a place that runs code later.
-func (cs *cmdScan) inWorkspaceOrTmp(p string) bool {
-	r := cs.resolve(p)
+func (cs *cmdScan) inWorkspaceOrTmp(c *shell.Command, p string) bool {
+	r := cs.resolveIn(c, p)
 	if !(r.InWorkspace || underOrAt(r.Abs, "/tmp")) {
 		return false
 	}
@@ -220,7 +221,7 @@ func (a *Analyzer) safeReader(cs *cmdScan, v *cmdView) bool {
 		}
 	case "cd", "pushd":
 		for _, arg := range v.args {
-			if looksLikePath(arg) && !cs.inWorkspaceOrTmp(arg) {
+			if looksLikePath(arg) && !cs.inWorkspaceOrTmp(v.c, arg) {
 				return false
 			}
 		}
@@ -232,10 +233,10 @@ func (a *Analyzer) safeReader(cs *cmdScan, v *cmdView) bool {
 		if arg == "" || arg[0] == '-' {
 			continue
 		}
-		if sens, _ := cs.classifyArg(arg); sens != sensNone {
+		if sens, _ := cs.classifyArg(v.c, arg); sens != sensNone {
 			return false
 		}
-		if looksLikePath(arg) && !cs.inWorkspaceOrTmp(arg) && !publicReadable(cs.resolve(arg).Abs) {
+		if looksLikePath(arg) && !cs.inWorkspaceOrTmp(v.c, arg) && !publicReadable(cs.resolveIn(v.c, arg).Abs) {
 			return false // a sweep of /, a home or another project
 		}
 	}
@@ -314,7 +315,7 @@ func (a *Analyzer) safeDownload(cs *cmdScan, v *cmdView) bool {
 				return false
 			}
 			i++
-			if out := v.args[i]; out != "-" && out != "/dev/null" && !cs.inWorkspaceOrTmp(out) {
+			if out := v.args[i]; out != "-" && out != "/dev/null" && !cs.inWorkspaceOrTmp(v.c, out) {
 				return false
 			}
 		case arg == "-w" || arg == "--write-out" || arg == "-H" || arg == "--header" || arg == "-A" || arg == "--user-agent" ||
@@ -360,12 +361,12 @@ func (cs *cmdScan) safeWriter(v *cmdView) bool {
 			continue
 		}
 		n++
-		if !cs.inWorkspaceOrTmp(arg) {
+		if !cs.inWorkspaceOrTmp(v.c, arg) {
 			return false
 		}
 		// Reading a secret is Tier 1's to judge; writing over one, or
 		// removing it, is still a change in the workspace.
-		if sens, _ := cs.classifyArg(arg); sens != sensNone && v.prog != "rm" && i != dst {
+		if sens, _ := cs.classifyArg(v.c, arg); sens != sensNone && v.prog != "rm" && i != dst {
 			return false
 		}
 	}
@@ -397,7 +398,7 @@ func (a *Analyzer) safeBuild(cs *cmdScan, v *cmdView) bool {
 			if (arg == "-f" || arg == "--file") && i+1 < len(v.args) && isStdinPath(v.args[i+1]) {
 				return false
 			}
-			if (arg == "-C" || arg == "--directory") && i+1 < len(v.args) && !cs.inWorkspaceOrTmp(v.args[i+1]) {
+			if (arg == "-C" || arg == "--directory") && i+1 < len(v.args) && !cs.inWorkspaceOrTmp(v.c, v.args[i+1]) {
 				return false
 			}
 		}
@@ -407,7 +408,7 @@ func (a *Analyzer) safeBuild(cs *cmdScan, v *cmdView) bool {
 			return false
 		}
 		for i, arg := range v.args {
-			if arg == "-C" && i+1 < len(v.args) && !cs.inWorkspaceOrTmp(v.args[i+1]) {
+			if arg == "-C" && i+1 < len(v.args) && !cs.inWorkspaceOrTmp(v.c, v.args[i+1]) {
 				return false
 			}
 		}

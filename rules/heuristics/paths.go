@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Path classification shared by the destructive, persistence, credential
@@ -270,6 +271,11 @@ func classify(abs, home string) (sensitivity, string) {
 	abs = strings.TrimPrefix(abs, "/private") // macOS /private/etc
 	if abs == "" {
 		return sensNone, ""
+	}
+	// In a directory the line does not show (cd "$X", "$(…)"/.ssh/id_rsa),
+	// a file is judged as if that directory were the home.
+	if rest, ok := strings.CutPrefix(abs, shell.UnknownDir+"/"); ok && home != "" {
+		abs = home + "/" + rest
 	}
 	// Every home secret and browser root starts with '.', '_', "Library"
 	// or "snap": other home paths (projects, documents) skip the tables.

@@ -62,7 +62,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 		}
 		// Writes to persistence locations, however they are made.
 		writeTargets(v, func(target string) {
-			p := cs.resolve(target)
+			p := cs.resolveIn(v.c, target)
 			if r, what, ok := persistTarget(p, cs.home); ok {
 				s.add(r, persistMessage(r, what), target)
 			}
@@ -290,7 +290,7 @@ func (s *scan) checkChmod(cs *cmdScan, v *cmdView) {
 		return
 	}
 	for _, op := range ops[1:] {
-		p := cs.resolve(op)
+		p := cs.resolveIn(v.c, op)
 		why := criticalDir(p, cs.root, cs.home)
 		if why == "the whole workspace" {
 			why = ""

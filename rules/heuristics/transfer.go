@@ -107,7 +107,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	case "curl", "wget":
 		for _, a := range v.args {
 			if len(a) > 7 && strings.EqualFold(a[:7], "file://") {
-				p := cs.resolve(fileURLPath(a))
+				p := cs.resolveIn(v.c, fileURLPath(a))
 				if !isBelow(p.Abs, cs.root) && p.Abs != cs.root {
 					report(v.prog + " reads the local file " + p.Abs + " through a file:// URL")
 				}

@@ -58,7 +58,7 @@ func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 		imports := containsArg(v.args, "-importcert") || containsArg(v.args, "-import") || containsArg(v.args, "-importkeystore")
 		store := containsArg(v.args, "-cacerts")
 		for i, a := range v.args {
-			if (a == "-keystore" || a == "-destkeystore") && i+1 < len(v.args) && isTrustStorePath(cs.resolve(v.args[i+1]).Abs, cs.home) {
+			if (a == "-keystore" || a == "-destkeystore") && i+1 < len(v.args) && isTrustStorePath(cs.resolveIn(v.c, v.args[i+1]).Abs, cs.home) {
 				store = true
 			}
 		}
@@ -69,7 +69,7 @@ func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 		s.add(rTrustRootCA, "Import-Certificate adds a certificate to a Windows store: refuse it", ev())
 	}
 	writeTargets(v, func(target string) {
-		if isTrustStorePath(cs.resolve(target).Abs, cs.home) {
+		if isTrustStorePath(cs.resolveIn(v.c, target).Abs, cs.home) {
 			s.add(rTrustRootCA, "writes "+target+", where the system's trusted certificate authorities live: refuse it", target)
 		}
 	})

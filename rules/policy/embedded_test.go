@@ -69,13 +69,13 @@ func shellArgs(line string) string { return `{"command":` + jsonString(line) + `
 // Everyday developer work must end ALLOW under the default policy.
 func TestDefaultPolicyEverydayWork(t *testing.T) {
 	cases := []decisionCase{
-		{"bash", shellArgs("git push origin feature"), allow, "shell", 0},
+		{"bash", shellArgs("git push origin feature"), allow, "shell-network", 0},
 		{"bash", shellArgs("rm -rf node_modules"), allow, "shell", 0},
 		{"bash", shellArgs("npm test"), allow, "shell", 0},
 		{"bash", shellArgs("go build ./..."), allow, "shell", 0},
 		{"bash", shellArgs("docker build ."), allow, "shell", 0},
 		{"bash", shellArgs("find . -name '*.go' -delete"), allow, "shell", 0},
-		{"bash", shellArgs("curl https://api.github.com/repos/parapet-dev/parapet"), allow, "shell", 0},
+		{"bash", shellArgs("curl https://api.github.com/repos/parapet-dev/parapet"), allow, "shell-network", 0},
 		{"read_file", `{"path":"src/main.go"}`, allow, "file-reads", 0},
 		{"read_file", `{"path":"/home/dev/project/README.md"}`, allow, "file-reads", 0},
 		{"write_file", `{"path":"src/main.go","content":"package main"}`, allow, "file-changes", 0},
@@ -136,8 +136,8 @@ func TestDefaultPolicyGuards(t *testing.T) {
 func TestDefaultPolicyCommands(t *testing.T) {
 	requireShellParser(t)
 	cases := []decisionCase{
-		{"bash", shellArgs("git push origin feature"), allow, "shell", 0},
-		{"bash", shellArgs("git push -u origin feature/login"), allow, "shell", 0},
+		{"bash", shellArgs("git push origin feature"), allow, "shell-network", 0},
+		{"bash", shellArgs("git push -u origin feature/login"), allow, "shell-network", 0},
 		{"bash", shellArgs("git push --force origin feature"), escalate, "git-push-rewrite", 3},
 		{"bash", shellArgs("git push -fu origin feature"), escalate, "git-push-rewrite", 3},
 		{"bash", shellArgs("git push --force-with-lease"), escalate, "git-push-rewrite", 3},
@@ -193,7 +193,7 @@ func TestStrictPolicyCommands(t *testing.T) {
 func TestPermissivePolicy(t *testing.T) {
 	cases := []decisionCase{
 		{"write_file", `{"path":"/home/dev/other/x"}`, allow, "policy.no-match", 0},
-		{"bash", shellArgs("rm -rf build"), allow, "policy.no-match", 0},
+		{"bash", shellArgs("rm -rf build"), allow, "shell-network", 0},
 		{"write_file", `{"path":"~/.ssh/authorized_keys"}`, block, "file-write-credentials", 0},
 		{"write_file", `{"path":"/etc/sudoers"}`, block, "file-write-system", 0},
 		{"read_file", `{"path":"/etc/passwd"}`, allow, "policy.no-match", 0},

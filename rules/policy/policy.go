@@ -71,6 +71,10 @@ type Decision struct {
 	// goes to it unless Tier 1 marks it known-safe. Without an evaluator
 	// the allow stands.
 	SecondOpinion bool
+	// Confine is the rule's `confine:` grant for the executor; nil means
+	// the default confinement. Shared by every verdict of the rule: never
+	// modify it.
+	Confine *pb.Confinement
 }
 
 // Explanation says why one rule did or did not match.

@@ -58,8 +58,8 @@ func (r *rule) matches(st *evalState) bool {
 
 var ruleKeys = map[string][]string{
 	SectionDeny:   {"id", "description", "reason", "match"},
-	SectionVerify: {"id", "description", "reason", "tier", "match"},
-	SectionAllow:  {"id", "description", "reason", "match", "second_opinion"},
+	SectionVerify: {"id", "description", "reason", "tier", "match", "confine"},
+	SectionAllow:  {"id", "description", "reason", "match", "second_opinion", "confine"},
 }
 
 // compiler turns rule nodes into rules, collecting problems.
@@ -127,6 +127,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	tier := int32(0)
 	secondOpinion := false
 	var matchNode *yaml.Node
+	var grant *pb.Confinement
 	for _, kv := range kvs {
 		switch kv.key {
 		case "description":
@@ -149,6 +150,10 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 					c.ps.add(kv.value.Line, label, "second_opinion must be true or false, got %q", v)
 				}
 			}
+		case "confine":
+			if section != SectionDeny {
+				grant = c.confine(kv.value, label)
+			}
 		}
 	}
 	if section == SectionVerify && !hasKey(kvs, "tier") {
@@ -161,6 +166,7 @@ func (c *compiler) rule(section string, index int, n *yaml.Node) *rule {
 	c.match(r, label, matchNode)
 	r.decision = ruleDecision(r, section, tier, reason, description)
 	r.decision.SecondOpinion = secondOpinion
+	r.decision.Confine = grant
 	return r
 }
 

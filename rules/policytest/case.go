@@ -40,6 +40,9 @@ type Case struct {
 	Expect string
 	// Rule, when set, must be among the verdict's rule ids.
 	Rule string
+	// Network, when set, is the verdict's granted TCP ports, exactly
+	// (an empty, non-nil list: no network).
+	Network []uint32
 }
 
 // Pos returns "file:line" for messages.

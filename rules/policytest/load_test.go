@@ -209,3 +209,37 @@ func TestLoadReportsEveryFile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestLoadAttachments(t *testing.T) {
+	const file = `category: planted_code
+kind: attack
+caller: { workspace_root: /w, home: /h }
+cases:
+  - name: attached
+    action:
+      type: execute_command
+      args: { command: "bash b.sh" }
+      attachments: [{ path: b.sh, content: "id\n" }, { path: c.sh, unreadable: true }]
+    expect: block
+`
+	cases, err := LoadFS(fstest.MapFS{"a.yaml": {Data: []byte(file)}}, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atts := cases[0].Request.Attachments
+	if len(atts) != 2 || atts[0].Path != "b.sh" || atts[0].Content != "id\n" || atts[0].Unreadable ||
+		atts[1].Path != "c.sh" || !atts[1].Unreadable {
+		t.Fatalf("attachments %+v", atts)
+	}
+	for _, bad := range []string{
+		`attachments: { path: x }`,
+		`attachments: [{ content: x }]`,
+		`attachments: [{ path: x, unreadable: maybe }]`,
+		`attachments: [{ path: x, mode: 1 }]`,
+	} {
+		f := strings.Replace(file, `attachments: [{ path: b.sh, content: "id\n" }, { path: c.sh, unreadable: true }]`, bad, 1)
+		if _, err := LoadFS(fstest.MapFS{"a.yaml": {Data: []byte(f)}}, "."); err == nil {
+			t.Errorf("%s: loaded", bad)
+		}
+	}
+}

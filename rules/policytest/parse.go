@@ -129,7 +129,7 @@ func (p *parser) parseRoot(root *yaml.Node) []Case {
 
 func (p *parser) parseCase(n *yaml.Node, def defaults) (Case, bool) {
 	before := len(p.errs)
-	m := p.mapping(n, "case", "name", "category", "kind", "caller", "action", "expect", "rule", "min_tier")
+	m := p.mapping(n, "case", "name", "category", "kind", "caller", "action", "expect", "rule", "min_tier", "network")
 	if m == nil {
 		return Case{}, false
 	}
@@ -180,6 +180,9 @@ func (p *parser) parseCase(n *yaml.Node, def defaults) (Case, bool) {
 	if v := m["min_tier"]; v != nil {
 		c.MinTier = p.tier(v)
 	}
+	if v := m["network"]; v != nil {
+		c.Network = p.ports(v)
+	}
 	return c, len(p.errs) == before
 }
 
@@ -191,7 +194,7 @@ func caseLabel(name string) string {
 }
 
 func (p *parser) action(n *yaml.Node, c *Case) {
-	m := p.mapping(n, "action", "type", "args", "args_json")
+	m := p.mapping(n, "action", "type", "args", "args_json", "attachments")
 	if m == nil {
 		return
 	}
@@ -221,6 +224,41 @@ func (p *parser) action(n *yaml.Node, c *Case) {
 		if s, ok := p.str(raw, "args_json"); ok {
 			c.Request.Payload = []byte(s)
 		}
+	}
+	if v := m["attachments"]; v != nil {
+		p.attachments(v, c)
+	}
+}
+
+// attachments reads the files a caller attaches: a list of
+// {path, content, unreadable}.
+func (p *parser) attachments(n *yaml.Node, c *Case) {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "attachments must be a list, got %s", nodeKind(n))
+		return
+	}
+	for _, item := range n.Content {
+		m := p.mapping(item, "attachment", "path", "content", "unreadable")
+		if m == nil {
+			continue
+		}
+		var at action.Attachment
+		if v := m["path"]; v == nil {
+			p.errorf(item, "attachment has no path")
+		} else {
+			at.Path, _ = p.str(v, "path")
+		}
+		if v := m["content"]; v != nil {
+			at.Content, _ = p.str(v, "content")
+		}
+		if v := m["unreadable"]; v != nil {
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+				p.errorf(v, "unreadable must be true or false")
+			} else {
+				at.Unreadable = v.Value == "true"
+			}
+		}
+		c.Request.Attachments = append(c.Request.Attachments, at)
 	}
 }
 
@@ -335,4 +373,26 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// ports reads `network:`: `none` or a list of TCP ports.
+func (p *parser) ports(n *yaml.Node) []uint32 {
+	if n.Kind == yaml.ScalarNode && n.Value == "none" {
+		return []uint32{}
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errorf(n, "network must be none or a non-empty list of TCP ports")
+		return nil
+	}
+	out := []uint32{}
+	for _, c := range n.Content {
+		v, err := strconv.ParseUint(c.Value, 10, 16)
+		if c.Kind != yaml.ScalarNode || err != nil || v == 0 {
+			p.errorf(c, "network: %q is not a TCP port", c.Value)
+			continue
+		}
+		out = append(out, uint32(v))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -81,6 +81,9 @@ func judge(c Case, v *pb.Verdict, err error) (bool, string) {
 	if got != c.Expect {
 		return false, want + ", got " + describe(v)
 	}
+	if c.Network != nil && !slices.Equal(c.Network, v.GetConfinement().GetConnectPorts()) {
+		return false, fmt.Sprintf("want network %v, got %v (%s)", c.Network, v.GetConfinement().GetConnectPorts(), describe(v))
+	}
 	if c.Rule != "" && !slices.Contains(v.GetRuleIds(), c.Rule) {
 		return false, fmt.Sprintf("want rule %s, got %s", c.Rule, describe(v))
 	}

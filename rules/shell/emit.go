@@ -26,10 +26,12 @@ const (
 // follows what it runs: nested scripts (bash -c, eval, a shell reading a
 // heredoc) and wrapped programs (sudo, xargs, find -exec, …).
 func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, fr frame) {
+	w.checkRedirDialect(redirs, fr)
 	if len(fields) == 0 {
 		if len(assigns) > 0 || len(redirs) > 0 {
 			w.add(Command{Assigns: assigns, Redirects: redirs}, fr)
 		}
+		w.execEnv(assigns, fr)
 		return
 	}
 	prog := fields[0]
@@ -40,12 +42,19 @@ func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, f
 		Assigns:   assigns,
 		Redirects: redirs,
 	}
+	args := fields[1:]
+	cmd.Dir = commandDir(cmd.Program, args, w.curDir(fr))
 	w.add(cmd, fr)
+	w.checkBashSettings(cmd.Program, args, assigns)
+	w.track(cmd.Program, args, fr)
+	w.execEnv(assigns, fr)
 	if cmd.Program == "" {
 		return
 	}
-	args := fields[1:]
-	if w.nestedScript(cmd.Program, args, redirs, fr) {
+	if w.nestedScript(cmd.Program, args, assigns, redirs, fr) {
+		return
+	}
+	if w.runsCode(cmd.Program, args, redirs, fr) {
 		return
 	}
 	w.unwrap(cmd.Program, args, redirs, fr)
@@ -61,6 +70,13 @@ func (w *walker) programOf(f field) string {
 	case f.dynamic:
 		w.evasion("variable-program", f.raw)
 		return ""
+	case f.resolved && f.text != "":
+		// K=rm; $K -rf x: judged as rm, and still a hidden program name.
+		w.evasion("variable-program", f.raw)
+		return path.Base(f.text)
+	case f.braced:
+		w.evasion("brace-expansion", f.raw)
+		return path.Base(f.text)
 	case f.brace && (strings.Contains(f.text, ",") || strings.Contains(f.text, "..")) && strings.Contains(f.text, "}"):
 		w.evasion("brace-expansion", f.raw)
 		return ""
@@ -103,13 +119,13 @@ func texts(fs []field) []string {
 // shells run their -c argument, or stdin, as a script.
 var shells = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"ash": true, "mksh": true,
+	"ash": true, "mksh": true, "csh": true, "tcsh": true, "fish": true, "yash": true, "posh": true,
 }
 
 // nestedScript parses the script a command runs, if it is one we can see:
 // a shell's -c STRING or here-document, eval's arguments, su -c STRING.
 // It reports whether the command was such a runner.
-func (w *walker) nestedScript(program string, args []field, redirs []Redirect, fr frame) bool {
+func (w *walker) nestedScript(program string, args []field, assigns []string, redirs []Redirect, fr frame) bool {
 	via := program
 	if program == "busybox" && len(args) > 0 && shells[args[0].text] {
 		via = "busybox " + args[0].text
@@ -117,33 +133,60 @@ func (w *walker) nestedScript(program string, args []field, redirs []Redirect, f
 	}
 	switch {
 	case shells[program]:
+		dialect := dialectOf(program)
 		script, hasC, readsStdin := shellInvocation(args)
 		switch {
 		case hasC:
-			w.nested(script, fr, via+" -c")
+			w.checkOtherShell(program, script)
+			w.nestedShell(script, fr, via+" -c", dialect, assigns)
 		case readsStdin:
 			for _, r := range redirs {
 				switch r.Op {
 				case "<<", "<<-":
-					w.nested(r.Body, fr, "heredoc")
+					w.checkOtherShell(program, r.Body)
+					w.nestedShell(r.Body, fr, "heredoc", dialect, assigns)
 				case "<<<":
-					w.nested(r.Target, fr, "heredoc")
+					w.checkOtherShell(program, r.Target)
+					w.nestedShell(r.Target, fr, "heredoc", dialect, assigns)
 				}
 			}
 		}
 		return true
 	case program == "eval":
 		if len(args) > 0 {
-			w.nested(strings.Join(texts(args), " "), fr, "eval")
+			w.nested(strings.Join(texts(args), " "), fr, "eval") // same shell, same state
 		}
 		return true
 	case program == "su":
 		if script, ok := flagValue(texts(args), "c", "command"); ok {
-			w.nested(script, fr, "su -c")
+			w.nestedShell(script, fr, "su -c", "", nil)
 		}
 		return true
 	}
 	return false
+}
+
+// nestedShell analyses a script a new shell process runs: it starts in
+// the same directory and sees only exported variables and those assigned
+// for it (X=/ bash -c 'rm -rf $X'); nothing it changes comes back.
+func (w *walker) nestedShell(src string, fr frame, via, dialect string, assigns []string) {
+	saved := w.sem.save()
+	w.sem.dir = w.curDir(fr)
+	for name, v := range w.sem.vars {
+		if !v.exported {
+			delete(w.sem.vars, name)
+		}
+	}
+	for _, a := range assigns {
+		if name, val, ok := strings.Cut(a, "="); ok && isAssignment(a) {
+			w.assignVar(name, val, !strings.ContainsAny(val, "$`"), true, false)
+		}
+	}
+	inner := fr
+	inner.dialect = dialect
+	inner.chdir = ""
+	w.nested(src, inner, via)
+	w.sem = saved
 }
 
 // shellInvocation reads a shell's options: with -c (alone or combined, as
@@ -187,7 +230,7 @@ func shellInvocation(args []field) (script string, hasC, readsStdin bool) {
 
 // nested analyses a script that a command runs, one level deeper.
 func (w *walker) nested(src string, fr frame, via string) {
-	inner := frame{depth: fr.depth + 1, via: via, background: fr.background}
+	inner := frame{depth: fr.depth + 1, via: via, background: fr.background, dialect: fr.dialect}
 	if inner.depth > MaxDepth || !w.takeNestedBudget(src) {
 		w.s.TooDeep = true
 		w.evasion("too-deep", src)

@@ -40,12 +40,15 @@ func TestEvasionsDetected(t *testing.T) {
 		{`echo $'\u0063at'`, []string{"ansi-c-escape"}, "echo"},
 		{"$CMD -rf /", []string{"variable-program"}, ""},
 		{"${SHELL} -c id", []string{"variable-program"}, ""},
-		{"$(echo rm) -rf /", []string{"variable-program"}, ""},
-		{"`echo rm` -rf /", []string{"variable-program"}, ""},
+		// A known value is still a hidden program name, and is judged as
+		// the program it names.
+		{"$(echo rm) -rf /", []string{"variable-program"}, "rm"},
+		{"`echo rm` -rf /", []string{"variable-program"}, "rm"},
+		{"X=rm; $X -rf /", []string{"variable-program"}, ""},
 		{`"$X" y`, []string{"variable-program"}, ""},
 		{"/???/r? -rf /", []string{"glob-program"}, ""},
 		{"/bin/c*t /etc/passwd", []string{"glob-program"}, ""},
-		{"{rm,-rf,/}", []string{"brace-expansion"}, ""},
+		{"{rm,-rf,/}", []string{"brace-expansion"}, "rm"},
 		{"bash -c \"bash -c \\\"bash -c 'bash -c \\\\\\\"bash -c id\\\\\\\"'\\\"\"", []string{"too-deep"}, "bash"},
 	}
 	for _, tt := range tests {

@@ -157,11 +157,14 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 			end++
 		}
 		start := len(w.s.Commands)
+		saved := w.sem.save() // each element runs in a subshell
 		w.fastCommand(src, toks[i:end], fr)
+		w.sem = saved
 		members = w.appendMembers(members, start, fr.depth)
 		i = end + 1
 	}
 	w.registerPipeline(members)
+	w.pipeData(members, fr)
 }
 
 // fastCommand emits one simple command made of words and redirections.

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,20 @@ var fuzzSeeds = []string{
 	"sudo bash -c 'a | b' | xargs -n1 rm && find . -exec sh -c id +",
 	"{ watch 'a | b'; } > f",
 	"rm -rf ~/.ssh ~root a=~ && cat ~",
+	// What really runs: directories, values, dialects, interpreters.
+	"cd ~/.ssh && cat id_rsa; pushd /etc; popd; cd -; git -C a -C b log; make -C x; tar -C / -xf a",
+	"env -C /etc cat x; sudo -D /root cat y; cd $1 && ls; CDPATH=/; cd x | cat",
+	"K=~/.ssh/id_rsa; export P=/etc; cat $K ${P:-/} ${Q:=x} $(echo ~) `pwd` $(dirname /a/b) $(basename /a/b)",
+	"for k in a b c; do if x; then T=/; fi; cat $k$T; done; X=/ bash -c 'rm -rf $X'",
+	"echo {a,b}{1..3} {x..z} {1..9..2} ${y}{c,d} HEAD@{1} {rm,-rf,/}",
+	"sh -c 'true &>/dev/null id; [[ x ]]; ((y)); cat <<< z; a |& b; echo $'\\x41''",
+	"zsh -c 'ls *(e:x:)'; csh -c 'echo `id`'; shopt -s expand_aliases; enable -f x y; BASH_ENV=x bash",
+	"python3 -c 'import os; os.system(\"id\"); subprocess.run([\"a\", \"b\"]); os.execl(\"/bin/sh\",\"sh\",\"-c\",\"x\")'",
+	"node -e \"require('child_process').spawn('sh', ['-c', 'id'])\"; perl -e 'open(F, \"| sh\"); qx{id}; `x`'",
+	"awk 'BEGIN{system(\"id\"); \"a\" | getline; print 1 | \"b\"}'; sed -e '1e id' -e 's/a/b/e'; julia -e 'run(`id`)'",
+	"script -c id; flock l -c id; flock l id; busybox id; vim -c ':!id' '+r !x'; ssh -oProxyCommand=id h",
+	"tar --checkpoint-action=exec=id --to-command=x -I y; make -f - <<< $'all:\\n\\tid'; git -c core.pager=id config alias.x '!y'",
+	"GIT_SSH_COMMAND=id git fetch; export PAGER=x; LESSOPEN='|y %s' less f; echo a b | xargs -I{} cat {}; printf x | xargs rm",
 }
 
 // FuzzParse checks that Parse never panics, keeps its structural promises,
@@ -57,6 +72,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Source changed")
 		}
 		checkInvariants(t, s)
+		for _, c := range s.Commands {
+			if c.Dir == "." || strings.HasSuffix(c.Dir, "/") && c.Dir != "/" {
+				t.Errorf("Dir %q is not clean", c.Dir)
+			}
+			_, _, _, _ = ScriptRun(&c)
+		}
 		for _, e := range s.Evasions {
 			if len(e.Evidence) > maxEvidence {
 				t.Errorf("evidence %d bytes", len(e.Evidence))
@@ -68,5 +89,39 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("fast path differs from full parse (eligible: %v)\nfast %+v\nfull %+v",
 				fastPathEligible(src), s, full)
 		}
+	})
+}
+
+// FuzzExpandBraces checks that brace expansion is bounded and that every
+// word it makes is at most as long as the input plus its alternatives.
+func FuzzExpandBraces(f *testing.F) {
+	for _, s := range []string{"{a,b}", "x{1..5}y", "{a,{b,c}}d", "{1..10..3}", "{z..a}", "${a}{b,c}", "{,}", "{{a,b},c}{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, ok := expandBraces(s, maxBraceFields)
+		if !ok {
+			return
+		}
+		if len(out) == 0 || len(out) > maxBraceFields {
+			t.Fatalf("%q: %d words", s, len(out))
+		}
+	})
+}
+
+// FuzzEmbeddedCommands checks the interpreter-code scanners on any code.
+func FuzzEmbeddedCommands(f *testing.F) {
+	for _, s := range []string{`os.system("id")`, `spawn("sh", ["-c", "x"])`, "qx{id} `x` %x(y)", `open(F, "-|", "a", "b")`, `"a" | getline; print | "b"`, `system(`, `exec("\`} {
+		f.Add("python", s)
+		f.Add("perl", s)
+	}
+	f.Fuzz(func(t *testing.T, lang, code string) {
+		cmds, _ := embeddedCommands(lang, code)
+		for _, c := range cmds {
+			if len(c) > 4*len(code)+64 {
+				t.Fatalf("command longer than the code: %d > %d", len(c), len(code))
+			}
+		}
+		CodeLiterals(code, func(string) {})
 	})
 }

@@ -8,6 +8,13 @@
 // that run another program (sudo, env, timeout, xargs, find -exec, watch, …)
 // stay in Commands and the program they run is added after them.
 //
+// The walker also follows the line's state as bash would run it
+// (semantics.go): each Command's Dir, values assigned in the line, brace
+// expansion, data echoed into xargs; commands other programs run
+// (runners.go, interpreters.go) are nested scripts; constructs a non-bash
+// shell reads differently are "dialect" evasions (dialect.go). ScriptRun
+// names the file a command runs as code.
+//
 // Analysis is bounded for any input: bracket nesting is checked before the
 // parser runs (its recursion would otherwise overflow the stack), compound
 // nesting, wrapper chains and nested re-parses are capped, and whatever is
@@ -85,6 +92,12 @@ type Command struct {
 	Via string
 	// Background is true for commands run with &.
 	Background bool
+	// Dir is the directory the command runs in, as far as the line shows:
+	// "" for the directory the line starts in (the workspace), else the
+	// path as written from there ("sub", "../x", "/etc", "~/.ssh"), or
+	// UnknownDir. Relative paths of the command are relative to it (see
+	// PathOf).
+	Dir string
 }
 
 // Redirect is one redirection of a simple command.
@@ -116,7 +129,12 @@ type Evasion struct {
 	//   - "glob-program": the program word is a glob (/???/r?);
 	//   - "brace-expansion": the program word is a brace expansion ({rm,-rf,x});
 	//   - "too-deep": nesting beyond what is analysed (MaxDepth, or syntax
-	//     nesting too deep to parse safely).
+	//     nesting too deep to parse safely);
+	//   - "dialect": a script run by sh, dash, zsh, csh, … uses a construct
+	//     that shell reads differently from bash, or a bash setting changes
+	//     how the rest of the line is read (aliases, enable, BASH_ENV);
+	//   - "opaque-code": a program runs a command it computes (os.system(x),
+	//     sed's e, code feeding a shell), which cannot be followed.
 	Kind string
 	// Evidence is the fragment that showed it.
 	Evidence string

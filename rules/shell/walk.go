@@ -23,6 +23,14 @@ type frame struct {
 	// nest counts enclosing compound commands; wrap counts enclosing
 	// wrappers (sudo env nice …), both bounded to keep work finite.
 	nest, wrap int
+	// cond: inside a branch or loop body, which may or may not run.
+	cond bool
+	// chdir is the directory a wrapper (env -C, sudo -D) runs its
+	// program in, or "".
+	chdir string
+	// dialect names the shell that runs this script when it is not bash
+	// (sh -c, dash <<EOF): constructs bash reads differently are flagged.
+	dialect string
 }
 
 // walker accumulates the analysis of one Parse call.
@@ -40,6 +48,16 @@ type walker struct {
 	// walked (see stmt).
 	subs       []subst
 	noFastPath bool // tests only: always run the full parser
+
+	// sem is the directory and variable state of the line so far
+	// (semantics.go); cdpathSet: the line set CDPATH, so relative cd
+	// targets are unknown.
+	sem       semState
+	cdpathSet bool
+	// pickName / pick: while a word is rendered once per value of a
+	// variable that may hold several, which value.
+	pickName string
+	pick     int
 }
 
 // subst is a command or process substitution found while rendering words;
@@ -61,6 +79,9 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 	}
 	if st.Background || st.Coprocess || st.Disown {
 		fr.background = true
+		// A background job is a subshell: its cd and assignments stay there.
+		saved := w.sem.save()
+		defer func() { w.sem = saved }()
 	}
 	// The statement's substitutions go on the walker's stack (a local
 	// slice whose address is passed down would be moved to the heap):
@@ -77,7 +98,11 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 		fields := w.words(cmd.Args, fr, subs)
 		assigns := w.assigns(cmd.Assigns, fr, subs)
 		w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
+		if len(cmd.Args) == 0 {
+			w.assignStmt(cmd.Assigns, fr, false)
+		}
 	case *syntax.DeclClause:
+		w.checkDialect(cmd, fr)
 		fields := make([]field, 0, 1+len(cmd.Args))
 		fields = append(fields, field{text: cmd.Variant.Value, raw: cmd.Variant.Value})
 		for _, a := range cmd.Args {
@@ -85,6 +110,8 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 			fields = append(fields, field{text: s, raw: s})
 		}
 		w.emitCall(fields, nil, joinRedirs(fr.redirs, redirs), fr)
+		w.assignStmt(cmd.Args, fr, declExports(cmd))
+		w.execEnv(texts(fields[1:]), fr)
 	default:
 		if fr.nest >= maxNesting {
 			w.s.TooDeep = true
@@ -106,6 +133,22 @@ func (w *walker) stmt(st *syntax.Stmt, fr frame) {
 
 // compound walks the bodies and conditions of a compound command.
 func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
+	w.checkDialect(c, fr)
+	switch c.(type) {
+	case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+		// A body that may not run (or run later) leaves the directory
+		// uncertain if it changes it.
+		before := w.sem.dir
+		fr.cond = true
+		defer func() {
+			if w.sem.dir != before {
+				w.sem.dir = UnknownDir
+			}
+		}()
+	case *syntax.Subshell:
+		saved := w.sem.save()
+		defer func() { w.sem = saved }()
+	}
 	switch cmd := c.(type) {
 	case *syntax.BinaryCmd:
 		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
@@ -131,7 +174,7 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 	case *syntax.ForClause:
 		switch loop := cmd.Loop.(type) {
 		case *syntax.WordIter:
-			w.words(loop.Items, fr, subs)
+			w.loopVar(loop, w.words(loop.Items, fr, subs))
 		case *syntax.CStyleLoop:
 			collectSubsts(loop, subs)
 		}
@@ -174,10 +217,14 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 	members := make([]int, 0, len(elems)+2)
 	for _, el := range elems {
 		start := len(w.s.Commands)
+		// Every element runs in a subshell of its own.
+		saved := w.sem.save()
 		w.stmt(el, fr)
+		w.sem = saved
 		members = w.appendMembers(members, start, fr.depth)
 	}
 	w.registerPipeline(members)
+	w.pipeData(members, fr)
 }
 
 // appendMembers adds the indexes of commands from start on that are at
@@ -239,6 +286,8 @@ func (w *walker) substitutions(subs []subst, fr frame) {
 	inner.background = false
 	inner.nest = 0
 	inner.wrap = 0
+	saved := w.sem.save()
+	defer func() { w.sem = saved }()
 	for _, sub := range subs {
 		if inner.depth > MaxDepth {
 			w.s.TooDeep = true
@@ -277,6 +326,9 @@ func procVia(op syntax.ProcOperator) string {
 // add appends a command with the frame's context and returns its index.
 func (w *walker) add(c Command, fr frame) int {
 	c.Pipeline = -1
+	if c.Dir == "" {
+		c.Dir = w.curDir(fr)
+	}
 	c.Depth = fr.depth
 	c.Via = fr.via
 	c.Background = fr.background

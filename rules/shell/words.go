@@ -19,6 +19,9 @@ type field struct {
 	quoteSplit bool
 	// glob / brace: an unquoted glob character (* ? [) or brace ({) appears.
 	glob, brace bool
+	// resolved: a variable or command substitution was replaced by the
+	// value the line gives it; braced: the field came from brace expansion.
+	resolved, braced bool
 }
 
 // words renders words after quote removal. Unquoted ${IFS} splits a word,
@@ -29,7 +32,23 @@ func (w *walker) words(ws []*syntax.Word, fr frame, subs *[]subst) []field {
 	}
 	out := make([]field, 0, len(ws))
 	for _, wd := range ws {
-		out = w.word(wd, fr, subs, out, true)
+		start := len(out)
+		if name, n := w.multiValued(wd); n > 0 {
+			// Once per value the variable may hold: each is judged.
+			for i := range n {
+				w.pickName, w.pick = name, i
+				var tmp []subst
+				if i == 0 {
+					out = w.word(wd, fr, subs, out, true)
+				} else {
+					out = w.word(wd, fr, &tmp, out, true)
+				}
+			}
+			w.pickName, w.pick = "", 0
+		} else {
+			out = w.word(wd, fr, subs, out, true)
+		}
+		out = w.expandBraceFields(out, start, fr)
 	}
 	return out
 }
@@ -102,6 +121,7 @@ func (b *wordBuilder) part(p syntax.WordPart) {
 		b.boundary(before, false)
 	case *syntax.SglQuoted:
 		if x.Dollar {
+			b.w.dialect(b.fr, "$'…'", b.raw)
 			text, hidden := decodeANSIC(x.Value)
 			if hidden {
 				b.w.evasion("ansi-c-escape", b.raw)
@@ -112,6 +132,9 @@ func (b *wordBuilder) part(p syntax.WordPart) {
 		}
 		b.quoted(before)
 	case *syntax.DblQuoted:
+		if x.Dollar {
+			b.w.dialect(b.fr, "$\"…\"", b.raw)
+		}
 		for _, in := range x.Parts {
 			b.inner(in)
 		}
@@ -122,7 +145,21 @@ func (b *wordBuilder) part(p syntax.WordPart) {
 			b.flush()
 			return
 		}
+		if v, ok := b.w.paramValue(x, b.fr); ok {
+			b.value(v, false)
+			b.boundary(before, false)
+			return
+		}
 		b.expansion(x)
+		b.boundary(before, false)
+	case *syntax.CmdSubst:
+		if v, ok := b.w.substValue(x, b.fr); ok {
+			*b.subs = append(*b.subs, subst{stmts: x.Stmts, via: "$()"})
+			b.value(v, false)
+			b.boundary(before, false)
+			return
+		}
+		b.expansion(p)
 		b.boundary(before, false)
 	default:
 		b.expansion(p)
@@ -133,16 +170,51 @@ func (b *wordBuilder) part(p syntax.WordPart) {
 // inner renders a part inside double quotes: literals lose only the
 // backslashes that escape $ ` " \ and newline; expansions stay as written.
 func (b *wordBuilder) inner(p syntax.WordPart) {
-	if lit, ok := p.(*syntax.Lit); ok {
-		b.lit(lit.Value, true)
+	switch x := p.(type) {
+	case *syntax.Lit:
+		b.lit(x.Value, true)
 		return
+	case *syntax.ParamExp:
+		if v, ok := b.w.paramValue(x, b.fr); ok {
+			b.value(v, true)
+			return
+		}
+	case *syntax.CmdSubst:
+		if v, ok := b.w.substValue(x, b.fr); ok {
+			*b.subs = append(*b.subs, subst{stmts: x.Stmts, via: "$()"})
+			b.value(v, true)
+			return
+		}
 	}
 	b.expansion(p)
+}
+
+// value appends the known value of an expansion. Unquoted, the shell
+// splits it at blanks and expands the glob characters it holds.
+func (b *wordBuilder) value(v string, quoted bool) {
+	b.cur.resolved = true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !quoted {
+			switch c {
+			case ' ', '\t', '\n':
+				if b.split {
+					b.flush()
+					b.cur.resolved = true
+					continue
+				}
+			case '*', '?', '[':
+				b.cur.glob = true
+			}
+		}
+		b.buf = append(b.buf, c)
+	}
 }
 
 // expansion renders a dynamic part as written and queues the substitutions
 // it contains.
 func (b *wordBuilder) expansion(p syntax.WordPart) {
+	b.w.checkDialect(p, b.fr)
 	b.buf = append(b.buf, b.w.raw(p, b.fr)...)
 	switch x := p.(type) {
 	case *syntax.CmdSubst:

@@ -87,6 +87,9 @@ func (w *walker) unwrap(program string, args []field, redirs []Redirect, fr fram
 	if !ok {
 		return
 	}
+	if d, ok := wrapperDir(program, args[:start]); ok {
+		inner.chdir = joinDir(w.curDir(fr), d)
+	}
 	if !spec.keepsStdio {
 		redirs = nil
 	}

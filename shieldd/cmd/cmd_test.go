@@ -86,6 +86,15 @@ func TestEval(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "BLOCK") && !strings.HasPrefix(out, "ESCALATE") || !strings.Contains(out, "Tier 0 policy rules considered") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	// The grant the executor gets: network for a clone, none for ls.
+	code, out, _ = run(t, "eval", "--type", "execute_command", "--args", `{"command":"git clone https://github.com/a/b"}`, "--explain")
+	if code != 0 || !strings.Contains(out, "confinement write workspace, network tcp ports 22,80,443,9418\n") {
+		t.Fatalf("clone: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "eval", "--type", "execute_command", "--args", `{"command":"ls -la"}`, "--explain")
+	if code != 0 || !strings.Contains(out, "confinement write workspace, network none\n") {
+		t.Fatalf("ls: exit %d\n%s", code, out)
+	}
 	code, out, _ = run(t, "eval", "--type", "execute_command", "--args", `{"command":"ls -la"}`, "--json")
 	var verdict map[string]any
 	if err := json.Unmarshal([]byte(out), &verdict); code != 0 || err != nil || verdict["decision"] != "VERDICT_DECISION_ALLOW" {

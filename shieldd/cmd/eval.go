@@ -117,6 +117,10 @@ func printVerdict(w io.Writer, v *pb.Verdict) {
 	fmt.Fprintf(w, "%s  (tier %d, rules %s)\n", d, v.Tier, strings.Join(v.RuleIds, ", "))
 	fmt.Fprintf(w, "  %s\n", v.Reasoning)
 	fmt.Fprintf(w, "  action %s %s\n  policy %s\n", v.ActionType, v.ActionHash, v.PolicyVersion)
+	if v.Decision != pb.VerdictDecision_VERDICT_DECISION_BLOCK {
+		// What the confined executor may do if the action runs.
+		fmt.Fprintf(w, "  confinement %s\n", policy.DescribeConfinement(v.GetConfinement()))
+	}
 	for _, f := range v.Findings {
 		fmt.Fprintf(w, "  - [tier %d] %s %s %s: %s\n", f.Tier, f.RuleId,
 			f.Outcome.Label(), f.Severity.Label(), f.Message)

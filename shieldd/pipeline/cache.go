@@ -40,6 +40,9 @@ func makeCacheKey(policyVersion string, in *Input) cacheKey {
 	c := &in.Request.Caller
 	n := len(policyVersion) + len(in.Request.Type) + len(in.Request.Payload) + len(c.Tenant) + len(c.WorkspaceID) +
 		len(c.EngineID) + len(c.UserID) + len(c.AgentName) + len(c.WorkspaceRoot) + len(c.Home) + 16 + 11*binary.MaxVarintLen64
+	for _, at := range in.Request.Attachments {
+		n += len(at.Path) + len(at.Content) + 1 + 2*binary.MaxVarintLen64
+	}
 	if n <= smallKey {
 		var buf [smallKey]byte
 		return hashKey(appendKey(buf[:0], policyVersion, in))
@@ -73,6 +76,17 @@ func appendKey(b []byte, policyVersion string, in *Input) []byte {
 	b = appendField(b, c.AgentName)
 	b = appendField(b, c.WorkspaceRoot)
 	b = appendField(b, c.Home)
+	// A script's content is part of what is judged: the same command
+	// running a changed script is another action.
+	for _, at := range in.Request.Attachments {
+		b = appendField(b, at.Path)
+		b = appendField(b, at.Content)
+		if at.Unreadable {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
 	return binary.AppendVarint(b, int64(in.MinTier))
 }
 
@@ -132,7 +146,7 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	v.Decision, v.Tier, v.Confidence, v.Reasoning = s.decision, s.tier, s.confidence, s.reasoning
 	v.EvaluatedAt, v.ExpiresAt, v.RuleIds = e.evaluatedAt, c.expiresAt(e), s.ruleIDs
 	v.PolicyVersion, v.CacheHit, v.Findings = s.policyVersion, cacheHit, s.findings
-	v.ActionType, v.RequiredTier = s.actionType, s.requiredTier
+	v.ActionType, v.RequiredTier, v.Confinement = s.actionType, s.requiredTier, s.confinement
 	return v
 }
 

@@ -56,6 +56,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	}
 	v.Decision, v.Tier = t0.outcome, TierPolicy
 	v.RuleIds, v.Findings = t0.ruleIDs, t0.findings
+	v.Confinement = pol.Confine
 	required := max(in.MinTier, pol.RequiredTier)
 	// reasons is nil while the Tier 0 reason alone explains the verdict,
 	// which lets most verdicts share t0's prepared reasoning. It only
@@ -78,6 +79,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 		}
 		if len(findings) > 0 {
 			reasons = addFindings(v, t0, findings, reasonBuf[:0])
+			v.Confinement = policy.NarrowConfinement(v.Confinement, leaksData(findings))
 		}
 	}
 
@@ -127,6 +129,21 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	// evaluator's path above keeps the action itself, so does not release.
 	act.Release()
 	return v, nil
+}
+
+// leaksData reports whether a Tier 1 finding says data could leave:
+// then the action runs without the network its rule granted, whatever
+// its decision (an override may have allowed it, a human may approve it).
+// Tier 1 can only narrow a grant.
+func leaksData(findings []heuristics.Finding) bool {
+	for i := range findings {
+		switch findings[i].Category {
+		case heuristics.CategoryExfiltration, heuristics.CategorySecrets,
+			heuristics.CategoryCredentialAccess, heuristics.CategoryReverseShell:
+			return true
+		}
+	}
+	return false
 }
 
 // addFindings adds Tier 1's findings to v, which holds Tier 0's verdict,

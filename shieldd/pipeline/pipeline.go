@@ -222,6 +222,9 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	if limit := p.limits.MaxPayloadBytesOrDefault(); len(in.Request.Payload) > limit {
 		return nil, &action.Error{Kind: action.TooLarge, Msg: fmt.Sprintf("payload_json is %d bytes, limit %d", len(in.Request.Payload), limit)}
 	}
+	if err := action.CheckAttachments(in.Request.Attachments); err != nil {
+		return nil, err
+	}
 
 	// Stage spans only under a recording span: checked once, here.
 	spans := p.startStageSpans(ctx)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -21,13 +23,14 @@ type verdictShape struct {
 	policyVersion string
 	actionType    string
 	findings      []*pb.Finding
+	confinement   *pb.Confinement // shared with the policy's rule; never modified
 }
 
 func shapeOf(v *pb.Verdict) *verdictShape {
 	return &verdictShape{
 		decision: v.Decision, tier: v.Tier, requiredTier: v.RequiredTier, confidence: v.Confidence,
 		reasoning: v.Reasoning, ruleIDs: v.RuleIds, policyVersion: v.PolicyVersion,
-		actionType: v.ActionType, findings: v.Findings,
+		actionType: v.ActionType, findings: v.Findings, confinement: v.Confinement,
 	}
 }
 
@@ -96,6 +99,15 @@ func (s *verdictShape) fingerprint(seed maphash.Seed) uint64 {
 	for _, id := range s.ruleIDs {
 		writeString(id)
 	}
+	writeInt(int64(s.confinement.GetWrite()))
+	writeInt(int64(len(s.confinement.GetConnectPorts())))
+	for _, p := range s.confinement.GetConnectPorts() {
+		writeInt(int64(p))
+	}
+	writeInt(int64(len(s.confinement.GetReadPaths())))
+	for _, p := range s.confinement.GetReadPaths() {
+		writeString(p)
+	}
 	writeInt(int64(len(s.findings)))
 	for _, f := range s.findings {
 		writeString(f.RuleId)
@@ -113,6 +125,7 @@ func (s *verdictShape) equal(o *verdictShape) bool {
 	return s.decision == o.decision && s.tier == o.tier && s.requiredTier == o.requiredTier &&
 		s.confidence == o.confidence && s.reasoning == o.reasoning && s.policyVersion == o.policyVersion &&
 		s.actionType == o.actionType && slices.Equal(s.ruleIDs, o.ruleIDs) &&
+		proto.Equal(s.confinement, o.confinement) &&
 		slices.EqualFunc(s.findings, o.findings, func(a, b *pb.Finding) bool {
 			return a.RuleId == b.RuleId && a.Category == b.Category && a.Severity == b.Severity &&
 				a.Outcome == b.Outcome && a.Message == b.Message && a.Tier == b.Tier && a.Evidence == b.Evidence

@@ -46,6 +46,7 @@ func (p *Pipeline) tier2(ctx context.Context, key cacheKey, in Input, act *actio
 // is not one of the three reads as BLOCK.
 func settleTier2(prior, v *pb.Verdict) {
 	v.ActionHash, v.ActionType, v.PolicyVersion = prior.ActionHash, prior.ActionType, prior.PolicyVersion
+	v.Confinement = prior.Confinement // only the policy grants; Tier 2 neither widens nor replaces it
 	v.RequiredTier = max(v.RequiredTier, prior.RequiredTier)
 	if v.EvaluatedAt == 0 {
 		v.EvaluatedAt = prior.EvaluatedAt

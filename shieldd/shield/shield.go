@@ -277,10 +277,24 @@ func InputFromRequest(req *pb.EvaluateRequest) pipeline.Input {
 				UserID: c.GetUserId(), SessionID: req.GetSessionId(), AgentName: c.GetAgentName(),
 				WorkspaceRoot: c.GetWorkspaceRoot(), Home: c.GetHomeDir(),
 			},
+			Attachments: attachmentsFromRequest(req),
 		},
 		MinTier: req.GetMinTier(),
 		Context: req.GetContext(),
 	}
+}
+
+// attachmentsFromRequest maps the request's attachments (nil when none).
+func attachmentsFromRequest(req *pb.EvaluateRequest) []action.Attachment {
+	atts := req.GetAttachments()
+	if len(atts) == 0 {
+		return nil
+	}
+	out := make([]action.Attachment, len(atts))
+	for i, at := range atts {
+		out[i] = action.Attachment{Path: at.GetPath(), Content: at.GetContent(), Unreadable: at.GetUnreadable()}
+	}
+	return out
 }
 
 // StatusError maps a pipeline error to a gRPC status: malformed input is

@@ -2554,8 +2554,13 @@ type StatusResponse struct {
 	Provider         string `protobuf:"bytes,16,opt,name=provider,proto3" json:"provider,omitempty"`
 	Model            string `protobuf:"bytes,17,opt,name=model,proto3" json:"model,omitempty"`
 	SubAgentsRunning int32  `protobuf:"varint,18,opt,name=sub_agents_running,json=subAgentsRunning,proto3" json:"sub_agents_running,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The confined executor that runs allowed tool calls (issue 11):
+	// sandboxed (its canary probes passed), unconfined (--allow-unconfined
+	// on a host without Landlock or seccomp), or unavailable / partial
+	// (commands are refused).
+	ExecutorStatus string `protobuf:"bytes,19,opt,name=executor_status,json=executorStatus,proto3" json:"executor_status,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -2712,6 +2717,13 @@ func (x *StatusResponse) GetSubAgentsRunning() int32 {
 		return x.SubAgentsRunning
 	}
 	return 0
+}
+
+func (x *StatusResponse) GetExecutorStatus() string {
+	if x != nil {
+		return x.ExecutorStatus
+	}
+	return ""
 }
 
 type ListSessionsRequest struct {
@@ -4153,7 +4165,7 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"\bapproved\x18\x03 \x01(\bR\bapproved\")\n" +
 	"\vApprovalAck\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\bR\breceived\"\x0f\n" +
-	"\rStatusRequest\"\xfb\x04\n" +
+	"\rStatusRequest\"\xa4\x05\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
 	"\x0fagent_connected\x18\x02 \x01(\bR\x0eagentConnected\x12\x1d\n" +
@@ -4176,7 +4188,8 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"\x0eagent_restarts\x18\x0f \x01(\x05R\ragentRestarts\x12\x1a\n" +
 	"\bprovider\x18\x10 \x01(\tR\bprovider\x12\x14\n" +
 	"\x05model\x18\x11 \x01(\tR\x05model\x12,\n" +
-	"\x12sub_agents_running\x18\x12 \x01(\x05R\x10subAgentsRunning\"C\n" +
+	"\x12sub_agents_running\x18\x12 \x01(\x05R\x10subAgentsRunning\x12'\n" +
+	"\x0fexecutor_status\x18\x13 \x01(\tR\x0eexecutorStatus\"C\n" +
 	"\x13ListSessionsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x05R\x06offset\"\xc8\x01\n" +

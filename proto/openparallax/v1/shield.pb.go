@@ -135,7 +135,12 @@ type EvaluateRequest struct {
 	// Free-form context (for example the user's request) for Tier 2 and audit.
 	Context map[string]string `protobuf:"bytes,8,rep,name=context,proto3" json:"context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Correlation id, echoed in the response.
-	RequestId     string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Files the action will use, as the caller read them just before asking:
+	// the engine attaches the current content of workspace scripts a command
+	// runs (bash build.sh, ./run.sh, make, npm test), so that the shield
+	// judges the code that runs. Part of the cache key.
+	Attachments   []*Attachment `protobuf:"bytes,10,rep,name=attachments,proto3" json:"attachments,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +238,78 @@ func (x *EvaluateRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *EvaluateRequest) GetAttachments() []*Attachment {
+	if x != nil {
+		return x.Attachments
+	}
+	return nil
+}
+
+// Attachment is the content of one file an action will use.
+type Attachment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file as the command names it: relative to the workspace root, or
+	// absolute.
+	Path    string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	// The caller could not read the file (missing, not a regular file, too
+	// large, outside the workspace): its content is unknown.
+	Unreadable    bool `protobuf:"varint,3,opt,name=unreadable,proto3" json:"unreadable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attachment) Reset() {
+	*x = Attachment{}
+	mi := &file_openparallax_v1_shield_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attachment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attachment) ProtoMessage() {}
+
+func (x *Attachment) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_shield_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
+func (*Attachment) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Attachment) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *Attachment) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *Attachment) GetUnreadable() bool {
+	if x != nil {
+		return x.Unreadable
+	}
+	return false
+}
+
 type EvaluateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Verdict       *Verdict               `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
@@ -243,7 +320,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[2]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -255,7 +332,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[2]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -268,7 +345,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{2}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EvaluateResponse) GetVerdict() *Verdict {
@@ -293,7 +370,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[3]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -305,7 +382,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[3]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -318,7 +395,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{3}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{4}
 }
 
 type HealthResponse struct {
@@ -332,7 +409,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[4]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -344,7 +421,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[4]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -357,7 +434,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{4}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HealthResponse) GetHealthy() bool {
@@ -389,7 +466,7 @@ type ShieldStatusRequest struct {
 
 func (x *ShieldStatusRequest) Reset() {
 	*x = ShieldStatusRequest{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[5]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +478,7 @@ func (x *ShieldStatusRequest) String() string {
 func (*ShieldStatusRequest) ProtoMessage() {}
 
 func (x *ShieldStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[5]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +491,7 @@ func (x *ShieldStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShieldStatusRequest.ProtoReflect.Descriptor instead.
 func (*ShieldStatusRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{5}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{6}
 }
 
 type ShieldStatusResponse struct {
@@ -443,7 +520,7 @@ type ShieldStatusResponse struct {
 
 func (x *ShieldStatusResponse) Reset() {
 	*x = ShieldStatusResponse{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[6]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -455,7 +532,7 @@ func (x *ShieldStatusResponse) String() string {
 func (*ShieldStatusResponse) ProtoMessage() {}
 
 func (x *ShieldStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[6]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -468,7 +545,7 @@ func (x *ShieldStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShieldStatusResponse.ProtoReflect.Descriptor instead.
 func (*ShieldStatusResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{6}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ShieldStatusResponse) GetOnnxLoaded() bool {
@@ -611,7 +688,7 @@ type ReportOutcomeRequest struct {
 
 func (x *ReportOutcomeRequest) Reset() {
 	*x = ReportOutcomeRequest{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +700,7 @@ func (x *ReportOutcomeRequest) String() string {
 func (*ReportOutcomeRequest) ProtoMessage() {}
 
 func (x *ReportOutcomeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[7]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +713,7 @@ func (x *ReportOutcomeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportOutcomeRequest.ProtoReflect.Descriptor instead.
 func (*ReportOutcomeRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{7}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReportOutcomeRequest) GetActionHash() string {
@@ -713,7 +790,7 @@ type ReportOutcomeResponse struct {
 
 func (x *ReportOutcomeResponse) Reset() {
 	*x = ReportOutcomeResponse{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -725,7 +802,7 @@ func (x *ReportOutcomeResponse) String() string {
 func (*ReportOutcomeResponse) ProtoMessage() {}
 
 func (x *ReportOutcomeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[8]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -738,7 +815,7 @@ func (x *ReportOutcomeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportOutcomeResponse.ProtoReflect.Descriptor instead.
 func (*ReportOutcomeResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{8}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReportOutcomeResponse) GetRecorded() bool {
@@ -770,7 +847,7 @@ type EvaluateStreamResponse struct {
 
 func (x *EvaluateStreamResponse) Reset() {
 	*x = EvaluateStreamResponse{}
-	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +859,7 @@ func (x *EvaluateStreamResponse) String() string {
 func (*EvaluateStreamResponse) ProtoMessage() {}
 
 func (x *EvaluateStreamResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_shield_proto_msgTypes[9]
+	mi := &file_openparallax_v1_shield_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +872,7 @@ func (x *EvaluateStreamResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateStreamResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateStreamResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{9}
+	return file_openparallax_v1_shield_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *EvaluateStreamResponse) GetRequestId() string {
@@ -839,7 +916,7 @@ const file_openparallax_v1_shield_proto_rawDesc = "" +
 	"\x0eworkspace_root\x18\x05 \x01(\tR\rworkspaceRoot\x12\x19\n" +
 	"\bhome_dir\x18\x06 \x01(\tR\ahomeDir\x12\x1d\n" +
 	"\n" +
-	"agent_name\x18\a \x01(\tR\tagentName\"\xae\x03\n" +
+	"agent_name\x18\a \x01(\tR\tagentName\"\xed\x03\n" +
 	"\x0fEvaluateRequest\x12\x1f\n" +
 	"\vaction_type\x18\x01 \x01(\tR\n" +
 	"actionType\x12!\n" +
@@ -852,10 +929,19 @@ const file_openparallax_v1_shield_proto_rawDesc = "" +
 	"\x06caller\x18\a \x01(\v2\x1e.openparallax.v1.CallerContextR\x06caller\x12G\n" +
 	"\acontext\x18\b \x03(\v2-.openparallax.v1.EvaluateRequest.ContextEntryR\acontext\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\t \x01(\tR\trequestId\x1a:\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x12=\n" +
+	"\vattachments\x18\n" +
+	" \x03(\v2\x1b.openparallax.v1.AttachmentR\vattachments\x1a:\n" +
 	"\fContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"e\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\n" +
+	"Attachment\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1e\n" +
+	"\n" +
+	"unreadable\x18\x03 \x01(\bR\n" +
+	"unreadable\"e\n" +
 	"\x10EvaluateResponse\x122\n" +
 	"\averdict\x18\x01 \x01(\v2\x18.openparallax.v1.VerdictR\averdict\x12\x1d\n" +
 	"\n" +
@@ -934,42 +1020,44 @@ func file_openparallax_v1_shield_proto_rawDescGZIP() []byte {
 	return file_openparallax_v1_shield_proto_rawDescData
 }
 
-var file_openparallax_v1_shield_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_openparallax_v1_shield_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_openparallax_v1_shield_proto_goTypes = []any{
 	(*CallerContext)(nil),          // 0: openparallax.v1.CallerContext
 	(*EvaluateRequest)(nil),        // 1: openparallax.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),       // 2: openparallax.v1.EvaluateResponse
-	(*HealthRequest)(nil),          // 3: openparallax.v1.HealthRequest
-	(*HealthResponse)(nil),         // 4: openparallax.v1.HealthResponse
-	(*ShieldStatusRequest)(nil),    // 5: openparallax.v1.ShieldStatusRequest
-	(*ShieldStatusResponse)(nil),   // 6: openparallax.v1.ShieldStatusResponse
-	(*ReportOutcomeRequest)(nil),   // 7: openparallax.v1.ReportOutcomeRequest
-	(*ReportOutcomeResponse)(nil),  // 8: openparallax.v1.ReportOutcomeResponse
-	(*EvaluateStreamResponse)(nil), // 9: openparallax.v1.EvaluateStreamResponse
-	nil,                            // 10: openparallax.v1.EvaluateRequest.ContextEntry
-	(*Verdict)(nil),                // 11: openparallax.v1.Verdict
+	(*Attachment)(nil),             // 2: openparallax.v1.Attachment
+	(*EvaluateResponse)(nil),       // 3: openparallax.v1.EvaluateResponse
+	(*HealthRequest)(nil),          // 4: openparallax.v1.HealthRequest
+	(*HealthResponse)(nil),         // 5: openparallax.v1.HealthResponse
+	(*ShieldStatusRequest)(nil),    // 6: openparallax.v1.ShieldStatusRequest
+	(*ShieldStatusResponse)(nil),   // 7: openparallax.v1.ShieldStatusResponse
+	(*ReportOutcomeRequest)(nil),   // 8: openparallax.v1.ReportOutcomeRequest
+	(*ReportOutcomeResponse)(nil),  // 9: openparallax.v1.ReportOutcomeResponse
+	(*EvaluateStreamResponse)(nil), // 10: openparallax.v1.EvaluateStreamResponse
+	nil,                            // 11: openparallax.v1.EvaluateRequest.ContextEntry
+	(*Verdict)(nil),                // 12: openparallax.v1.Verdict
 }
 var file_openparallax_v1_shield_proto_depIdxs = []int32{
 	0,  // 0: openparallax.v1.EvaluateRequest.caller:type_name -> openparallax.v1.CallerContext
-	10, // 1: openparallax.v1.EvaluateRequest.context:type_name -> openparallax.v1.EvaluateRequest.ContextEntry
-	11, // 2: openparallax.v1.EvaluateResponse.verdict:type_name -> openparallax.v1.Verdict
-	0,  // 3: openparallax.v1.ReportOutcomeRequest.caller:type_name -> openparallax.v1.CallerContext
-	11, // 4: openparallax.v1.EvaluateStreamResponse.verdict:type_name -> openparallax.v1.Verdict
-	1,  // 5: openparallax.v1.ShieldService.Evaluate:input_type -> openparallax.v1.EvaluateRequest
-	3,  // 6: openparallax.v1.ShieldService.Health:input_type -> openparallax.v1.HealthRequest
-	5,  // 7: openparallax.v1.ShieldService.GetShieldStatus:input_type -> openparallax.v1.ShieldStatusRequest
-	7,  // 8: openparallax.v1.ShieldService.ReportOutcome:input_type -> openparallax.v1.ReportOutcomeRequest
-	1,  // 9: openparallax.v1.ShieldService.EvaluateStream:input_type -> openparallax.v1.EvaluateRequest
-	2,  // 10: openparallax.v1.ShieldService.Evaluate:output_type -> openparallax.v1.EvaluateResponse
-	4,  // 11: openparallax.v1.ShieldService.Health:output_type -> openparallax.v1.HealthResponse
-	6,  // 12: openparallax.v1.ShieldService.GetShieldStatus:output_type -> openparallax.v1.ShieldStatusResponse
-	8,  // 13: openparallax.v1.ShieldService.ReportOutcome:output_type -> openparallax.v1.ReportOutcomeResponse
-	9,  // 14: openparallax.v1.ShieldService.EvaluateStream:output_type -> openparallax.v1.EvaluateStreamResponse
-	10, // [10:15] is the sub-list for method output_type
-	5,  // [5:10] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	11, // 1: openparallax.v1.EvaluateRequest.context:type_name -> openparallax.v1.EvaluateRequest.ContextEntry
+	2,  // 2: openparallax.v1.EvaluateRequest.attachments:type_name -> openparallax.v1.Attachment
+	12, // 3: openparallax.v1.EvaluateResponse.verdict:type_name -> openparallax.v1.Verdict
+	0,  // 4: openparallax.v1.ReportOutcomeRequest.caller:type_name -> openparallax.v1.CallerContext
+	12, // 5: openparallax.v1.EvaluateStreamResponse.verdict:type_name -> openparallax.v1.Verdict
+	1,  // 6: openparallax.v1.ShieldService.Evaluate:input_type -> openparallax.v1.EvaluateRequest
+	4,  // 7: openparallax.v1.ShieldService.Health:input_type -> openparallax.v1.HealthRequest
+	6,  // 8: openparallax.v1.ShieldService.GetShieldStatus:input_type -> openparallax.v1.ShieldStatusRequest
+	8,  // 9: openparallax.v1.ShieldService.ReportOutcome:input_type -> openparallax.v1.ReportOutcomeRequest
+	1,  // 10: openparallax.v1.ShieldService.EvaluateStream:input_type -> openparallax.v1.EvaluateRequest
+	3,  // 11: openparallax.v1.ShieldService.Evaluate:output_type -> openparallax.v1.EvaluateResponse
+	5,  // 12: openparallax.v1.ShieldService.Health:output_type -> openparallax.v1.HealthResponse
+	7,  // 13: openparallax.v1.ShieldService.GetShieldStatus:output_type -> openparallax.v1.ShieldStatusResponse
+	9,  // 14: openparallax.v1.ShieldService.ReportOutcome:output_type -> openparallax.v1.ReportOutcomeResponse
+	10, // 15: openparallax.v1.ShieldService.EvaluateStream:output_type -> openparallax.v1.EvaluateStreamResponse
+	11, // [11:16] is the sub-list for method output_type
+	6,  // [6:11] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_openparallax_v1_shield_proto_init() }
@@ -984,7 +1072,7 @@ func file_openparallax_v1_shield_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_openparallax_v1_shield_proto_rawDesc), len(file_openparallax_v1_shield_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

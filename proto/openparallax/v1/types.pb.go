@@ -463,6 +463,58 @@ func (Severity) EnumDescriptor() ([]byte, []int) {
 	return file_openparallax_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
+// ConfinementWrite is the write scope of a confined command.
+type ConfinementWrite int32
+
+const (
+	// The default: the workspace and the call's private temp dir.
+	ConfinementWrite_CONFINEMENT_WRITE_UNSPECIFIED ConfinementWrite = 0
+	ConfinementWrite_CONFINEMENT_WRITE_WORKSPACE   ConfinementWrite = 1
+	// Only the call's private temp dir; the workspace is read-only.
+	ConfinementWrite_CONFINEMENT_WRITE_TEMP_ONLY ConfinementWrite = 2
+)
+
+// Enum value maps for ConfinementWrite.
+var (
+	ConfinementWrite_name = map[int32]string{
+		0: "CONFINEMENT_WRITE_UNSPECIFIED",
+		1: "CONFINEMENT_WRITE_WORKSPACE",
+		2: "CONFINEMENT_WRITE_TEMP_ONLY",
+	}
+	ConfinementWrite_value = map[string]int32{
+		"CONFINEMENT_WRITE_UNSPECIFIED": 0,
+		"CONFINEMENT_WRITE_WORKSPACE":   1,
+		"CONFINEMENT_WRITE_TEMP_ONLY":   2,
+	}
+)
+
+func (x ConfinementWrite) Enum() *ConfinementWrite {
+	p := new(ConfinementWrite)
+	*p = x
+	return p
+}
+
+func (x ConfinementWrite) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ConfinementWrite) Descriptor() protoreflect.EnumDescriptor {
+	return file_openparallax_v1_types_proto_enumTypes[5].Descriptor()
+}
+
+func (ConfinementWrite) Type() protoreflect.EnumType {
+	return &file_openparallax_v1_types_proto_enumTypes[5]
+}
+
+func (x ConfinementWrite) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ConfinementWrite.Descriptor instead.
+func (ConfinementWrite) EnumDescriptor() ([]byte, []int) {
+	return file_openparallax_v1_types_proto_rawDescGZIP(), []int{5}
+}
+
 // ActionRequest is a full action description with its payload.
 type ActionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -660,7 +712,12 @@ type Verdict struct {
 	// Canonical action type after alias resolution, e.g. "execute_command".
 	ActionType string `protobuf:"bytes,12,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
 	// Tier the caller or policy asked for before the action may be allowed.
-	RequiredTier  int32 `protobuf:"varint,13,opt,name=required_tier,json=requiredTier,proto3" json:"required_tier,omitempty"`
+	RequiredTier int32 `protobuf:"varint,13,opt,name=required_tier,json=requiredTier,proto3" json:"required_tier,omitempty"`
+	// What the executor may do when it runs the action (issue 11). Unset
+	// means the default confinement: write the workspace and a private temp
+	// dir, read the system's read-only locations, no network. Only the
+	// policy's rule widens it; Tier 1 can only narrow it.
+	Confinement   *Confinement `protobuf:"bytes,14,opt,name=confinement,proto3" json:"confinement,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -786,6 +843,77 @@ func (x *Verdict) GetRequiredTier() int32 {
 	return 0
 }
 
+func (x *Verdict) GetConfinement() *Confinement {
+	if x != nil {
+		return x.Confinement
+	}
+	return nil
+}
+
+// Confinement is the grant a verdict carries for the executor.
+type Confinement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Write ConfinementWrite       `protobuf:"varint,1,opt,name=write,proto3,enum=openparallax.v1.ConfinementWrite" json:"write,omitempty"`
+	// TCP ports the command may connect to, on any address (UDP for DNS
+	// comes with any port). Empty: no network.
+	ConnectPorts []uint32 `protobuf:"varint,2,rep,packed,name=connect_ports,json=connectPorts,proto3" json:"connect_ports,omitempty"`
+	// Extra read-only paths: absolute, "~/..." or "$WORKSPACE/...".
+	ReadPaths     []string `protobuf:"bytes,4,rep,name=read_paths,json=readPaths,proto3" json:"read_paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Confinement) Reset() {
+	*x = Confinement{}
+	mi := &file_openparallax_v1_types_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Confinement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Confinement) ProtoMessage() {}
+
+func (x *Confinement) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_types_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Confinement.ProtoReflect.Descriptor instead.
+func (*Confinement) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_types_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Confinement) GetWrite() ConfinementWrite {
+	if x != nil {
+		return x.Write
+	}
+	return ConfinementWrite_CONFINEMENT_WRITE_UNSPECIFIED
+}
+
+func (x *Confinement) GetConnectPorts() []uint32 {
+	if x != nil {
+		return x.ConnectPorts
+	}
+	return nil
+}
+
+func (x *Confinement) GetReadPaths() []string {
+	if x != nil {
+		return x.ReadPaths
+	}
+	return nil
+}
+
 // ActionResult is a tool execution outcome.
 type ActionResult struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -801,7 +929,7 @@ type ActionResult struct {
 
 func (x *ActionResult) Reset() {
 	*x = ActionResult{}
-	mi := &file_openparallax_v1_types_proto_msgTypes[3]
+	mi := &file_openparallax_v1_types_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -813,7 +941,7 @@ func (x *ActionResult) String() string {
 func (*ActionResult) ProtoMessage() {}
 
 func (x *ActionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_types_proto_msgTypes[3]
+	mi := &file_openparallax_v1_types_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -826,7 +954,7 @@ func (x *ActionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionResult.ProtoReflect.Descriptor instead.
 func (*ActionResult) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_types_proto_rawDescGZIP(), []int{3}
+	return file_openparallax_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ActionResult) GetRequestId() string {
@@ -893,7 +1021,7 @@ const file_openparallax_v1_types_proto_rawDesc = "" +
 	"\aoutcome\x18\x04 \x01(\x0e2 .openparallax.v1.VerdictDecisionR\aoutcome\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\tR\amessage\x12\x12\n" +
 	"\x04tier\x18\x06 \x01(\x05R\x04tier\x12\x1a\n" +
-	"\bevidence\x18\a \x01(\tR\bevidence\"\xd7\x03\n" +
+	"\bevidence\x18\a \x01(\tR\bevidence\"\x97\x04\n" +
 	"\aVerdict\x12<\n" +
 	"\bdecision\x18\x01 \x01(\x0e2 .openparallax.v1.VerdictDecisionR\bdecision\x12\x12\n" +
 	"\x04tier\x18\x02 \x01(\x05R\x04tier\x12\x1e\n" +
@@ -913,7 +1041,13 @@ const file_openparallax_v1_types_proto_rawDesc = "" +
 	"\bfindings\x18\v \x03(\v2\x18.openparallax.v1.FindingR\bfindings\x12\x1f\n" +
 	"\vaction_type\x18\f \x01(\tR\n" +
 	"actionType\x12#\n" +
-	"\rrequired_tier\x18\r \x01(\x05R\frequiredTier\"\xb6\x01\n" +
+	"\rrequired_tier\x18\r \x01(\x05R\frequiredTier\x12>\n" +
+	"\vconfinement\x18\x0e \x01(\v2\x1c.openparallax.v1.ConfinementR\vconfinement\"\x90\x01\n" +
+	"\vConfinement\x127\n" +
+	"\x05write\x18\x01 \x01(\x0e2!.openparallax.v1.ConfinementWriteR\x05write\x12#\n" +
+	"\rconnect_ports\x18\x02 \x03(\rR\fconnectPorts\x12\x1d\n" +
+	"\n" +
+	"read_paths\x18\x04 \x03(\tR\treadPathsJ\x04\b\x03\x10\x04\"\xb6\x01\n" +
 	"\fActionResult\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
@@ -1007,7 +1141,11 @@ const file_openparallax_v1_types_proto_rawDesc = "" +
 	"\fSEVERITY_LOW\x10\x01\x12\x13\n" +
 	"\x0fSEVERITY_MEDIUM\x10\x02\x12\x11\n" +
 	"\rSEVERITY_HIGH\x10\x03\x12\x15\n" +
-	"\x11SEVERITY_CRITICAL\x10\x04BEZCgithub.com/parapet-dev/parapet/proto/openparallax/v1;openparallaxv1b\x06proto3"
+	"\x11SEVERITY_CRITICAL\x10\x04*w\n" +
+	"\x10ConfinementWrite\x12!\n" +
+	"\x1dCONFINEMENT_WRITE_UNSPECIFIED\x10\x00\x12\x1f\n" +
+	"\x1bCONFINEMENT_WRITE_WORKSPACE\x10\x01\x12\x1f\n" +
+	"\x1bCONFINEMENT_WRITE_TEMP_ONLY\x10\x02BEZCgithub.com/parapet-dev/parapet/proto/openparallax/v1;openparallaxv1b\x06proto3"
 
 var (
 	file_openparallax_v1_types_proto_rawDescOnce sync.Once
@@ -1021,32 +1159,36 @@ func file_openparallax_v1_types_proto_rawDescGZIP() []byte {
 	return file_openparallax_v1_types_proto_rawDescData
 }
 
-var file_openparallax_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_openparallax_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_openparallax_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_openparallax_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_openparallax_v1_types_proto_goTypes = []any{
 	(SessionMode)(0),      // 0: openparallax.v1.SessionMode
 	(ActionType)(0),       // 1: openparallax.v1.ActionType
 	(GoalType)(0),         // 2: openparallax.v1.GoalType
 	(VerdictDecision)(0),  // 3: openparallax.v1.VerdictDecision
 	(Severity)(0),         // 4: openparallax.v1.Severity
-	(*ActionRequest)(nil), // 5: openparallax.v1.ActionRequest
-	(*Finding)(nil),       // 6: openparallax.v1.Finding
-	(*Verdict)(nil),       // 7: openparallax.v1.Verdict
-	(*ActionResult)(nil),  // 8: openparallax.v1.ActionResult
-	nil,                   // 9: openparallax.v1.ActionRequest.PayloadEntry
+	(ConfinementWrite)(0), // 5: openparallax.v1.ConfinementWrite
+	(*ActionRequest)(nil), // 6: openparallax.v1.ActionRequest
+	(*Finding)(nil),       // 7: openparallax.v1.Finding
+	(*Verdict)(nil),       // 8: openparallax.v1.Verdict
+	(*Confinement)(nil),   // 9: openparallax.v1.Confinement
+	(*ActionResult)(nil),  // 10: openparallax.v1.ActionResult
+	nil,                   // 11: openparallax.v1.ActionRequest.PayloadEntry
 }
 var file_openparallax_v1_types_proto_depIdxs = []int32{
-	1, // 0: openparallax.v1.ActionRequest.type:type_name -> openparallax.v1.ActionType
-	9, // 1: openparallax.v1.ActionRequest.payload:type_name -> openparallax.v1.ActionRequest.PayloadEntry
-	4, // 2: openparallax.v1.Finding.severity:type_name -> openparallax.v1.Severity
-	3, // 3: openparallax.v1.Finding.outcome:type_name -> openparallax.v1.VerdictDecision
-	3, // 4: openparallax.v1.Verdict.decision:type_name -> openparallax.v1.VerdictDecision
-	6, // 5: openparallax.v1.Verdict.findings:type_name -> openparallax.v1.Finding
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	1,  // 0: openparallax.v1.ActionRequest.type:type_name -> openparallax.v1.ActionType
+	11, // 1: openparallax.v1.ActionRequest.payload:type_name -> openparallax.v1.ActionRequest.PayloadEntry
+	4,  // 2: openparallax.v1.Finding.severity:type_name -> openparallax.v1.Severity
+	3,  // 3: openparallax.v1.Finding.outcome:type_name -> openparallax.v1.VerdictDecision
+	3,  // 4: openparallax.v1.Verdict.decision:type_name -> openparallax.v1.VerdictDecision
+	7,  // 5: openparallax.v1.Verdict.findings:type_name -> openparallax.v1.Finding
+	9,  // 6: openparallax.v1.Verdict.confinement:type_name -> openparallax.v1.Confinement
+	5,  // 7: openparallax.v1.Confinement.write:type_name -> openparallax.v1.ConfinementWrite
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_openparallax_v1_types_proto_init() }
@@ -1059,8 +1201,8 @@ func file_openparallax_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_openparallax_v1_types_proto_rawDesc), len(file_openparallax_v1_types_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   5,
+			NumEnums:      6,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,93 @@
+package cmd
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parapet-dev/parapet/agentctl/gateway"
+)
+
+func gatewayCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gateway",
+		Usage: "run an engine as an agent of a parallax control plane (dials out; runs its tasks through the gate)",
+		Description: `Connects to the control plane's AgentGateway, says hello, sends heartbeats,
+answers pings, reconnects with backoff, and runs each TaskRequest as a
+one-shot turn (escalations are denied: nobody can answer them here).
+Threads are not served yet. docs/doors/gateway.md.`,
+		Flags: append(engineFlags(),
+			&cli.StringFlag{Name: "control-plane", Required: true, Usage: "the control plane's gRPC `HOST:PORT`"},
+			&cli.BoolFlag{Name: "tls", Usage: "connect with TLS (system roots, or --tls-ca)"},
+			&cli.StringFlag{Name: "tls-ca", Usage: "PEM `FILE` of the CA that signed the control plane's certificate (implies --tls)"},
+			&cli.StringFlag{Name: "agent-id", Required: true, Usage: "this agent's `ID` at the control plane"},
+			&cli.StringSliceFlag{Name: "capabilities", Usage: "capabilities announced in the hello (repeat or comma-separate)"},
+			&cli.DurationFlag{Name: "heartbeat", Value: gateway.DefaultHeartbeat, Usage: "heartbeat interval announced and kept"},
+		),
+		Action: func(c *cli.Context) error {
+			cfg, err := hostConfigFrom(c)
+			if err != nil {
+				return err
+			}
+			creds := insecure.NewCredentials()
+			if c.Bool("tls") || c.String("tls-ca") != "" {
+				tc := &tls.Config{MinVersion: tls.VersionTLS12}
+				if f := c.String("tls-ca"); f != "" {
+					pem, err := os.ReadFile(f)
+					if err != nil {
+						return usageErrorf("--tls-ca: %v", err)
+					}
+					tc.RootCAs = x509.NewCertPool()
+					if !tc.RootCAs.AppendCertsFromPEM(pem) {
+						return usageErrorf("--tls-ca %s: no PEM certificate in it", f)
+					}
+				}
+				creds = credentials.NewTLS(tc)
+			}
+			conn, err := grpc.NewClient(c.String("control-plane"), grpc.WithTransportCredentials(creds))
+			if err != nil {
+				return usageErrorf("--control-plane: %v", err)
+			}
+			defer conn.Close()
+			log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "gateway")
+			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			canaryDir, err := os.MkdirTemp("", "parapet-canary-")
+			if err != nil {
+				return exitf(exitFailed, "canary dir: %v", err)
+			}
+			defer os.RemoveAll(canaryDir)
+			cfg.canaryDir = canaryDir
+			h, err := startHost(ctx, cfg, nil, log, c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			defer h.stop()
+			// Tasks need the agent: connect only once it is there.
+			waitCtx, waitCancel := context.WithTimeout(ctx, agentConnectTimeout)
+			_, err = h.waitAgent(waitCtx)
+			waitCancel()
+			if err != nil {
+				return exitf(exitFailed, "the agent did not start: %v", err)
+			}
+			g, err := gateway.New(gateway.Config{Conn: conn, AgentID: c.String("agent-id"), AgentName: cfg.agentName,
+				Capabilities: c.StringSlice("capabilities"), Heartbeat: c.Duration("heartbeat"), Engine: h.engine,
+				Logger: log, MinBackoff: 500 * time.Millisecond})
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			fmt.Fprintf(c.App.ErrWriter, "parapet gateway: agent %s, control plane %s\n", c.String("agent-id"), c.String("control-plane"))
+			return g.Run(ctx)
+		},
+	}
+}

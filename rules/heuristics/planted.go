@@ -1,0 +1,415 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// Code that runs later is judged as that code: a command line that writes
+// a file and then runs it (echo … > run.sh && bash run.sh), or writes a
+// file that build and test tools run by themselves (Makefile, package.json
+// scripts, conftest.py, setup.py, .envrc, git hooks, CI workflows, git
+// configuration), is judged by what the file's code would do. The engine
+// also attaches the current content of workspace scripts a command runs
+// (action.Attachment); a script it could not read is unknown.
+
+// maxPlanted bounds the files one command line is followed through.
+const maxPlanted = 16
+
+// planted is a file the command line writes, with what it writes.
+type planted struct {
+	abs     string
+	content string
+}
+
+// checkPlantedCode judges files written by the line, scripts the line
+// runs, and the attached contents of scripts the line runs.
+func (s *scan) checkPlantedCode(cs *cmdScan) {
+	if s.nested >= maxNested {
+		return
+	}
+	var files []planted
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.prog == "" || len(files) >= maxPlanted {
+			continue
+		}
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && len(files) == 0 && len(s.act.Attachments) == 0 {
+			continue // writes nothing the line shows, runs nothing known
+		}
+		for _, f := range cs.writtenFiles(v) {
+			files = append(files, f)
+			if kind := hookKind(f.abs); kind != "" {
+				s.judgePlanted(kind, f.content, f.abs, "writes "+baseName(f.abs)+", which "+hookRunner(kind))
+			}
+		}
+		if len(files) == 0 && len(s.act.Attachments) == 0 {
+			continue // nothing written before, nothing attached
+		}
+		file, lang, _, ok := shell.ScriptRun(v.c)
+		if !ok {
+			continue
+		}
+		abs := cs.resolveIn(nil, file).Abs
+		written := false
+		for _, f := range files {
+			if f.abs == abs {
+				written = true
+				s.judgePlanted(scriptLang(lang, f.abs, f.content), f.content, abs, "runs "+baseName(abs)+", written just before")
+			}
+		}
+		if !written {
+			s.judgeAttachment(cs, abs, lang)
+		}
+	}
+}
+
+// judgeAttachment judges the attached content of a script the line runs.
+func (s *scan) judgeAttachment(cs *cmdScan, abs, lang string) {
+	for i := range s.act.Attachments {
+		at := &s.act.Attachments[i]
+		if at.Path == "" {
+			continue
+		}
+		p, _ := action.ResolvePath(at.Path, cs.root, cs.home)
+		if p.Abs != abs {
+			continue
+		}
+		if at.Unreadable {
+			s.add(rEvUnanalysable, "runs "+at.Path+", whose content could not be read: what it does is unknown; show the script or run its commands directly", at.Path)
+			return
+		}
+		s.judgePlanted(scriptLang(lang, abs, at.Content), at.Content, abs, "runs "+baseName(abs))
+		return
+	}
+}
+
+// judgePlanted judges content as code of a kind and reports what it would
+// do, under the rule that would have stopped it, saying where it is.
+func (s *scan) judgePlanted(kind, content, abs, what string) {
+	src := ""
+	switch kind {
+	case "shell":
+		src = content
+	case "make":
+		src = shell.MakeRecipes(content)
+	case "npm":
+		src = strings.Join(packageScripts(content), "\n")
+	case "ci":
+		src = strings.Join(workflowCommands(content), "\n")
+	case "gitconfig":
+		src = strings.Join(gitConfigCommands(content), "\n")
+	case "python":
+		src = "python3 -c " + shellQuote(content)
+	case "js":
+		src = "node -e " + shellQuote(content)
+	case "perl", "ruby", "lua":
+		src = kind + " -e " + shellQuote(content)
+	case "php":
+		src = "php -r " + shellQuote(content)
+	default:
+		return
+	}
+	if strings.TrimSpace(src) == "" {
+		return
+	}
+	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1}
+	sc := shell.Parse(src)
+	buf := getViews()
+	cs := newCmdScan(sc, s.act, buf)
+	inner.commandRules(&cs, src)
+	inner.checkUnanalysable(&cs)
+	for _, e := range sc.Evasions {
+		switch e.Kind {
+		case "dialect", "opaque-code", "too-deep":
+			inner.add(rEvUnanalysable, "cannot be analysed ("+e.Evidence+")", e.Evidence)
+		}
+	}
+	putViews(buf)
+	sc.Release()
+	for _, f := range inner.findings {
+		r, ok := ruleByID[f.RuleID]
+		if !ok {
+			continue
+		}
+		s.add(r, what+": its code "+f.Message, f.Evidence)
+	}
+}
+
+// shellQuote single-quotes text for a synthetic command line.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// writtenFiles returns the files v writes with text the line shows:
+// echo/printf > F, cat > F <<EOF, tee F <<EOF, echo … | tee F.
+func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
+	content, ok := cs.producedText(v)
+	var out []planted
+	if ok {
+		for _, r := range v.c.Redirects {
+			if (r.Op == ">" || r.Op == ">>" || r.Op == ">|" || r.Op == "&>") && (r.FD == "" || r.FD == "1") && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
+				out = append(out, planted{abs: cs.resolveIn(v.c, r.Target).Abs, content: content})
+			}
+		}
+	}
+	if v.prog == "tee" {
+		text, ok := "", false
+		if body, has := heredocText(v.c.Redirects); has {
+			text, ok = body, true
+		}
+		for _, j := range cs.before(v) {
+			if u := cs.view(j); u != nil {
+				text, ok = cs.producedText(u)
+			}
+		}
+		if ok {
+			for _, op := range operands(v.args, "", nil) {
+				out = append(out, planted{abs: cs.resolveIn(v.c, op).Abs, content: text})
+			}
+		}
+	}
+	return out
+}
+
+// producedText returns the text a command writes to its output when the
+// line shows it: echo and printf arguments, cat of a here-document.
+func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
+	switch v.prog {
+	case "echo":
+		args := v.args
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			args = args[1:]
+		}
+		return strings.Join(args, " ") + "\n", true
+	case "printf":
+		if len(v.args) == 0 {
+			return "", false
+		}
+		text := strings.ReplaceAll(v.args[0], `\n`, "\n")
+		text = strings.ReplaceAll(text, `\t`, "\t")
+		for _, a := range v.args[1:] {
+			if i := strings.Index(text, "%s"); i >= 0 {
+				text = text[:i] + a + text[i+2:]
+			} else {
+				text += a
+			}
+		}
+		return text, true
+	case "cat":
+		if len(operands(v.args, "", nil)) == 0 {
+			return heredocText(v.c.Redirects)
+		}
+	}
+	return "", false
+}
+
+func heredocText(rs []shell.Redirect) (string, bool) {
+	for _, r := range rs {
+		switch r.Op {
+		case "<<", "<<-":
+			return r.Body, true
+		case "<<<":
+			return r.Target + "\n", true
+		}
+	}
+	return "", false
+}
+
+// scriptLang decides the language of a script from the runner, else
+// from its #! line, else from its name.
+func scriptLang(lang, abs, content string) string {
+	if lang != "" {
+		return lang
+	}
+	if strings.HasPrefix(content, "#!") {
+		line, _, _ := strings.Cut(content, "\n")
+		for _, l := range []struct{ word, lang string }{{"python", "python"}, {"node", "js"}, {"perl", "perl"}, {"ruby", "ruby"}, {"php", "php"}, {"lua", "lua"}, {"sh", "shell"}} {
+			if strings.Contains(line, l.word) {
+				return l.lang
+			}
+		}
+	}
+	switch {
+	case strings.HasSuffix(abs, ".py"):
+		return "python"
+	case strings.HasSuffix(abs, ".js") || strings.HasSuffix(abs, ".mjs") || strings.HasSuffix(abs, ".cjs"):
+		return "js"
+	case strings.HasSuffix(abs, ".pl"):
+		return "perl"
+	case strings.HasSuffix(abs, ".rb"):
+		return "ruby"
+	case strings.HasSuffix(abs, ".php"):
+		return "php"
+	case strings.HasSuffix(abs, ".lua"):
+		return "lua"
+	}
+	return "shell"
+}
+
+// hookKind says whether a file is run by build, test or git tooling by
+// itself, and as what.
+func hookKind(abs string) string {
+	base := baseName(abs)
+	switch {
+	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		return "make"
+	case base == "package.json":
+		return "npm"
+	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
+		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
+		return "python"
+	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/"):
+		return "shell"
+	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
+		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
+		return "ci"
+	case strings.HasSuffix(abs, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(abs, "/.config/git/config"):
+		return "gitconfig"
+	}
+	return ""
+}
+
+func hookRunner(kind string) string {
+	switch kind {
+	case "make":
+		return "make runs"
+	case "npm":
+		return "npm runs"
+	case "python":
+		return "Python tooling runs by itself"
+	case "ci":
+		return "CI runs on the next push"
+	case "gitconfig":
+		return "configures commands git runs"
+	}
+	return "runs by itself"
+}
+
+// packageScripts returns the values of package.json's "scripts" object.
+func packageScripts(pkg string) []string {
+	i := strings.Index(pkg, `"scripts"`)
+	if i < 0 {
+		return nil
+	}
+	rest := pkg[i+len(`"scripts"`):]
+	open := strings.IndexByte(rest, '{')
+	if open < 0 {
+		return nil
+	}
+	rest = rest[open+1:]
+	if end := strings.IndexByte(rest, '}'); end >= 0 {
+		rest = rest[:end]
+	}
+	var out []string
+	n := 0
+	shell.CodeLiterals(rest, func(lit string) {
+		if n%2 == 1 {
+			out = append(out, lit)
+		}
+		n++
+	})
+	return out
+}
+
+// workflowCommands returns the shell commands of a CI file: run: values
+// (inline or block) and the items of script: lists.
+func workflowCommands(yml string) []string {
+	var out []string
+	lines := strings.Split(yml, "\n")
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		t = strings.TrimPrefix(t, "- ")
+		key, val, ok := strings.Cut(t, ":")
+		if !ok {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		val = strings.TrimSpace(val)
+		switch key {
+		case "run", "script", "before_script", "after_script", "command", "cmd":
+		default:
+			continue
+		}
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		if val != "" && val != "|" && val != ">" && val != "|-" && val != ">-" {
+			out = append(out, strings.Trim(val, `"'`))
+			continue
+		}
+		for i+1 < len(lines) {
+			next := lines[i+1]
+			ni := len(next) - len(strings.TrimLeft(next, " "))
+			if strings.TrimSpace(next) != "" && ni <= indent && !strings.HasPrefix(strings.TrimSpace(next), "- ") {
+				break
+			}
+			if strings.TrimSpace(next) != "" && ni < indent {
+				break
+			}
+			i++
+			out = append(out, strings.Trim(strings.TrimPrefix(strings.TrimSpace(next), "- "), `"'`))
+		}
+	}
+	return out
+}
+
+// gitConfigCommands returns the commands set in a git configuration file
+// under keys git runs (core.pager, alias.x = !…, filter.x.clean, …).
+func gitConfigCommands(ini string) []string {
+	var out []string
+	section := ""
+	for line := range strings.SplitSeq(ini, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			sec := strings.Trim(t, "[]")
+			name, sub, hasSub := strings.Cut(sec, " ")
+			section = strings.ToLower(name)
+			if hasSub {
+				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		key := section + "." + strings.TrimSpace(k)
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		if shell.GitExecKey(key) {
+			if strings.HasPrefix(strings.ToLower(key), "alias.") && !strings.HasPrefix(v, "!") {
+				continue
+			}
+			out = append(out, strings.TrimPrefix(v, "!"))
+		}
+	}
+	return out
+}
+
+// checkHookWrites judges files written by the file tools that build, test
+// and git tooling run by themselves (Makefile, package.json scripts,
+// conftest.py, CI workflows, git configuration, hooks).
+func (s *scan) checkHookWrites() {
+	switch s.act.Type {
+	case "write_file", "edit_file":
+	default:
+		return
+	}
+	for i := range s.act.Paths {
+		p := &s.act.Paths[i]
+		if p.Access != actionWrite {
+			continue
+		}
+		kind := hookKind(p.Abs)
+		if kind == "" {
+			continue
+		}
+		for j := range s.act.Strings {
+			str := &s.act.Strings[j]
+			top, _, _ := strings.Cut(str.Field, ".")
+			if str.Layer != 0 || !contentFields[top] {
+				continue
+			}
+			s.judgePlanted(kind, str.Value, p.Abs, "writes "+baseName(p.Abs)+", which "+hookRunner(kind))
+		}
+		return
+	}
+}

@@ -1,0 +1,457 @@
+package shell
+
+import (
+	"strings"
+)
+
+// Code handed to another interpreter (python -c, node -e, perl -e, awk
+// 'BEGIN{system(…)}', …) is not shell, but the commands it starts are:
+// the string literals given to its process-running calls (os.system,
+// subprocess.run, child_process.execSync, system, backticks, io.popen,
+// run(`…`), …) are parsed as shell scripts one level deeper, Via the
+// interpreter. A process-running call whose command is not a literal
+// cannot be followed; it is reported as an "opaque-code" evasion.
+
+// maxCodeScan bounds how much of a program is searched for calls.
+const maxCodeScan = 64 << 10
+
+// interpreterLang returns the language an interpreter program runs, or "".
+func interpreterLang(program string) string {
+	switch {
+	case program == "python" || program == "pypy" || program == "pypy3" ||
+		strings.HasPrefix(program, "python2") || strings.HasPrefix(program, "python3"):
+		return "python"
+	case program == "perl" || strings.HasPrefix(program, "perl5"):
+		return "perl"
+	case program == "ruby" || program == "jruby":
+		return "ruby"
+	case program == "node" || program == "nodejs" || program == "deno" || program == "bun" || program == "jrunscript" || program == "rhino" || program == "jjs":
+		return "js"
+	case program == "php" || strings.HasPrefix(program, "php") && len(program) <= 6 && len(program) > 3 && program[3] >= '0' && program[3] <= '9':
+		return "php"
+	case program == "lua" || strings.HasPrefix(program, "lua5") || program == "luajit":
+		return "lua"
+	case program == "julia":
+		return "julia"
+	case program == "awk" || program == "gawk" || program == "mawk" || program == "nawk":
+		return "awk"
+	case program == "Rscript":
+		return "r"
+	}
+	return ""
+}
+
+// inlineFlags are the options that give each language its program text.
+var inlineFlags = map[string][]string{
+	"python": {"-c"},
+	"perl":   {"-e", "-E"},
+	"ruby":   {"-e"},
+	"js":     {"-e", "--eval", "-p", "--print"},
+	"php":    {"-r"},
+	"lua":    {"-e"},
+	"julia":  {"-e", "--eval", "-E", "--print"},
+	"r":      {"-e"},
+}
+
+// programText returns the code an interpreter runs from its arguments,
+// or from a here-document or here-string when it reads its program from
+// stdin (python - <<EOF, node <<<'…').
+func programText(lang string, args []field, redirs []Redirect) (string, bool) {
+	if lang == "awk" {
+		return awkProgram(args)
+	}
+	for i, a := range args {
+		t := a.text
+		for _, f := range inlineFlags[lang] {
+			switch {
+			case t == f && i+1 < len(args):
+				return args[i+1].text, true
+			case strings.HasPrefix(f, "--") && strings.HasPrefix(t, f+"="):
+				return t[len(f)+1:], true
+			case len(f) == 2 && len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, f[1:]) && isFlagGroup(t) && i+1 < len(args):
+				return args[i+1].text, true // python3 -Ic, perl -we
+			}
+		}
+	}
+	// No inline program: an operand other than "-" is a script file.
+	for _, a := range args {
+		if a.text == "--" {
+			break
+		}
+		if a.text != "-" && !strings.HasPrefix(a.text, "-") {
+			return "", false
+		}
+	}
+	for _, r := range redirs {
+		switch r.Op {
+		case "<<", "<<-":
+			return r.Body, true
+		case "<<<":
+			return r.Target, true
+		}
+	}
+	return "", false
+}
+
+func isFlagGroup(t string) bool {
+	for i := 1; i < len(t); i++ {
+		if !isAlnum(t[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// awkProgram returns awk's program: the first operand unless -f names a
+// file; -v, -F and -f take a value.
+func awkProgram(args []field) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			if i+1 < len(args) {
+				return args[i+1].text, true
+			}
+			return "", false
+		case t == "-f" || strings.HasPrefix(t, "-f") && len(t) > 2 || t == "--file":
+			return "", false
+		case t == "-v" || t == "-F" || t == "--assign" || t == "--field-separator":
+			i++
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// execCall is a process-running call of a language: its name, and
+// whether a non-literal argument is certainly a command (os.system(x)) or
+// may be anything (run(x) in Python is often asyncio.run).
+type execCall struct {
+	name   string
+	strong bool
+	// argv: the call takes a program path first, then argv (execl).
+	argv bool
+}
+
+var execCalls = map[string][]execCall{
+	"python": {{"system", true, false}, {"popen", true, false}, {"Popen", true, false}, {"check_output", true, false},
+		{"check_call", true, false}, {"getoutput", true, false}, {"getstatusoutput", true, false}, {"run", false, false},
+		{"call", false, false}, {"spawn", false, false}, {"execl", true, true}, {"execlp", true, true}, {"execle", true, true},
+		{"execv", true, true}, {"execvp", true, true}, {"execve", true, true}, {"execvpe", true, true},
+		{"spawnl", true, true}, {"spawnlp", true, true}, {"spawnv", true, true}, {"spawnvp", true, true}},
+	"perl": {{"system", true, false}, {"exec", true, false}, {"qx", true, false}, {"readpipe", true, false}},
+	"ruby": {{"system", true, false}, {"exec", true, false}, {"spawn", true, false}, {"popen", true, false},
+		{"capture2", true, false}, {"capture2e", true, false}, {"capture3", true, false}, {"popen3", true, false}},
+	"js": {{"execSync", true, false}, {"exec", false, false}, {"spawn", false, false}, {"spawnSync", true, false},
+		{"execFile", true, false}, {"execFileSync", true, false}, {"ProcessBuilder", true, false}},
+	"php": {{"system", true, false}, {"exec", true, false}, {"shell_exec", true, false}, {"passthru", true, false},
+		{"popen", true, false}, {"proc_open", true, false}, {"pcntl_exec", true, false}},
+	"lua":   {{"execute", true, false}, {"popen", true, false}},
+	"julia": {{"run", false, false}, {"read", false, false}, {"pipeline", false, false}},
+	"awk":   {{"system", true, false}},
+	"r":     {{"system", true, false}, {"system2", true, false}},
+}
+
+// embeddedCommands returns the shell commands code runs that are given
+// as literals, and a description of the first process-running call whose
+// command is computed ("" if none).
+func embeddedCommands(lang, code string) (cmds []string, opaque string) {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	for _, call := range execCalls[lang] {
+		for off := 0; off < len(code); {
+			i := strings.Index(code[off:], call.name)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(call.name)
+			if i > 0 && isIdentByte(code[i-1]) || off < len(code) && isIdentByte(code[off]) {
+				continue
+			}
+			rest := strings.TrimLeft(code[off:], " \t")
+			paren := strings.HasPrefix(rest, "(")
+			if paren {
+				rest = strings.TrimLeft(rest[1:], " \t")
+			} else if !(lang == "perl" || lang == "ruby") || rest == "" || !strings.ContainsRune("\"'`", rune(rest[0])) {
+				if !(lang == "perl" && call.name == "qx") {
+					continue
+				}
+			}
+			if lang == "perl" && call.name == "qx" && rest != "" {
+				if lit, ok := delimited(rest); ok {
+					cmds = append(cmds, lit)
+				}
+				continue
+			}
+			words, ok := literalArgs(rest)
+			switch {
+			case ok && len(words) == 1:
+				cmds = append(cmds, words[0])
+			case ok && len(words) > 1:
+				if call.argv {
+					words = words[1:]
+				}
+				cmds = append(cmds, quoteWords(words))
+			case call.strong && opaque == "":
+				opaque = call.name + "(" + truncateEvidence(rest)
+			}
+		}
+	}
+	cmds = append(cmds, backtickCommands(lang, code)...)
+	if lang == "awk" {
+		cmds = append(cmds, awkPipes(code)...)
+	}
+	if lang == "perl" {
+		cmds = append(cmds, perlPipeOpens(code)...)
+	}
+	return cmds, opaque
+}
+
+func isIdentByte(c byte) bool { return c == '_' || isAlnum(c) }
+
+// literalArgs reads the first argument of a call when it is made of
+// string literals: "cmd", ["sh", "-c", "x"], 'a', 'b' (argv as several
+// arguments). ok is false when it starts with anything else.
+func literalArgs(s string) (words []string, ok bool) {
+	list := strings.HasPrefix(s, "[") || strings.HasPrefix(s, "array(")
+	if list {
+		s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "["), "array("), " \t")
+	}
+	for {
+		lit, n, isLit := readLiteral(s)
+		if !isLit {
+			return words, len(words) > 0
+		}
+		words = append(words, lit)
+		s = strings.TrimLeft(s[n:], " \t\n")
+		if !strings.HasPrefix(s, ",") {
+			return words, true
+		}
+		s = strings.TrimLeft(s[1:], " \t\n")
+		if !list && strings.HasPrefix(s, "[") {
+			// spawn("sh", ["-c", "…"]): the program, then its argv.
+			list, s = true, strings.TrimLeft(s[1:], " \t")
+			continue
+		}
+		if !list && !(strings.HasPrefix(s, "\"") || strings.HasPrefix(s, "'")) {
+			return words, true
+		}
+	}
+}
+
+// readLiteral reads a quoted literal at the start of s ('…', "…" or `…`
+// with backslash escapes; Python's r/b/f prefixes are allowed) and
+// returns its text and length.
+func readLiteral(s string) (string, int, bool) {
+	start := 0
+	for start < len(s) && start < 2 && strings.IndexByte("rRbBfFuU", s[start]) >= 0 {
+		start++
+	}
+	if start >= len(s) || !strings.ContainsRune("\"'`", rune(s[start])) {
+		return "", 0, false
+	}
+	q := s[start]
+	var b strings.Builder
+	for i := start + 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+		case c == q:
+			return b.String(), i + 1, true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false
+}
+
+// delimited reads perl's qx{…}, qx(…), qx/…/ and the like.
+func delimited(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	open := s[0]
+	close := open
+	switch open {
+	case '(':
+		close = ')'
+	case '{':
+		close = '}'
+	case '[':
+		close = ']'
+	case '<':
+		close = '>'
+	}
+	if isAlnum(open) || open == ' ' {
+		return "", false
+	}
+	end := strings.IndexByte(s[1:], close)
+	if end < 0 {
+		return "", false
+	}
+	return s[1 : 1+end], true
+}
+
+// backtickCommands returns `…` commands in the languages where backticks
+// run a command (perl, ruby, php, julia) and ruby's %x(…).
+func backtickCommands(lang, code string) []string {
+	switch lang {
+	case "perl", "ruby", "php", "julia":
+	default:
+		return nil
+	}
+	var out []string
+	for off := 0; off < len(code); {
+		i := strings.IndexByte(code[off:], '`')
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.IndexByte(code[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		out = append(out, code[i+1:i+1+j])
+		off = i + j + 2
+	}
+	if lang == "ruby" {
+		for off := 0; off < len(code); {
+			i := strings.Index(code[off:], "%x")
+			if i < 0 {
+				break
+			}
+			i += off
+			if lit, ok := delimited(code[i+2:]); ok {
+				out = append(out, lit)
+			}
+			off = i + 2
+		}
+	}
+	return out
+}
+
+// awkPipes returns the commands of awk's "cmd" | getline and
+// print … | "cmd".
+func awkPipes(code string) []string {
+	var out []string
+	for off := 0; off < len(code); {
+		i := strings.IndexByte(code[off:], '|')
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 1
+		if i+1 < len(code) && code[i+1] == '|' || i > 0 && code[i-1] == '|' {
+			off = i + 2
+			continue
+		}
+		// print … | "cmd"
+		if lit, _, ok := readLiteral(strings.TrimLeft(code[i+1:], " \t&")); ok {
+			out = append(out, lit)
+			continue
+		}
+		// "cmd" | getline
+		before := strings.TrimRight(code[:i], " \t")
+		if strings.HasSuffix(before, "\"") {
+			if k := strings.LastIndexByte(before[:len(before)-1], '"'); k >= 0 {
+				out = append(out, before[k+1:len(before)-1])
+			}
+		}
+	}
+	return out
+}
+
+// perlPipeOpens returns the commands of open(F, "cmd |"), open(F, "| cmd")
+// and open(F, "-|", "cmd").
+func perlPipeOpens(code string) []string {
+	var out []string
+	for off := 0; off < len(code); {
+		i := strings.Index(code[off:], "open")
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 4
+		rest := strings.TrimLeft(code[off:], " \t(")
+		comma := strings.IndexByte(rest, ',')
+		if comma < 0 {
+			continue
+		}
+		args, _ := literalArgs(strings.TrimLeft(rest[comma+1:], " \t"))
+		switch {
+		case len(args) >= 2 && (args[0] == "-|" || args[0] == "|-"):
+			out = append(out, quoteWords(args[1:]))
+		case len(args) == 1:
+			a := strings.TrimSpace(args[0])
+			if strings.HasSuffix(a, "|") {
+				out = append(out, strings.TrimSuffix(a, "|"))
+			} else if strings.HasPrefix(a, "|") {
+				out = append(out, strings.TrimPrefix(a, "|"))
+			}
+		}
+	}
+	return out
+}
+
+// quoteWords joins argv words into a shell line that parses back to them.
+func quoteWords(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// InterpreterProgram returns the language and program text of a command
+// that runs code in another language (python3 -c CODE, node -e, awk
+// 'PROGRAM', python - <<EOF …): ok is false for any other command.
+func InterpreterProgram(program string, args []string, redirs []Redirect) (lang, code string, ok bool) {
+	lang = interpreterLang(program)
+	if lang == "" {
+		return "", "", false
+	}
+	fs := make([]field, len(args))
+	for i, a := range args {
+		fs[i] = field{text: a}
+	}
+	code, ok = programText(lang, fs, redirs)
+	return lang, code, ok
+}
+
+// CodeLiterals calls fn with each quoted string literal of code ('…',
+// "…", `…`), unescaped, up to maxCodeScan bytes of code.
+func CodeLiterals(code string, fn func(lit string)) {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if c != '"' && c != '\'' && c != '`' {
+			continue
+		}
+		lit, n, ok := readLiteral(code[i:])
+		if !ok {
+			return
+		}
+		fn(lit)
+		i += n - 1
+	}
+}

@@ -1,0 +1,508 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Programs that run a command given in an option or in their own
+// language: script -c, flock, busybox APPLET, vim -c ':!…', ssh -o
+// ProxyCommand=…, tar --checkpoint-action=exec=…, sed's e command, awk's
+// system(), make -f - with recipes on stdin, git's executing settings
+// (core.pager, alias.x=!…, -c core.sshCommand=…) and variables whose value
+// git, less or ssh run (GIT_SSH_COMMAND, PAGER, LESSOPEN, …). Each command
+// they run is parsed as a nested script Via the program.
+
+// runsCode follows what program runs. It reports whether the command was
+// fully handled (no wrapper unwrapping is needed).
+func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr frame) bool {
+	switch program {
+	case "script":
+		if c, ok := flagValue(texts(args), "c", "command"); ok {
+			w.nestedShell(c, fr, "script -c", "", nil)
+		}
+		return true
+	case "flock":
+		return w.flock(args, fr)
+	case "busybox":
+		if len(args) > 0 && !args[0].dynamic && !strings.HasPrefix(args[0].text, "-") {
+			inner := fr
+			inner.via = "busybox"
+			inner.wrap++
+			if inner.wrap <= maxWrapChain {
+				w.emitCall(args, nil, redirs, inner)
+			}
+		}
+		return true
+	case "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff":
+		w.vimCommands(program, args, fr)
+	case "ssh", "scp", "sftp":
+		w.sshCommands(program, args, fr)
+	case "rsync":
+		if c, ok := flagValue(texts(args), "e", "rsh"); ok {
+			w.nestedShell(c, fr, "rsync -e", "sh", nil)
+		}
+	case "tar", "bsdtar":
+		w.tarCommands(args, fr)
+	case "sed", "gsed":
+		w.sedCommands(args, fr)
+	case "make", "gmake":
+		w.makeRecipes(args, redirs, fr)
+	case "git":
+		w.gitCommands(args, fr)
+	}
+	if lang := interpreterLang(program); lang != "" {
+		if code, ok := programText(lang, args, redirs); ok {
+			w.interpreterCode(program, lang, code, fr)
+		}
+	}
+	return false
+}
+
+// interpreterCode parses the commands an interpreter's code starts.
+func (w *walker) interpreterCode(program, lang, code string, fr frame) {
+	cmds, opaque := embeddedCommands(lang, code)
+	for _, c := range cmds {
+		if opaque == "" && feedsShell(c) {
+			// open(F, "| sh"), print … | "bash": the code writes the
+			// script the shell runs.
+			opaque = "feeds generated text to " + c
+		}
+		// A command string goes through /bin/sh; an argv list is
+		// quoted so that any shell reads it alike.
+		w.nestedShell(c, fr, program, "sh", nil)
+	}
+	if opaque != "" {
+		w.evasion("opaque-code", program+" runs a command it computes: "+opaque)
+	}
+}
+
+// flock FILE -c CMD, or flock FILE PROGRAM ARGS…
+func (w *walker) flock(args []field, fr frame) bool {
+	if c, ok := flagValue(texts(args), "c", "command"); ok {
+		w.nestedShell(c, fr, "flock -c", "sh", nil)
+		return true
+	}
+	spec := wrapper{valueShort: "wEn", valueLong: []string{"timeout", "conflict-exit-code", "wait"}, operands: 1}
+	if start, _, ok := spec.commandStart(args); ok && fr.wrap < maxWrapChain {
+		inner := fr
+		inner.via = "flock"
+		inner.wrap++
+		w.emitCall(args[start:], nil, nil, inner)
+	}
+	return true
+}
+
+// vimCommands follows -c CMD, --cmd CMD and +CMD that run a shell command
+// (:!cmd, :r !cmd, :w !cmd, :call system('cmd')).
+func (w *walker) vimCommands(program string, args []field, fr frame) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		var c string
+		switch {
+		case (t == "-c" || t == "--cmd") && i+1 < len(args):
+			i++
+			c = args[i].text
+		case strings.HasPrefix(t, "+") && len(t) > 1:
+			c = t[1:]
+		default:
+			continue
+		}
+		c = strings.TrimLeft(c, ": \t")
+		c = strings.TrimLeft(c, "%.,$0123456789 ")
+		for _, p := range []string{"read", "r", "write", "w"} {
+			if rest, ok := strings.CutPrefix(c, p); ok && strings.HasPrefix(strings.TrimLeft(rest, " "), "!") {
+				c = strings.TrimLeft(rest, " ")
+				break
+			}
+		}
+		switch {
+		case strings.HasPrefix(c, "!"):
+			w.nestedShell(c[1:], fr, program+" :!", "sh", nil)
+		case strings.HasPrefix(c, "sh") || strings.HasPrefix(c, "term"):
+			w.evasion("opaque-code", program+" opens a shell: "+c)
+		default:
+			if i := strings.Index(c, "system("); i >= 0 {
+				if lit, _, ok := readLiteral(strings.TrimLeft(c[i+7:], " ")); ok {
+					w.nestedShell(lit, fr, program+" system()", "sh", nil)
+				} else {
+					w.evasion("opaque-code", program+" runs a command it computes: "+c)
+				}
+			}
+		}
+	}
+}
+
+// sshCommands follows ProxyCommand, LocalCommand and KnownHostsCommand
+// given with -o, which ssh runs locally through the shell.
+func (w *walker) sshCommands(program string, args []field, fr frame) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		var opt string
+		switch {
+		case t == "-o" && i+1 < len(args):
+			i++
+			opt = args[i].text
+		case strings.HasPrefix(t, "-o") && len(t) > 2:
+			opt = t[2:]
+		default:
+			continue
+		}
+		key, val, ok := strings.Cut(opt, "=")
+		if !ok {
+			key, val, _ = strings.Cut(strings.TrimSpace(opt), " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+			if strings.ToLower(strings.TrimSpace(key)) == "remotecommand" {
+				continue // runs on the other host
+			}
+			w.nestedShell(strings.TrimSpace(val), fr, program+" -o "+key, "sh", nil)
+		}
+	}
+}
+
+// tarCommands follows tar's options that run a program.
+func (w *walker) tarCommands(args []field, fr frame) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, hasVal := strings.Cut(t, "=")
+		switch name {
+		case "--checkpoint-action":
+			if !hasVal {
+				continue
+			}
+			if c, ok := strings.CutPrefix(val, "exec="); ok {
+				w.nestedShell(c, fr, "tar --checkpoint-action", "sh", nil)
+			}
+		case "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "-I", "-F":
+			if !hasVal {
+				if i+1 >= len(args) || name == "-F" && !strings.Contains(args[i+1].text, " ") {
+					continue
+				}
+				i++
+				val = args[i].text
+			}
+			w.nestedShell(val, fr, "tar "+name, "sh", nil)
+		}
+	}
+}
+
+// sedCommands follows sed's e command (runs its text, or the pattern
+// space) and the e flag of s///e (runs the result of the substitution).
+func (w *walker) sedCommands(args []field, fr frame) {
+	var scripts []string
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case (t == "-e" || t == "--expression") && i+1 < len(args):
+			i++
+			scripts, explicit = append(scripts, args[i].text), true
+		case strings.HasPrefix(t, "--expression="):
+			scripts, explicit = append(scripts, t[len("--expression="):]), true
+		case t == "-f" || t == "--file":
+			return
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			if !explicit && len(scripts) == 0 {
+				scripts = append(scripts, t)
+			}
+		}
+	}
+	for _, sc := range scripts {
+		for _, cmd := range strings.FieldsFunc(sc, func(r rune) bool { return r == ';' || r == '\n' || r == '{' || r == '}' }) {
+			cmd = strings.TrimLeft(strings.TrimSpace(cmd), "0123456789$,~!/ ")
+			switch {
+			case cmd == "e":
+				w.evasion("opaque-code", "sed runs its input lines as commands: "+sc)
+			case strings.HasPrefix(cmd, "e ") || strings.HasPrefix(cmd, "e\t"):
+				w.nestedShell(strings.TrimSpace(cmd[2:]), fr, "sed e", "sh", nil)
+			case len(cmd) > 3 && cmd[0] == 's' && !isAlnum(cmd[1]) && sedSubstExecutes(cmd):
+				w.evasion("opaque-code", "sed runs the result of a substitution as a command: "+sc)
+			}
+		}
+	}
+}
+
+// sedSubstExecutes reports whether s/re/repl/flags has the e flag.
+func sedSubstExecutes(cmd string) bool {
+	delim := cmd[1]
+	n, i := 0, 2
+	for ; i < len(cmd) && n < 2; i++ {
+		switch cmd[i] {
+		case '\\':
+			i++
+		case delim:
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	flags := cmd[i:]
+	if j := strings.IndexAny(flags, " \tw"); j >= 0 {
+		flags = flags[:j]
+	}
+	return strings.IndexByte(flags, 'e') >= 0
+}
+
+// makeRecipes parses the recipe lines of a makefile given on stdin
+// (make -f - <<EOF): each tab-indented line is a shell command.
+func (w *walker) makeRecipes(args []field, redirs []Redirect, fr frame) {
+	stdin := false
+	for i, a := range args {
+		if (a.text == "-f" || a.text == "--file" || a.text == "--makefile") && i+1 < len(args) && isStdinWord(args[i+1].text) ||
+			a.text == "-f-" || a.text == "--file=-" || a.text == "--file=/dev/stdin" {
+			stdin = true
+		}
+	}
+	if !stdin {
+		return
+	}
+	for _, r := range redirs {
+		body := ""
+		switch r.Op {
+		case "<<", "<<-":
+			body = r.Body
+		case "<<<":
+			body = r.Target
+		default:
+			continue
+		}
+		if script := MakeRecipes(body); script != "" {
+			w.nestedShell(script, fr, "make recipe", "sh", nil)
+		}
+	}
+}
+
+func isStdinWord(s string) bool { return s == "-" || s == "/dev/stdin" }
+
+// MakeRecipes returns the recipe lines of a makefile as one shell script,
+// one line per command ("@", "-" and "+" prefixes removed).
+func MakeRecipes(makefile string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(makefile, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line[:strings.IndexByte(line, ';')], ":") {
+				line = "\t" + after // target: prereqs ; recipe
+			} else {
+				continue
+			}
+		}
+		line = strings.TrimLeft(line, "\t @-+")
+		b.WriteString(strings.ReplaceAll(line, "$$", "$"))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// GitExecKey reports whether a git configuration key holds a command git
+// runs, and whether a leading "!" marks it (aliases, credential helpers).
+func GitExecKey(key string) bool {
+	k := strings.ToLower(key)
+	switch k {
+	case "core.fsmonitor", "core.pager", "core.sshcommand", "core.editor", "core.askpass", "sequence.editor",
+		"pager.log", "pager.diff", "pager.show", "pager.branch", "gpg.program", "gpg.ssh.program", "credential.helper",
+		"diff.external", "uploadpack.packobjectshook", "core.gitproxy", "ssh.variant", "interactive.difffilter":
+		return true
+	}
+	switch {
+	case strings.HasPrefix(k, "alias."), strings.HasPrefix(k, "pager."):
+		return true
+	case strings.HasPrefix(k, "filter.") && (strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process")):
+		return true
+	case strings.HasPrefix(k, "diff.") && (strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".command")):
+		return true
+	case strings.HasPrefix(k, "merge.") && strings.HasSuffix(k, ".driver"),
+		strings.HasPrefix(k, "mergetool.") && strings.HasSuffix(k, ".cmd"),
+		strings.HasPrefix(k, "difftool.") && strings.HasSuffix(k, ".cmd"),
+		strings.HasPrefix(k, "credential.") && strings.HasSuffix(k, ".helper"),
+		strings.HasPrefix(k, "remote.") && (strings.HasSuffix(k, ".uploadpack") || strings.HasSuffix(k, ".receivepack")):
+		return true
+	}
+	return false
+}
+
+// gitCommands follows -c key=value and git config key value for keys
+// whose value git runs as a command.
+func (w *walker) gitCommands(args []field, fr frame) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-c" && i+1 < len(args):
+			i++
+			if k, v, ok := strings.Cut(args[i].text, "="); ok && GitExecKey(k) {
+				w.gitValue(k, v, fr)
+			}
+			continue
+		case strings.HasPrefix(t, "--config-env"):
+			continue
+		case t == "-C" && i+1 < len(args):
+			i++
+			continue
+		case strings.HasPrefix(t, "-"):
+			continue
+		}
+		if t != "config" {
+			return
+		}
+		var ops []string
+		for _, a := range args[i+1:] {
+			switch {
+			case a.text == "--file" || a.text == "-f" || a.text == "--blob" || a.text == "--type":
+				ops = append(ops, "\x00") // the option's value is not the key
+			case strings.HasPrefix(a.text, "-"):
+			default:
+				if n := len(ops); n > 0 && ops[n-1] == "\x00" {
+					ops[n-1] = "\x01"
+					continue
+				}
+				ops = append(ops, a.text)
+			}
+		}
+		var clean []string
+		for _, o := range ops {
+			if o != "\x00" && o != "\x01" {
+				clean = append(clean, o)
+			}
+		}
+		if len(clean) >= 2 && GitExecKey(clean[0]) {
+			w.gitValue(clean[0], clean[len(clean)-1], fr)
+		}
+		return
+	}
+}
+
+// gitValue parses a configured command ("!cmd" for aliases and helpers).
+func (w *walker) gitValue(key, val string, fr frame) {
+	val = strings.TrimSpace(val)
+	if strings.HasPrefix(strings.ToLower(key), "alias.") || strings.Contains(strings.ToLower(key), "credential") {
+		if !strings.HasPrefix(val, "!") {
+			return // a git subcommand, or a credential-helper name
+		}
+	}
+	w.nestedShell(strings.TrimPrefix(val, "!"), fr, "git "+key, "sh", nil)
+}
+
+// execEnvVars are variables whose value a program runs as a command.
+var execEnvVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "PAGER": true, "GIT_EDITOR": true, "EDITOR": true,
+	"VISUAL": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "MANPAGER": true, "PROMPT_COMMAND": true, "BROWSER": true, "SUDO_ASKPASS": true,
+	"GIT_SEQUENCE_EDITOR": true, "SYSTEMD_PAGER": true,
+}
+
+// execEnv parses the values of such variables, given to a command or
+// exported. A bare program name is harmless and parses as one.
+func (w *walker) execEnv(assigns []string, fr frame) {
+	for _, a := range assigns {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok || !execEnvVars[name] || val == "" {
+			continue
+		}
+		val = strings.TrimLeft(val, "|") // LESSOPEN='|cmd %s'
+		w.nestedShell(val, fr, "$"+name, "sh", nil)
+	}
+}
+
+// wrapperDir returns the directory env -C / --chdir and sudo -D /
+// --chdir run their program in.
+func wrapperDir(program string, opts []field) (string, bool) {
+	var short string
+	switch program {
+	case "env":
+		short = "C"
+	case "sudo":
+		short = "D"
+	default:
+		return "", false
+	}
+	dir, found := "", false
+	for i := 0; i < len(opts); i++ {
+		t := opts[i].text
+		var f field
+		switch {
+		case (t == "-"+short || t == "--chdir") && i+1 < len(opts):
+			i++
+			f = opts[i]
+		case strings.HasPrefix(t, "--chdir="):
+			f = opts[i]
+			f.text = t[len("--chdir="):]
+		case strings.HasPrefix(t, "-"+short) && len(t) > 2:
+			f = opts[i]
+			f.text = t[2:]
+		default:
+			continue
+		}
+		d, ok := staticText(f)
+		if !ok {
+			d = UnknownDir
+		}
+		dir, found = d, true
+	}
+	return dir, found
+}
+
+// loopVar gives a for loop's variable the loop's items as its values.
+func (w *walker) loopVar(loop *syntax.WordIter, items []field) {
+	if loop.Name == nil {
+		return
+	}
+	name := loop.Name.Value
+	if len(items) == 0 || len(items) > maxAlternatives {
+		w.assignVar(name, "", false, false, false)
+		return
+	}
+	vals := make([]string, 0, len(items))
+	for _, f := range items {
+		t, ok := staticText(f)
+		if !ok {
+			w.assignVar(name, "", false, false, false)
+			return
+		}
+		vals = appendAlt(vals, t)
+	}
+	v := w.sem.vars[name]
+	v.vals, v.known = vals, true
+	w.setVar(name, v)
+}
+
+// declExports reports whether a declaration exports its variables.
+func declExports(d *syntax.DeclClause) bool {
+	if d.Variant.Value == "export" {
+		return true
+	}
+	for _, a := range d.Args {
+		if a.Name == nil && a.Value != nil && len(a.Value.Parts) == 1 {
+			if lit, ok := a.Value.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "-") && strings.Contains(lit.Value, "x") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// feedsShell reports whether a command is a shell reading its script
+// from stdin (sh, bash -s, sh -).
+func feedsShell(c string) bool {
+	words := strings.Fields(c)
+	if len(words) == 0 {
+		return false
+	}
+	prog := words[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	prog = strings.Trim(prog, "'\"")
+	if !shells[prog] {
+		return false
+	}
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") && strings.Contains(w, "c") && !strings.HasPrefix(w, "--") {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,285 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// find returns the first command whose program and joined arguments
+// match, or nil.
+func findCommand(s *Script, program, args string) *Command {
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Program == program && strings.Join(c.Args, " ") == args {
+			return c
+		}
+	}
+	return nil
+}
+
+func TestWorkingDirectory(t *testing.T) {
+	tests := []struct {
+		src, program, args, dir string
+	}{
+		{"cd ~/.ssh && cat id_rsa", "cat", "id_rsa", "~/.ssh"},
+		{"cd /etc; cd ssh; cat x", "cat", "x", "/etc/ssh"},
+		{"cd sub && cd .. && ls", "ls", "", ""},
+		{"cd ..; ls", "ls", "", ".."},
+		{"cd; cat .bashrc", "cat", ".bashrc", "~"},
+		{"cd $HOME/.aws && cat credentials", "cat", "credentials", "~/.aws"},
+		{"cd \"$(mktemp -d)\" && touch x", "touch", "x", UnknownDir},
+		{"cd $1 && rm -rf build", "rm", "-rf build", UnknownDir},
+		{"cd /etc && cd /tmp && cd - && cat shadow", "cat", "shadow", "/etc"},
+		{"pushd /etc && popd && cat x", "cat", "x", ""},
+		{"pushd /etc; pushd /var; popd; cat x", "cat", "x", "/etc"},
+		{"(cd /etc); cat passwd", "cat", "passwd", ""},
+		{"cd /etc | true; cat passwd", "cat", "passwd", ""},
+		{"if true; then cd /etc; fi; cat passwd", "cat", "passwd", UnknownDir},
+		{"git -C repo status", "git", "-C repo status", "repo"},
+		{"cd /srv && git -C app -C sub log", "git", "-C app -C sub log", "/srv/app/sub"},
+		{"make -C tools all", "make", "-C tools all", "tools"},
+		{"make --directory=/opt/x", "make", "--directory=/opt/x", "/opt/x"},
+		{"tar -C / -xf a.tar", "tar", "-C / -xf a.tar", "/"},
+		{"env -C /etc cat shadow", "cat", "shadow", "/etc"},
+		{"sudo -D /root cat .ssh/id_rsa", "cat", ".ssh/id_rsa", "/root"},
+		{"CDPATH=/etc; cd ssh; cat x", "cat", "x", UnknownDir},
+		{"cd /etc && bash -c 'cat shadow'", "cat", "shadow", "/etc"},
+		{"bash -c 'cd /etc'; cat shadow", "cat", "shadow", ""},
+	}
+	for _, tt := range tests {
+		s := Parse(tt.src)
+		c := findCommand(s, tt.program, tt.args)
+		if c == nil {
+			t.Errorf("%q: no %s %s in %q", tt.src, tt.program, tt.args, summaries(s))
+			continue
+		}
+		if c.Dir != tt.dir {
+			t.Errorf("%q: %s runs in %q, want %q", tt.src, tt.program, c.Dir, tt.dir)
+		}
+	}
+}
+
+func TestPathOf(t *testing.T) {
+	c := Command{Dir: "~/.ssh"}
+	for p, want := range map[string]string{"id_rsa": "~/.ssh/id_rsa", "../x": "~/x", "/etc/x": "/etc/x", "~/y": "~/y", "$HOME/z": "$HOME/z"} {
+		if got := c.PathOf(p); got != want {
+			t.Errorf("PathOf(%q) in %q = %q, want %q", p, c.Dir, got, want)
+		}
+	}
+	u := Command{Dir: UnknownDir}
+	if got := u.PathOf("x"); !strings.HasPrefix(got, UnknownDir+"/") {
+		t.Errorf("PathOf in an unknown directory = %q", got)
+	}
+}
+
+func TestValues(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string // summaries that must appear
+	}{
+		{"K=~/.ssh/id_rsa; cat $K", []string{"cat ~/.ssh/id_rsa"}},
+		{"x=/; rm -rf $x", []string{"rm -rf /"}},
+		{`T="$HOME/.aws"; cat "$T/credentials"`, []string{"cat ~/.aws/credentials"}},
+		{"cat $(echo ~)/.ssh/id_rsa", []string{"cat ~/.ssh/id_rsa"}},
+		{"cat `echo /etc/shadow`", []string{"cat /etc/shadow"}},
+		{"cat \"$(printf %s /etc/shadow)\"", []string{"cat /etc/shadow"}},
+		{"rm -rf \"$(dirname /home/dev/.ssh/id_rsa)\"", []string{"rm -rf /home/dev/.ssh"}},
+		{"rm -rf ${T:-/}", []string{"rm -rf /"}},
+		{"T=build; rm -rf ${T:-/}", []string{"rm -rf build"}},
+		{"CMD='rm -rf /'; $CMD", []string{"rm -rf /"}},
+		{"export P=/etc/shadow; bash -c 'cat $P'", []string{"1:bash -c: cat /etc/shadow"}},
+		{"P=/etc/shadow; bash -c 'cat $P'", []string{"1:bash -c: cat $P"}},
+		{"X=/ bash -c 'rm -rf $X'", []string{"1:bash -c: rm -rf /"}},
+		{"for k in a b; do cat ~/.ssh/$k; done", []string{"cat ~/.ssh/a ~/.ssh/b"}},
+		{"if c; then T=/; else T=build; fi; rm -rf $T", []string{"rm -rf / build"}},
+		{"x=$(curl -s u); rm -rf $x", []string{"rm -rf $x"}},
+		{"cat ~/.ssh/{config,id_rsa}", []string{"cat ~/.ssh/config ~/.ssh/id_rsa"}},
+		{"touch f{1..3}", []string{"touch f1 f2 f3"}},
+		{"echo {a,b}{1,2}", []string{"echo a1 a2 b1 b2"}},
+		{"echo ${x}{a,b}", []string{"echo ${x}a ${x}b"}},
+		{"git show HEAD@{1}", []string{"git show HEAD@{1}"}},
+		{"echo /home/dev/.ssh | xargs rm -rf", []string{"0:xargs: rm -rf /home/dev/.ssh"}},
+		{"printf 'a\\nb\\n' | xargs -I{} cat {}/k", []string{"0:xargs: cat a/k", "0:xargs: cat b/k"}},
+	}
+	for _, tt := range tests {
+		s := Parse(tt.src)
+		got := summaries(s)
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: %q lacks %q", tt.src, got, w)
+			}
+		}
+	}
+}
+
+func TestExpandBracesBounded(t *testing.T) {
+	if out, ok := expandBraces(strings.Repeat("{a,b}", 10), maxBraceFields); ok {
+		t.Errorf("1024 words expanded (%d), want refused", len(out))
+	}
+	if _, ok := expandBraces("{1..100000}", maxBraceFields); ok {
+		t.Error("a long sequence expanded")
+	}
+	s := Parse("echo " + strings.Repeat("{a,b}", 10))
+	if len(s.Commands) != 1 || len(s.Commands[0].Args) != 1 {
+		t.Errorf("over-long expansion: %q", summaries(s))
+	}
+}
+
+func TestDialect(t *testing.T) {
+	flagged := []string{
+		"sh -c 'true &>/dev/null id'",
+		"dash -c 'a &>> f'",
+		"sh -c \"$'\\x69d'\"",
+		"sh -c 'cat <<< x'",
+		"sh -c '[[ -f x ]]'",
+		"sh -c '((x))'",
+		"sh -c 'echo {a,b}'",
+		"sh -c 'diff <(a) b'",
+		"sh -c '${x/a/b}'",
+		"sh -c 'a |& b'",
+		"sh -c 'a >& f'",
+		"sh <<'EOF'\nfunction f { id; }\nEOF",
+		"zsh -c 'ls *(e:x:)'",
+		"csh -c 'echo `id`'",
+		"shopt -s expand_aliases; alias ls=id; ls",
+		"enable -f x.so x",
+		"BASH_ENV=x.sh bash -c true",
+		"python3 -c 'import os; os.system(\"true &>/dev/null id\")'",
+	}
+	for _, src := range flagged {
+		if s := Parse(src); !s.HasEvasion("dialect") {
+			t.Errorf("%q: no dialect evasion (%+v)", src, s.Evasions)
+		}
+	}
+	clean := []string{
+		"bash -c 'a &> f; [[ x ]]; echo {a,b}'",
+		"a &> f",
+		"sh -c 'a > f 2>&1 && [ -f x ] || b'",
+		"sh -c 'for f in *.go; do echo \"$f\"; done'",
+		"zsh -c 'git status'",
+		"shopt -s nullglob; set -euo pipefail",
+	}
+	for _, src := range clean {
+		if s := Parse(src); s.HasEvasion("dialect") {
+			t.Errorf("%q: dialect evasion %+v", src, s.Evasions)
+		}
+	}
+}
+
+func TestCodeRunners(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string // a summary that must appear
+	}{
+		{`python3 -c 'import os; os.system("rm -rf /")'`, "1:python3: rm -rf /"},
+		{`python3 -c 'import subprocess; subprocess.run(["rm", "-rf", "/x"])'`, "1:python3: rm -rf /x"},
+		{`python3 -c 'import os; os.execlp("sh", "sh", "-c", "id")'`, "2:sh -c: id"},
+		{"python3 - <<'EOF'\nimport os\nos.popen('id')\nEOF", "1:python3: id"},
+		{`node -e "require('child_process').execSync('id')"`, "1:node: id"},
+		{`node -e "require('child_process').spawn('sh', ['-c', 'id'])"`, "2:sh -c: id"},
+		{`perl -e 'system("id")'`, "1:perl: id"},
+		{"perl -e 'print `id`'", "1:perl: id"},
+		{`perl -e 'open(F, "id |")'`, "1:perl: id"},
+		{"ruby -e '%x(id)'", "1:ruby: id"},
+		{`php -r 'shell_exec("id");'`, "1:php: id"},
+		{`lua -e 'os.execute("id")'`, "1:lua: id"},
+		{"julia -e 'run(`id`)'", "1:julia: id"},
+		{`jrunscript -e 'exec("id")'`, "1:jrunscript: id"},
+		{`awk 'BEGIN{system("id")}'`, "1:awk: id"},
+		{`awk 'BEGIN{"id" | getline x}'`, "1:awk: id"},
+		{"sed '1e id' f", "1:sed e: id"},
+		{"script -qc 'id' /dev/null", "1:script -c: id"},
+		{"flock /tmp/l -c 'id'", "1:flock -c: id"},
+		{"flock -w 3 /tmp/l id -u", "0:flock: id -u"},
+		{"busybox id", "0:busybox: id"},
+		{"vim -c ':!id' f", "1:vim :!: id"},
+		{"vim '+r !id'", "1:vim :!: id"},
+		{"ssh -o ProxyCommand='nc %h %p' h", "1:ssh -o ProxyCommand: nc %h %p"},
+		{"ssh -oProxyCommand=id h", "1:ssh -o ProxyCommand: id"},
+		{"tar -cf x --checkpoint-action=exec=id .", "1:tar --checkpoint-action: id"},
+		{"tar -xf x --to-command=id", "1:tar --to-command: id"},
+		{"rsync -e 'ssh -p 2' a b:", "1:rsync -e: ssh -p 2"},
+		{"make -f - <<'EOF'\nall:\n\t@id\nEOF", "1:make recipe: id"},
+		{"git -c core.pager=id log", "1:git core.pager: id"},
+		{"git config alias.x '!id'", "1:git alias.x: id"},
+		{"git config --global filter.f.clean id", "1:git filter.f.clean: id"},
+		{"GIT_SSH_COMMAND='id' git fetch", "1:$GIT_SSH_COMMAND: id"},
+		{"export PAGER=id", "1:$PAGER: id"},
+		{"LESSOPEN='|id %s' less f", "1:$LESSOPEN: id %s"},
+		{"tcsh -c 'id'", "1:tcsh -c: id"},
+	}
+	for _, tt := range tests {
+		s := Parse(tt.src)
+		if got := summaries(s); !slices.Contains(got, tt.want) {
+			t.Errorf("%q: %q lacks %q", tt.src, got, tt.want)
+		}
+	}
+	opaque := []string{
+		`python3 -c 'import os; os.system(cmd)'`,
+		`php -r 'system($_GET["c"]);'`,
+		"sed 's/x/id/e' f",
+		"sed e f",
+		`perl -e 'open(F, "| sh"); print F "id"'`,
+		"vim -c ':shell'",
+	}
+	for _, src := range opaque {
+		if s := Parse(src); !s.HasEvasion("opaque-code") {
+			t.Errorf("%q: no opaque-code evasion (%+v)", src, s.Evasions)
+		}
+	}
+	harmless := []string{
+		"python3 -c 'import asyncio; asyncio.run(main())'",
+		"git config alias.co checkout",
+		"git config core.pager 'less -R'",
+		"awk '{print $1}' f",
+		"sed -i 's/a/b/' f",
+	}
+	for _, src := range harmless {
+		if s := Parse(src); s.HasEvasion("opaque-code") || len(s.Evasions) > 0 {
+			t.Errorf("%q: evasions %+v", src, s.Evasions)
+		}
+	}
+}
+
+func TestScriptRun(t *testing.T) {
+	tests := []struct {
+		src, file, lang string
+		implicit        bool
+	}{
+		{"./run.sh", "./run.sh", "", false},
+		{"bash scripts/build.sh --fast", "scripts/build.sh", "shell", false},
+		{"cd tools && sh gen.sh", "tools/gen.sh", "shell", false},
+		{"source env.sh", "env.sh", "shell", false},
+		{"python3 -u manage.py test", "manage.py", "python", false},
+		{"node --require ts-node/register x.ts", "x.ts", "js", false},
+		{"make -C docs", "docs/Makefile", "make", true},
+		{"npm test", "package.json", "npm", true},
+		{"pytest -q", "conftest.py", "python", true},
+		{"git commit -m x", ".git/hooks/pre-commit", "shell", true},
+		{"direnv allow", ".envrc", "shell", true},
+	}
+	for _, tt := range tests {
+		s := Parse(tt.src)
+		found := false
+		for i := range s.Commands {
+			if f, lang, implicit, ok := ScriptRun(&s.Commands[i]); ok {
+				found = true
+				if f != tt.file || lang != tt.lang || implicit != tt.implicit {
+					t.Errorf("%q: ScriptRun = %q %q %v, want %q %q %v", tt.src, f, lang, implicit, tt.file, tt.lang, tt.implicit)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no script run", tt.src)
+		}
+	}
+	for _, src := range []string{"bash -c 'id'", "python3 -c 'x'", "python3 -m pytest", "/usr/bin/env", "sh <<< id", "ls -la", "git status"} {
+		s := Parse(src)
+		for i := range s.Commands {
+			if f, _, _, ok := ScriptRun(&s.Commands[i]); ok {
+				t.Errorf("%q: ScriptRun = %q", src, f)
+			}
+		}
+	}
+}
