@@ -171,7 +171,10 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 		return nil, err
 	}
 	a.Paths, a.URLs = a.pathRoom[:0], a.urlRoom[:0]
-	c.collectByType()
+	if err := c.collectByType(); err != nil {
+		a.Release()
+		return nil, err
+	}
 	// As if never allocated when there are none.
 	if len(a.Paths) == 0 {
 		a.Paths = nil
@@ -267,11 +270,15 @@ func (a *Action) String(key string) string {
 }
 
 // collectByType derives paths, the command and URLs from the arguments.
-func (c *collector) collectByType() {
+// A command tool whose command cannot be read is an error: what would run
+// is unknown.
+func (c *collector) collectByType() error {
 	a := c.a
 	switch a.Type {
 	case "execute_command":
-		c.collectCommand()
+		if err := c.collectCommand(); err != nil {
+			return err
+		}
 	case "read_file", "list_directory", "search_files", "glob_files", "git_status", "git_diff", "git_log":
 		c.pathsWhere(isPathKey, AccessRead)
 	case "write_file", "edit_file", "create_directory", "git_add", "git_commit", "git_checkout", "git_branch", "git_pull":
@@ -287,6 +294,7 @@ func (c *collector) collectByType() {
 		c.pathsWhere(isPathKey, AccessUnknown)
 	}
 	c.collectURLs()
+	return nil
 }
 
 // isPathKey reports argument names that hold a filesystem path.
@@ -370,29 +378,50 @@ func (c *collector) addPath(field, raw string, access Access) {
 	c.a.Paths = append(c.a.Paths, p)
 }
 
-func (c *collector) collectCommand() {
+func (c *collector) collectCommand() error {
 	a := c.a
 	// Every command-bearing argument is analysed: if a caller sends both
 	// "command" and "cmd", which one runs is the engine's business, so
-	// the shield judges both.
+	// the shield judges both. One it cannot read is an error, never an
+	// empty command: whatever runs would not have been judged.
 	var lineBuf [2]string
 	lines := lineBuf[:0]
+	commands, startDir := 0, ""
 	for i := range a.Args {
-		if !isCommandKey(a.Args[i].Key) {
+		key := a.Args[i].Key
+		if isWorkingDirKey(key) {
+			d, ok := a.Args[i].Value.(string)
+			if !ok {
+				return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(a.Args[i].Value))
+			}
+			if startDir == "" {
+				startDir, _ = Normalize(d)
+			}
 			continue
 		}
+		if !isCommandKey(key) {
+			continue
+		}
+		commands++
 		switch v := a.Args[i].Value.(type) {
 		case string:
 			lines = append(lines, v)
 		case []any: // argv form: quote each word so the parse sees the same argv
 			words := make([]string, 0, len(v))
-			for _, w := range v {
-				if s, ok := w.(string); ok {
-					words = append(words, shellQuote(s))
+			for j, w := range v {
+				s, ok := w.(string)
+				if !ok {
+					return invalidf("execute_command argument %q[%d] must be a string, got %s", key, j, jsonKind(w))
 				}
+				words = append(words, shellQuote(s))
 			}
 			lines = append(lines, strings.Join(words, " "))
+		default:
+			return invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
 		}
+	}
+	if commands == 0 {
+		return invalidf("execute_command has no command: give the command line in \"command\"")
 	}
 	line := strings.Join(lines, "\n")
 	argsValue, _ := a.Args.Get("args")
@@ -406,6 +435,9 @@ func (c *collector) collectCommand() {
 	line, _ = Normalize(line)
 	a.Command = line
 	a.Script = shell.Parse(line)
+	// A command run in a directory the caller names (a hook's or an MCP
+	// tool's cwd) has its relative paths there, not in the workspace.
+	a.Script.StartIn(startDir)
 	for _, e := range a.Script.Evasions {
 		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
 	}
@@ -438,6 +470,7 @@ func (c *collector) collectCommand() {
 	if len(a.Paths) == 0 {
 		a.Paths = nil // as if never allocated
 	}
+	return nil
 }
 
 // commandPathBound is at least the number of paths collectCommand adds.

@@ -68,6 +68,13 @@ func TestCanonicalizeRejectsBadInput(t *testing.T) {
 		{"too many strings", "read_file", sb.String(), TooLarge, "more than 4096 string values"},
 		{"too large", "read_file", `{"p":"` + strings.Repeat("a", 600<<10) + `"}`, TooLarge, "limit 524288"},
 		{"huge type", strings.Repeat("t", 300), `{}`, TooLarge, "action_type is 300 bytes"},
+		// A command that cannot be read is not an empty command.
+		{"command object", "execute_command", `{"command":{"run":"rm -rf /"}}`, Invalid, `argument "command" must be a command line (a string) or an argv (an array of strings), got an object`},
+		{"command null", "bash", `{"command":null}`, Invalid, "got null"},
+		{"argv number", "execute_command", `{"command":["rm",1,"/"]}`, Invalid, `argument "command"[1] must be a string, got a number`},
+		{"second command key", "execute_command", `{"command":"ls","cmd":true}`, Invalid, `argument "cmd" must be a command line`},
+		{"no command", "execute_command", `{"timeout_seconds":5}`, Invalid, "execute_command has no command"},
+		{"cwd not a string", "execute_command", `{"command":"ls","cwd":{}}`, Invalid, `argument "cwd" must be a directory path (a string), got an object`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

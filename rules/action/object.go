@@ -44,3 +44,22 @@ func (o Object) Map() map[string]any {
 	}
 	return m
 }
+
+// jsonKind names the JSON type of a parsed value, for error messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case Object:
+		return "an object"
+	}
+	return "an unknown value"
+}

@@ -36,3 +36,28 @@ func TestLoadResolvesFilesAndEmbeddedNames(t *testing.T) {
 		t.Errorf("unknown ref: %v", err)
 	}
 }
+
+// TestLoadPrefersEmbeddedNames: a file named like an embedded policy in the
+// current directory (where an agent may have written it) does not replace
+// that policy; it is loaded only by a path that says it is a file.
+func TestLoadPrefersEmbeddedNames(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	permissive, err := EmbeddedSource("permissive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "default"), permissive, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load("default")
+	if err != nil || p.Source != "embedded:default" {
+		t.Fatalf(`Load("default") with a planted ./default = %v, %v; want the embedded policy`, p, err)
+	}
+	if p, err := Load("./default"); err != nil || p.Source != "./default" {
+		t.Errorf(`Load("./default") = %v, %v; want the file`, p, err)
+	}
+	if _, err := Load("embedded:nope"); err == nil || !strings.Contains(err.Error(), "no embedded policy") {
+		t.Errorf("unknown embedded name: %v", err)
+	}
+}
