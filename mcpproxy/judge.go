@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
@@ -174,12 +175,12 @@ func (s *session) ask(ctx context.Context, m *Message, tool, args, reason string
 	if !can {
 		return false, "Parapet denied this call: it needs a person's approval and this MCP client cannot ask (no elicitation capability). " + reason
 	}
-	shown := args
-	if len(shown) > 2000 {
-		shown = shown[:2000] + "…"
-	}
+	// The person deciding must see what will run: invisible characters
+	// (bidi overrides reordering the text, zero-width, tags) are shown
+	// as escapes.
+	shown := clip(showInvisible(args), 2000)
 	msg := fmt.Sprintf("Parapet: allow the MCP tool %s of server %s to run?\n\nArguments: %s\n\nWhy it needs approval: %s",
-		tool, s.cfg.Server, shown, reason)
+		showInvisible(tool), s.cfg.Server, shown, reason)
 	s.client.send(request(id, "elicitation/create", map[string]any{
 		"message": msg,
 		"requestedSchema": map[string]any{
@@ -247,6 +248,21 @@ func elicitationApproved(r *Message) (bool, string) {
 	default:
 		return false, fmt.Sprintf("the client answered the approval question with %q", res.Action)
 	}
+}
+
+// showInvisible writes format and control characters (bidi overrides,
+// zero-width, tag characters, escapes) as \u{…}, so a text reads as what
+// it is.
+func showInvisible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (unicode.Is(unicode.Cf, r) || unicode.IsControl(r)) && r != '\n' && r != '\t' {
+			fmt.Fprintf(&b, "\\u{%X}", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // duplicateKey returns a member name the JSON object b has twice at its

@@ -128,3 +128,11 @@ func TestResultSecretInAKeyIsWithheld(t *testing.T) {
 		t.Errorf("a secret in a key was passed on: %s", out.Raw)
 	}
 }
+
+func TestShowInvisible(t *testing.T) {
+	got := showInvisible("{\"cmd\":\"ls \u202e#txt.exe\u200b\U000E0041\"}")
+	want := `{"cmd":"ls \u{202E}#txt.exe\u{200B}\u{E0041}"}`
+	if got != want {
+		t.Errorf("showInvisible = %s, want %s", got, want)
+	}
+}
