@@ -45,6 +45,8 @@ func TestClientServiceNeedsTheToken(t *testing.T) {
 		_, errs["GetStatus"] = c.GetStatus(ctx, &pb.StatusRequest{})
 		_, errs["ListSessions"] = c.ListSessions(ctx, &pb.ListSessionsRequest{})
 		_, errs["GetHistory"] = c.GetHistory(ctx, &pb.GetHistoryRequest{SessionId: p.GetSessionId()})
+		_, errs["RequestApproval"] = c.RequestApproval(ctx, &pb.ExternalApprovalRequest{Source: "mcp:x", ToolName: "t",
+			Verdict: &pb.Verdict{Decision: pb.VerdictDecision_VERDICT_DECISION_ESCALATE}})
 		for name, open := range map[string]func() (grpc.ClientStream, error){
 			"SendMessage": func() (grpc.ClientStream, error) {
 				return c.SendMessage(ctx, &pb.ClientMessageRequest{Content: "hi"})

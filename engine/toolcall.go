@@ -186,25 +186,37 @@ func (e *Engine) evaluate(ctx context.Context, req *pb.EvaluateRequest) *pb.Verd
 // reports the outcome to the shield's audit chain. The human is shown
 // payload, the canonical arguments the shield judged and that will run.
 func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb.Verdict, publish func(*pb.PipelineEvent)) ApprovalResult {
-	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
 	req := ApprovalRequest{
 		ID: "appr_" + randomID(), SessionID: t.sessionID, MessageID: t.messageID, CallID: p.GetCallId(),
-		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v, Deadline: deadline,
+		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v,
 	}
-	needed := &pb.PipelineEvent{SessionId: t.sessionID, MessageId: t.messageID, TimestampMs: time.Now().UnixMilli(),
+	res := e.holdForApproval(t.ctx, req, fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName), publish)
+	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
+	return res
+}
+
+// holdForApproval announces req (its Deadline is set here, from the
+// engine's approval timeout) and waits for the first answer from any
+// front-end, the deadline, or parent's end; it publishes the resolution
+// and returns it, never approved after the deadline or a cancellation.
+func (e *Engine) holdForApproval(parent context.Context, req ApprovalRequest, summary string, publish func(*pb.PipelineEvent)) ApprovalResult {
+	deadline := time.Now().Add(e.cfg.ApprovalTimeout)
+	req.Deadline = deadline
+	v := req.Verdict
+	needed := &pb.PipelineEvent{SessionId: req.SessionID, MessageId: req.MessageID, TimestampMs: time.Now().UnixMilli(),
 		EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_NEEDED,
 		ApprovalNeeded: &pb.ApprovalNeeded{
 			ApprovalId: req.ID, CallId: req.CallID, ToolName: req.ToolName, ShieldAssessment: v, TimeoutAt: deadline.Unix(),
 			Action:         &pb.ActionRequest{RequestId: req.CallID, PayloadJson: req.ArgumentsJSON, Hash: v.GetActionHash()},
-			ContextSummary: fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName),
+			ContextSummary: summary,
 		}}
-	ctx, cancel := context.WithDeadline(t.ctx, deadline)
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	res := e.awaitApproval(ctx, req, needed, publish)
 	if !res.Approved && res.Outcome == "" {
 		// An Approver that gave up when ctx ended without saying why.
 		switch {
-		case t.ctx.Err() != nil:
+		case parent.Err() != nil:
 			res.Outcome, res.By = pb.OutcomeCancelled, "engine"
 		case ctx.Err() != nil:
 			res.Outcome, res.By = pb.OutcomeTimeout, "engine"
@@ -215,13 +227,12 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb
 	if res.Approved && ctx.Err() != nil {
 		// An approval that arrives after the deadline or cancellation does not count.
 		res = ApprovalResult{Outcome: pb.OutcomeTimeout, By: "engine"}
-		if t.ctx.Err() != nil {
+		if parent.Err() != nil {
 			res.Outcome = pb.OutcomeCancelled
 		}
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_APPROVAL_RESOLVED,
 		ApprovalResolved: &pb.ApprovalResolved{ApprovalId: req.ID, Approved: res.Approved, Outcome: res.Outcome, ResolvedBy: res.By}})
-	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
 	return res
 }
 

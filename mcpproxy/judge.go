@@ -131,6 +131,9 @@ func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bo
 	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
 		return true, reason
 	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
+		if ok, why, asked := s.askEngine(ctx, tool, args, v, reason); asked {
+			return ok, why
+		}
 		return s.ask(ctx, m, tool, args, reason)
 	}
 	return false, "Parapet blocked this call: " + reason
@@ -157,6 +160,31 @@ func (s *session) evaluate(ctx context.Context, m *Message, actionType, tool, ar
 		return nil, fmt.Errorf("the shield answered without a verdict")
 	}
 	return v, nil
+}
+
+// askEngine puts an escalated call to the approval broker of the engine
+// running for the workspace. asked is false when there is none, or it
+// could not be reached: then the client is asked (and a client that
+// cannot ask refuses the call).
+func (s *session) askEngine(ctx context.Context, tool, args string, v *pb.Verdict, reason string) (approved bool, why string, asked bool) {
+	if s.cfg.Broker == nil {
+		return false, "", false
+	}
+	actx, cancel := context.WithTimeout(ctx, s.cfg.AskTimeout)
+	defer cancel()
+	ok, outcome, err := s.cfg.Broker.RequestApproval(actx, "mcp:"+s.cfg.Server, tool, args, v)
+	switch {
+	case ctx.Err() != nil:
+		return false, "cancelled", true // the client withdrew the call: ask nobody else
+	case errors.Is(err, ErrNoEngine):
+		return false, "", false
+	case err != nil:
+		s.cfg.Log.Warn("mcp-proxy: the engine's approval broker failed; asking the client instead", "server", s.cfg.Server, "tool", tool, "err", err)
+		return false, "", false
+	case ok:
+		return true, "approved through the workspace's Parapet engine (" + outcome + "): " + reason, true
+	}
+	return false, "Parapet denied this call: it was not approved through the workspace's Parapet engine (" + outcome + "). " + reason, true
 }
 
 // ask puts an escalated call to the user through MCP elicitation, when

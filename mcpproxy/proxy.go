@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -62,6 +63,9 @@ type Config struct {
 	ResultSecrets string
 	// ResultInjection: InjectionWarn (default), InjectionBlock, InjectionReport.
 	ResultInjection string
+	// Broker, when set, puts escalated calls to the approval broker of the
+	// engine that runs for the workspace, before the client is asked.
+	Broker Broker
 	// JudgeTimeout bounds one shield decision (default 30s); AskTimeout
 	// bounds waiting for the user's answer to an escalation (default 5m).
 	JudgeTimeout, AskTimeout time.Duration
@@ -78,6 +82,19 @@ type Config struct {
 
 	analyzer *heuristics.Analyzer
 }
+
+// Broker asks a person about an escalated call through the approval
+// broker of the workspace's engine (agentctl start): the web page,
+// agentctl approve/deny or the engine's terminal answer it, as they answer
+// the agent's own escalations. outcome names what happened ("approved by
+// http", "timeout by engine"). ErrNoEngine means no engine runs for the
+// workspace; the client is then asked.
+type Broker interface {
+	RequestApproval(ctx context.Context, source, tool, argumentsJSON string, v *pb.Verdict) (approved bool, outcome string, err error)
+}
+
+// ErrNoEngine is a Broker's answer when no engine runs for the workspace.
+var ErrNoEngine = errors.New("no engine runs for the workspace")
 
 // ConfigError is a mistake in the configuration (a usage error), as
 // opposed to a failure while running.

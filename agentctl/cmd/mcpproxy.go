@@ -13,8 +13,11 @@ import (
 	"strings"
 	"syscall"
 
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/audit"
@@ -110,6 +113,7 @@ func runMCPProxy(c *cli.Context) error {
 		AllowChanged: c.Bool("allow-changed"), TrustedTools: c.StringSlice("trust-tool"),
 		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
 		AskTimeout: c.Duration("ask-timeout"), Log: log,
+		Broker: engineBroker{stateDir: stateDirOf(ws)},
 	}
 	if cfg.UpstreamHeaders, err = parseHeaders(c.StringSlice("upstream-header")); err != nil {
 		return usageErrorf("mcp-proxy: %v", err)
@@ -223,4 +227,28 @@ func mcpShield(c *cli.Context, log *slog.Logger) (mcpproxy.Shield, func(), error
 		}
 	}
 	return shield.NewLocal(sh), closeShield, nil
+}
+
+// engineBroker puts the proxy's escalations to the approval broker of the
+// engine that `agentctl start` runs for the workspace, found through its
+// state file at each escalation (an engine started after the proxy
+// counts), with the client token the state file holds.
+type engineBroker struct{ stateDir string }
+
+func (b engineBroker) RequestApproval(ctx context.Context, source, tool, argumentsJSON string, v *pb.Verdict) (bool, string, error) {
+	st, running := procman.Running(b.stateDir)
+	if !running || st.GRPCAddress == "" {
+		return false, "", mcpproxy.ErrNoEngine
+	}
+	client, closeConn, err := dialEngine(st.GRPCAddress, st.ClientToken)
+	if err != nil {
+		return false, "", err
+	}
+	defer closeConn()
+	resp, err := client.RequestApproval(ctx, &pb.ExternalApprovalRequest{
+		Source: source, ToolName: tool, ArgumentsJson: argumentsJSON, Verdict: v})
+	if err != nil {
+		return false, "", err
+	}
+	return resp.GetApproved(), resp.GetOutcome() + " by " + resp.GetResolvedBy(), nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/agentctl/procman"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/audit"
@@ -224,5 +225,73 @@ func TestDefaultServerName(t *testing.T) {
 		if got := defaultServerName(c.argv, c.upstream); got != c.want {
 			t.Errorf("defaultServerName(%q, %q) = %q, want %q", c.argv, c.upstream, got, c.want)
 		}
+	}
+}
+
+// TestMCPProxyAsksTheEngine: with an engine running for the workspace, an
+// escalated MCP call is put to the engine's approval broker — announced to
+// its watchers like the agent's own escalations and answered with
+// agentctl approve / deny — even for a client that cannot be asked.
+func TestMCPProxyAsksTheEngine(t *testing.T) {
+	ws := t.TempDir()
+	startManager(t, ws)
+	engineReady(t, ws, 0)
+	st, ok := procman.Running(filepath.Join(ws, stateDirName))
+	if !ok {
+		t.Fatal("no engine state")
+	}
+	client, closeConn, err := dialEngine(st.GRPCAddress, st.ClientToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeConn()
+	for _, c := range []struct {
+		verb, want string
+		isError    bool
+	}{
+		{"approve", "echo: hi", false},
+		{"deny", "not approved through the workspace's Parapet engine (denied by cli)", true},
+	} {
+		// A deadlock guard: without the broker no announcement ever comes.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		w, err := client.WatchSession(ctx, &pb.WatchSessionRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Header(); err != nil {
+			t.Fatal(err)
+		}
+		type session struct {
+			answers map[string]map[string]any
+			stderr  string
+		}
+		done := make(chan session, 1)
+		go func() {
+			a, e := mcpSession(t, ws, []string{"--name", "mini"}, mcpInit, mcpCall)
+			done <- session{a, e}
+		}()
+		var id string
+		for id == "" {
+			ev, err := w.Recv()
+			if err != nil {
+				t.Fatalf("watching the engine: %v", err)
+			}
+			if n := ev.GetApprovalNeeded(); n != nil {
+				if ev.GetSessionId() != "external:mcp:mini" || n.GetToolName() != "echo" || n.GetAction().GetPayloadJson() != `{"text":"hi"}` {
+					t.Fatalf("announcement %v", ev)
+				}
+				id = n.GetApprovalId()
+			}
+		}
+		if code, out, errOut := runAgentctl(t, c.verb, "--workspace", ws, id); code != 0 {
+			t.Fatalf("agentctl %s: exit %d\n%s%s", c.verb, code, out, errOut)
+		}
+		s := <-done
+		res, _ := s.answers["3"]["result"].(map[string]any)
+		text, _ := res["content"].([]any)[0].(map[string]any)["text"].(string)
+		if (res["isError"] == true) != c.isError || !strings.Contains(text, c.want) {
+			t.Errorf("%s: call answered %v\n%s", c.verb, s.answers["3"], s.stderr)
+		}
+		cancel()
 	}
 }

@@ -28,7 +28,9 @@ var everydayCommands = []string{
 // known-safe: each goes to the model once.
 var secondOpinionCommands = []string{
 	"python3 scripts/migrate.py", "node server.js", "wget -qO- http://203.0.113.7/data.json", "ansible-playbook -i hosts site.yml",
-	"for p in api store; do go test ./internal/$p/...; done",
+	// The loop's items are known (go test ./internal/api/... is
+	// everyday), but what a computed list holds is not.
+	"for p in $(cat services.txt); do go test ./internal/$p/...; done",
 }
 
 func commandInput(line string) pipeline.Input {

@@ -1372,6 +1372,147 @@ func (x *AgentError) GetRecoverable() bool {
 	return false
 }
 
+type ExternalApprovalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asks, shown to the human and used as the approval's session id
+	// (e.g. "mcp:github"). Required.
+	Source string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// The tool and its arguments, as they will run if approved.
+	ToolName      string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	ArgumentsJson string `protobuf:"bytes,3,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
+	// The shield's verdict (ESCALATE) whose reasons the human reads.
+	Verdict       *Verdict `protobuf:"bytes,4,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExternalApprovalRequest) Reset() {
+	*x = ExternalApprovalRequest{}
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalApprovalRequest) ProtoMessage() {}
+
+func (x *ExternalApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalApprovalRequest.ProtoReflect.Descriptor instead.
+func (*ExternalApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ExternalApprovalRequest) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *ExternalApprovalRequest) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *ExternalApprovalRequest) GetArgumentsJson() string {
+	if x != nil {
+		return x.ArgumentsJson
+	}
+	return ""
+}
+
+func (x *ExternalApprovalRequest) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+type ExternalApprovalResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ApprovalId string                 `protobuf:"bytes,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	Approved   bool                   `protobuf:"varint,2,opt,name=approved,proto3" json:"approved,omitempty"`
+	// approved, denied, timeout, cancelled or rate_limited.
+	Outcome       string `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	ResolvedBy    string `protobuf:"bytes,4,opt,name=resolved_by,json=resolvedBy,proto3" json:"resolved_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExternalApprovalResponse) Reset() {
+	*x = ExternalApprovalResponse{}
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalApprovalResponse) ProtoMessage() {}
+
+func (x *ExternalApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalApprovalResponse.ProtoReflect.Descriptor instead.
+func (*ExternalApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ExternalApprovalResponse) GetApprovalId() string {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return ""
+}
+
+func (x *ExternalApprovalResponse) GetApproved() bool {
+	if x != nil {
+		return x.Approved
+	}
+	return false
+}
+
+func (x *ExternalApprovalResponse) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ExternalApprovalResponse) GetResolvedBy() string {
+	if x != nil {
+		return x.ResolvedBy
+	}
+	return ""
+}
+
 type ClientMessageRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Content string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
@@ -1385,7 +1526,7 @@ type ClientMessageRequest struct {
 
 func (x *ClientMessageRequest) Reset() {
 	*x = ClientMessageRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[18]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1397,7 +1538,7 @@ func (x *ClientMessageRequest) String() string {
 func (*ClientMessageRequest) ProtoMessage() {}
 
 func (x *ClientMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[18]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1410,7 +1551,7 @@ func (x *ClientMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientMessageRequest.ProtoReflect.Descriptor instead.
 func (*ClientMessageRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{18}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ClientMessageRequest) GetContent() string {
@@ -1469,7 +1610,7 @@ type PipelineEvent struct {
 
 func (x *PipelineEvent) Reset() {
 	*x = PipelineEvent{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[19]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1622,7 @@ func (x *PipelineEvent) String() string {
 func (*PipelineEvent) ProtoMessage() {}
 
 func (x *PipelineEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[19]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1635,7 @@ func (x *PipelineEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineEvent.ProtoReflect.Descriptor instead.
 func (*PipelineEvent) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{19}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PipelineEvent) GetSessionId() string {
@@ -1626,7 +1767,7 @@ type IntentParsed struct {
 
 func (x *IntentParsed) Reset() {
 	*x = IntentParsed{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[20]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1638,7 +1779,7 @@ func (x *IntentParsed) String() string {
 func (*IntentParsed) ProtoMessage() {}
 
 func (x *IntentParsed) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[20]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +1792,7 @@ func (x *IntentParsed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntentParsed.ProtoReflect.Descriptor instead.
 func (*IntentParsed) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{20}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *IntentParsed) GetGoal() GoalType {
@@ -1677,7 +1818,7 @@ type ActionsPlanned struct {
 
 func (x *ActionsPlanned) Reset() {
 	*x = ActionsPlanned{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[21]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +1830,7 @@ func (x *ActionsPlanned) String() string {
 func (*ActionsPlanned) ProtoMessage() {}
 
 func (x *ActionsPlanned) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[21]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +1843,7 @@ func (x *ActionsPlanned) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionsPlanned.ProtoReflect.Descriptor instead.
 func (*ActionsPlanned) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{21}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ActionsPlanned) GetActions() []*ActionRequest {
@@ -1722,7 +1863,7 @@ type SelfEvalResult struct {
 
 func (x *SelfEvalResult) Reset() {
 	*x = SelfEvalResult{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[22]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1734,7 +1875,7 @@ func (x *SelfEvalResult) String() string {
 func (*SelfEvalResult) ProtoMessage() {}
 
 func (x *SelfEvalResult) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[22]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1747,7 +1888,7 @@ func (x *SelfEvalResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelfEvalResult.ProtoReflect.Descriptor instead.
 func (*SelfEvalResult) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{22}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SelfEvalResult) GetPassed() bool {
@@ -1775,7 +1916,7 @@ type ShieldVerdict struct {
 
 func (x *ShieldVerdict) Reset() {
 	*x = ShieldVerdict{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[23]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1928,7 @@ func (x *ShieldVerdict) String() string {
 func (*ShieldVerdict) ProtoMessage() {}
 
 func (x *ShieldVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[23]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1941,7 @@ func (x *ShieldVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShieldVerdict.ProtoReflect.Descriptor instead.
 func (*ShieldVerdict) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{23}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ShieldVerdict) GetCallId() string {
@@ -1835,7 +1976,7 @@ type ActionStarted struct {
 
 func (x *ActionStarted) Reset() {
 	*x = ActionStarted{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[24]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1847,7 +1988,7 @@ func (x *ActionStarted) String() string {
 func (*ActionStarted) ProtoMessage() {}
 
 func (x *ActionStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[24]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1860,7 +2001,7 @@ func (x *ActionStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionStarted.ProtoReflect.Descriptor instead.
 func (*ActionStarted) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{24}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ActionStarted) GetCallId() string {
@@ -1895,7 +2036,7 @@ type ActionCompleted struct {
 
 func (x *ActionCompleted) Reset() {
 	*x = ActionCompleted{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[25]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2048,7 @@ func (x *ActionCompleted) String() string {
 func (*ActionCompleted) ProtoMessage() {}
 
 func (x *ActionCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[25]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2061,7 @@ func (x *ActionCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionCompleted.ProtoReflect.Descriptor instead.
 func (*ActionCompleted) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{25}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ActionCompleted) GetCallId() string {
@@ -1953,7 +2094,7 @@ type LLMToken struct {
 
 func (x *LLMToken) Reset() {
 	*x = LLMToken{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[26]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1965,7 +2106,7 @@ func (x *LLMToken) String() string {
 func (*LLMToken) ProtoMessage() {}
 
 func (x *LLMToken) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[26]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1978,7 +2119,7 @@ func (x *LLMToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LLMToken.ProtoReflect.Descriptor instead.
 func (*LLMToken) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{26}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LLMToken) GetText() string {
@@ -1999,7 +2140,7 @@ type ResponseComplete struct {
 
 func (x *ResponseComplete) Reset() {
 	*x = ResponseComplete{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[27]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2011,7 +2152,7 @@ func (x *ResponseComplete) String() string {
 func (*ResponseComplete) ProtoMessage() {}
 
 func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[27]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2024,7 +2165,7 @@ func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseComplete.ProtoReflect.Descriptor instead.
 func (*ResponseComplete) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{27}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResponseComplete) GetContent() string {
@@ -2064,7 +2205,7 @@ type ApprovalNeeded struct {
 
 func (x *ApprovalNeeded) Reset() {
 	*x = ApprovalNeeded{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[28]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2076,7 +2217,7 @@ func (x *ApprovalNeeded) String() string {
 func (*ApprovalNeeded) ProtoMessage() {}
 
 func (x *ApprovalNeeded) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[28]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2089,7 +2230,7 @@ func (x *ApprovalNeeded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalNeeded.ProtoReflect.Descriptor instead.
 func (*ApprovalNeeded) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{28}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ApprovalNeeded) GetApprovalId() string {
@@ -2155,7 +2296,7 @@ type ApprovalResolved struct {
 
 func (x *ApprovalResolved) Reset() {
 	*x = ApprovalResolved{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[29]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2308,7 @@ func (x *ApprovalResolved) String() string {
 func (*ApprovalResolved) ProtoMessage() {}
 
 func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[29]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2321,7 @@ func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResolved.ProtoReflect.Descriptor instead.
 func (*ApprovalResolved) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{29}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ApprovalResolved) GetApprovalId() string {
@@ -2222,7 +2363,7 @@ type OTRBlocked struct {
 
 func (x *OTRBlocked) Reset() {
 	*x = OTRBlocked{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[30]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2234,7 +2375,7 @@ func (x *OTRBlocked) String() string {
 func (*OTRBlocked) ProtoMessage() {}
 
 func (x *OTRBlocked) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[30]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2247,7 +2388,7 @@ func (x *OTRBlocked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OTRBlocked.ProtoReflect.Descriptor instead.
 func (*OTRBlocked) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{30}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *OTRBlocked) GetCallId() string {
@@ -2283,7 +2424,7 @@ type PipelineError struct {
 
 func (x *PipelineError) Reset() {
 	*x = PipelineError{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[31]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2436,7 @@ func (x *PipelineError) String() string {
 func (*PipelineError) ProtoMessage() {}
 
 func (x *PipelineError) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[31]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2449,7 @@ func (x *PipelineError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineError.ProtoReflect.Descriptor instead.
 func (*PipelineError) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{31}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PipelineError) GetCode() string {
@@ -2344,7 +2485,7 @@ type SubAgentEvent struct {
 
 func (x *SubAgentEvent) Reset() {
 	*x = SubAgentEvent{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[32]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2497,7 @@ func (x *SubAgentEvent) String() string {
 func (*SubAgentEvent) ProtoMessage() {}
 
 func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[32]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2510,7 @@ func (x *SubAgentEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentEvent.ProtoReflect.Descriptor instead.
 func (*SubAgentEvent) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{32}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SubAgentEvent) GetName() string {
@@ -2404,7 +2545,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[33]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2416,7 +2557,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[33]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2429,7 +2570,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{33}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ApprovalResponse) GetApprovalId() string {
@@ -2462,7 +2603,7 @@ type ApprovalAck struct {
 
 func (x *ApprovalAck) Reset() {
 	*x = ApprovalAck{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[34]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2474,7 +2615,7 @@ func (x *ApprovalAck) String() string {
 func (*ApprovalAck) ProtoMessage() {}
 
 func (x *ApprovalAck) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[34]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2487,7 +2628,7 @@ func (x *ApprovalAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalAck.ProtoReflect.Descriptor instead.
 func (*ApprovalAck) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{34}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ApprovalAck) GetReceived() bool {
@@ -2505,7 +2646,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[35]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2658,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[35]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2671,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{35}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{37}
 }
 
 type StatusResponse struct {
@@ -2565,7 +2706,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[36]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2577,7 +2718,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[36]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2590,7 +2731,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{36}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *StatusResponse) GetVersion() string {
@@ -2736,7 +2877,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[37]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2748,7 +2889,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[37]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2761,7 +2902,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{37}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListSessionsRequest) GetLimit() int32 {
@@ -2792,7 +2933,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[38]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +2945,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[38]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +2958,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{38}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SessionInfo) GetId() string {
@@ -2872,7 +3013,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[39]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2884,7 +3025,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[39]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2897,7 +3038,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{39}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
@@ -2925,7 +3066,7 @@ type GetHistoryRequest struct {
 
 func (x *GetHistoryRequest) Reset() {
 	*x = GetHistoryRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[40]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2937,7 +3078,7 @@ func (x *GetHistoryRequest) String() string {
 func (*GetHistoryRequest) ProtoMessage() {}
 
 func (x *GetHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[40]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2950,7 +3091,7 @@ func (x *GetHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{40}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetHistoryRequest) GetSessionId() string {
@@ -2988,7 +3129,7 @@ type HistoryMessage struct {
 
 func (x *HistoryMessage) Reset() {
 	*x = HistoryMessage{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[41]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3141,7 @@ func (x *HistoryMessage) String() string {
 func (*HistoryMessage) ProtoMessage() {}
 
 func (x *HistoryMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[41]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3154,7 @@ func (x *HistoryMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryMessage.ProtoReflect.Descriptor instead.
 func (*HistoryMessage) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{41}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *HistoryMessage) GetId() string {
@@ -3067,7 +3208,7 @@ type HistoryToolCall struct {
 
 func (x *HistoryToolCall) Reset() {
 	*x = HistoryToolCall{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[42]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3079,7 +3220,7 @@ func (x *HistoryToolCall) String() string {
 func (*HistoryToolCall) ProtoMessage() {}
 
 func (x *HistoryToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[42]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3092,7 +3233,7 @@ func (x *HistoryToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryToolCall.ProtoReflect.Descriptor instead.
 func (*HistoryToolCall) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{42}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *HistoryToolCall) GetCallId() string {
@@ -3154,7 +3295,7 @@ type GetHistoryResponse struct {
 
 func (x *GetHistoryResponse) Reset() {
 	*x = GetHistoryResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[43]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3166,7 +3307,7 @@ func (x *GetHistoryResponse) String() string {
 func (*GetHistoryResponse) ProtoMessage() {}
 
 func (x *GetHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[43]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3179,7 +3320,7 @@ func (x *GetHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{43}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetHistoryResponse) GetMessages() []*HistoryMessage {
@@ -3208,7 +3349,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[44]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3361,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[44]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3374,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{44}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -3259,7 +3400,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[45]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3271,7 +3412,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[45]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3284,7 +3425,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{45}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ShutdownResponse) GetAccepted() bool {
@@ -3303,7 +3444,7 @@ type WatchSessionRequest struct {
 
 func (x *WatchSessionRequest) Reset() {
 	*x = WatchSessionRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[46]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3315,7 +3456,7 @@ func (x *WatchSessionRequest) String() string {
 func (*WatchSessionRequest) ProtoMessage() {}
 
 func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[46]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3328,7 +3469,7 @@ func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionRequest.ProtoReflect.Descriptor instead.
 func (*WatchSessionRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{46}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *WatchSessionRequest) GetSessionId() string {
@@ -3349,7 +3490,7 @@ type SubAgentRegisterRequest struct {
 
 func (x *SubAgentRegisterRequest) Reset() {
 	*x = SubAgentRegisterRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[47]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3361,7 +3502,7 @@ func (x *SubAgentRegisterRequest) String() string {
 func (*SubAgentRegisterRequest) ProtoMessage() {}
 
 func (x *SubAgentRegisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[47]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3374,7 +3515,7 @@ func (x *SubAgentRegisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentRegisterRequest.ProtoReflect.Descriptor instead.
 func (*SubAgentRegisterRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{47}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SubAgentRegisterRequest) GetToken() string {
@@ -3402,7 +3543,7 @@ type SubAgentToolDef struct {
 
 func (x *SubAgentToolDef) Reset() {
 	*x = SubAgentToolDef{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[48]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3414,7 +3555,7 @@ func (x *SubAgentToolDef) String() string {
 func (*SubAgentToolDef) ProtoMessage() {}
 
 func (x *SubAgentToolDef) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[48]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3427,7 +3568,7 @@ func (x *SubAgentToolDef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentToolDef.ProtoReflect.Descriptor instead.
 func (*SubAgentToolDef) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{48}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SubAgentToolDef) GetName() string {
@@ -3470,7 +3611,7 @@ type SubAgentRegisterResponse struct {
 
 func (x *SubAgentRegisterResponse) Reset() {
 	*x = SubAgentRegisterResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[49]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3482,7 +3623,7 @@ func (x *SubAgentRegisterResponse) String() string {
 func (*SubAgentRegisterResponse) ProtoMessage() {}
 
 func (x *SubAgentRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[49]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3495,7 +3636,7 @@ func (x *SubAgentRegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentRegisterResponse.ProtoReflect.Descriptor instead.
 func (*SubAgentRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{49}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SubAgentRegisterResponse) GetName() string {
@@ -3580,7 +3721,7 @@ type SubAgentToolRequest struct {
 
 func (x *SubAgentToolRequest) Reset() {
 	*x = SubAgentToolRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[50]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3592,7 +3733,7 @@ func (x *SubAgentToolRequest) String() string {
 func (*SubAgentToolRequest) ProtoMessage() {}
 
 func (x *SubAgentToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[50]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3605,7 +3746,7 @@ func (x *SubAgentToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentToolRequest.ProtoReflect.Descriptor instead.
 func (*SubAgentToolRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{50}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SubAgentToolRequest) GetToken() string {
@@ -3646,7 +3787,7 @@ type SubAgentToolResponse struct {
 
 func (x *SubAgentToolResponse) Reset() {
 	*x = SubAgentToolResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[51]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3658,7 +3799,7 @@ func (x *SubAgentToolResponse) String() string {
 func (*SubAgentToolResponse) ProtoMessage() {}
 
 func (x *SubAgentToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[51]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3671,7 +3812,7 @@ func (x *SubAgentToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentToolResponse.ProtoReflect.Descriptor instead.
 func (*SubAgentToolResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{51}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SubAgentToolResponse) GetContent() string {
@@ -3699,7 +3840,7 @@ type SubAgentCompleteRequest struct {
 
 func (x *SubAgentCompleteRequest) Reset() {
 	*x = SubAgentCompleteRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[52]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3711,7 +3852,7 @@ func (x *SubAgentCompleteRequest) String() string {
 func (*SubAgentCompleteRequest) ProtoMessage() {}
 
 func (x *SubAgentCompleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[52]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3724,7 +3865,7 @@ func (x *SubAgentCompleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentCompleteRequest.ProtoReflect.Descriptor instead.
 func (*SubAgentCompleteRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{52}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SubAgentCompleteRequest) GetToken() string {
@@ -3756,7 +3897,7 @@ type SubAgentCompleteResponse struct {
 
 func (x *SubAgentCompleteResponse) Reset() {
 	*x = SubAgentCompleteResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[53]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3768,7 +3909,7 @@ func (x *SubAgentCompleteResponse) String() string {
 func (*SubAgentCompleteResponse) ProtoMessage() {}
 
 func (x *SubAgentCompleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[53]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3781,7 +3922,7 @@ func (x *SubAgentCompleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentCompleteResponse.ProtoReflect.Descriptor instead.
 func (*SubAgentCompleteResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{53}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{55}
 }
 
 type SubAgentFailedRequest struct {
@@ -3794,7 +3935,7 @@ type SubAgentFailedRequest struct {
 
 func (x *SubAgentFailedRequest) Reset() {
 	*x = SubAgentFailedRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[54]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3806,7 +3947,7 @@ func (x *SubAgentFailedRequest) String() string {
 func (*SubAgentFailedRequest) ProtoMessage() {}
 
 func (x *SubAgentFailedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[54]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3819,7 +3960,7 @@ func (x *SubAgentFailedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentFailedRequest.ProtoReflect.Descriptor instead.
 func (*SubAgentFailedRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{54}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SubAgentFailedRequest) GetToken() string {
@@ -3844,7 +3985,7 @@ type SubAgentFailedResponse struct {
 
 func (x *SubAgentFailedResponse) Reset() {
 	*x = SubAgentFailedResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[55]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3856,7 +3997,7 @@ func (x *SubAgentFailedResponse) String() string {
 func (*SubAgentFailedResponse) ProtoMessage() {}
 
 func (x *SubAgentFailedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[55]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3869,7 +4010,7 @@ func (x *SubAgentFailedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentFailedResponse.ProtoReflect.Descriptor instead.
 func (*SubAgentFailedResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{55}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{57}
 }
 
 type SubAgentPollRequest struct {
@@ -3881,7 +4022,7 @@ type SubAgentPollRequest struct {
 
 func (x *SubAgentPollRequest) Reset() {
 	*x = SubAgentPollRequest{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[56]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3893,7 +4034,7 @@ func (x *SubAgentPollRequest) String() string {
 func (*SubAgentPollRequest) ProtoMessage() {}
 
 func (x *SubAgentPollRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[56]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3906,7 +4047,7 @@ func (x *SubAgentPollRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentPollRequest.ProtoReflect.Descriptor instead.
 func (*SubAgentPollRequest) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{56}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SubAgentPollRequest) GetToken() string {
@@ -3928,7 +4069,7 @@ type SubAgentPollResponse struct {
 
 func (x *SubAgentPollResponse) Reset() {
 	*x = SubAgentPollResponse{}
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[57]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3940,7 +4081,7 @@ func (x *SubAgentPollResponse) String() string {
 func (*SubAgentPollResponse) ProtoMessage() {}
 
 func (x *SubAgentPollResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_openparallax_v1_pipeline_proto_msgTypes[57]
+	mi := &file_openparallax_v1_pipeline_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3953,7 +4094,7 @@ func (x *SubAgentPollResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubAgentPollResponse.ProtoReflect.Descriptor instead.
 func (*SubAgentPollResponse) Descriptor() ([]byte, []int) {
-	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{57}
+	return file_openparallax_v1_pipeline_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SubAgentPollResponse) GetMessage() string {
@@ -4071,7 +4212,19 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"message_id\x18\x02 \x01(\tR\tmessageId\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12 \n" +
-	"\vrecoverable\x18\x05 \x01(\bR\vrecoverable\"\x99\x01\n" +
+	"\vrecoverable\x18\x05 \x01(\bR\vrecoverable\"\xa9\x01\n" +
+	"\x17ExternalApprovalRequest\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12\x1b\n" +
+	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12%\n" +
+	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\x122\n" +
+	"\averdict\x18\x04 \x01(\v2\x18.openparallax.v1.VerdictR\averdict\"\x92\x01\n" +
+	"\x18ExternalApprovalResponse\x12\x1f\n" +
+	"\vapproval_id\x18\x01 \x01(\tR\n" +
+	"approvalId\x12\x1a\n" +
+	"\bapproved\x18\x02 \x01(\bR\bapproved\x12\x18\n" +
+	"\aoutcome\x18\x03 \x01(\tR\aoutcome\x12\x1f\n" +
+	"\vresolved_by\x18\x04 \x01(\tR\n" +
+	"resolvedBy\"\x99\x01\n" +
 	"\x14ClientMessageRequest\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x1d\n" +
 	"\n" +
@@ -4298,7 +4451,7 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"\x1dPIPELINE_EVENT_TYPE_SUB_AGENT\x10\x0f\"\x04\b\a\x10\a2_\n" +
 	"\fAgentService\x12O\n" +
 	"\n" +
-	"RunSession\x12\x1b.openparallax.v1.AgentEvent\x1a .openparallax.v1.EngineDirective(\x010\x012\xe6\x04\n" +
+	"RunSession\x12\x1b.openparallax.v1.AgentEvent\x1a .openparallax.v1.EngineDirective(\x010\x012\xce\x05\n" +
 	"\rClientService\x12V\n" +
 	"\vSendMessage\x12%.openparallax.v1.ClientMessageRequest\x1a\x1e.openparallax.v1.PipelineEvent0\x01\x12R\n" +
 	"\x0fResolveApproval\x12!.openparallax.v1.ApprovalResponse\x1a\x1c.openparallax.v1.ApprovalAck\x12L\n" +
@@ -4307,7 +4460,8 @@ const file_openparallax_v1_pipeline_proto_rawDesc = "" +
 	"\n" +
 	"GetHistory\x12\".openparallax.v1.GetHistoryRequest\x1a#.openparallax.v1.GetHistoryResponse\x12O\n" +
 	"\bShutdown\x12 .openparallax.v1.ShutdownRequest\x1a!.openparallax.v1.ShutdownResponse\x12V\n" +
-	"\fWatchSession\x12$.openparallax.v1.WatchSessionRequest\x1a\x1e.openparallax.v1.PipelineEvent0\x012\x8e\x04\n" +
+	"\fWatchSession\x12$.openparallax.v1.WatchSessionRequest\x1a\x1e.openparallax.v1.PipelineEvent0\x01\x12f\n" +
+	"\x0fRequestApproval\x12(.openparallax.v1.ExternalApprovalRequest\x1a).openparallax.v1.ExternalApprovalResponse2\x8e\x04\n" +
 	"\x0fSubAgentService\x12g\n" +
 	"\x10RegisterSubAgent\x12(.openparallax.v1.SubAgentRegisterRequest\x1a).openparallax.v1.SubAgentRegisterResponse\x12b\n" +
 	"\x13SubAgentExecuteTool\x12$.openparallax.v1.SubAgentToolRequest\x1a%.openparallax.v1.SubAgentToolResponse\x12g\n" +
@@ -4328,7 +4482,7 @@ func file_openparallax_v1_pipeline_proto_rawDescGZIP() []byte {
 }
 
 var file_openparallax_v1_pipeline_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_openparallax_v1_pipeline_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_openparallax_v1_pipeline_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_openparallax_v1_pipeline_proto_goTypes = []any{
 	(PipelineEventType)(0),           // 0: openparallax.v1.PipelineEventType
 	(*EngineDirective)(nil),          // 1: openparallax.v1.EngineDirective
@@ -4349,51 +4503,53 @@ var file_openparallax_v1_pipeline_proto_goTypes = []any{
 	(*Thought)(nil),                  // 16: openparallax.v1.Thought
 	(*TokenUsage)(nil),               // 17: openparallax.v1.TokenUsage
 	(*AgentError)(nil),               // 18: openparallax.v1.AgentError
-	(*ClientMessageRequest)(nil),     // 19: openparallax.v1.ClientMessageRequest
-	(*PipelineEvent)(nil),            // 20: openparallax.v1.PipelineEvent
-	(*IntentParsed)(nil),             // 21: openparallax.v1.IntentParsed
-	(*ActionsPlanned)(nil),           // 22: openparallax.v1.ActionsPlanned
-	(*SelfEvalResult)(nil),           // 23: openparallax.v1.SelfEvalResult
-	(*ShieldVerdict)(nil),            // 24: openparallax.v1.ShieldVerdict
-	(*ActionStarted)(nil),            // 25: openparallax.v1.ActionStarted
-	(*ActionCompleted)(nil),          // 26: openparallax.v1.ActionCompleted
-	(*LLMToken)(nil),                 // 27: openparallax.v1.LLMToken
-	(*ResponseComplete)(nil),         // 28: openparallax.v1.ResponseComplete
-	(*ApprovalNeeded)(nil),           // 29: openparallax.v1.ApprovalNeeded
-	(*ApprovalResolved)(nil),         // 30: openparallax.v1.ApprovalResolved
-	(*OTRBlocked)(nil),               // 31: openparallax.v1.OTRBlocked
-	(*PipelineError)(nil),            // 32: openparallax.v1.PipelineError
-	(*SubAgentEvent)(nil),            // 33: openparallax.v1.SubAgentEvent
-	(*ApprovalResponse)(nil),         // 34: openparallax.v1.ApprovalResponse
-	(*ApprovalAck)(nil),              // 35: openparallax.v1.ApprovalAck
-	(*StatusRequest)(nil),            // 36: openparallax.v1.StatusRequest
-	(*StatusResponse)(nil),           // 37: openparallax.v1.StatusResponse
-	(*ListSessionsRequest)(nil),      // 38: openparallax.v1.ListSessionsRequest
-	(*SessionInfo)(nil),              // 39: openparallax.v1.SessionInfo
-	(*ListSessionsResponse)(nil),     // 40: openparallax.v1.ListSessionsResponse
-	(*GetHistoryRequest)(nil),        // 41: openparallax.v1.GetHistoryRequest
-	(*HistoryMessage)(nil),           // 42: openparallax.v1.HistoryMessage
-	(*HistoryToolCall)(nil),          // 43: openparallax.v1.HistoryToolCall
-	(*GetHistoryResponse)(nil),       // 44: openparallax.v1.GetHistoryResponse
-	(*ShutdownRequest)(nil),          // 45: openparallax.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),         // 46: openparallax.v1.ShutdownResponse
-	(*WatchSessionRequest)(nil),      // 47: openparallax.v1.WatchSessionRequest
-	(*SubAgentRegisterRequest)(nil),  // 48: openparallax.v1.SubAgentRegisterRequest
-	(*SubAgentToolDef)(nil),          // 49: openparallax.v1.SubAgentToolDef
-	(*SubAgentRegisterResponse)(nil), // 50: openparallax.v1.SubAgentRegisterResponse
-	(*SubAgentToolRequest)(nil),      // 51: openparallax.v1.SubAgentToolRequest
-	(*SubAgentToolResponse)(nil),     // 52: openparallax.v1.SubAgentToolResponse
-	(*SubAgentCompleteRequest)(nil),  // 53: openparallax.v1.SubAgentCompleteRequest
-	(*SubAgentCompleteResponse)(nil), // 54: openparallax.v1.SubAgentCompleteResponse
-	(*SubAgentFailedRequest)(nil),    // 55: openparallax.v1.SubAgentFailedRequest
-	(*SubAgentFailedResponse)(nil),   // 56: openparallax.v1.SubAgentFailedResponse
-	(*SubAgentPollRequest)(nil),      // 57: openparallax.v1.SubAgentPollRequest
-	(*SubAgentPollResponse)(nil),     // 58: openparallax.v1.SubAgentPollResponse
-	(SessionMode)(0),                 // 59: openparallax.v1.SessionMode
-	(GoalType)(0),                    // 60: openparallax.v1.GoalType
-	(*ActionRequest)(nil),            // 61: openparallax.v1.ActionRequest
+	(*ExternalApprovalRequest)(nil),  // 19: openparallax.v1.ExternalApprovalRequest
+	(*ExternalApprovalResponse)(nil), // 20: openparallax.v1.ExternalApprovalResponse
+	(*ClientMessageRequest)(nil),     // 21: openparallax.v1.ClientMessageRequest
+	(*PipelineEvent)(nil),            // 22: openparallax.v1.PipelineEvent
+	(*IntentParsed)(nil),             // 23: openparallax.v1.IntentParsed
+	(*ActionsPlanned)(nil),           // 24: openparallax.v1.ActionsPlanned
+	(*SelfEvalResult)(nil),           // 25: openparallax.v1.SelfEvalResult
+	(*ShieldVerdict)(nil),            // 26: openparallax.v1.ShieldVerdict
+	(*ActionStarted)(nil),            // 27: openparallax.v1.ActionStarted
+	(*ActionCompleted)(nil),          // 28: openparallax.v1.ActionCompleted
+	(*LLMToken)(nil),                 // 29: openparallax.v1.LLMToken
+	(*ResponseComplete)(nil),         // 30: openparallax.v1.ResponseComplete
+	(*ApprovalNeeded)(nil),           // 31: openparallax.v1.ApprovalNeeded
+	(*ApprovalResolved)(nil),         // 32: openparallax.v1.ApprovalResolved
+	(*OTRBlocked)(nil),               // 33: openparallax.v1.OTRBlocked
+	(*PipelineError)(nil),            // 34: openparallax.v1.PipelineError
+	(*SubAgentEvent)(nil),            // 35: openparallax.v1.SubAgentEvent
+	(*ApprovalResponse)(nil),         // 36: openparallax.v1.ApprovalResponse
+	(*ApprovalAck)(nil),              // 37: openparallax.v1.ApprovalAck
+	(*StatusRequest)(nil),            // 38: openparallax.v1.StatusRequest
+	(*StatusResponse)(nil),           // 39: openparallax.v1.StatusResponse
+	(*ListSessionsRequest)(nil),      // 40: openparallax.v1.ListSessionsRequest
+	(*SessionInfo)(nil),              // 41: openparallax.v1.SessionInfo
+	(*ListSessionsResponse)(nil),     // 42: openparallax.v1.ListSessionsResponse
+	(*GetHistoryRequest)(nil),        // 43: openparallax.v1.GetHistoryRequest
+	(*HistoryMessage)(nil),           // 44: openparallax.v1.HistoryMessage
+	(*HistoryToolCall)(nil),          // 45: openparallax.v1.HistoryToolCall
+	(*GetHistoryResponse)(nil),       // 46: openparallax.v1.GetHistoryResponse
+	(*ShutdownRequest)(nil),          // 47: openparallax.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),         // 48: openparallax.v1.ShutdownResponse
+	(*WatchSessionRequest)(nil),      // 49: openparallax.v1.WatchSessionRequest
+	(*SubAgentRegisterRequest)(nil),  // 50: openparallax.v1.SubAgentRegisterRequest
+	(*SubAgentToolDef)(nil),          // 51: openparallax.v1.SubAgentToolDef
+	(*SubAgentRegisterResponse)(nil), // 52: openparallax.v1.SubAgentRegisterResponse
+	(*SubAgentToolRequest)(nil),      // 53: openparallax.v1.SubAgentToolRequest
+	(*SubAgentToolResponse)(nil),     // 54: openparallax.v1.SubAgentToolResponse
+	(*SubAgentCompleteRequest)(nil),  // 55: openparallax.v1.SubAgentCompleteRequest
+	(*SubAgentCompleteResponse)(nil), // 56: openparallax.v1.SubAgentCompleteResponse
+	(*SubAgentFailedRequest)(nil),    // 57: openparallax.v1.SubAgentFailedRequest
+	(*SubAgentFailedResponse)(nil),   // 58: openparallax.v1.SubAgentFailedResponse
+	(*SubAgentPollRequest)(nil),      // 59: openparallax.v1.SubAgentPollRequest
+	(*SubAgentPollResponse)(nil),     // 60: openparallax.v1.SubAgentPollResponse
+	(SessionMode)(0),                 // 61: openparallax.v1.SessionMode
 	(*Verdict)(nil),                  // 62: openparallax.v1.Verdict
-	(*ActionResult)(nil),             // 63: openparallax.v1.ActionResult
+	(GoalType)(0),                    // 63: openparallax.v1.GoalType
+	(*ActionRequest)(nil),            // 64: openparallax.v1.ActionRequest
+	(*ActionResult)(nil),             // 65: openparallax.v1.ActionResult
 }
 var file_openparallax_v1_pipeline_proto_depIdxs = []int32{
 	2,  // 0: openparallax.v1.EngineDirective.process:type_name -> openparallax.v1.ProcessRequest
@@ -4401,7 +4557,7 @@ var file_openparallax_v1_pipeline_proto_depIdxs = []int32{
 	5,  // 2: openparallax.v1.EngineDirective.tool_defs:type_name -> openparallax.v1.ToolDefsDelivery
 	8,  // 3: openparallax.v1.EngineDirective.shutdown:type_name -> openparallax.v1.ShutdownDirective
 	7,  // 4: openparallax.v1.EngineDirective.initial_tool_defs:type_name -> openparallax.v1.InitialToolDefs
-	59, // 5: openparallax.v1.ProcessRequest.mode:type_name -> openparallax.v1.SessionMode
+	61, // 5: openparallax.v1.ProcessRequest.mode:type_name -> openparallax.v1.SessionMode
 	3,  // 6: openparallax.v1.ProcessRequest.history:type_name -> openparallax.v1.ChatTurn
 	6,  // 7: openparallax.v1.ToolDefsDelivery.tools:type_name -> openparallax.v1.ToolDef
 	6,  // 8: openparallax.v1.InitialToolDefs.tools:type_name -> openparallax.v1.ToolDef
@@ -4414,67 +4570,70 @@ var file_openparallax_v1_pipeline_proto_depIdxs = []int32{
 	18, // 15: openparallax.v1.AgentEvent.agent_error:type_name -> openparallax.v1.AgentError
 	16, // 16: openparallax.v1.AgentResponseComplete.thoughts:type_name -> openparallax.v1.Thought
 	17, // 17: openparallax.v1.AgentResponseComplete.usage:type_name -> openparallax.v1.TokenUsage
-	59, // 18: openparallax.v1.ClientMessageRequest.mode:type_name -> openparallax.v1.SessionMode
-	0,  // 19: openparallax.v1.PipelineEvent.event_type:type_name -> openparallax.v1.PipelineEventType
-	21, // 20: openparallax.v1.PipelineEvent.intent_parsed:type_name -> openparallax.v1.IntentParsed
-	22, // 21: openparallax.v1.PipelineEvent.actions_planned:type_name -> openparallax.v1.ActionsPlanned
-	23, // 22: openparallax.v1.PipelineEvent.self_eval_result:type_name -> openparallax.v1.SelfEvalResult
-	24, // 23: openparallax.v1.PipelineEvent.shield_verdict:type_name -> openparallax.v1.ShieldVerdict
-	25, // 24: openparallax.v1.PipelineEvent.action_started:type_name -> openparallax.v1.ActionStarted
-	26, // 25: openparallax.v1.PipelineEvent.action_completed:type_name -> openparallax.v1.ActionCompleted
-	27, // 26: openparallax.v1.PipelineEvent.llm_token:type_name -> openparallax.v1.LLMToken
-	28, // 27: openparallax.v1.PipelineEvent.response_complete:type_name -> openparallax.v1.ResponseComplete
-	29, // 28: openparallax.v1.PipelineEvent.approval_needed:type_name -> openparallax.v1.ApprovalNeeded
-	31, // 29: openparallax.v1.PipelineEvent.otr_blocked:type_name -> openparallax.v1.OTRBlocked
-	32, // 30: openparallax.v1.PipelineEvent.pipeline_error:type_name -> openparallax.v1.PipelineError
-	30, // 31: openparallax.v1.PipelineEvent.approval_resolved:type_name -> openparallax.v1.ApprovalResolved
-	33, // 32: openparallax.v1.PipelineEvent.sub_agent:type_name -> openparallax.v1.SubAgentEvent
-	60, // 33: openparallax.v1.IntentParsed.goal:type_name -> openparallax.v1.GoalType
-	61, // 34: openparallax.v1.ActionsPlanned.actions:type_name -> openparallax.v1.ActionRequest
-	62, // 35: openparallax.v1.ShieldVerdict.verdict:type_name -> openparallax.v1.Verdict
-	63, // 36: openparallax.v1.ActionCompleted.result:type_name -> openparallax.v1.ActionResult
-	17, // 37: openparallax.v1.ResponseComplete.usage:type_name -> openparallax.v1.TokenUsage
-	16, // 38: openparallax.v1.ResponseComplete.thoughts:type_name -> openparallax.v1.Thought
-	61, // 39: openparallax.v1.ApprovalNeeded.action:type_name -> openparallax.v1.ActionRequest
-	62, // 40: openparallax.v1.ApprovalNeeded.shield_assessment:type_name -> openparallax.v1.Verdict
-	59, // 41: openparallax.v1.SessionInfo.mode:type_name -> openparallax.v1.SessionMode
-	39, // 42: openparallax.v1.ListSessionsResponse.sessions:type_name -> openparallax.v1.SessionInfo
-	43, // 43: openparallax.v1.HistoryMessage.tool_calls:type_name -> openparallax.v1.HistoryToolCall
-	62, // 44: openparallax.v1.HistoryToolCall.verdict:type_name -> openparallax.v1.Verdict
-	42, // 45: openparallax.v1.GetHistoryResponse.messages:type_name -> openparallax.v1.HistoryMessage
-	49, // 46: openparallax.v1.SubAgentRegisterResponse.tools:type_name -> openparallax.v1.SubAgentToolDef
-	17, // 47: openparallax.v1.SubAgentCompleteRequest.usage:type_name -> openparallax.v1.TokenUsage
-	9,  // 48: openparallax.v1.AgentService.RunSession:input_type -> openparallax.v1.AgentEvent
-	19, // 49: openparallax.v1.ClientService.SendMessage:input_type -> openparallax.v1.ClientMessageRequest
-	34, // 50: openparallax.v1.ClientService.ResolveApproval:input_type -> openparallax.v1.ApprovalResponse
-	36, // 51: openparallax.v1.ClientService.GetStatus:input_type -> openparallax.v1.StatusRequest
-	38, // 52: openparallax.v1.ClientService.ListSessions:input_type -> openparallax.v1.ListSessionsRequest
-	41, // 53: openparallax.v1.ClientService.GetHistory:input_type -> openparallax.v1.GetHistoryRequest
-	45, // 54: openparallax.v1.ClientService.Shutdown:input_type -> openparallax.v1.ShutdownRequest
-	47, // 55: openparallax.v1.ClientService.WatchSession:input_type -> openparallax.v1.WatchSessionRequest
-	48, // 56: openparallax.v1.SubAgentService.RegisterSubAgent:input_type -> openparallax.v1.SubAgentRegisterRequest
-	51, // 57: openparallax.v1.SubAgentService.SubAgentExecuteTool:input_type -> openparallax.v1.SubAgentToolRequest
-	53, // 58: openparallax.v1.SubAgentService.SubAgentComplete:input_type -> openparallax.v1.SubAgentCompleteRequest
-	55, // 59: openparallax.v1.SubAgentService.SubAgentFailed:input_type -> openparallax.v1.SubAgentFailedRequest
-	57, // 60: openparallax.v1.SubAgentService.SubAgentPollMessage:input_type -> openparallax.v1.SubAgentPollRequest
-	1,  // 61: openparallax.v1.AgentService.RunSession:output_type -> openparallax.v1.EngineDirective
-	20, // 62: openparallax.v1.ClientService.SendMessage:output_type -> openparallax.v1.PipelineEvent
-	35, // 63: openparallax.v1.ClientService.ResolveApproval:output_type -> openparallax.v1.ApprovalAck
-	37, // 64: openparallax.v1.ClientService.GetStatus:output_type -> openparallax.v1.StatusResponse
-	40, // 65: openparallax.v1.ClientService.ListSessions:output_type -> openparallax.v1.ListSessionsResponse
-	44, // 66: openparallax.v1.ClientService.GetHistory:output_type -> openparallax.v1.GetHistoryResponse
-	46, // 67: openparallax.v1.ClientService.Shutdown:output_type -> openparallax.v1.ShutdownResponse
-	20, // 68: openparallax.v1.ClientService.WatchSession:output_type -> openparallax.v1.PipelineEvent
-	50, // 69: openparallax.v1.SubAgentService.RegisterSubAgent:output_type -> openparallax.v1.SubAgentRegisterResponse
-	52, // 70: openparallax.v1.SubAgentService.SubAgentExecuteTool:output_type -> openparallax.v1.SubAgentToolResponse
-	54, // 71: openparallax.v1.SubAgentService.SubAgentComplete:output_type -> openparallax.v1.SubAgentCompleteResponse
-	56, // 72: openparallax.v1.SubAgentService.SubAgentFailed:output_type -> openparallax.v1.SubAgentFailedResponse
-	58, // 73: openparallax.v1.SubAgentService.SubAgentPollMessage:output_type -> openparallax.v1.SubAgentPollResponse
-	61, // [61:74] is the sub-list for method output_type
-	48, // [48:61] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	62, // 18: openparallax.v1.ExternalApprovalRequest.verdict:type_name -> openparallax.v1.Verdict
+	61, // 19: openparallax.v1.ClientMessageRequest.mode:type_name -> openparallax.v1.SessionMode
+	0,  // 20: openparallax.v1.PipelineEvent.event_type:type_name -> openparallax.v1.PipelineEventType
+	23, // 21: openparallax.v1.PipelineEvent.intent_parsed:type_name -> openparallax.v1.IntentParsed
+	24, // 22: openparallax.v1.PipelineEvent.actions_planned:type_name -> openparallax.v1.ActionsPlanned
+	25, // 23: openparallax.v1.PipelineEvent.self_eval_result:type_name -> openparallax.v1.SelfEvalResult
+	26, // 24: openparallax.v1.PipelineEvent.shield_verdict:type_name -> openparallax.v1.ShieldVerdict
+	27, // 25: openparallax.v1.PipelineEvent.action_started:type_name -> openparallax.v1.ActionStarted
+	28, // 26: openparallax.v1.PipelineEvent.action_completed:type_name -> openparallax.v1.ActionCompleted
+	29, // 27: openparallax.v1.PipelineEvent.llm_token:type_name -> openparallax.v1.LLMToken
+	30, // 28: openparallax.v1.PipelineEvent.response_complete:type_name -> openparallax.v1.ResponseComplete
+	31, // 29: openparallax.v1.PipelineEvent.approval_needed:type_name -> openparallax.v1.ApprovalNeeded
+	33, // 30: openparallax.v1.PipelineEvent.otr_blocked:type_name -> openparallax.v1.OTRBlocked
+	34, // 31: openparallax.v1.PipelineEvent.pipeline_error:type_name -> openparallax.v1.PipelineError
+	32, // 32: openparallax.v1.PipelineEvent.approval_resolved:type_name -> openparallax.v1.ApprovalResolved
+	35, // 33: openparallax.v1.PipelineEvent.sub_agent:type_name -> openparallax.v1.SubAgentEvent
+	63, // 34: openparallax.v1.IntentParsed.goal:type_name -> openparallax.v1.GoalType
+	64, // 35: openparallax.v1.ActionsPlanned.actions:type_name -> openparallax.v1.ActionRequest
+	62, // 36: openparallax.v1.ShieldVerdict.verdict:type_name -> openparallax.v1.Verdict
+	65, // 37: openparallax.v1.ActionCompleted.result:type_name -> openparallax.v1.ActionResult
+	17, // 38: openparallax.v1.ResponseComplete.usage:type_name -> openparallax.v1.TokenUsage
+	16, // 39: openparallax.v1.ResponseComplete.thoughts:type_name -> openparallax.v1.Thought
+	64, // 40: openparallax.v1.ApprovalNeeded.action:type_name -> openparallax.v1.ActionRequest
+	62, // 41: openparallax.v1.ApprovalNeeded.shield_assessment:type_name -> openparallax.v1.Verdict
+	61, // 42: openparallax.v1.SessionInfo.mode:type_name -> openparallax.v1.SessionMode
+	41, // 43: openparallax.v1.ListSessionsResponse.sessions:type_name -> openparallax.v1.SessionInfo
+	45, // 44: openparallax.v1.HistoryMessage.tool_calls:type_name -> openparallax.v1.HistoryToolCall
+	62, // 45: openparallax.v1.HistoryToolCall.verdict:type_name -> openparallax.v1.Verdict
+	44, // 46: openparallax.v1.GetHistoryResponse.messages:type_name -> openparallax.v1.HistoryMessage
+	51, // 47: openparallax.v1.SubAgentRegisterResponse.tools:type_name -> openparallax.v1.SubAgentToolDef
+	17, // 48: openparallax.v1.SubAgentCompleteRequest.usage:type_name -> openparallax.v1.TokenUsage
+	9,  // 49: openparallax.v1.AgentService.RunSession:input_type -> openparallax.v1.AgentEvent
+	21, // 50: openparallax.v1.ClientService.SendMessage:input_type -> openparallax.v1.ClientMessageRequest
+	36, // 51: openparallax.v1.ClientService.ResolveApproval:input_type -> openparallax.v1.ApprovalResponse
+	38, // 52: openparallax.v1.ClientService.GetStatus:input_type -> openparallax.v1.StatusRequest
+	40, // 53: openparallax.v1.ClientService.ListSessions:input_type -> openparallax.v1.ListSessionsRequest
+	43, // 54: openparallax.v1.ClientService.GetHistory:input_type -> openparallax.v1.GetHistoryRequest
+	47, // 55: openparallax.v1.ClientService.Shutdown:input_type -> openparallax.v1.ShutdownRequest
+	49, // 56: openparallax.v1.ClientService.WatchSession:input_type -> openparallax.v1.WatchSessionRequest
+	19, // 57: openparallax.v1.ClientService.RequestApproval:input_type -> openparallax.v1.ExternalApprovalRequest
+	50, // 58: openparallax.v1.SubAgentService.RegisterSubAgent:input_type -> openparallax.v1.SubAgentRegisterRequest
+	53, // 59: openparallax.v1.SubAgentService.SubAgentExecuteTool:input_type -> openparallax.v1.SubAgentToolRequest
+	55, // 60: openparallax.v1.SubAgentService.SubAgentComplete:input_type -> openparallax.v1.SubAgentCompleteRequest
+	57, // 61: openparallax.v1.SubAgentService.SubAgentFailed:input_type -> openparallax.v1.SubAgentFailedRequest
+	59, // 62: openparallax.v1.SubAgentService.SubAgentPollMessage:input_type -> openparallax.v1.SubAgentPollRequest
+	1,  // 63: openparallax.v1.AgentService.RunSession:output_type -> openparallax.v1.EngineDirective
+	22, // 64: openparallax.v1.ClientService.SendMessage:output_type -> openparallax.v1.PipelineEvent
+	37, // 65: openparallax.v1.ClientService.ResolveApproval:output_type -> openparallax.v1.ApprovalAck
+	39, // 66: openparallax.v1.ClientService.GetStatus:output_type -> openparallax.v1.StatusResponse
+	42, // 67: openparallax.v1.ClientService.ListSessions:output_type -> openparallax.v1.ListSessionsResponse
+	46, // 68: openparallax.v1.ClientService.GetHistory:output_type -> openparallax.v1.GetHistoryResponse
+	48, // 69: openparallax.v1.ClientService.Shutdown:output_type -> openparallax.v1.ShutdownResponse
+	22, // 70: openparallax.v1.ClientService.WatchSession:output_type -> openparallax.v1.PipelineEvent
+	20, // 71: openparallax.v1.ClientService.RequestApproval:output_type -> openparallax.v1.ExternalApprovalResponse
+	52, // 72: openparallax.v1.SubAgentService.RegisterSubAgent:output_type -> openparallax.v1.SubAgentRegisterResponse
+	54, // 73: openparallax.v1.SubAgentService.SubAgentExecuteTool:output_type -> openparallax.v1.SubAgentToolResponse
+	56, // 74: openparallax.v1.SubAgentService.SubAgentComplete:output_type -> openparallax.v1.SubAgentCompleteResponse
+	58, // 75: openparallax.v1.SubAgentService.SubAgentFailed:output_type -> openparallax.v1.SubAgentFailedResponse
+	60, // 76: openparallax.v1.SubAgentService.SubAgentPollMessage:output_type -> openparallax.v1.SubAgentPollResponse
+	63, // [63:77] is the sub-list for method output_type
+	49, // [49:63] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_openparallax_v1_pipeline_proto_init() }
@@ -4505,7 +4664,7 @@ func file_openparallax_v1_pipeline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_openparallax_v1_pipeline_proto_rawDesc), len(file_openparallax_v1_pipeline_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   58,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

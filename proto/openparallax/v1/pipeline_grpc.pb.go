@@ -126,6 +126,7 @@ const (
 	ClientService_GetHistory_FullMethodName      = "/openparallax.v1.ClientService/GetHistory"
 	ClientService_Shutdown_FullMethodName        = "/openparallax.v1.ClientService/Shutdown"
 	ClientService_WatchSession_FullMethodName    = "/openparallax.v1.ClientService/WatchSession"
+	ClientService_RequestApproval_FullMethodName = "/openparallax.v1.ClientService/RequestApproval"
 )
 
 // ClientServiceClient is the client API for ClientService service.
@@ -141,6 +142,14 @@ type ClientServiceClient interface {
 	// WatchSession streams a session's events without sending a message, so
 	// several clients can follow (and approve in) one session.
 	WatchSession(ctx context.Context, in *WatchSessionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PipelineEvent], error)
+	// RequestApproval puts an action judged outside the engine (by agentctl
+	// mcp-proxy, for the workspace's MCP servers) to the engine's approval
+	// broker: it is announced to every watcher as APPROVAL_NEEDED and
+	// answered like an agent's escalation (web page, agentctl approve/deny,
+	// the terminal prompt), the first answer winning. The call returns with
+	// the answer, or denied when the engine's approval timeout passes, the
+	// hourly prompt limit is reached or the caller gives up.
+	RequestApproval(ctx context.Context, in *ExternalApprovalRequest, opts ...grpc.CallOption) (*ExternalApprovalResponse, error)
 }
 
 type clientServiceClient struct {
@@ -239,6 +248,16 @@ func (c *clientServiceClient) WatchSession(ctx context.Context, in *WatchSession
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClientService_WatchSessionClient = grpc.ServerStreamingClient[PipelineEvent]
 
+func (c *clientServiceClient) RequestApproval(ctx context.Context, in *ExternalApprovalRequest, opts ...grpc.CallOption) (*ExternalApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExternalApprovalResponse)
+	err := c.cc.Invoke(ctx, ClientService_RequestApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClientServiceServer is the server API for ClientService service.
 // All implementations must embed UnimplementedClientServiceServer
 // for forward compatibility.
@@ -252,6 +271,14 @@ type ClientServiceServer interface {
 	// WatchSession streams a session's events without sending a message, so
 	// several clients can follow (and approve in) one session.
 	WatchSession(*WatchSessionRequest, grpc.ServerStreamingServer[PipelineEvent]) error
+	// RequestApproval puts an action judged outside the engine (by agentctl
+	// mcp-proxy, for the workspace's MCP servers) to the engine's approval
+	// broker: it is announced to every watcher as APPROVAL_NEEDED and
+	// answered like an agent's escalation (web page, agentctl approve/deny,
+	// the terminal prompt), the first answer winning. The call returns with
+	// the answer, or denied when the engine's approval timeout passes, the
+	// hourly prompt limit is reached or the caller gives up.
+	RequestApproval(context.Context, *ExternalApprovalRequest) (*ExternalApprovalResponse, error)
 	mustEmbedUnimplementedClientServiceServer()
 }
 
@@ -282,6 +309,9 @@ func (UnimplementedClientServiceServer) Shutdown(context.Context, *ShutdownReque
 }
 func (UnimplementedClientServiceServer) WatchSession(*WatchSessionRequest, grpc.ServerStreamingServer[PipelineEvent]) error {
 	return status.Error(codes.Unimplemented, "method WatchSession not implemented")
+}
+func (UnimplementedClientServiceServer) RequestApproval(context.Context, *ExternalApprovalRequest) (*ExternalApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestApproval not implemented")
 }
 func (UnimplementedClientServiceServer) mustEmbedUnimplementedClientServiceServer() {}
 func (UnimplementedClientServiceServer) testEmbeddedByValue()                       {}
@@ -416,6 +446,24 @@ func _ClientService_WatchSession_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClientService_WatchSessionServer = grpc.ServerStreamingServer[PipelineEvent]
 
+func _ClientService_RequestApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExternalApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).RequestApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_RequestApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).RequestApproval(ctx, req.(*ExternalApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClientService_ServiceDesc is the grpc.ServiceDesc for ClientService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -442,6 +490,10 @@ var ClientService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _ClientService_Shutdown_Handler,
+		},
+		{
+			MethodName: "RequestApproval",
+			Handler:    _ClientService_RequestApproval_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
