@@ -2,22 +2,22 @@ package mcpproxy_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -85,6 +85,12 @@ func proxyConfig() (mcpproxy.Config, error) {
 	if t := os.Getenv("MCPP_TRUST"); t != "" {
 		cfg.TrustedTools = strings.Split(t, ",")
 	}
+	if h := os.Getenv("MCPP_UPSTREAM_AUTH"); h != "" {
+		cfg.UpstreamHeaders = http.Header{"Authorization": {h}}
+	}
+	if d := os.Getenv("MCPP_SESSION_IDLE"); d != "" {
+		cfg.SessionIdle, _ = time.ParseDuration(d)
+	}
 	if d := os.Getenv("MCPP_ASK_TIMEOUT"); d != "" {
 		cfg.AskTimeout, _ = time.ParseDuration(d)
 	}
@@ -149,28 +155,11 @@ type client struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	msgs    chan map[string]any
-	stderr  *syncBuffer
+	stderr  *proctest.Buffer
 	nextID  int
 	seen    []map[string]any // messages other than the awaited response
 	onAsk   func(req map[string]any) any
 	waitErr chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startStdioProxy runs `proxy -- server` as two real processes.
@@ -188,7 +177,7 @@ func (e *env) startStdioProxy(vars ...string) *client {
 }
 
 func (e *env) startClient(cmd *exec.Cmd) *client {
-	c := &client{t: e.t, cmd: cmd, msgs: make(chan map[string]any, 64), stderr: &syncBuffer{}, waitErr: make(chan error, 1)}
+	c := &client{t: e.t, cmd: cmd, msgs: make(chan map[string]any, 64), stderr: &proctest.Buffer{}, waitErr: make(chan error, 1)}
 	var err error
 	if c.in, err = cmd.StdinPipe(); err != nil {
 		e.t.Fatal(err)
@@ -229,16 +218,14 @@ func (e *env) startClient(cmd *exec.Cmd) *client {
 	return c
 }
 
-// stderrHas waits for the proxy to report want on stderr (the pipe copy
-// runs behind the messages), and says whether it did.
-func (c *client) stderrHas(want string) bool {
-	for i := 0; i < 200; i++ {
-		if strings.Contains(c.stderr.String(), want) {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+// waitStderr waits for the proxy to report want on stderr (the pipe copy
+// runs behind the messages).
+func (c *client) waitStderr(want string) {
+	c.t.Helper()
+	proctest.Eventually(c.t, "proxy stderr to say "+want, 30*time.Second, func() (bool, string) {
+		out := c.stderr.String()
+		return strings.Contains(out, want), out
+	})
 }
 
 func (c *client) send(v any) {

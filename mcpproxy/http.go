@@ -39,14 +39,14 @@ func ServeHTTP(ctx context.Context, cfg Config, listen, upstream string, ready f
 	}
 	u, err := url.Parse(upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--upstream %q: want an http:// or https:// URL of the MCP endpoint", upstream)
+		return &ConfigError{fmt.Errorf("--upstream %q: want an http:// or https:// URL of the MCP endpoint", upstream)}
 	}
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		return fmt.Errorf("--listen %q: %v", listen, err)
+		return &ConfigError{fmt.Errorf("--listen %q: %v", listen, err)}
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--listen %q: only loopback addresses (127.0.0.1, [::1], localhost): the proxy does not authenticate its clients", listen)
+		return &ConfigError{fmt.Errorf("--listen %q: only loopback addresses (127.0.0.1, [::1], localhost): the proxy does not authenticate its clients", listen)}
 	}
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -61,6 +61,7 @@ func ServeHTTP(ctx context.Context, cfg Config, listen, upstream string, ready f
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
+	go h.expireIdle(ctx)
 	select {
 	case err := <-errc:
 		return err
@@ -90,10 +91,53 @@ type httpSession struct {
 	cancel context.CancelFunc
 
 	mu              sync.Mutex
+	lastUsed        time.Time
+	open            int // requests and GET streams being served
 	upstreamSession string
 	protocol        string
 	streams         map[string]*reqStream // client request id → its response stream
 	general         chan *Message         // messages for the GET stream
+}
+
+// expireIdle ends sessions nobody has used for cfg.SessionIdle, so a
+// client that never sends DELETE does not keep its state forever.
+func (p *httpProxy) expireIdle(ctx context.Context) {
+	every := min(p.cfg.SessionIdle/4, time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			p.mu.Lock()
+			for id, s := range p.sessions {
+				s.mu.Lock()
+				idle := s.open == 0 && now.Sub(s.lastUsed) > p.cfg.SessionIdle
+				s.mu.Unlock()
+				if idle {
+					delete(p.sessions, id)
+					s.cancel()
+					p.cfg.Log.Info("mcp-proxy: idle session ended", "server", p.cfg.Server, "idle", p.cfg.SessionIdle)
+				}
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// use marks the session busy until the returned func is called.
+func (s *httpSession) use() func() {
+	s.mu.Lock()
+	s.open++
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.open--
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+	}
 }
 
 func (p *httpProxy) closeAll() {
@@ -109,7 +153,7 @@ func (p *httpProxy) newSession() *httpSession {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &httpSession{p: p, id: hex.EncodeToString(b[:]), ctx: ctx, cancel: cancel,
+	s := &httpSession{p: p, id: hex.EncodeToString(b[:]), ctx: ctx, cancel: cancel, lastUsed: time.Now(),
 		streams: map[string]*reqStream{}, general: make(chan *Message, 256)}
 	s.core = newSession(ctx, p.cfg, httpClientSide{s}, httpServerSide{s})
 	p.mu.Lock()
@@ -192,6 +236,7 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	} else if s = p.session(w, r); s == nil {
 		return
 	}
+	defer s.use()()
 	if !m.IsRequest() {
 		// Notifications and responses: accepted, answered by nothing.
 		s.core.fromClient(m.Raw)
@@ -299,6 +344,7 @@ func (p *httpProxy) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "GET needs Accept: text/event-stream", http.StatusNotAcceptable)
 		return
 	}
+	defer s.use()()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	go s.listenUpstream(ctx)
@@ -340,7 +386,7 @@ func (p *httpProxy) delete(w http.ResponseWriter, r *http.Request) {
 	if up != "" {
 		req, err := http.NewRequestWithContext(r.Context(), http.MethodDelete, p.upstream, nil)
 		if err == nil {
-			req.Header.Set(headerSession, up)
+			s.setUpstreamHeaders(req)
 			if resp, err := p.http.Do(req); err == nil {
 				resp.Body.Close()
 			}
@@ -462,6 +508,11 @@ func (u httpServerSide) send(m *Message, rel string) error {
 }
 
 func (s *httpSession) setUpstreamHeaders(req *http.Request) {
+	for name, values := range s.p.cfg.UpstreamHeaders {
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.upstreamSession != "" {

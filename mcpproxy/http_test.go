@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/proctest"
 )
 
 // startHTTP runs the fake server and the proxy as two processes and
@@ -25,7 +27,7 @@ func (e *env) startHTTP(vars ...string) *httpClient {
 	proxy := exec.Command(self, "-test.run=^$")
 	proxy.Env = append(append(append(os.Environ(), e.vars...), vars...), "MCPP_ROLE=proxy",
 		"MCPP_LISTEN=127.0.0.1:0", "MCPP_UPSTREAM=http://"+srvAddr+"/mcp")
-	stderr := &syncBuffer{}
+	stderr := &proctest.Buffer{}
 	proxy.Stderr = stderr
 	addr := e.startProcessReadingAddr(proxy)
 	return &httpClient{t: e.t, url: "http://" + addr + "/mcp", stderr: stderr}
@@ -66,7 +68,7 @@ type httpClient struct {
 	url     string
 	session string
 	nextID  int
-	stderr  *syncBuffer
+	stderr  *proctest.Buffer
 	onAsk   func(req map[string]any) any
 	seen    []map[string]any
 }
@@ -336,5 +338,37 @@ func TestHTTPGetStream(t *testing.T) {
 	req.Header.Set("Mcp-Session-Id", c.session)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin POST: %v %v", resp, err)
+	}
+}
+
+func TestHTTPIdleSessionEnds(t *testing.T) {
+	e := newEnv(t)
+	c := e.startHTTP("MCPP_SESSION_IDLE=300ms")
+	c.initialize(false)
+	// Not a timing assertion: the session must end at some point after
+	// 300 ms of idleness; the guard only stops a hang.
+	proctest.Until(t, "the idle session to end", 30*time.Second, func() bool {
+		resp := c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			time.Sleep(400 * time.Millisecond) // stay idle long enough
+		}
+		return resp.StatusCode == http.StatusNotFound
+	})
+}
+
+func TestHTTPUpstreamHeaders(t *testing.T) {
+	e := newEnv(t, "MCPP_REQUIRE_AUTH=Bearer up-token")
+	// Without the header the upstream refuses, and the client hears why.
+	c := e.startHTTP()
+	r := c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "t", "version": "1"}})
+	if errObj, ok := r["error"].(map[string]any); !ok || !strings.Contains(errObj["message"].(string), "401") {
+		t.Errorf("initialize without the upstream's credentials = %v", r)
+	}
+	c2 := e.startHTTP("MCPP_UPSTREAM_AUTH=Bearer up-token")
+	c2.initialize(false)
+	if text, isErr := resultText(t, c2.call("echo", map[string]any{"text": "authorised"})); isErr || text != "echo: authorised" {
+		t.Errorf("echo = %q (error %v)", text, isErr)
 	}
 }

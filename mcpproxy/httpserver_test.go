@@ -48,6 +48,10 @@ func runHTTPServer() {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
+		if want := os.Getenv("MCPP_REQUIRE_AUTH"); want != "" && r.Header.Get("Authorization") != want {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		var m rpc
 		if json.Unmarshal(body, &m) != nil {

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
@@ -25,6 +28,12 @@ func (s *session) judgeCall(m *Message) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+	}
+	if dup := duplicateKey(m.Params); dup != "" {
+		// Parsers disagree on which duplicate wins: the server might run
+		// another tool than the one judged.
+		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call params has the member "+strconv.Quote(dup)+" twice"), idKey(m.ID))
+		return
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
 		s.client.send(errorResponse(m.ID, codeInvalidParams, "tools/call needs params.name (the tool) and params.arguments (an object)"), idKey(m.ID))
@@ -100,47 +109,34 @@ func (s *session) decide(ctx context.Context, m *Message, tool, args string) (bo
 	if err != nil {
 		return false, "Parapet could not judge this call, so it was not run: " + err.Error()
 	}
+	// Verdicts may be shared with the shield's cache: read, never modify.
+	reason, ids := v.GetReasoning(), v.GetRuleIds()
 	if known, ok := action.ResolveType(tool); ok {
 		v2, err := s.evaluate(ctx, m, known, tool, args)
 		if err != nil {
 			return false, "Parapet could not judge this call, so it was not run: " + err.Error()
 		}
 		switch {
-		case strictness(v2.GetDecision()) > strictness(v.GetDecision()):
-			v = v2
+		case v2.GetDecision().Rank() > v.GetDecision().Rank():
+			v, reason, ids = v2, v2.GetReasoning(), v2.GetRuleIds()
 		case v2.GetDecision() == v.GetDecision() && v.GetDecision() == pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-			v.Reasoning += " Judged as " + known + ": " + v2.GetReasoning()
-			v.RuleIds = append(v.RuleIds, v2.GetRuleIds()...)
+			reason += " Judged as " + known + ": " + v2.GetReasoning()
+			ids = append(slices.Clip(ids), v2.GetRuleIds()...)
 		}
 	}
-	reason := v.GetReasoning()
-	if ids := v.GetRuleIds(); len(ids) > 0 {
+	if len(ids) > 0 {
 		reason += " [" + strings.Join(ids, ", ") + "]"
 	}
-	switch v.GetDecision() {
+	switch v.GetDecision().Effective() { // an unset decision is BLOCK
 	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
 		return true, reason
-	case pb.VerdictDecision_VERDICT_DECISION_BLOCK:
-		return false, "Parapet blocked this call: " + reason
 	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
 		if ok, why, asked := s.askEngine(ctx, tool, args, v, reason); asked {
 			return ok, why
 		}
 		return s.ask(ctx, m, tool, args, reason)
-	default:
-		return false, "Parapet got no decision for this call, so it was not run"
 	}
-}
-
-// strictness orders decisions; anything unknown counts as strictest.
-func strictness(d pb.VerdictDecision) int {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return 0
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return 1
-	}
-	return 2
+	return false, "Parapet blocked this call: " + reason
 }
 
 // evaluate asks the shield about one action type for this call.
@@ -178,6 +174,8 @@ func (s *session) askEngine(ctx context.Context, tool, args string, v *pb.Verdic
 	defer cancel()
 	ok, outcome, err := s.cfg.Broker.RequestApproval(actx, "mcp:"+s.cfg.Server, tool, args, v)
 	switch {
+	case ctx.Err() != nil:
+		return false, "cancelled", true // the client withdrew the call: ask nobody else
 	case errors.Is(err, ErrNoEngine):
 		return false, "", false
 	case err != nil:
@@ -205,12 +203,12 @@ func (s *session) ask(ctx context.Context, m *Message, tool, args, reason string
 	if !can {
 		return false, "Parapet denied this call: it needs a person's approval and this MCP client cannot ask (no elicitation capability). " + reason
 	}
-	shown := args
-	if len(shown) > 2000 {
-		shown = shown[:2000] + "…"
-	}
+	// The person deciding must see what will run: invisible characters
+	// (bidi overrides reordering the text, zero-width, tags) are shown
+	// as escapes.
+	shown := clip(showInvisible(args), 2000)
 	msg := fmt.Sprintf("Parapet: allow the MCP tool %s of server %s to run?\n\nArguments: %s\n\nWhy it needs approval: %s",
-		tool, s.cfg.Server, shown, reason)
+		showInvisible(tool), s.cfg.Server, shown, reason)
 	s.client.send(request(id, "elicitation/create", map[string]any{
 		"message": msg,
 		"requestedSchema": map[string]any{
@@ -278,6 +276,48 @@ func elicitationApproved(r *Message) (bool, string) {
 	default:
 		return false, fmt.Sprintf("the client answered the approval question with %q", res.Action)
 	}
+}
+
+// showInvisible writes format and control characters (bidi overrides,
+// zero-width, tag characters, escapes) as \u{…}, so a text reads as what
+// it is.
+func showInvisible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (unicode.Is(unicode.Cf, r) || unicode.IsControl(r)) && r != '\n' && r != '\t' {
+			fmt.Fprintf(&b, "\\u{%X}", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// duplicateKey returns a member name the JSON object b has twice at its
+// top level, or "". (The shield refuses duplicates inside the arguments
+// itself.)
+func duplicateKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // toolError is a tools/call result the model reads: the call did not run.

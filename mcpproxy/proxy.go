@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,7 @@ import (
 	"github.com/parapet-dev/parapet/rules/policy"
 )
 
-// Shield judges one action: shieldd/client.Client or the shield pipeline
+// Shield judges one action: shieldd/client.Client, or the shield
 // in-process (shieldd/shield.Local).
 type Shield interface {
 	Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdict, error)
@@ -70,7 +71,14 @@ type Config struct {
 	JudgeTimeout, AskTimeout time.Duration
 	// MaxMessageBytes bounds one message (default 16 MiB).
 	MaxMessageBytes int
-	Log             *slog.Logger
+	// UpstreamHeaders are added to every request to the upstream
+	// (Streamable HTTP), e.g. the Authorization a remote server wants.
+	// The client's own headers are not passed on.
+	UpstreamHeaders http.Header
+	// SessionIdle ends a Streamable HTTP session nothing has used for
+	// this long (default 1h); its client must initialize again.
+	SessionIdle time.Duration
+	Log         *slog.Logger
 
 	analyzer *heuristics.Analyzer
 }
@@ -88,8 +96,23 @@ type Broker interface {
 // ErrNoEngine is a Broker's answer when no engine runs for the workspace.
 var ErrNoEngine = errors.New("no engine runs for the workspace")
 
-// prepare validates the configuration and fills defaults.
+// ConfigError is a mistake in the configuration (a usage error), as
+// opposed to a failure while running.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// prepare validates the configuration and fills defaults; its errors are
+// *ConfigError.
 func (c *Config) prepare() error {
+	if err := c.fill(); err != nil {
+		return &ConfigError{err}
+	}
+	return nil
+}
+
+func (c *Config) fill() error {
 	if strings.TrimSpace(c.Server) == "" {
 		return fmt.Errorf("the MCP server needs a name (--name)")
 	}
@@ -124,6 +147,9 @@ func (c *Config) prepare() error {
 	}
 	if c.MaxMessageBytes <= 0 {
 		c.MaxMessageBytes = 16 << 20
+	}
+	if c.SessionIdle <= 0 {
+		c.SessionIdle = time.Hour
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -176,7 +202,7 @@ type session struct {
 }
 
 type pendingRequest struct {
-	method, tool string
+	method, tool, uri string
 }
 
 func newSession(ctx context.Context, cfg *Config, c clientSide, s serverSide) *session {
@@ -212,6 +238,10 @@ func (s *session) fromClient(raw []byte) {
 			ch <- m
 			return
 		}
+		if strings.HasPrefix(idKey(m.ID), `"parapet-`+s.nonce+"-") {
+			// A late answer to a question the proxy already withdrew.
+			return
+		}
 		s.forward(m, "")
 	case m.IsNotification():
 		if m.Method == "notifications/cancelled" {
@@ -228,6 +258,8 @@ func (s *session) fromClient(raw []byte) {
 			s.forwardRequest(m, pendingRequest{method: m.Method})
 		case "tools/call":
 			s.judgeCall(m)
+		case "resources/read":
+			s.forwardRequest(m, pendingRequest{method: m.Method, uri: resourceURI(m.Params)})
 		default:
 			s.forwardRequest(m, pendingRequest{method: m.Method})
 		}
@@ -342,6 +374,8 @@ func (s *session) fromServer(raw []byte, rel string) {
 		m = s.inspectToolList(m)
 	case p.method == "tools/call":
 		m = s.inspectResult(m, p.tool)
+	case p.method == "resources/read":
+		m = s.inspectResource(m, p.uri)
 	}
 	s.client.send(m, key)
 }

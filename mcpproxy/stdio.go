@@ -57,7 +57,7 @@ func (s stdioServer) send(m *Message, _ string) error { return s.w.write(m) }
 // request answered with an error, so the client sees what happened.
 func RunStdio(ctx context.Context, cfg Config, argv []string, in io.Reader, out io.Writer, serverStderr io.Writer) error {
 	if len(argv) == 0 {
-		return errors.New("no MCP server command given (mcp-proxy [flags] -- COMMAND ARGS…)")
+		return &ConfigError{errors.New("no MCP server command given (mcp-proxy [flags] -- COMMAND ARGS…)")}
 	}
 	if err := cfg.prepare(); err != nil {
 		return err

@@ -216,9 +216,7 @@ func TestStdioServerCrash(t *testing.T) {
 	if errObj, ok := r["error"].(map[string]any); !ok || !strings.Contains(errObj["message"].(string), "not running") {
 		t.Fatalf("tools/list after the crash = %v", r)
 	}
-	if !c.stderrHas("MCP server exited") {
-		t.Errorf("the crash was not reported on stderr:\n%s", c.stderr.String())
-	}
+	c.waitStderr("MCP server exited")
 }
 
 func TestStdioPoisonedToolsWithheld(t *testing.T) {
@@ -229,7 +227,7 @@ func TestStdioPoisonedToolsWithheld(t *testing.T) {
 	if names != "echo,deploy,leak,inject,slow,crash,roots,run_command" {
 		t.Errorf("tools offered = %s, want the four poisoned ones withheld", names)
 	}
-	c.stderrHas("tool=search")
+	c.waitStderr("tool=search")
 	log := c.stderr.String()
 	for _, want := range []string{
 		"tool=add", "injection.instruction-override", "~/.ssh/id_rsa",
@@ -276,9 +274,7 @@ func TestStdioChangedDescriptionWithheld(t *testing.T) {
 	if strings.Contains(names, "echo") || !strings.Contains(names, "deploy") {
 		t.Errorf("tools offered after the change = %s, want all but echo", names)
 	}
-	if !c2.stderrHas("tool definition changed since first seen") {
-		t.Errorf("the change was not reported:\n%s", c2.stderr.String())
-	}
+	c2.waitStderr("tool definition changed since first seen")
 	text, isErr := resultText(t, c2.call("echo", map[string]any{"text": "x"}))
 	if !isErr || !strings.Contains(text, "changed since it was first seen") {
 		t.Errorf("call of the changed tool = %q (error %v)", text, isErr)
@@ -315,9 +311,7 @@ func TestStdioResultSecretsRedacted(t *testing.T) {
 	if sc["aws"] != "[REDACTED secret.aws-access-key-id]" {
 		t.Errorf("structuredContent = %v", sc)
 	}
-	if !c.stderrHas("tool result carries secrets") {
-		t.Errorf("not reported:\n%s", c.stderr.String())
-	}
+	c.waitStderr("the result of leak carries secrets")
 }
 
 func TestStdioResultSecretsBlocked(t *testing.T) {
@@ -377,7 +371,65 @@ func TestStdioMalformedInput(t *testing.T) {
 	if errObj, ok := r["error"].(map[string]any); !ok || errObj["code"] != float64(-32602) {
 		t.Errorf("array arguments → %v", r)
 	}
+	// Two names: parsers disagree on which wins, so neither is judged.
+	if _, err := c.in.Write([]byte(`{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"echo","arguments":{},"name":"deploy"}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.next(); m["id"] != "dup" || m["error"] == nil {
+		t.Errorf("duplicate tool name → %v", m)
+	}
 	if strings.Contains(e.serverSaw(), "tools/call") {
 		t.Errorf("the server saw a malformed call:\n%s", e.serverSaw())
+	}
+}
+
+func TestStdioUnansweredQuestionDenies(t *testing.T) {
+	e := newEnv(t, "MCPP_ASK_TIMEOUT=200ms")
+	c := e.startStdioProxy()
+	c.initialize(true)
+	id := c.startRequest("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{"env": "staging"}})
+	q := c.next()
+	if q["method"] != "elicitation/create" {
+		t.Fatalf("expected the approval question, got %v", q)
+	}
+	// Nobody answers: the question is withdrawn and the call refused.
+	if m := c.next(); m["method"] != "notifications/cancelled" || m["params"].(map[string]any)["requestId"] != q["id"] {
+		t.Fatalf("expected the question withdrawn, got %v", m)
+	}
+	text, isErr := resultText(t, c.await(id))
+	if !isErr || !strings.Contains(text, "no answer") {
+		t.Errorf("unanswered = %q (error %v)", text, isErr)
+	}
+	// A late answer goes nowhere: not to the server, not back as an error.
+	c.send(map[string]any{"jsonrpc": "2.0", "id": q["id"], "result": map[string]any{"action": "accept", "content": map[string]any{"approve": true}}})
+	if r := c.request("ping", nil); r["result"] == nil {
+		t.Fatalf("ping = %v", r)
+	}
+	if saw := e.serverSaw(); strings.Contains(saw, "tools/call") || strings.Contains(saw, "response") {
+		t.Errorf("the server saw the call or the late answer:\n%s", saw)
+	}
+}
+
+func TestStdioResourceRead(t *testing.T) {
+	e := newEnv(t)
+	c := e.startStdioProxy()
+	c.initialize(false)
+	r := c.request("resources/read", map[string]any{"uri": "file:///project/.env"})
+	contents := r["result"].(map[string]any)["contents"].([]any)
+	text := contents[0].(map[string]any)["text"].(string)
+	if strings.Contains(text, "ghp_") || !strings.Contains(text, "[REDACTED secret.github-token]") || !strings.Contains(text, "DEBUG=1") {
+		t.Errorf("resource = %q, want the token redacted and the rest kept", text)
+	}
+	r = c.request("resources/read", map[string]any{"uri": "https://example.test/page"})
+	contents = r["result"].(map[string]any)["contents"].([]any)
+	if len(contents) != 2 || contents[0].(map[string]any)["uri"] != "parapet:warning" {
+		t.Errorf("resource with injection = %v, want a warning first", contents)
+	}
+	e2 := newEnv(t, "MCPP_SECRETS=block")
+	c2 := e2.startStdioProxy()
+	c2.initialize(false)
+	r = c2.request("resources/read", map[string]any{"uri": "file:///project/.env"})
+	if errObj, ok := r["error"].(map[string]any); !ok || strings.Contains(errObj["message"].(string), "ghp_") {
+		t.Errorf("resource with a secret under block = %v", r)
 	}
 }

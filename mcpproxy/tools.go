@@ -27,11 +27,24 @@ func (s *session) inspectToolList(m *Message) *Message {
 	kept := make([]any, 0, len(list))
 	withheld := map[string]string{}
 	var keptNames []string
+	count := map[string]int{}
+	for _, t := range list {
+		if def, ok := t.(map[string]any); ok {
+			name, _ := def["name"].(string)
+			count[name]++
+		}
+	}
 	for _, t := range list {
 		def, ok := t.(map[string]any)
 		name, _ := def["name"].(string)
 		if !ok || name == "" {
 			s.cfg.Log.Warn("mcp-proxy: tool without a name withheld", "server", s.cfg.Server)
+			continue
+		}
+		if count[name] > 1 {
+			// Which of the two would the client show, which run? Neither.
+			s.cfg.Log.Warn("mcp-proxy: tool offered twice withheld", "server", s.cfg.Server, "tool", name)
+			withheld[name] = "the server offered two tools of this name"
 			continue
 		}
 		if why := s.judgeTool(name, def); why != "" {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/heuristics"
 )
 
 // decodeObject decodes a JSON object keeping numbers as written.
@@ -41,9 +43,9 @@ func walkStrings(v any, path string, skip map[string]bool, fn func(path, s strin
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := k
+			p := pathKey(k)
 			if path != "" {
-				p = path + "." + k
+				p = path + "." + p
 			}
 			fn(p+" (key)", k)
 			if skip[k] {
@@ -54,6 +56,24 @@ func walkStrings(v any, path string, skip map[string]bool, fn func(path, s strin
 		return x
 	}
 	return v
+}
+
+// pathKey is how a key appears in a path: paths end up in messages the
+// model reads and in logs, so a key that is not a short plain name (it
+// could be a secret, or a sentence aimed at the model) is shown as "*".
+func pathKey(k string) string {
+	if len(k) == 0 || len(k) > 32 {
+		return "*"
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return "*"
+		}
+	}
+	if _, found, _ := heuristics.RedactSecrets(k); len(found) > 0 {
+		return "*"
+	}
+	return k
 }
 
 // clip shortens evidence for a log line or a message.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -18,6 +20,7 @@ import (
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/client"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/shield"
@@ -38,12 +41,14 @@ func mcpProxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "shield", EnvVars: []string{"PARAPET_SHIELD"}, Usage: "shieldd `ADDR`; default: the shield pipeline in-process"},
 			&cli.StringFlag{Name: "shield-token", EnvVars: []string{"PARAPET_SHIELD_TOKEN"}, Usage: "bearer `TOKEN` for a shieldd that requires authentication"},
 			&cli.StringFlag{Name: "policy", Usage: "policy `FILE` or embedded name for the in-process shield (default: default)"},
+			&cli.StringFlag{Name: "audit-file", Usage: "the in-process shield's audit log `FILE` (hash-chained JSON lines, as shieldd's --audit-file; default none)"},
 			&cli.StringFlag{Name: "listen", Usage: "serve Streamable HTTP on this loopback `ADDR` (with --upstream) instead of stdio"},
 			&cli.StringFlag{Name: "upstream", Usage: "the upstream MCP server's Streamable HTTP endpoint `URL`"},
+			&cli.StringSliceFlag{Name: "upstream-header", Usage: "add `'NAME: VALUE'` to every upstream request (e.g. the Authorization a remote server wants); repeatable"},
 			&cli.BoolFlag{Name: "allow-changed", Usage: "accept tools whose definition changed since first seen, and pin the new one (default: withhold them)"},
 			&cli.StringSliceFlag{Name: "trust-tool", Usage: "offer this `TOOL` even if its description looks poisoned (still reported); repeatable"},
-			&cli.StringFlag{Name: "result-secrets", Value: mcpproxy.SecretsRedact, Usage: "tool results carrying secrets: redact, block or report"},
-			&cli.StringFlag{Name: "result-injection", Value: mcpproxy.InjectionWarn, Usage: "tool results carrying prompt-injection wording: warn, block or report"},
+			&cli.StringFlag{Name: "result-secrets", Value: mcpproxy.SecretsRedact, Usage: "tool results and resource contents carrying secrets: redact, block or report"},
+			&cli.StringFlag{Name: "result-injection", Value: mcpproxy.InjectionWarn, Usage: "tool results and resource contents carrying prompt-injection wording: warn, block or report"},
 			&cli.DurationFlag{Name: "ask-timeout", Usage: "how long to wait for the user's answer to an escalation (default 5m)"},
 			&cli.StringFlag{Name: "state-dir", Usage: "where tool pins are kept (default: the workspace's state directory, $XDG_STATE_HOME/parapet/workspaces/<name>-<hash>)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
@@ -92,22 +97,26 @@ func runMCPProxy(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("mcp-proxy: %v", err)
 	}
-	shield, closeShield, err := mcpShield(c)
+	stderr := c.App.ErrWriter
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	log := newLogger(stderr, c.String("log-level"))
+	judge, closeShield, err := mcpShield(c, log)
 	if err != nil {
 		return err
 	}
 	defer closeShield()
 	home, _ := os.UserHomeDir()
-	stderr := c.App.ErrWriter
-	if stderr == nil {
-		stderr = os.Stderr
-	}
 	cfg := mcpproxy.Config{
-		Server: name, Shield: shield, Workspace: ws, Home: home, Pins: pins,
+		Server: name, Shield: judge, Workspace: ws, Home: home, Pins: pins,
 		AllowChanged: c.Bool("allow-changed"), TrustedTools: c.StringSlice("trust-tool"),
 		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
-		AskTimeout: c.Duration("ask-timeout"), Log: newLogger(stderr, c.String("log-level")),
+		AskTimeout: c.Duration("ask-timeout"), Log: log,
 		Broker: engineBroker{stateDir: stateDirOf(ws)},
+	}
+	if cfg.UpstreamHeaders, err = parseHeaders(c.StringSlice("upstream-header")); err != nil {
+		return usageErrorf("mcp-proxy: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -125,10 +134,28 @@ func runMCPProxy(c *cli.Context) error {
 		}
 		err = mcpproxy.RunStdio(ctx, cfg, argv, in, out, stderr)
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	var cfgErr *mcpproxy.ConfigError
+	switch {
+	case errors.As(err, &cfgErr):
+		return usageErrorf("mcp-proxy: %v", err)
+	case err != nil && !errors.Is(err, context.Canceled):
 		return exitf(exitFailed, "mcp-proxy: %v", err)
 	}
 	return nil
+}
+
+// parseHeaders reads "Name: value" flags.
+func parseHeaders(flags []string) (http.Header, error) {
+	h := http.Header{}
+	for _, f := range flags {
+		name, value, ok := strings.Cut(f, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return nil, fmt.Errorf("--upstream-header %q: want 'Name: value'", f)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
 }
 
 // defaultServerName names a server after its command ("npx -y
@@ -169,8 +196,9 @@ func defaultServerName(argv []string, upstream string) string {
 }
 
 // mcpShield builds the shield as the engine does: a shieldd, or the
-// pipeline in-process.
-func mcpShield(c *cli.Context) (mcpproxy.Shield, func(), error) {
+// shield in-process (shieldd/shield.Local) with the policy and, when
+// asked, an audit log.
+func mcpShield(c *cli.Context, log *slog.Logger) (mcpproxy.Shield, func(), error) {
 	if addr := c.String("shield"); addr != "" {
 		cl, err := client.Dial(addr, client.Options{Token: c.String("shield-token")})
 		if err != nil {
@@ -186,7 +214,19 @@ func mcpShield(c *cli.Context) (mcpproxy.Shield, func(), error) {
 	if err != nil {
 		return nil, nil, usageErrorf("shield: %v", err)
 	}
-	return shield.NewLocal(&shield.Shield{Pipeline: p}), func() {}, nil
+	sh := &shield.Shield{Pipeline: p, Version: version, Logger: log}
+	closeShield := func() {}
+	if f := c.String("audit-file"); f != "" {
+		if sh.Audit, err = audit.Open(audit.Config{Path: f, Mode: audit.ModeAlways, Logger: log}); err != nil {
+			return nil, nil, usageErrorf("--audit-file: %v", err)
+		}
+		closeShield = func() {
+			if err := sh.Audit.Close(); err != nil {
+				log.Error("closing the audit log", "err", err)
+			}
+		}
+	}
+	return shield.NewLocal(sh), closeShield, nil
 }
 
 // engineBroker puts the proxy's escalations to the approval broker of the

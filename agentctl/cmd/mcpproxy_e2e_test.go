@@ -14,6 +14,7 @@ import (
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/server"
 	"github.com/parapet-dev/parapet/shieldd/shield"
@@ -169,6 +170,21 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 	}
 }
 
+// --audit-file: the in-process shield records each call in a hash-chained
+// audit log, as shieldd would.
+func TestMCPProxyAuditLog(t *testing.T) {
+	ws := t.TempDir()
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	mcpSession(t, ws, []string{"--name", "mini", "--audit-file", auditFile}, mcpInit, mcpCall)
+	b, err := os.ReadFile(auditFile)
+	if err != nil || !strings.Contains(string(b), "mcp:mini/echo") {
+		t.Fatalf("audit log %q: %v", b, err)
+	}
+	if res, err := audit.Verify([]string{auditFile}, ""); err != nil || res.Entries < 1 {
+		t.Errorf("audit chain: %+v %v", res, err)
+	}
+}
+
 func TestMCPProxyUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"mcp-proxy"},
@@ -176,11 +192,20 @@ func TestMCPProxyUsage(t *testing.T) {
 		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--", "x"},
 		{"mcp-proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1/mcp"},
 		{"mcp-proxy", "--result-secrets", "ignore", "--", "true"},
+		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "ftp://x/mcp"},
+		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--upstream-header", "no colon"},
 	} {
 		code, _, stderr := runAgentctl(t, args...)
-		if code == 0 || stderr == "" {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		if code != exitUsage || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error (2)", args, code, stderr)
 		}
+	}
+}
+
+func TestMCPProxyServerCannotStart(t *testing.T) {
+	code, _, stderr := runAgentctl(t, "mcp-proxy", "--workspace", t.TempDir(), "--", "/nonexistent/mcp-server")
+	if code != exitFailed || !strings.Contains(stderr, "start MCP server") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
 
