@@ -192,3 +192,17 @@ func withEnv(o Options, env []string) Options {
 func unconfined(o *Options) {
 	o.Executor, o.AllowUnconfined = nil, true
 }
+
+// callWith is call under a verdict's grant, as the engine runs a call.
+func callWith(t *testing.T, r *Registry, g Grant, name string, a any) Result {
+	t.Helper()
+	data, ok := a.(string)
+	if !ok {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = string(b)
+	}
+	return r.ExecuteWith(context.Background(), name, []byte(data), g)
+}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -112,6 +113,12 @@ func (r *Registry) httpRequest(ctx context.Context, a args) Result {
 	u, err := checkURL(a.str("url"))
 	if err != nil {
 		return errResult(fmt.Errorf("http_request: %w", err))
+	}
+	// The verdict's network grant binds http_request as it binds a confined
+	// command: only the granted ports (redirects never leave the origin,
+	// so the first URL's port is the only one).
+	if port, granted := grantsPort(grantFrom(ctx), u); !granted {
+		return errResult(fmt.Errorf("http_request: not run: port %d is not granted to this call (the policy rule's confine: network names the ports it may use; granted: %s)", port, grantedPorts(grantFrom(ctx))))
 	}
 	if int64(len(body)) > r.opts.HTTPMaxRequestBytes {
 		return errResult(fmt.Errorf("http_request: body is %d bytes, more than the %d allowed", len(body), r.opts.HTTPMaxRequestBytes))
@@ -261,4 +268,33 @@ func httpErrText(err error, timeout time.Duration) string {
 		return uerr.Err.Error()
 	}
 	return err.Error()
+}
+
+// grantsPort reports whether g lets a request to u connect: u's port, or
+// its scheme's (80 for http, 443 for https), must be a granted one.
+func grantsPort(g Grant, u *url.URL) (uint16, bool) {
+	port := uint16(443)
+	if u.Scheme == "http" {
+		port = 80
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err != nil {
+			return 0, false
+		}
+		port = uint16(n)
+	}
+	return port, slices.Contains(g.ConnectTCP, port)
+}
+
+// grantedPorts renders g's ports for a refusal message.
+func grantedPorts(g Grant) string {
+	if len(g.ConnectTCP) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(g.ConnectTCP))
+	for i, p := range g.ConnectTCP {
+		parts[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(parts, ", ")
 }

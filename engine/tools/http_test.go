@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,12 @@ func TestHTTPRequest(t *testing.T) {
 		o.HTTPMaxRedirects = 3
 		o.HTTPTimeout = 500 * time.Millisecond
 	})
+	// The verdict's grant: the test servers' ports.
+	grant := Grant{ConnectTCP: []uint16{serverPort(srv)}}
+	call := func(t *testing.T, r *Registry, name string, a any) Result {
+		t.Helper()
+		return callWith(t, r, grant, name, a)
+	}
 
 	res := wantOK(t, call(t, r, "http_request", map[string]any{"method": "post", "url": srv.URL + "/echo", "headers": map[string]string{"X-Custom": "yes"}, "body": "hello"}))
 	if !strings.HasPrefix(res.Output, "HTTP/1.1 200 OK\n") || !strings.Contains(res.Output, "X-Seen-Method: POST") ||
@@ -119,7 +127,9 @@ func TestHTTPRefusesPrivateNetworks(t *testing.T) {
 	t.Parallel()
 	srv, _ := newHTTPServers(t)
 	r, _ := newTestRegistry(t, nil)
-	port := srv.Listener.Addr().(interface{ AddrPort() netip.AddrPort }).AddrPort().Port()
+	port := serverPort(srv)
+	// Granted every port these URLs use: only the address check stands in the way.
+	grant := Grant{ConnectTCP: []uint16{port, 80, 1}}
 	for _, u := range []string{
 		srv.URL + "/echo",
 		fmt.Sprintf("http://localhost:%d/echo", port),
@@ -128,7 +138,7 @@ func TestHTTPRefusesPrivateNetworks(t *testing.T) {
 		"http://10.1.2.3/",
 		"http://0.0.0.0:1/",
 	} {
-		wantErr(t, call(t, r, "http_request", map[string]any{"method": "GET", "url": u}), "are not allowed", "non-public")
+		wantErr(t, callWith(t, r, grant, "http_request", map[string]any{"method": "GET", "url": u}), "are not allowed", "non-public")
 	}
 }
 
@@ -144,4 +154,37 @@ func TestIsNonPublic(t *testing.T) {
 			t.Errorf("isNonPublic(%s) = %v, want %v", addr, got, want)
 		}
 	}
+}
+
+func serverPort(srv *httptest.Server) uint16 {
+	return srv.Listener.Addr().(interface{ AddrPort() netip.AddrPort }).AddrPort().Port()
+}
+
+// TestHTTPNeedsAPortGrant: http_request connects only to the ports the
+// verdict granted, as a confined command does: none granted, nothing
+// sent; another port than the granted one, nothing sent.
+func TestHTTPNeedsAPortGrant(t *testing.T) {
+	t.Parallel()
+	srv, other := newHTTPServers(t)
+	r, _ := newTestRegistry(t, func(o *Options) { o.HTTPAllowPrivateNetworks = true })
+	get := map[string]any{"method": "GET", "url": srv.URL + "/echo"}
+	wantErr(t, call(t, r, "http_request", get), "port "+strconv.Itoa(int(serverPort(srv)))+" is not granted", "granted: none")
+	wantErr(t, callWith(t, r, Grant{ConnectTCP: []uint16{serverPort(other)}}, "http_request", get), "is not granted")
+	wantOK(t, callWith(t, r, Grant{ConnectTCP: []uint16{serverPort(srv)}}, "http_request", get))
+	// The scheme's port counts when the URL names none.
+	if p, ok := grantsPort(Grant{ConnectTCP: []uint16{443}}, mustURL(t, "https://example.com/x")); !ok || p != 443 {
+		t.Errorf("https default port: %d %v", p, ok)
+	}
+	if p, ok := grantsPort(Grant{ConnectTCP: []uint16{443}}, mustURL(t, "http://example.com/x")); ok || p != 80 {
+		t.Errorf("http default port with only 443 granted: %d %v", p, ok)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -161,7 +161,7 @@ func TestStrictPolicy(t *testing.T) {
 		{"read_file", `{"path":"/usr/share/doc/x"}`, escalate, "policy.no-match", 3},
 		{"write_file", `{"path":"src/main.go"}`, escalate, "policy.no-match", 3},
 		{"write_file", `{"path":"/etc/hosts"}`, block, "file-write-system", 0},
-		{"http_request", `{"url":"https://github.com"}`, escalate, "policy.no-match", 3},
+		{"http_request", `{"url":"https://github.com"}`, escalate, "http-requests", 3},
 		{"tool_x", `{}`, escalate, "policy.unknown-action", 3},
 	}
 	checkDecisions(t, "strict", cases)
