@@ -1,35 +1,21 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/observability"
 )
 
-// lockedBuffer is a log sink the server's goroutines write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) records(t *testing.T) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// jsonRecords parses the JSON log lines the server's goroutines wrote.
+func jsonRecords(t *testing.T, sink *proctest.Buffer) []map[string]any {
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(sink.String()), "\n") {
 		if line == "" {
 			continue
 		}
@@ -46,7 +32,7 @@ func (l *lockedBuffer) records(t *testing.T) []map[string]any {
 // logged at Info) to a JSON logger at level, and returns the "finished
 // call" records.
 func finishedCalls(t *testing.T, level slog.Level) []map[string]any {
-	var sink lockedBuffer
+	var sink proctest.Buffer
 	log := slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: level}))
 	ts := startServerWith(t, func(_ *ShieldService, cfg *DaemonConfig, _ *observability.Metrics) { cfg.Logger = log })
 	if _, err := ts.client.Evaluate(t.Context(), evalReq("read_file", `{"path":"/home/dev/project/a"}`)); err != nil {
@@ -57,7 +43,7 @@ func finishedCalls(t *testing.T, level slog.Level) []map[string]any {
 	}
 	ts.stop()
 	var calls []map[string]any
-	for _, rec := range sink.records(t) {
+	for _, rec := range jsonRecords(t, &sink) {
 		if rec["msg"] == "finished call" {
 			calls = append(calls, rec)
 		}
