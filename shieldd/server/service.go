@@ -7,7 +7,6 @@ package server
 
 import (
 	"context"
-	"log/slog"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/shield"
@@ -23,13 +22,6 @@ type ShieldService struct {
 
 // NewService serves sh.
 func NewService(sh *shield.Shield) *ShieldService { return &ShieldService{Shield: sh} }
-
-func (s *ShieldService) logger() *slog.Logger {
-	if s.Shield.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.Shield.Logger
-}
 
 // Evaluate judges one action.
 func (s *ShieldService) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.EvaluateResponse, error) {

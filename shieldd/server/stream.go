@@ -165,7 +165,7 @@ func (s *ShieldService) answer(ctx context.Context, req *pb.EvaluateRequest) (re
 	id := req.GetRequestId()
 	defer func() {
 		if p := recover(); p != nil {
-			s.logger().ErrorContext(ctx, "panic in EvaluateStream", "panic", p, "request_id", id, "stack", string(debug.Stack()))
+			s.Shield.Log().ErrorContext(ctx, "panic in EvaluateStream", "panic", p, "request_id", id, "stack", string(debug.Stack()))
 			resp = streamError(id, status.Error(codes.Internal, "internal error; the action was not evaluated"))
 		}
 	}()
@@ -178,7 +178,7 @@ func (s *ShieldService) answer(ctx context.Context, req *pb.EvaluateRequest) (re
 	v, err := s.Shield.Judge(ctx, req)
 	if err != nil {
 		if c := status.Code(err); c != codes.InvalidArgument && c != codes.ResourceExhausted && c != codes.Canceled {
-			s.logger().WarnContext(ctx, "EvaluateStream request failed", "code", c.String(), "err", status.Convert(err).Message(), "request_id", id)
+			s.Shield.Log().WarnContext(ctx, "EvaluateStream request failed", "code", c.String(), "err", status.Convert(err).Message(), "request_id", id)
 		}
 		return streamError(id, err)
 	}

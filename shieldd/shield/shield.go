@@ -63,8 +63,8 @@ type PolicyErrorReporter interface {
 	TenantPolicyError(tenant string) string
 }
 
-// Logger is the shield's logger, never nil.
-func (s *Shield) logger() *slog.Logger {
+// Log is the shield's logger, never nil: transports log with it too.
+func (s *Shield) Log() *slog.Logger {
 	if s.Logger == nil {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -108,7 +108,7 @@ func (s *Shield) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdic
 	case err != nil:
 		v, err = nil, StatusError(err)
 	case !v.GetDecision().Decided():
-		s.logger().ErrorContext(ctx, "pipeline verdict without a decision; withheld", "request_id", req.GetRequestId())
+		s.Log().ErrorContext(ctx, "pipeline verdict without a decision; withheld", "request_id", req.GetRequestId())
 		v, err = nil, errNoDecision
 	}
 	endEvaluate(span, req, tenantName, v, err)
@@ -128,7 +128,7 @@ func (s *Shield) Judge(ctx context.Context, req *pb.EvaluateRequest) (*pb.Verdic
 			e.Tier, e.RuleIDs, e.CacheHit = v.Tier, v.RuleIds, v.CacheHit
 		}
 		if _, aerr := s.Audit.Append(e); aerr != nil {
-			s.logger().ErrorContext(ctx, "audit write failed; verdict withheld", "err", aerr, "request_id", req.GetRequestId())
+			s.Log().ErrorContext(ctx, "audit write failed; verdict withheld", "err", aerr, "request_id", req.GetRequestId())
 			s.TenantMetrics.Decision(tenantName, "error")
 			return nil, ErrAuditUnavailable
 		}
@@ -191,7 +191,7 @@ func (s *Shield) ReportOutcome(ctx context.Context, req *pb.ReportOutcomeRequest
 	}
 	h, err := s.Audit.Append(e)
 	if err != nil {
-		s.logger().ErrorContext(ctx, "audit write failed; outcome not recorded", "err", err, "request_id", req.GetRequestId())
+		s.Log().ErrorContext(ctx, "audit write failed; outcome not recorded", "err", err, "request_id", req.GetRequestId())
 		return nil, status.Error(codes.Unavailable, "the audit log could not record the outcome")
 	}
 	return &pb.ReportOutcomeResponse{Recorded: true, EntryHash: h}, nil
