@@ -62,12 +62,6 @@ Threads are not served yet. docs/doors/gateway.md.`,
 			log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "gateway")
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			canaryDir, err := os.MkdirTemp("", "parapet-canary-")
-			if err != nil {
-				return exitf(exitFailed, "canary dir: %v", err)
-			}
-			defer os.RemoveAll(canaryDir)
-			cfg.canaryDir = canaryDir
 			h, err := startHost(ctx, cfg, nil, log, c.App.ErrWriter)
 			if err != nil {
 				return err

@@ -73,7 +73,7 @@ type hostConfig struct {
 	logLevel                                        string
 	dbPath                                          string // the session database (absolute)
 	// canaryDir is a writable directory outside the workspace for the
-	// agent's sandbox canary (set by the command, removed after).
+	// agent's sandbox canary; startHost makes it and close removes it.
 	canaryDir string
 	// onAgentEvent, if set, hears the agent's pid and sandbox status.
 	onAgentEvent func(pid int, sandboxStatus string)
@@ -288,6 +288,13 @@ func startHost(ctx context.Context, cfg hostConfig, approver engine.Approver, lo
 			h.close()
 		}
 	}()
+
+	canaryDir, err := os.MkdirTemp("", "parapet-canary-")
+	if err != nil {
+		return nil, exitf(exitFailed, "canary dir: %v", err)
+	}
+	h.cfg.canaryDir = canaryDir
+	h.closers = append(h.closers, func() { os.RemoveAll(canaryDir) })
 
 	// Spans per tool call; their context reaches a remote shieldd. Exported
 	// only when OTEL_* asks for it.

@@ -77,13 +77,6 @@ func runRun(c *cli.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
 	defer cancel()
 
-	canaryDir, err := os.MkdirTemp("", "parapet-canary-")
-	if err != nil {
-		return exitf(exitFailed, "canary dir: %v", err)
-	}
-	defer os.RemoveAll(canaryDir)
-	cfg.canaryDir = canaryDir
-
 	em.progress("parapet: workspace %s, shield %s, provider %s", cfg.workspace, shieldName(cfg), cfg.provider)
 	h, err := startHost(ctx, cfg, approver, log, stderr)
 	if err != nil {

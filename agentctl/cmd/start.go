@@ -127,12 +127,6 @@ func runInternalEngine(c *cli.Context) error {
 	log := newLogger(c.App.ErrWriter, cfg.logLevel).With("process", "engine")
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	canaryDir, err := os.MkdirTemp("", "parapet-canary-")
-	if err != nil {
-		return exitf(exitFailed, "canary dir: %v", err)
-	}
-	defer os.RemoveAll(canaryDir)
-	cfg.canaryDir = canaryDir
 	// Clients find the token next to the address, in the state file.
 	cfg.clientToken = engine.NewClientToken()
 	err = procman.UpdateState(cfg.stateDir(), func(s *procman.State) { s.ClientToken = cfg.clientToken })
