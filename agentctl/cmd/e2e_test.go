@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -521,14 +522,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- d.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-served })
+	shieldAddr, _ := serveShieldd(t, p)
 
 	ws := t.TempDir()
 	srv := llmtest.Start(t)
@@ -539,7 +533,7 @@ func TestRunAnthropicWithRemoteShield(t *testing.T) {
 		llmtest.Reply{Text: "Finished."},
 	)
 	cmd := agentctlCmd("run", "--workspace", ws, "--provider", "anthropic", "--base-url", srv.AnthropicBaseURL(),
-		"--model", "claude-test", "--shield", d.GRPCAddr(), "--output", "json", "write notes")
+		"--model", "claude-test", "--shield", shieldAddr, "--output", "json", "write notes")
 	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=test-key")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -629,4 +623,21 @@ func getsid(pid int) (int, error) {
 		return 0, errno
 	}
 	return int(sid), nil
+}
+
+// serveShieldd serves p as a shieldd on 127.0.0.1:0 for the test and
+// returns its gRPC address and a stop that drains it (also run at the
+// test's end; once is enough).
+func serveShieldd(t *testing.T, p *pipeline.Pipeline) (addr string, stop func()) {
+	t.Helper()
+	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	stop = sync.OnceFunc(func() { cancel(); <-served })
+	t.Cleanup(stop)
+	return d.GRPCAddr(), stop
 }

@@ -141,17 +141,10 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := server.Listen(server.NewService(&shield.Shield{Pipeline: p, Version: "test"}), server.DaemonConfig{GRPCAddr: "127.0.0.1:0", DrainTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- d.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-served })
+	shieldAddr, stopShieldd := serveShieldd(t, p)
 
 	ws := t.TempDir()
-	answers, stderr := mcpSession(t, ws, []string{"--name", "mini", "--shield", d.GRPCAddr()}, mcpInit, mcpCall)
+	answers, stderr := mcpSession(t, ws, []string{"--name", "mini", "--shield", shieldAddr}, mcpInit, mcpCall)
 	if text := answers["3"]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "echo: hi" {
 		t.Errorf("call allowed by the remote shield = %v\n%s", answers["3"], stderr)
 	}
@@ -160,10 +153,8 @@ func TestMCPProxyRemoteShield(t *testing.T) {
 		t.Errorf("shieldd evaluations today = %d (%v)", st.GetEvaluationsToday(), err)
 	}
 
-	cancel()
-	<-served
-	served <- nil // for the cleanup, which waits on it too
-	answers, stderr = mcpSession(t, ws, []string{"--name", "mini", "--shield", d.GRPCAddr()}, mcpInit, mcpCall)
+	stopShieldd()
+	answers, stderr = mcpSession(t, ws, []string{"--name", "mini", "--shield", shieldAddr}, mcpInit, mcpCall)
 	res := answers["3"]["result"].(map[string]any)
 	if res["isError"] != true || !strings.Contains(res["content"].([]any)[0].(map[string]any)["text"].(string), "could not judge") {
 		t.Errorf("call with shieldd down = %v\n%s", answers["3"], stderr)
