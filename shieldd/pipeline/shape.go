@@ -3,6 +3,7 @@ package pipeline
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -39,32 +40,54 @@ func shapeOf(v *pb.Verdict) *verdictShape {
 // of distinct actions; past the bound new shapes are simply not shared.
 const maxShapes = 4096
 
-// shapeTable interns verdict shapes so cached verdicts share them.
+// shapeTable interns verdict shapes so cached verdicts share them. Every
+// uncached decision asks it, from every core at once, and nearly always
+// finds its shape already there: the fingerprint is taken outside the
+// lock, lookups share a read lock, and a shape is copied to the heap only
+// when it is added.
 type shapeTable struct {
-	mu     sync.Mutex
-	seed   maphash.Seed
+	mu     sync.RWMutex
 	byHash map[uint64][]*verdictShape
 	n      int
 }
 
+// shapeSeed keys the fingerprints of every table (it never leaves the process).
+var shapeSeed = maphash.MakeSeed()
+
+// intern returns the table's shape equal to s, or s on the heap (added
+// to the table while it has room).
 func (t *shapeTable) intern(s *verdictShape) *verdictShape {
+	h := s.fingerprint(shapeSeed)
+	t.mu.RLock()
+	known := t.find(h, s)
+	t.mu.RUnlock()
+	if known != nil {
+		return known
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byHash == nil {
-		t.seed = maphash.MakeSeed()
-		t.byHash = make(map[uint64][]*verdictShape)
+	if known := t.find(h, s); known != nil { // added since the read lock
+		return known
 	}
-	h := s.fingerprint(t.seed)
+	fresh := new(verdictShape)
+	*fresh = *s
+	if t.n < maxShapes {
+		if t.byHash == nil {
+			t.byHash = make(map[uint64][]*verdictShape)
+		}
+		t.byHash[h] = append(t.byHash[h], fresh)
+		t.n++
+	}
+	return fresh
+}
+
+func (t *shapeTable) find(h uint64, s *verdictShape) *verdictShape {
 	for _, known := range t.byHash[h] {
 		if known.equal(s) {
 			return known
 		}
 	}
-	if t.n < maxShapes {
-		t.byHash[h] = append(t.byHash[h], s)
-		t.n++
-	}
-	return s
+	return nil
 }
 
 // reset forgets every shape (the policy changed: old shapes will not recur).
@@ -74,58 +97,49 @@ func (t *shapeTable) reset() {
 	t.mu.Unlock()
 }
 
+// fingerprint hashes every field equal compares. Each string is hashed
+// on its own (maphash.String, keyed by seed) and folded in with the
+// numbers by a multiply-rotate mix: strings, the part a caller can
+// choose, are what the seed protects; a collision costs only an extra
+// equal.
 func (s *verdictShape) fingerprint(seed maphash.Seed) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	writeInt := func(n int64) {
-		var b [8]byte
-		for i := range b {
-			b[i] = byte(n >> (8 * i))
-		}
-		h.Write(b[:])
-	}
-	writeString := func(str string) {
-		writeInt(int64(len(str)))
-		h.WriteString(str)
-	}
-	writeInt(int64(s.decision))
-	writeInt(int64(s.tier))
-	writeInt(int64(s.requiredTier))
-	writeInt(int64(math.Float64bits(s.confidence)))
-	writeString(s.reasoning)
-	writeString(s.policyVersion)
-	writeString(s.actionType)
-	writeInt(int64(len(s.ruleIDs)))
+	h := uint64(len(s.ruleIDs))<<32 | uint64(len(s.findings))
+	num := func(n uint64) { h = bits.RotateLeft64((h^n)*0x9e3779b97f4a7c15, 31) }
+	str := func(x string) { num(maphash.String(seed, x)) }
+	num(uint64(s.decision))
+	num(uint64(s.tier)<<32 | uint64(uint32(s.requiredTier)))
+	num(math.Float64bits(s.confidence))
+	str(s.reasoning)
+	str(s.policyVersion)
+	str(s.actionType)
 	for _, id := range s.ruleIDs {
-		writeString(id)
+		str(id)
 	}
-	writeInt(int64(s.confinement.GetWrite()))
-	writeInt(int64(len(s.confinement.GetConnectPorts())))
-	for _, p := range s.confinement.GetConnectPorts() {
-		writeInt(int64(p))
+	if c := s.confinement; c != nil {
+		num(uint64(c.GetWrite())<<32 | uint64(len(c.GetConnectPorts()))<<16 | uint64(len(c.GetReadPaths())))
+		for _, p := range c.GetConnectPorts() {
+			num(uint64(p))
+		}
+		for _, p := range c.GetReadPaths() {
+			str(p)
+		}
 	}
-	writeInt(int64(len(s.confinement.GetReadPaths())))
-	for _, p := range s.confinement.GetReadPaths() {
-		writeString(p)
-	}
-	writeInt(int64(len(s.findings)))
 	for _, f := range s.findings {
-		writeString(f.RuleId)
-		writeString(f.Category)
-		writeInt(int64(f.Severity))
-		writeInt(int64(f.Outcome))
-		writeString(f.Message)
-		writeInt(int64(f.Tier))
-		writeString(f.Evidence)
+		str(f.RuleId)
+		str(f.Category)
+		num(uint64(uint32(f.Severity))<<32 | uint64(uint32(f.Outcome)))
+		str(f.Message)
+		num(uint64(f.Tier))
+		str(f.Evidence)
 	}
-	return h.Sum64()
+	return h
 }
 
 func (s *verdictShape) equal(o *verdictShape) bool {
 	return s.decision == o.decision && s.tier == o.tier && s.requiredTier == o.requiredTier &&
 		s.confidence == o.confidence && s.reasoning == o.reasoning && s.policyVersion == o.policyVersion &&
 		s.actionType == o.actionType && slices.Equal(s.ruleIDs, o.ruleIDs) &&
-		proto.Equal(s.confinement, o.confinement) &&
+		(s.confinement == o.confinement || proto.Equal(s.confinement, o.confinement)) &&
 		slices.EqualFunc(s.findings, o.findings, func(a, b *pb.Finding) bool {
 			return a.RuleId == b.RuleId && a.Category == b.Category && a.Severity == b.Severity &&
 				a.Outcome == b.Outcome && a.Message == b.Message && a.Tier == b.Tier && a.Evidence == b.Evidence

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
 func TestCachedVerdictIsFaithful(t *testing.T) {
@@ -50,11 +52,14 @@ func TestShapesAreShared(t *testing.T) {
 
 func TestShapeTableIsBounded(t *testing.T) {
 	var tbl shapeTable
+	seen := map[*verdictShape]bool{}
 	for i := range maxShapes + 100 {
 		s := &verdictShape{reasoning: string(rune('a' + i%26)), tier: int32(i)}
-		if got := tbl.intern(s); got != s {
+		got := tbl.intern(s)
+		if !got.equal(s) || seen[got] {
 			t.Fatalf("distinct shape %d interned as another", i)
 		}
+		seen[got] = true
 	}
 	if tbl.n != maxShapes {
 		t.Fatalf("table holds %d shapes, bound %d", tbl.n, maxShapes)
@@ -62,5 +67,30 @@ func TestShapeTableIsBounded(t *testing.T) {
 	twin := &verdictShape{reasoning: "a", tier: 0}
 	if tbl.intern(twin) == twin {
 		t.Fatal("an equal shape was not shared")
+	}
+}
+
+// Equal shapes share one entry however their strings, slices and
+// confinement were allocated, and any one field apart makes another.
+func TestShapeInternComparesContent(t *testing.T) {
+	var tbl shapeTable
+	first := tbl.intern(shapeOf(tier1Verdict()))
+	if got := tbl.intern(shapeOf(proto.Clone(tier1Verdict()).(*pb.Verdict))); got != first {
+		t.Fatal("an equal shape built from fresh allocations was not shared")
+	}
+	for name, change := range map[string]func(v *pb.Verdict){
+		"evidence":   func(v *pb.Verdict) { v.Findings[1].Evidence += " " },
+		"port":       func(v *pb.Verdict) { v.Confinement.ConnectPorts[0] = 80 },
+		"read path":  func(v *pb.Verdict) { v.Confinement.ReadPaths = v.Confinement.ReadPaths[:1] },
+		"no confine": func(v *pb.Verdict) { v.Confinement = nil },
+		"rule id":    func(v *pb.Verdict) { v.RuleIds = v.RuleIds[1:] },
+		"severity":   func(v *pb.Verdict) { v.Findings[0].Severity = 3 },
+		"tier":       func(v *pb.Verdict) { v.RequiredTier = 2 },
+	} {
+		v := tier1Verdict()
+		change(v)
+		if got := tbl.intern(shapeOf(v)); got == first || !got.equal(shapeOf(v)) {
+			t.Errorf("%s: a different shape was interned as %v", name, got == first)
+		}
 	}
 }
