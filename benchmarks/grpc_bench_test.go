@@ -24,7 +24,9 @@ import (
 // so the ratio isolates what a decision adds. ns/op is wall time per
 // request across all goroutines (the inverse of throughput); "p50-ns" and
 // "p99-ns" are per-request latencies with grpcParallelism × GOMAXPROCS
-// requests in flight.
+// requests in flight; "cpu-ns/op" is the process's CPU time per request,
+// client and server together (both run here), which other load on the
+// machine does not inflate as it does ns/op.
 
 // grpcParallelism × GOMAXPROCS goroutines: 16 on 2 cores, like the load
 // generator's default concurrency.
@@ -52,6 +54,7 @@ func runParallel(b *testing.B, call func(ctx context.Context, i uint64) error) {
 	b.ReportAllocs()
 	b.SetParallelism(grpcParallelism)
 	b.ResetTimer()
+	cpu := processCPU(b)
 	b.RunParallel(func(p *testing.PB) {
 		lat := make([]int64, 0, b.N/grpcParallelism+1)
 		for p.Next() {
@@ -67,6 +70,7 @@ func runParallel(b *testing.B, call func(ctx context.Context, i uint64) error) {
 		mu.Unlock()
 	})
 	b.StopTimer()
+	reportCPU(b, cpu)
 	var all []float64
 	for _, lat := range perG {
 		for _, ns := range lat {

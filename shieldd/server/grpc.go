@@ -127,8 +127,8 @@ func (requestCodec) Name() string { return "proto" }
 
 func (requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if r, ok := v.(*pb.EvaluateResponse); ok && fastJSON {
-		if b, ok := appendEvaluateResponseProto(make([]byte, 0, 1024), r); ok {
-			return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+		if b, ok := marshalEvaluateResponse(r); ok {
+			return b, nil
 		}
 	}
 	m, ok := v.(proto.Message)

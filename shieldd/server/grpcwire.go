@@ -4,6 +4,7 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -18,19 +19,56 @@ import (
 // proto.Marshal refuses). Like the JSON path it is used only while
 // fastJSON says the schema is the one it knows.
 func appendEvaluateResponseProto(b []byte, resp *pb.EvaluateResponse) ([]byte, bool) {
-	if len(resp.ProtoReflect().GetUnknown()) > 0 || !utf8.ValidString(resp.GetRequestId()) {
+	if _, ok := evaluateResponseSize(resp); !ok {
 		return nil, false
 	}
+	return appendEvaluateResponseWire(b, resp), true
+}
+
+// evaluateResponseSize is resp's encoded size; false if resp holds what
+// the fast path leaves to proto.Marshal (see appendEvaluateResponseProto).
+func evaluateResponseSize(resp *pb.EvaluateResponse) (int, bool) {
+	if len(resp.ProtoReflect().GetUnknown()) > 0 || !utf8.ValidString(resp.GetRequestId()) {
+		return 0, false
+	}
+	n := stringSize(2, resp.GetRequestId())
 	if v := resp.GetVerdict(); v != nil {
-		n, ok := verdictSize(v)
+		vn, ok := verdictSize(v)
 		if !ok {
-			return nil, false
+			return 0, false
 		}
+		n += protowire.SizeTag(1) + protowire.SizeBytes(vn)
+	}
+	return n, true
+}
+
+// appendEvaluateResponseWire writes resp, which evaluateResponseSize accepted.
+func appendEvaluateResponseWire(b []byte, resp *pb.EvaluateResponse) []byte {
+	if v := resp.GetVerdict(); v != nil {
+		n, _ := verdictSize(v)
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(n))
 		b = appendVerdict(b, v)
 	}
-	return appendString(b, 2, resp.GetRequestId()), true
+	return appendString(b, 2, resp.GetRequestId())
+}
+
+// marshalEvaluateResponse is the codec's fast path: the response written
+// into a buffer of its exact size, from gRPC's buffer pool when it is
+// large enough to be pooled (gRPC frees it once the message is sent), as
+// the standard proto codec does.
+func marshalEvaluateResponse(resp *pb.EvaluateResponse) (mem.BufferSlice, bool) {
+	n, ok := evaluateResponseSize(resp)
+	if !ok {
+		return nil, false
+	}
+	if mem.IsBelowBufferPoolingThreshold(n) {
+		return mem.BufferSlice{mem.SliceBuffer(appendEvaluateResponseWire(make([]byte, 0, n), resp))}, true
+	}
+	pool := mem.DefaultBufferPool()
+	buf := pool.Get(n)
+	*buf = appendEvaluateResponseWire((*buf)[:0], resp)
+	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, true
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {

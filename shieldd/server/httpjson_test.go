@@ -165,6 +165,17 @@ func checkSameProto(t *testing.T, resp *pb.EvaluateResponse) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("fast proto encoder:\n%x\nproto.Marshal:\n%x", got, want)
 	}
+	if n, _ := evaluateResponseSize(resp); n != len(want) {
+		t.Fatalf("fast proto encoder sized %d bytes, proto.Marshal wrote %d", n, len(want))
+	}
+	data, err := requestCodec{}.Marshal(resp) // the codec's path: a pooled buffer of that size
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Free()
+	if !bytes.Equal(data.Materialize(), want) {
+		t.Fatalf("gRPC codec:\n%x\nproto.Marshal:\n%x", data.Materialize(), want)
+	}
 }
 
 func hasNilFinding(resp *pb.EvaluateResponse) bool {
