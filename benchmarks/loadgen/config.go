@@ -41,6 +41,10 @@ type Config struct {
 	Distinct uint64
 	// Unique makes every evaluate request unique: the uncached server path.
 	Unique bool
+	// FullClient makes unary Evaluate calls with the generated client,
+	// decoding every response in full, instead of the lean client
+	// (leanclient.go).
+	FullClient bool
 	// MaxRequests bounds the measured requests of each phase (0: no bound).
 	MaxRequests int64
 	// MetricsURL is scraped after the run when set.

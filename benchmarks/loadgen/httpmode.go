@@ -139,7 +139,7 @@ func (r *runner) httpEvaluate(ctx context.Context, t *tally, _ int) bool {
 		t.fail("no_verdict")
 		return false
 	}
-	return t.verdict(&pb.Verdict{Decision: d})
+	return t.decision(true, d)
 }
 
 // decisionOf finds the first "decision" member of a response (shieldd:

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -95,11 +96,14 @@ func (r *Report) Errors() int64 {
 }
 
 type runner struct {
-	cfg    Config
-	items  []workload.Item
-	base   []*pb.EvaluateRequest // the corpus as sent when not varied
-	eval   []pb.ShieldServiceClient
-	health []healthpb.HealthClient
+	cfg   Config
+	items []workload.Item
+	base  []*pb.EvaluateRequest // the corpus as sent when not varied
+	// encoded is base in its wire form, for the lean client (leanclient.go).
+	encoded []encodedRequest
+	conns   []*grpc.ClientConn
+	eval    []pb.ShieldServiceClient
+	health  []healthpb.HealthClient
 	// seq numbers evaluate requests across phases; it picks the action
 	// and decides whether the request is made distinct.
 	seq   atomic.Uint64
@@ -117,7 +121,12 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	}
 	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce(), usage: map[string]*usageSum{}}
 	for _, it := range wl.Items {
-		r.base = append(r.base, it.Proto(""))
+		req := it.Proto("")
+		b, err := proto.Marshal(req)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Name, err)
+		}
+		r.base, r.encoded = append(r.base, req), append(r.encoded, b)
 	}
 	if cfg.HTTP != "" {
 		var err error
@@ -135,6 +144,7 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 			return nil, fmt.Errorf("dial %s: %w", cfg.Addr, err)
 		}
 		defer cc.Close()
+		r.conns = append(r.conns, cc)
 		r.eval = append(r.eval, pb.NewShieldServiceClient(cc))
 		r.health = append(r.health, healthpb.NewHealthClient(cc))
 	}
@@ -260,17 +270,40 @@ func (r *runner) checkHealth(ctx context.Context, t *tally, w int) bool {
 // next picks the next evaluate request: the corpus in order, made
 // distinct as --distinct and --unique ask. Unary and stream phases share it.
 func (r *runner) next(t *tally) *pb.EvaluateRequest {
+	k, fresh := r.pick(t)
+	if fresh != nil {
+		return fresh
+	}
+	return r.base[k]
+}
+
+// pick is next's choice: the corpus index, and the request made distinct
+// when it must be (nil: send the corpus's own).
+func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 	i := r.seq.Add(1) - 1
 	k := int(i % uint64(len(r.items)))
 	if r.cfg.Unique || i < r.cfg.Distinct {
 		it := r.items[k]
 		t.distinct++
-		return it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
+		return k, it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
 	}
-	return r.base[k]
+	return k, nil
 }
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
+	if !r.cfg.FullClient {
+		k, fresh := r.pick(t)
+		var req any = r.encoded[k]
+		if fresh != nil {
+			req = fresh
+		}
+		resp, err := leanEvaluate(ctx, r.conns[w%len(r.conns)], req)
+		if err != nil {
+			t.fail(status.Code(err).String())
+			return false
+		}
+		return t.decision(resp.hasVerdict, resp.decision)
+	}
 	resp, err := r.eval[w%len(r.eval)].Evaluate(ctx, r.next(t))
 	if err != nil {
 		t.fail(status.Code(err).String())
@@ -281,11 +314,16 @@ func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 
 // verdict counts a decided verdict, or a failure when there is none.
 func (t *tally) verdict(v *pb.Verdict) bool {
-	if v == nil {
+	return t.decision(v != nil, v.GetDecision())
+}
+
+// decision counts a verdict's decision, or a failure when there is no
+// verdict or it names no decision.
+func (t *tally) decision(hasVerdict bool, d pb.VerdictDecision) bool {
+	if !hasVerdict {
 		t.fail("no_verdict")
 		return false
 	}
-	d := v.GetDecision()
 	if d <= pb.VerdictDecision_VERDICT_DECISION_UNSPECIFIED || int(d) >= len(t.decisions) {
 		// An unset decision must never read as a decision at all.
 		t.fail("unspecified_decision")

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+)
+
+// The lean client is how evaluate mode calls Evaluate unless
+// --full-client: a request the corpus sends again and again is encoded
+// once, and of each response only the wire structure and the verdict's
+// decision are read, which is all the tally looks at. On a machine where
+// the load tool shares the cores with shieldd, decoding every ~1 KB
+// verdict in full (a dozen strings, each validated and allocated) took
+// CPU from the server it measures, and more of it for Evaluate than for
+// the health check it is compared with.
+
+const evaluateMethod = "/openparallax.v1.ShieldService/Evaluate"
+
+// encodedRequest is an EvaluateRequest already in its wire form.
+type encodedRequest []byte
+
+// decisionReply is what the lean client reads of an EvaluateResponse.
+type decisionReply struct {
+	hasVerdict bool
+	decision   pb.VerdictDecision
+}
+
+// leanCodec sends encodedRequests as they are and reads decisionReplies
+// with readDecision; other messages go through proto as usual.
+type leanCodec struct{}
+
+func (leanCodec) Name() string { return "proto" }
+
+func (leanCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if b, ok := v.(encodedRequest); ok {
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("cannot marshal %T", v)
+	}
+	b, err := proto.Marshal(m)
+	return mem.BufferSlice{mem.SliceBuffer(b)}, err
+}
+
+func (leanCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	if r, ok := v.(*decisionReply); ok {
+		var err error
+		*r, err = readDecision(buf.ReadOnlyData())
+		return err
+	}
+	m, ok := v.(proto.Message)
+	if !ok {
+		return fmt.Errorf("cannot unmarshal into %T", v)
+	}
+	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+var errBadWire = errors.New("malformed EvaluateResponse")
+
+// readDecision reads an EvaluateResponse's verdict decision, checking
+// that the whole message is well-formed protobuf wire data. Like
+// proto.Unmarshal, a repeated verdict is merged (its last decision wins).
+func readDecision(b []byte) (decisionReply, error) {
+	var r decisionReply
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return r, errBadWire
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return r, errBadWire
+			}
+			r.hasVerdict = true
+			if err := readVerdictDecision(v, &r.decision); err != nil {
+				return r, err
+			}
+			b = b[n:]
+			continue
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return r, errBadWire
+		}
+		b = b[n:]
+	}
+	return r, nil
+}
+
+func readVerdictDecision(b []byte, d *pb.VerdictDecision) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return errBadWire
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return errBadWire
+			}
+			*d = pb.VerdictDecision(int32(v))
+			b = b[n:]
+			continue
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return errBadWire
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// leanEvaluate calls Evaluate on cc with req (an encodedRequest or an
+// *pb.EvaluateRequest) and returns the decision.
+func leanEvaluate(ctx context.Context, cc *grpc.ClientConn, req any) (decisionReply, error) {
+	var r decisionReply
+	err := cc.Invoke(ctx, evaluateMethod, req, &r, grpc.ForceCodecV2(leanCodec{}))
+	return r, err
+}
