@@ -33,7 +33,7 @@ func evaluateResponseSize(resp *pb.EvaluateResponse) (int, bool) {
 	}
 	n := stringSize(2, resp.GetRequestId())
 	if v := resp.GetVerdict(); v != nil {
-		vn, ok := verdictSize(v)
+		vn, ok := verdictSize(v, true)
 		if !ok {
 			return 0, false
 		}
@@ -45,7 +45,7 @@ func evaluateResponseSize(resp *pb.EvaluateResponse) (int, bool) {
 // appendEvaluateResponseWire writes resp, which evaluateResponseSize accepted.
 func appendEvaluateResponseWire(b []byte, resp *pb.EvaluateResponse) []byte {
 	if v := resp.GetVerdict(); v != nil {
-		n, _ := verdictSize(v)
+		n, _ := verdictSize(v, false)
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(n))
 		b = appendVerdict(b, v)
@@ -103,10 +103,11 @@ func intSize(num protowire.Number, v int64) int {
 	return protowire.SizeTag(num) + protowire.SizeVarint(uint64(v))
 }
 
-// verdictSize is v's encoded size; false if v holds what the fast path
-// leaves to proto.Marshal.
-func verdictSize(v *pb.Verdict) (int, bool) {
-	if len(v.ProtoReflect().GetUnknown()) > 0 {
+// verdictSize is v's encoded size. With check, it also reports false if
+// v holds what the fast path leaves to proto.Marshal; writing a verdict
+// already checked sizes its parts without checking them again.
+func verdictSize(v *pb.Verdict, check bool) (int, bool) {
+	if check && len(v.ProtoReflect().GetUnknown()) > 0 {
 		return 0, false
 	}
 	n := intSize(1, int64(v.Decision)) + intSize(2, int64(v.Tier))
@@ -114,18 +115,18 @@ func verdictSize(v *pb.Verdict) (int, bool) {
 		n += protowire.SizeTag(3) + protowire.SizeFixed64()
 	}
 	n += stringSize(4, v.Reasoning) + stringSize(5, v.ActionHash) + intSize(6, v.EvaluatedAt) + intSize(7, v.ExpiresAt)
-	valid := utf8.ValidString(v.Reasoning) && utf8.ValidString(v.ActionHash) && utf8.ValidString(v.PolicyVersion) &&
+	valid := !check || utf8.ValidString(v.Reasoning) && utf8.ValidString(v.ActionHash) && utf8.ValidString(v.PolicyVersion) &&
 		utf8.ValidString(v.ActionType)
 	for _, id := range v.RuleIds {
 		n += protowire.SizeTag(8) + protowire.SizeBytes(len(id))
-		valid = valid && utf8.ValidString(id)
+		valid = valid && (!check || utf8.ValidString(id))
 	}
 	n += stringSize(9, v.PolicyVersion)
 	if v.CacheHit {
 		n += protowire.SizeTag(10) + 1
 	}
 	for _, f := range v.Findings {
-		fn, ok := findingSize(f)
+		fn, ok := findingSize(f, check)
 		if !ok {
 			return 0, false
 		}
@@ -133,7 +134,7 @@ func verdictSize(v *pb.Verdict) (int, bool) {
 	}
 	n += stringSize(12, v.ActionType) + intSize(13, int64(v.RequiredTier))
 	if c := v.Confinement; c != nil {
-		cn, ok := confinementSize(c)
+		cn, ok := confinementSize(c, check)
 		if !ok {
 			return 0, false
 		}
@@ -144,8 +145,8 @@ func verdictSize(v *pb.Verdict) (int, bool) {
 
 // confinementSize is c's encoded size; connect_ports is packed, as proto3
 // repeated scalars are.
-func confinementSize(c *pb.Confinement) (int, bool) {
-	if len(c.ProtoReflect().GetUnknown()) > 0 {
+func confinementSize(c *pb.Confinement, check bool) (int, bool) {
+	if check && len(c.ProtoReflect().GetUnknown()) > 0 {
 		return 0, false
 	}
 	n := intSize(1, int64(c.Write))
@@ -155,7 +156,7 @@ func confinementSize(c *pb.Confinement) (int, bool) {
 	valid := true
 	for _, p := range c.ReadPaths {
 		n += protowire.SizeTag(4) + protowire.SizeBytes(len(p))
-		valid = valid && utf8.ValidString(p)
+		valid = valid && (!check || utf8.ValidString(p))
 	}
 	return n, valid
 }
@@ -189,7 +190,7 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 		b = append(b, 1)
 	}
 	for _, f := range v.Findings {
-		n, _ := findingSize(f)
+		n, _ := findingSize(f, false)
 		b = protowire.AppendTag(b, 11, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(n))
 		b = appendFinding(b, f)
@@ -197,7 +198,7 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 	b = appendString(b, 12, v.ActionType)
 	b = appendInt(b, 13, int64(v.RequiredTier))
 	if c := v.Confinement; c != nil {
-		n, _ := confinementSize(c)
+		n, _ := confinementSize(c, false)
 		b = protowire.AppendTag(b, 14, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(n))
 		b = appendInt(b, 1, int64(c.Write))
@@ -216,11 +217,11 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 	return b
 }
 
-func findingSize(f *pb.Finding) (int, bool) {
-	if f == nil || len(f.ProtoReflect().GetUnknown()) > 0 {
+func findingSize(f *pb.Finding, check bool) (int, bool) {
+	if f == nil || check && len(f.ProtoReflect().GetUnknown()) > 0 {
 		return 0, false
 	}
-	valid := utf8.ValidString(f.RuleId) && utf8.ValidString(f.Category) && utf8.ValidString(f.Message) &&
+	valid := !check || utf8.ValidString(f.RuleId) && utf8.ValidString(f.Category) && utf8.ValidString(f.Message) &&
 		utf8.ValidString(f.Evidence)
 	return stringSize(1, f.RuleId) + stringSize(2, f.Category) + intSize(3, int64(f.Severity)) +
 		intSize(4, int64(f.Outcome)) + stringSize(5, f.Message) + intSize(6, int64(f.Tier)) + stringSize(7, f.Evidence), valid
