@@ -6,6 +6,9 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
 // BenchmarkPipelineUncached is the full decision path (canonicalise,
@@ -30,6 +33,50 @@ func BenchmarkPipelineUncached(b *testing.B) {
 			reportCPU(b, cpu)
 		})
 	}
+}
+
+// BenchmarkPipelineMiss is an uncached decision as shieldd serve makes
+// it: the cache on at its default size and full, every request distinct
+// (another workspace id), so each decision also inserts its verdict
+// (interning its shape) and evicts the oldest. The ids are made before
+// the timer starts.
+func BenchmarkPipelineMiss(b *testing.B) {
+	wl := loadWorkload(b)
+	const size = 100_000
+	p := newPipeline(b, size, true)
+	ctx := context.Background()
+	distinct := func(i int) pipeline.Input {
+		it := wl.Items[i%len(wl.Items)]
+		return pipeline.Input{Request: it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "miss", uint64(i))), MinTier: it.MinTier}
+	}
+	for i := range size {
+		if _, err := p.Evaluate(ctx, distinct(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	in := make([]pipeline.Input, 1<<16)
+	for i := range in {
+		in[i] = distinct(size + i)
+	}
+	b.ReportAllocs()
+	cpu := processCPU(b)
+	for i := 0; b.Loop(); i++ {
+		if i > 0 && i%len(in) == 0 {
+			b.StopTimer()
+			for j := range in {
+				in[j] = distinct(size + i + j)
+			}
+			b.StartTimer()
+		}
+		v, err := p.Evaluate(ctx, in[i%len(in)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.CacheHit {
+			b.Fatal("a distinct request hit the cache")
+		}
+	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkPipelineCacheHit replays the corpus after one pass has filled

@@ -1,13 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
 	"sync"
-
-	"google.golang.org/protobuf/proto"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -139,9 +138,24 @@ func (s *verdictShape) equal(o *verdictShape) bool {
 	return s.decision == o.decision && s.tier == o.tier && s.requiredTier == o.requiredTier &&
 		s.confidence == o.confidence && s.reasoning == o.reasoning && s.policyVersion == o.policyVersion &&
 		s.actionType == o.actionType && slices.Equal(s.ruleIDs, o.ruleIDs) &&
-		(s.confinement == o.confinement || proto.Equal(s.confinement, o.confinement)) &&
+		confinementEqual(s.confinement, o.confinement) &&
 		slices.EqualFunc(s.findings, o.findings, func(a, b *pb.Finding) bool {
 			return a.RuleId == b.RuleId && a.Category == b.Category && a.Severity == b.Severity &&
 				a.Outcome == b.Outcome && a.Message == b.Message && a.Tier == b.Tier && a.Evidence == b.Evidence
 		})
+}
+
+// confinementEqual is proto.Equal for confinements, without its
+// reflection: most uncached verdicts carry a confinement of their own
+// (narrowed for the action), so interning compares them field by field.
+// TestConfinementEqualCoversSchema keeps the field list complete.
+func confinementEqual(a, b *pb.Confinement) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.Write == b.Write && slices.Equal(a.ConnectPorts, b.ConnectPorts) && slices.Equal(a.ReadPaths, b.ReadPaths) &&
+		bytes.Equal(a.ProtoReflect().GetUnknown(), b.ProtoReflect().GetUnknown())
 }

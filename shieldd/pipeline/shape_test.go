@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,6 +92,38 @@ func TestShapeInternComparesContent(t *testing.T) {
 		change(v)
 		if got := tbl.intern(shapeOf(v)); got == first || !got.equal(shapeOf(v)) {
 			t.Errorf("%s: a different shape was interned as %v", name, got == first)
+		}
+	}
+}
+
+// confinementEqual agrees with proto.Equal, and compares every field the
+// schema has.
+func TestConfinementEqualCoversSchema(t *testing.T) {
+	fields := (&pb.Confinement{}).ProtoReflect().Descriptor().Fields()
+	var names []string
+	for i := range fields.Len() {
+		names = append(names, string(fields.Get(i).Name()))
+	}
+	if want := []string{"write", "connect_ports", "read_paths"}; !slices.Equal(names, want) {
+		t.Fatalf("Confinement has fields %v; confinementEqual compares %v: update it", names, want)
+	}
+	unknown := &pb.Confinement{}
+	unknown.ProtoReflect().SetUnknown([]byte{0x18, 0x01}) // field 3, varint 1
+	cs := []*pb.Confinement{
+		nil, {}, {Write: 1}, {Write: 2}, {ConnectPorts: []uint32{}}, {ConnectPorts: []uint32{443}},
+		{ConnectPorts: []uint32{443, 80}}, {ConnectPorts: []uint32{80, 443}}, {ReadPaths: []string{"/usr"}},
+		{ReadPaths: []string{"/usr", "/etc"}}, {Write: 1, ConnectPorts: []uint32{443}, ReadPaths: []string{"/usr"}}, unknown,
+	}
+	for _, a := range cs {
+		for _, b := range cs {
+			for _, bb := range []*pb.Confinement{b, proto.Clone(b).(*pb.Confinement)} {
+				if b == nil {
+					bb = nil
+				}
+				if got, want := confinementEqual(a, bb), proto.Equal(a, bb); got != want {
+					t.Errorf("confinementEqual(%v, %v) = %v, proto.Equal %v", a, bb, got, want)
+				}
+			}
 		}
 	}
 }
