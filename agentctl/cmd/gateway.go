@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -25,7 +26,10 @@ func gatewayCommand() *cli.Command {
 		Description: `Connects to the control plane's AgentGateway, says hello, sends heartbeats,
 answers pings, reconnects with backoff, and runs each TaskRequest as a
 one-shot turn (escalations are denied: nobody can answer them here).
-Threads are not served yet. docs/doors/gateway.md.`,
+Serves threads of adapter "parapet": each a session in a fresh workspace
+under --threads-dir (cloned from preparation_json's repository, bootstrap
+files written through the gate) under policy_json's rules; escalations
+wait for the control plane's approval input. docs/doors/gateway.md.`,
 		Flags: append(engineFlags(),
 			&cli.StringFlag{Name: "control-plane", Required: true, Usage: "the control plane's gRPC `HOST:PORT`"},
 			&cli.BoolFlag{Name: "tls", Usage: "connect with TLS (system roots, or --tls-ca)"},
@@ -33,6 +37,7 @@ Threads are not served yet. docs/doors/gateway.md.`,
 			&cli.StringFlag{Name: "agent-id", Required: true, Usage: "this agent's `ID` at the control plane"},
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "capabilities announced in the hello (repeat or comma-separate)"},
 			&cli.DurationFlag{Name: "heartbeat", Value: gateway.DefaultHeartbeat, Usage: "heartbeat interval announced and kept"},
+			&cli.StringFlag{Name: "threads-dir", Usage: "`DIR` of the threads' workspaces (default: next to the session database)"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := hostConfigFrom(c)
@@ -53,6 +58,16 @@ Threads are not served yet. docs/doors/gateway.md.`,
 					}
 				}
 				creds = credentials.NewTLS(tc)
+			}
+			threadsDir := c.String("threads-dir")
+			if threadsDir == "" {
+				threadsDir = filepath.Dir(cfg.dbPath) + "-threads"
+			}
+			if threadsDir, err = filepath.Abs(threadsDir); err != nil {
+				return usageErrorf("--threads-dir: %v", err)
+			}
+			if err := os.MkdirAll(threadsDir, 0o700); err != nil {
+				return usageErrorf("--threads-dir: %v", err)
 			}
 			conn, err := grpc.NewClient(c.String("control-plane"), grpc.WithTransportCredentials(creds))
 			if err != nil {
@@ -76,6 +91,7 @@ Threads are not served yet. docs/doors/gateway.md.`,
 			}
 			g, err := gateway.New(gateway.Config{Conn: conn, AgentID: c.String("agent-id"), AgentName: cfg.agentName,
 				Capabilities: c.StringSlice("capabilities"), Heartbeat: c.Duration("heartbeat"), Engine: h.engine,
+				Tools: h.tools, ThreadsDir: threadsDir,
 				Logger: log, MinBackoff: 500 * time.Millisecond})
 			if err != nil {
 				return usageErrorf("%v", err)
