@@ -25,7 +25,7 @@ import (
 func gatewayCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gateway",
-		Usage: "run an engine as an agent of a parallax control plane (dials out; runs its tasks through the gate)",
+		Usage: "run an engine as an agent of a parallax control plane (dials out; runs its tasks and threads through the gate)",
 		Description: `Connects to the control plane's AgentGateway, says hello, sends heartbeats,
 answers pings, reconnects with backoff, and runs each TaskRequest as a
 one-shot turn (escalations are denied: nobody can answer them here).
