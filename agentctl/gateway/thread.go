@@ -398,10 +398,11 @@ func (t *thread) turn(msg string) error {
 			text := ev.GetResponseComplete().GetContent()
 			t.mu.Lock()
 			t.turns++
+			turns := t.turns
 			t.emitLocked(EventOutput, map[string]any{"text": textcut.Truncate(text, maxEventText)})
-			t.emitLocked(EventTurnComplete, map[string]any{"turn": t.turns, "session_id": t.sessionID, "message_id": tr.MessageID})
+			t.emitLocked(EventTurnComplete, map[string]any{"turn": turns, "session_id": t.sessionID, "message_id": tr.MessageID})
 			t.mu.Unlock()
-			if t.ctx.Err() == nil && (t.pol.MaxTurns == 0 || t.turns < t.pol.MaxTurns) {
+			if t.ctx.Err() == nil && (t.pol.MaxTurns == 0 || turns < t.pol.MaxTurns) {
 				t.promptReady(text)
 			}
 		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR:

@@ -332,3 +332,36 @@ func waitComplete(t *testing.T, sub *engine.Subscription) {
 		}
 	}
 }
+
+// A thread completes at its maxTurns, fails at its timeout, and an
+// autonomous thread's escalation is denied without waiting.
+func TestGatewayThreadLimits(t *testing.T) {
+	cp, _, _ := startThreads(t,
+		doorstest.Text("one turn."),
+		doorstest.LoadTools(), doorstest.Tools("", doorstest.Call("execute_command", `{"command":"touch x.txt && git push --force origin main"}`)), doorstest.Text("denied."),
+	)
+	s := cp.accept(t)
+	s.out <- spawn("s-m", "th-m", "do one thing", "", `{"maxTurns":1}`)
+	if r := cp.next(t, s, isSpawnResult("th-m")); !r.GetThreadSpawnResult().GetSuccess() {
+		t.Fatalf("spawn: %v", r)
+	}
+	if c := cp.event(t, s, "th-m", gateway.EventCompleted); !strings.Contains(c["reason"].(string), "maxTurns") {
+		t.Fatalf("maxTurns: %v", c)
+	}
+	s.out <- spawn("s-t", "th-t", "", "", `{"timeout":1}`)
+	if f := cp.event(t, s, "th-t", gateway.EventFailed); !strings.Contains(f["reason"].(string), "timeout") {
+		t.Fatalf("timeout: %v", f)
+	}
+	cp.status(t, s, "th-t", gateway.ThreadFailed)
+	s.out <- spawn("s-auto", "th-auto", "push", "", `{"approvalPreset":"autonomous","permissions":["shell_exec","file_write","git_push"]}`)
+	r := cp.event(t, s, "th-auto", gateway.EventApprovalResolved)
+	if r["approved"] != false || r["resolved_by"] != "gateway:autonomous" {
+		t.Fatalf("autonomous: %v", r)
+	}
+	cp.event(t, s, "th-auto", gateway.EventPromptReady)
+	for _, ev := range cp.events["th-auto"] {
+		if ev.GetEventType() == gateway.EventBlocked {
+			t.Fatal("an autonomous thread reported a blocked escalation")
+		}
+	}
+}
