@@ -128,6 +128,14 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 		e.log.Error("action hash mismatch before execution; not running", "call", p.GetCallId(), "verdict_hash", verdict.GetActionHash(), "hash", hash, "error", err)
 		return "refused: the shield's verdict does not match this action (hash mismatch)", true, false
 	}
+	// The scripts the command runs were judged by their contents: if one
+	// changed since (while a human decided, or by a sub-agent), the
+	// verdict is for other code.
+	if !sameAttachments(req.GetAttachments(), scriptAttachments(e.cfg.Workspace, call.Name, call.Payload)) {
+		t.blocked.Store(true)
+		e.log.Error("a script the command runs changed after the verdict; not running", "call", p.GetCallId())
+		return "refused: a script this command runs changed after the shield judged it; propose the command again", true, false
+	}
 	if t.ctx.Err() != nil {
 		return "refused: the turn was cancelled", true, false
 	}
