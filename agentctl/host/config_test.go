@@ -27,3 +27,12 @@ func TestDefaultDBPathIsOutsideTheWorkspace(t *testing.T) {
 		t.Fatalf("db path without XDG_STATE_HOME %s", c)
 	}
 }
+
+// The agent and sub-agents get neither the engine's shieldd token nor
+// OPENPARALLAX_ variables; what their LLM call needs stays.
+func TestChildEnvDropsTheEnginesCredentials(t *testing.T) {
+	got := strings.Join(childEnv([]string{"PATH=/bin", "PARAPET_SHIELD_TOKEN=s3cret", "OPENPARALLAX_X=y", "GODEBUG=a=1", "OPENAI_API_KEY=k"}), " ")
+	if got != "PATH=/bin OPENAI_API_KEY=k" {
+		t.Fatalf("child environment %q", got)
+	}
+}

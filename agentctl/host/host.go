@@ -255,12 +255,13 @@ func (h *Host) agentCommand(self string, stderr io.Writer) (*exec.Cmd, error) {
 }
 
 // childEnv is a sandboxed child's environment: the parent's without
-// GODEBUG and OPENPARALLAX_ variables. Its token comes on --token-fd.
+// GODEBUG, OPENPARALLAX_ variables and the engine's shieldd token. Its own
+// token comes on --token-fd.
 func childEnv(parent []string) []string {
 	env := make([]string, 0, len(parent))
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") {
+		if name == "GODEBUG" || strings.HasPrefix(name, "OPENPARALLAX_") || name == "PARAPET_SHIELD_TOKEN" {
 			continue
 		}
 		env = append(env, kv)
