@@ -134,7 +134,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	// The scripts the command runs were judged by their contents: if one
 	// changed since (while a human decided, or by a sub-agent), the
 	// verdict is for other code.
-	if !sameAttachments(req.GetAttachments(), scriptAttachments(e.cfg.Workspace, call.Name, call.Payload)) {
+	if !sameAttachments(req.GetAttachments(), scriptAttachments(workspace, call.Name, call.Payload)) {
 		t.blocked.Store(true)
 		e.log.Error("a script the command runs changed after the verdict; not running", "call", p.GetCallId())
 		return "refused: a script this command runs changed after the shield judged it; propose the command again", true, false
