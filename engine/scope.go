@@ -90,7 +90,7 @@ func (s *Scope) restrict(req *pb.EvaluateRequest, v *pb.Verdict) *pb.Verdict {
 	} else {
 		d = s.Rules.Evaluate(act)
 	}
-	if severity(d.Outcome) <= severity(v.GetDecision()) {
+	if d.Outcome.Rank() <= v.GetDecision().Rank() {
 		return v
 	}
 	out := proto.Clone(v).(*pb.Verdict)
@@ -98,16 +98,6 @@ func (s *Scope) restrict(req *pb.EvaluateRequest, v *pb.Verdict) *pb.Verdict {
 	out.RuleIds = []string{d.RuleID}
 	out.Reasoning = fmt.Sprintf("%s (%s rules; the shield said %s: %s)", d.Reason, s.Rules.Name, v.GetDecision().Label(), v.GetReasoning())
 	return out
-}
-
-func severity(d pb.VerdictDecision) int {
-	switch d {
-	case pb.VerdictDecision_VERDICT_DECISION_ALLOW:
-		return 0
-	case pb.VerdictDecision_VERDICT_DECISION_ESCALATE:
-		return 1
-	}
-	return 2
 }
 
 // Act takes one tool call that no agent proposed through the gate of
