@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/gateway"
 	"github.com/parapet-dev/parapet/engine"
@@ -93,19 +89,7 @@ func startThreads(t *testing.T, replies ...llm.Response) (*threadPlane, *doorste
 	eng := doorstest.Start(t, replies, func(c *engine.Config) { reg = c.Tools })
 	cp := &threadPlane{controlPlane: controlPlane{newConn: make(chan *cpStream, 8)}, refused: make(chan struct{}, 1),
 		events: map[string][]*gwpb.ThreadEventReport{}}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	gwpb.RegisterAgentGatewayServer(srv, cp)
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := serveControlPlane(t, cp)
 	threadsDir := t.TempDir()
 	g, err := gateway.New(gateway.Config{Conn: conn, AgentID: "parapet-1", Heartbeat: 50 * time.Millisecond,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine, Tools: reg, ThreadsDir: threadsDir})
