@@ -51,20 +51,27 @@ run: build
 		--workspace examples/demo/workspace --on-escalate deny "Tidy up this project"
 
 ## images: static binaries (CGO_ENABLED=0) and the FROM-scratch images
-## parapet/shieldd:$(IMAGE_TAG) and parapet/loadgen:$(IMAGE_TAG) that
-## docker-compose.yaml runs. Nothing is pulled.
+## parapet/shieldd, parapet/loadgen and parapet/agentctl (the engine), all
+## :$(IMAGE_TAG), that docker-compose.yaml runs. Nothing is pulled. The
+## empty directories are what a scratch image lacks: /tmp, the engine's
+## workspace and database directory, shieldd's audit log directory.
 IMAGE_TAG  ?= dev
 IMAGES_DIR ?= bin/images
 DOCKER     ?= docker
 STATIC_BUILD := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w'
 images:
-	@mkdir -p $(IMAGES_DIR)/shieldd $(IMAGES_DIR)/loadgen
+	@mkdir -p $(IMAGES_DIR)/shieldd/log/shieldd $(IMAGES_DIR)/loadgen \
+	  $(IMAGES_DIR)/agentctl/rootfs/tmp $(IMAGES_DIR)/agentctl/home/workspace $(IMAGES_DIR)/agentctl/state/parapet
+	@chmod 1777 $(IMAGES_DIR)/agentctl/rootfs/tmp
 	$(STATIC_BUILD) -o $(IMAGES_DIR)/shieldd/shieldd ./shieldd
 	$(STATIC_BUILD) -o $(IMAGES_DIR)/loadgen/loadgen ./benchmarks/loadgen
+	$(STATIC_BUILD) -o $(IMAGES_DIR)/agentctl/agentctl ./agentctl
 	$(DOCKER) build -q -t parapet/shieldd:$(IMAGE_TAG) -f deploy/shieldd.Dockerfile $(IMAGES_DIR)/shieldd
 	$(DOCKER) build -q -t parapet/loadgen:$(IMAGE_TAG) -f deploy/loadgen.Dockerfile $(IMAGES_DIR)/loadgen
+	$(DOCKER) build -q -t parapet/agentctl:$(IMAGE_TAG) -f deploy/agentctl.Dockerfile $(IMAGES_DIR)/agentctl
 
-## compose-test: the compose stack under load with a replica stopped
+## compose-test: the compose stack: one Chat and one Converse through the
+## engine, judged on a replica, then load with a replica stopped
 ## (deploy/compose_test.go); fails, rather than skips, without a Docker engine.
 compose-test:
 	PARAPET_COMPOSE_TEST=require $(GO) test -count=1 -v -run '^TestComposeStack$$' ./deploy/

@@ -23,11 +23,14 @@ import (
 )
 
 // TestComposeStack brings up docker-compose.yaml (three shieldd replicas
-// behind the name "shieldd"), drives load with the loadgen service (verify
-// mode, through shieldd/client's round robin and retry config), stops one
-// replica while the load runs, and checks that every decision was still
-// answered, none differs from the corpus (so no wrong ALLOW), and all three
-// replicas took load. It always brings the stack down.
+// behind the name "shieldd", and the engine). First it sends one Chat and
+// one Converse through the engine's doors and finds their tool calls
+// judged in the replicas' audit logs (compose_engine_test.go). Then it
+// drives load with the loadgen service (verify mode, through
+// shieldd/client's round robin and retry config), stops one replica while
+// the load runs, and checks that every decision was still answered, none
+// differs from the corpus (so no wrong ALLOW), and all three replicas took
+// load. It always brings the stack down.
 //
 // It needs a Docker engine with Compose (`docker compose` or
 // docker-compose), and builds its own images with `make images` under a
@@ -61,7 +64,7 @@ func TestComposeStack(t *testing.T) {
 
 	// Images: FROM scratch, from static binaries; nothing is pulled.
 	t.Cleanup(func() {
-		if out, err := exec.Command("docker", "rmi", "parapet/shieldd:"+tag, "parapet/loadgen:"+tag).CombinedOutput(); err != nil {
+		if out, err := exec.Command("docker", "rmi", "parapet/shieldd:"+tag, "parapet/loadgen:"+tag, "parapet/agentctl:"+tag).CombinedOutput(); err != nil {
 			t.Logf("removing the test images: %v\n%s", err, out)
 		}
 	})
@@ -84,9 +87,12 @@ func TestComposeStack(t *testing.T) {
 		}
 	})
 	replicas := []string{"shieldd-1", "shieldd-2", "shieldd-3"}
-	if out, err := st.run(2*time.Minute, append([]string{"up", "-d"}, replicas...)...); err != nil {
+	if out, err := st.run(2*time.Minute, append([]string{"up", "-d", "engine"}, replicas...)...); err != nil {
 		t.Fatalf("docker compose up: %v\n%s", err, out)
 	}
+	// The engine first, while all three replicas run: one Chat and one
+	// Converse through its doors, their verdicts found on the replicas.
+	checkEngine(t, st, replicas)
 	victim := "shieldd-2"
 	victimID := st.container(victim) // before it stops: `compose ps` may list running ones only
 	victimAddr := containerIP(t, victimID) + ":7700"

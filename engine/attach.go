@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -65,6 +66,14 @@ func scriptAttachments(workspace, actionType string, payload []byte) []*pb.Attac
 		}
 	}
 	return out
+}
+
+// sameAttachments reports whether two readings of a command's scripts
+// are the same files with the same contents.
+func sameAttachments(a, b []*pb.Attachment) bool {
+	return slices.EqualFunc(a, b, func(x, y *pb.Attachment) bool {
+		return x.GetPath() == y.GetPath() && x.GetUnreadable() == y.GetUnreadable() && x.GetContent() == y.GetContent()
+	})
 }
 
 var (

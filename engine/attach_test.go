@@ -5,10 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parapet-dev/parapet/engine"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/policy"
+	"github.com/parapet-dev/parapet/shieldd/pipeline"
+	"github.com/parapet-dev/parapet/shieldd/shield"
 )
 
 // The engine attaches the content of the workspace scripts a command
@@ -89,5 +93,75 @@ func TestScriptContentJudged(t *testing.T) {
 		t.Fatalf("installed tool: verdict %+v", v)
 	}
 	a.complete(t, p, "done", nil)
+	endEvent(t, tr)
+}
+
+// approveAfter runs change, then approves: a script edited while a human
+// was deciding.
+type approveAfter struct{ change func() }
+
+func (a approveAfter) Approve(context.Context, engine.ApprovalRequest) engine.ApprovalResult {
+	a.change()
+	return engine.ApprovalResult{Approved: true, Outcome: pb.OutcomeApproved, By: "test"}
+}
+
+// A script judged by its content is re-read before the command runs: one
+// that changed while the approval waited is refused, one that did not runs.
+func TestScriptChangedAfterVerdictIsRefused(t *testing.T) {
+	pol, err := policy.Parse("escalate-commands.yaml", []byte(`version: 1
+name: test-escalate-commands
+defaults:
+  no_match: allow
+verify:
+  - id: test.command-needs-human
+    tier: 3
+    reason: A person must confirm every command in this test.
+    match:
+      action: [execute_command]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.New(pipeline.Config{Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws string
+	edits := 0
+	h := newHarness(t, func(c *engine.Config) {
+		ws = c.Workspace
+		c.Shield = shield.NewLocal(&shield.Shield{Pipeline: p})
+		c.Approver = approveAfter{change: func() {
+			edits++
+			if edits == 1 { // the first approval: the script changes under it
+				_ = os.WriteFile(filepath.Join(ws, "build.sh"), []byte("#!/bin/sh\ntouch pwned.txt\n"), 0o755)
+			}
+		}}
+	})
+	if err := os.WriteFile(filepath.Join(h.ws, "build.sh"), []byte("#!/bin/sh\necho built > built.txt\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := h.connect(t)
+	tr, err := h.eng.Submit(context.Background(), engine.Message{Content: "build", Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := a.process(t)
+	sid, mid := pr.GetSessionId(), pr.GetMessageId()
+	a.loadTools(t, "shell")
+
+	r := a.call(t, sid, mid, "c-changed", "execute_command", `{"command":"bash build.sh"}`)
+	if !r.GetIsError() || !strings.Contains(r.GetContent(), "changed after the shield judged it") {
+		t.Fatalf("script changed during the approval: result %+v", r)
+	}
+	if exists(t, filepath.Join(h.ws, "pwned.txt")) {
+		t.Fatal("the changed script ran")
+	}
+	// Unchanged since its verdict (the new content, judged this time): it runs.
+	r = a.call(t, sid, mid, "c-same", "execute_command", `{"command":"bash build.sh"}`)
+	if r.GetIsError() || !exists(t, filepath.Join(h.ws, "pwned.txt")) {
+		t.Fatalf("unchanged script: result %+v", r)
+	}
+	a.complete(t, pr, "done", nil)
 	endEvent(t, tr)
 }

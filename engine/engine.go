@@ -120,6 +120,7 @@ type Engine struct {
 	rejection     error // why the last agent was refused, if it was
 	turn          *turn
 	sessions      map[string]*session // in-memory sessions: all of them without a Store, else the OTR ones
+	scopes        map[string]*Scope   // sessions confined to a workspace and rules of their own (scope.go)
 	subAgents     subAgentTable
 
 	grpcAddr, webURL string
@@ -194,6 +195,7 @@ func New(cfg Config) (*Engine, error) {
 		started:      time.Now(),
 		agentChanged: make(chan struct{}),
 		sessions:     map[string]*session{},
+		scopes:       map[string]*Scope{},
 		persisted:    map[string]struct{}{},
 		shutdown:     make(chan struct{}),
 	}
@@ -337,6 +339,9 @@ type Message struct {
 	// front doors whose clients choose their own session ids
 	// (engine/doors) continue or start a conversation with one request.
 	CreateNamed bool
+	// Scope gives the session a workspace and rules of its own (a gateway
+	// thread); a session keeps its first scope for every later message.
+	Scope *Scope
 }
 
 // Turn is one message being processed. Events delivers the session's
@@ -356,6 +361,7 @@ type turn struct {
 	calls                sync.WaitGroup
 	blocked              atomic.Bool // an action was blocked or denied
 	persisted            bool        // its session lives in the Store
+	scope                *Scope      // the session's workspace and rules, if it has its own
 }
 
 // Submit hands a message to the agent. Only one message is processed at a
@@ -384,7 +390,18 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content, persisted: s.persisted}
+	scope, err := e.scopeLocked(s.id, m.Scope)
+	if err != nil {
+		return nil, err
+	}
+	if scope == endedScope {
+		return nil, &CodedError{Code: "SESSION_NOT_FOUND", Msg: fmt.Sprintf("session %q ran in a scope (a gateway thread) that has ended", s.id)}
+	}
+	maxTurns := e.cfg.MaxTurns
+	if scope != nil && scope.MaxTurns > 0 {
+		maxTurns = scope.MaxTurns
+	}
+	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content, persisted: s.persisted, scope: scope}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	history := append([]*pb.ChatTurn(nil), trimHistory(s.history, historyBudget)...)
 	if s.persisted {
@@ -404,7 +421,7 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	e.turn = t
 	err = a.send(&pb.EngineDirective{Directive: &pb.EngineDirective_Process{Process: &pb.ProcessRequest{
 		SessionId: s.id, MessageId: t.messageID, Content: m.Content, Mode: s.mode, Source: m.Source,
-		History: history, MaxTurns: int32(e.cfg.MaxTurns),
+		History: history, MaxTurns: int32(maxTurns),
 	}}})
 	if err != nil {
 		e.turn = nil

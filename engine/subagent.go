@@ -271,7 +271,7 @@ func (e *Engine) superviseSubAgent(parent *turn, argsJSON []byte) (string, error
 	}
 	s := &subAgent{name: a.Name, task: a.Task, tools: toolNames, token: newToken(), llm: llmCfg,
 		maxCalls: e.subAgentMaxLLMCalls(), outcome: make(chan subAgentOutcome, 1), stopCh: make(chan struct{})}
-	s.turn = &turn{sessionID: parent.sessionID, messageID: parent.messageID, mode: parent.mode, content: a.Task}
+	s.turn = &turn{sessionID: parent.sessionID, messageID: parent.messageID, mode: parent.mode, content: a.Task, scope: parent.scope}
 	s.turn.ctx, s.turn.cancel = context.WithCancel(parent.ctx)
 	defer s.turn.cancel()
 	if err := e.subAgents.add(s, e.maxSubAgents()); err != nil {
@@ -546,7 +546,7 @@ func (s *subAgentService) SubAgentExecuteTool(_ context.Context, req *pb.SubAgen
 		e.subAgents.mu.Unlock()
 		sa.calls.Done()
 	}()
-	content, isErr := e.proposeIn(sa.turn, &pb.ToolCallProposed{
+	content, isErr, _ := e.proposeIn(sa.turn, &pb.ToolCallProposed{
 		SessionId: sa.turn.sessionID, MessageId: sa.turn.messageID, CallId: subCallPrefix + sa.name + ":" + id,
 		ToolName: req.GetToolName(), ArgumentsJson: req.GetArgumentsJson(),
 	})

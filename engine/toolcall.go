@@ -33,12 +33,14 @@ func (e *Engine) handleProposal(p *pb.ToolCallProposed) (string, bool) {
 	if t == nil {
 		return "refused: this tool call does not belong to the message being processed", true
 	}
-	return e.proposeIn(t, p)
+	content, isErr, _ := e.proposeIn(t, p)
+	return content, isErr
 }
 
 // proposeIn is handleProposal within a known turn: a sub-agent's calls run
 // in a turn of its own, tied to its parent's.
-func (e *Engine) proposeIn(t *turn, p *pb.ToolCallProposed) (string, bool) {
+// ran says whether the tool executed.
+func (e *Engine) proposeIn(t *turn, p *pb.ToolCallProposed) (content string, isErr, ran bool) {
 	t.calls.Add(1)
 	defer t.calls.Done()
 	publish := func(ev *pb.PipelineEvent) {
@@ -56,7 +58,7 @@ func (e *Engine) proposeIn(t *turn, p *pb.ToolCallProposed) (string, bool) {
 	spanCtx, span := tracer.Start(t.ctx, "engine.tool_call", trace.WithAttributes(
 		attribute.String("parapet.tool", p.GetToolName()), attribute.String("parapet.call_id", p.GetCallId()),
 		attribute.String("parapet.session_id", t.sessionID)))
-	content, isErr, ran := e.gate(spanCtx, t, p, publish)
+	content, isErr, ran = e.gate(spanCtx, t, p, publish)
 	span.SetAttributes(attribute.Bool("parapet.ran", ran), attribute.Bool("parapet.is_error", isErr))
 	span.End()
 	if !ran {
@@ -66,7 +68,7 @@ func (e *Engine) proposeIn(t *turn, p *pb.ToolCallProposed) (string, bool) {
 			ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: p.GetToolName(),
 				Result: &pb.ActionResult{RequestId: p.GetCallId(), Error: content, Output: content}}})
 	}
-	return content, isErr
+	return content, isErr, ran
 }
 
 // gate is handleProposal's decision path; ran says whether the tool executed.
@@ -80,7 +82,8 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 	}
 	// Parsed once: the shield judges call.Payload, the action hash covers
 	// it, and the registry runs the arguments it encodes.
-	call, err := e.cfg.Tools.Prepare(name, []byte(p.GetArgumentsJson()))
+	reg, workspace := e.toolsOf(t), e.workspaceOf(t)
+	call, err := reg.Prepare(name, []byte(p.GetArgumentsJson()))
 	switch {
 	case errors.Is(err, tools.ErrUnknownTool):
 		return fmt.Sprintf("unknown tool %q; load tool groups with load_tools first", name), true, false
@@ -98,11 +101,11 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 		ActionType: call.Name, PayloadJson: string(call.Payload), SessionId: t.sessionID, RequestId: p.GetCallId(),
 		Caller: &pb.CallerContext{
 			Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
-			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home,
+			WorkspaceRoot: workspace, HomeDir: e.cfg.Home,
 		},
-		Attachments: scriptAttachments(e.cfg.Workspace, call.Name, call.Payload),
+		Attachments: scriptAttachments(workspace, call.Name, call.Payload),
 	}
-	verdict := e.evaluate(ctx, req)
+	verdict := t.scope.restrict(req, e.evaluate(ctx, req))
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_SHIELD_VERDICT,
 		ShieldVerdict: &pb.ShieldVerdict{CallId: p.GetCallId(), ToolName: name, Verdict: verdict}})
 
@@ -122,11 +125,19 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 
 	// The verdict must be for exactly the bytes about to run.
 	hash, err := action.HashRequest(action.Request{Type: call.Name, Payload: call.Payload,
-		Caller: action.Caller{WorkspaceRoot: e.cfg.Workspace, Home: e.cfg.Home}}, action.Limits{})
+		Caller: action.Caller{WorkspaceRoot: workspace, Home: e.cfg.Home}}, action.Limits{})
 	if err != nil || hash != verdict.GetActionHash() {
 		t.blocked.Store(true)
 		e.log.Error("action hash mismatch before execution; not running", "call", p.GetCallId(), "verdict_hash", verdict.GetActionHash(), "hash", hash, "error", err)
 		return "refused: the shield's verdict does not match this action (hash mismatch)", true, false
+	}
+	// The scripts the command runs were judged by their contents: if one
+	// changed since (while a human decided, or by a sub-agent), the
+	// verdict is for other code.
+	if !sameAttachments(req.GetAttachments(), scriptAttachments(workspace, call.Name, call.Payload)) {
+		t.blocked.Store(true)
+		e.log.Error("a script the command runs changed after the verdict; not running", "call", p.GetCallId())
+		return "refused: a script this command runs changed after the shield judged it; propose the command again", true, false
 	}
 	if t.ctx.Err() != nil {
 		return "refused: the turn was cancelled", true, false
@@ -139,7 +150,7 @@ func (e *Engine) gate(ctx context.Context, t *turn, p *pb.ToolCallProposed, publ
 		res = e.runSpawnAgent(t, call.Payload)
 	} else {
 		// The confinement of exactly the verdict whose hash was re-checked.
-		res = e.cfg.Tools.RunWith(t.ctx, call, grantOf(verdict))
+		res = reg.RunWith(t.ctx, call, grantOf(verdict))
 	}
 	publish(&pb.PipelineEvent{EventType: pb.PipelineEventType_PIPELINE_EVENT_TYPE_ACTION_COMPLETED,
 		ActionCompleted: &pb.ActionCompleted{CallId: p.GetCallId(), ToolName: name, Result: actionResult(p.GetCallId(), res)}})
@@ -191,7 +202,8 @@ func (e *Engine) escalate(t *turn, p *pb.ToolCallProposed, payload []byte, v *pb
 		ToolName: p.GetToolName(), ArgumentsJSON: string(payload), Verdict: v,
 	}
 	res := e.holdForApproval(t.ctx, req, fmt.Sprintf("%s wants to run %s", e.cfg.AgentName, req.ToolName), publish)
-	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, p, req.ID, res) })
+	workspace := e.workspaceOf(t)
+	e.reports.Go(func() { e.reportOutcome(v, t.sessionID, workspace, p, req.ID, res) })
 	return res
 }
 
@@ -248,14 +260,14 @@ func (e *Engine) FlushReports(ctx context.Context) {
 	}
 }
 
-func (e *Engine) reportOutcome(v *pb.Verdict, session string, p *pb.ToolCallProposed, approvalID string, res ApprovalResult) {
+func (e *Engine) reportOutcome(v *pb.Verdict, session, workspace string, p *pb.ToolCallProposed, approvalID string, res ApprovalResult) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := e.cfg.Shield.ReportOutcome(ctx, &pb.ReportOutcomeRequest{
 		ActionHash: v.GetActionHash(), SessionId: session, RequestId: p.GetCallId(), Outcome: res.Outcome,
 		DecidedBy: res.By, ApprovalId: approvalID, ActionType: v.GetActionType(),
 		Caller: &pb.CallerContext{Tenant: e.cfg.Tenant, EngineId: e.cfg.EngineID, AgentName: e.cfg.AgentName,
-			WorkspaceRoot: e.cfg.Workspace, HomeDir: e.cfg.Home},
+			WorkspaceRoot: workspace, HomeDir: e.cfg.Home},
 	})
 	if err != nil {
 		e.log.Warn("could not report an escalation outcome to the shield", "approval", approvalID, "error", err)

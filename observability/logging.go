@@ -33,3 +33,13 @@ func GRPCLogger(l *slog.Logger) logging.Logger {
 		l.Log(ctx, slog.Level(lvl), msg, fields...)
 	})
 }
+
+// TextLogger is a text logger at level, for a level checked where it was
+// given (or chosen by the program): an unknown one logs at info.
+func TextLogger(w io.Writer, level string) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		lvl = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+}

@@ -203,7 +203,16 @@ func (x *Executor) spawn() (*helper, error) {
 	cmd.Env = []string{} // the helper needs none; the program gets spec.Env
 	cmd.Stdout, cmd.Stderr = outW, outW
 	cmd.ExtraFiles = []*os.File{specR}
-	cmd.SysProcAttr = namespaceAttr()
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = namespaceAttr()
+	} else {
+		// An ordinary user's helper needs a user namespace, whose maps
+		// only a dumpable parent may write; the engine is not dumpable
+		// (it holds tokens). A process fresh from exec is: it clones the
+		// helper (helperParent).
+		cmd.Args = append(cmd.Args, helperParentArg)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	}
 	err = cmd.Start()
 	specR.Close()
 	outW.Close()
@@ -217,6 +226,45 @@ func (x *Executor) spawn() (*helper, error) {
 		return nil, fmt.Errorf("sandbox: starting the confined helper: %w", err)
 	}
 	return &helper{cmd: cmd, out: outR, spec: specW}, nil
+}
+
+// helperParentArg, after ExecHelperArg, starts helperParent instead of
+// the helper.
+const helperParentArg = "--parent"
+
+// helperParent starts the helper for an ordinary user: it is the engine's
+// child, dumpable again because it was started by exec, so it can write
+// the maps of the helper's user namespace. It passes on the spec (fd 3)
+// and the output, waits, and exits as the helper did; if it dies, the
+// helper is killed (Pdeathsig), and with it everything it started.
+func helperParent() int {
+	// Pdeathsig fires when the thread that started the child ends.
+	runtime.LockOSThread()
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parapet: the command was not run: finding the helper binary: %v\n", err)
+		return 126
+	}
+	spec := os.NewFile(3, "spec")
+	cmd := exec.Command(self, ExecHelperArg)
+	cmd.Env = []string{}
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{spec}
+	cmd.SysProcAttr = namespaceAttr()
+	err = cmd.Start()
+	spec.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parapet: the command was not run: the confined helper cannot get its own namespaces here: %v\n", err)
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) {
+			return exitNoNamespaces
+		}
+		return 126
+	}
+	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()) // as a shell reports it
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // namespaceAttr puts the helper in new PID and mount namespaces: PID so
@@ -269,6 +317,9 @@ func (s *ExecSpec) check() error {
 // program does not run, the error goes to stderr (the tool's output) and
 // the exit code is 126.
 func ExecMain() {
+	if len(os.Args) > 2 && os.Args[2] == helperParentArg {
+		os.Exit(helperParent())
+	}
 	// Capabilities are per thread; the thread that drops them must be the
 	// one that execs.
 	runtime.LockOSThread()

@@ -3,7 +3,9 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parapet-dev/parapet/internal/secrets"
+	"github.com/parapet-dev/parapet/internal/secrets/secretstest"
 )
 
 // newTestExecutor re-executes the test binary, whose TestMain calls
@@ -219,5 +224,84 @@ func TestExecutorRefusesBadSpecs(t *testing.T) {
 		if _, _, err := x.Start(spec); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// probeAsEngineEnv makes the test binary a stand-in for the engine: an
+// ordinary user's process that has made itself non-dumpable (it holds
+// tokens), proving its executor from there.
+const probeAsEngineEnv = "PARAPET_EXEC_TEST_PROBE_AS_ENGINE"
+
+func probeAsEngine(dir string) int {
+	if err := secrets.NonDumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	x, err := NewExecutor(self)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer x.Close()
+	res := asEngineResult{Report: x.Probe(dir)}
+	// A program's exit status comes back through the helper's parent.
+	cmd, out, err := x.Start(ExecSpec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo ran; exit 7"}, Dir: dir,
+		ReadExec: DefaultSystemPaths(), Write: []string{dir}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	b, _ := io.ReadAll(out)
+	out.Close()
+	_ = cmd.Wait()
+	res.Output, res.Exit = string(b), cmd.ProcessState.ExitCode()
+	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		return 1
+	}
+	return 0
+}
+
+type asEngineResult struct {
+	Report Report
+	Output string
+	Exit   int
+}
+
+// The engine is an ordinary user's non-dumpable process. Its executor
+// must still confine: a non-dumpable parent cannot write the user
+// namespace maps of a child it cloned, so the helper has to come from a
+// process that is dumpable again.
+func TestExecutorOfANonDumpableOrdinaryUser(t *testing.T) {
+	if _, err := Supported(); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	u := secretstest.New(t)
+	cmd := exec.Command(u.Exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), probeAsEngineEnv+"="+u.Dir(t))
+	u.Apply(cmd)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("engine stand-in: %v: %s", err, stderr.String())
+	}
+	var res asEngineResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("report %q: %v", out, err)
+	}
+	rep := res.Report
+	for _, p := range rep.Probes {
+		t.Logf("%-16s blocked=%v control=%v %s", p.Name, p.Blocked, p.Control, p.Detail)
+	}
+	if rep.Status != StatusSandboxed {
+		t.Fatalf("a non-dumpable ordinary user's executor: status %s: %s", rep.Status, rep.Error)
+	}
+	if res.Output != "ran\n" || res.Exit != 7 {
+		t.Fatalf("a program through the helper's parent: output %q, exit %d; want \"ran\", 7", res.Output, res.Exit)
 	}
 }

@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 	if raw := os.Getenv(childEnv); raw != "" {
 		os.Exit(runChild(raw))
 	}
+	if dir := os.Getenv(probeAsEngineEnv); dir != "" {
+		os.Exit(probeAsEngine(dir))
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,6 +1,8 @@
 // Package cmd is agentctl's command line: run (headless, for CI), start
-// (the process manager), the client commands, and the hidden
-// internal-engine / internal-agent / internal-subagent processes.
+// (the process manager), the client, policy, hook and proxy commands. The
+// engine they host is agentctl/host; the hidden processes agentctl starts
+// (internal-engine, internal-agent, internal-subagent, internal-probe) are
+// agentctl/child.
 package cmd
 
 import (
@@ -12,43 +14,21 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/child"
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/sandbox"
 )
-
-// version is stamped at build time with -ldflags "-X ...cmd.version=...".
-var version = "dev"
-
-// Exit codes, documented in agentctl/README.md.
-const (
-	exitOK      = 0
-	exitFailed  = 1 // run failed: LLM or engine error, turn limit
-	exitUsage   = 2 // usage or configuration error
-	exitSandbox = 3 // the agent's sandbox could not be verified
-	exitBlocked = 4 // completed, but an action was blocked or denied (--fail-on-block)
-	// exitNotFound: the approval id is not pending (unknown, already
-	// answered, timed out) or the session id is unknown.
-	exitNotFound = 5
-	// exitInterrupted: chat left with Ctrl-C during a turn (128 + SIGINT).
-	exitInterrupted = 130
-)
-
-// exitf is an error that ends the command with code; RunContext prints
-// its message.
-func exitf(code int, format string, args ...any) error {
-	return cli.Exit(fmt.Sprintf(format, args...), code)
-}
-
-func usageErrorf(format string, args ...any) error { return exitf(exitUsage, format, args...) }
 
 // App builds the CLI.
 func App(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "agentctl",
 		Usage:     "run LLM agents behind the Parapet security gate",
-		Version:   version,
+		Version:   host.Version,
 		Writer:    stdout,
 		ErrWriter: stderr,
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			runCommand(),
 			startCommand(),
 			statusCommand(),
@@ -64,11 +44,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 			hookCommand(),
 			mcpProxyCommand(),
 			gatewayCommand(),
-			internalEngineCommand(),
-			internalAgentCommand(),
-			internalSubAgentCommand(),
-			internalProbeCommand(),
-		},
+		}, child.Commands()...),
 		// Errors are printed once, by RunContext, with their exit code.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
@@ -87,7 +63,7 @@ func Main() {
 func RunContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := App(stdout, stderr).RunContext(ctx, args)
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
@@ -98,5 +74,5 @@ func RunContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	// urfave/cli's own errors (unknown flag, missing argument) are usage errors.
 	fmt.Fprintln(stderr, "agentctl:", err)
-	return exitUsage
+	return exitcode.Usage
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -36,7 +37,7 @@ Example:
 				return err
 			}
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
-				return usageErrorf("agentctl %s needs exactly one approval id, e.g. agentctl %s appr_0123456789abcdef", name, name)
+				return exitcode.Usagef("agentctl %s needs exactly one approval id, e.g. agentctl %s appr_0123456789abcdef", name, name)
 			}
 			id := c.Args().First()
 			conn, err := connectEngine(c)
@@ -61,7 +62,7 @@ func resolveApproval(ctx context.Context, conn *engineConn, id, session string, 
 	_, err := conn.ResolveApproval(ctx, &pb.ApprovalResponse{ApprovalId: id, SessionId: session, Approved: approved})
 	if err != nil {
 		if isNotFound(err) {
-			return exitf(exitNotFound, "no pending approval %q: it is unknown, was already answered (perhaps by another client), or timed out", oneLine(id, 80))
+			return exitcode.Errorf(exitcode.NotFound, "no pending approval %q: it is unknown, was already answered (perhaps by another client), or timed out", oneLine(id, 80))
 		}
 		return conn.callError("resolve approval", err)
 	}

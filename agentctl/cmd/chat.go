@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -142,7 +143,7 @@ func (ch *chat) loop() error {
 		}
 		if err := ch.send(text); err != nil {
 			if errors.Is(err, errLeave) {
-				return exitf(exitInterrupted, "")
+				return exitcode.Errorf(exitcode.Interrupted, "")
 			}
 			return err
 		}
@@ -151,7 +152,7 @@ func (ch *chat) loop() error {
 
 func (ch *chat) exit() error {
 	if ch.failed {
-		return exitf(exitFailed, "") // the failures were printed as they happened
+		return exitcode.Errorf(exitcode.Failed, "") // the failures were printed as they happened
 	}
 	return nil
 }
@@ -353,7 +354,7 @@ func (ch *chat) answer(conn *engineConn, a *pb.ApprovalNeeded, approved bool) {
 	var ec cli.ExitCoder
 	switch {
 	case err == nil:
-	case errors.As(err, &ec) && ec.ExitCode() == exitNotFound:
+	case errors.As(err, &ec) && ec.ExitCode() == exitcode.NotFound:
 		fmt.Fprintln(ch.out, "\n  someone else answered first (or the deadline passed)")
 	default:
 		fmt.Fprintf(ch.out, "\n  could not answer: %v\n", err)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -18,6 +19,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
+	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -56,7 +60,7 @@ func outputMode(c *cli.Context) (jsonOut bool, err error) {
 	case "json":
 		return true, nil
 	default:
-		return false, usageErrorf("--output must be text or json, got %q", o)
+		return false, exitcode.Usagef("--output must be text or json, got %q", o)
 	}
 }
 
@@ -64,11 +68,11 @@ func outputMode(c *cli.Context) (jsonOut bool, err error) {
 func pageArgs(c *cli.Context) (limit, offset int32, err error) {
 	l, o := c.Int("limit"), c.Int("offset")
 	if l < 0 || o < 0 {
-		return 0, 0, usageErrorf("--limit and --offset must not be negative")
+		return 0, 0, exitcode.Usagef("--limit and --offset must not be negative")
 	}
 	const maxPage = 1 << 30
 	if l > maxPage || o > maxPage {
-		return 0, 0, usageErrorf("--limit and --offset must be below %d", maxPage)
+		return 0, 0, exitcode.Usagef("--limit and --offset must be below %d", maxPage)
 	}
 	return int32(l), int32(o), nil
 }
@@ -85,7 +89,7 @@ type engineConn struct {
 func connectEngine(c *cli.Context) (*engineConn, error) {
 	addr, _, running, err := engineTarget(c)
 	if err != nil {
-		return nil, exitf(exitFailed, "%v", err)
+		return nil, exitcode.Errorf(exitcode.Failed, "%v", err)
 	}
 	return connectTarget(c, addr, running)
 }
@@ -97,7 +101,7 @@ func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, erro
 		if ws == "" {
 			ws, _ = os.Getwd()
 		}
-		return nil, exitf(exitFailed, "no engine is running for workspace %s: start one with agentctl start (or give its address with --engine ADDR)", ws)
+		return nil, exitcode.Errorf(exitcode.Failed, "no engine is running for workspace %s: start one with agentctl start (or give its address with --engine ADDR)", ws)
 	}
 	token, err := clientToken(c)
 	if err != nil {
@@ -105,7 +109,7 @@ func connectTarget(c *cli.Context, addr string, running bool) (*engineConn, erro
 	}
 	client, closeConn, err := dialEngine(addr, token)
 	if err != nil {
-		return nil, exitf(exitFailed, "engine address %q: %v", addr, err)
+		return nil, exitcode.Errorf(exitcode.Failed, "engine address %q: %v", addr, err)
 	}
 	return &engineConn{ClientServiceClient: client, addr: addr, close: closeConn}, nil
 }
@@ -135,7 +139,7 @@ func callEngine(c *cli.Context, addr string, running bool, what string, call fun
 func callFoundEngine(c *cli.Context, what string, call func(context.Context, *engineConn) error) error {
 	addr, _, running, err := engineTarget(c)
 	if err != nil {
-		return exitf(exitFailed, "%v", err)
+		return exitcode.Errorf(exitcode.Failed, "%v", err)
 	}
 	return callEngine(c, addr, running, what, call)
 }
@@ -153,19 +157,19 @@ func (e *engineConn) callError(what string, err error) error {
 	msg := st.Message()
 	switch st.Code() {
 	case codes.NotFound:
-		return exitf(exitNotFound, "%s: %s", what, msg)
+		return exitcode.Errorf(exitcode.NotFound, "%s: %s", what, msg)
 	case codes.InvalidArgument:
-		return exitf(exitUsage, "%s: %s", what, msg)
+		return exitcode.Errorf(exitcode.Usage, "%s: %s", what, msg)
 	case codes.Unavailable:
-		return exitf(exitFailed, "%s: cannot reach the engine at %s (%s); is it running? start one with agentctl start", what, e.addr, msg)
+		return exitcode.Errorf(exitcode.Failed, "%s: cannot reach the engine at %s (%s); is it running? start one with agentctl start", what, e.addr, msg)
 	case codes.DeadlineExceeded:
-		return exitf(exitFailed, "%s: the engine at %s did not answer in time", what, e.addr)
+		return exitcode.Errorf(exitcode.Failed, "%s: the engine at %s did not answer in time", what, e.addr)
 	case codes.Unimplemented:
-		return exitf(exitFailed, "%s: the engine at %s does not support this (%s)", what, e.addr, msg)
+		return exitcode.Errorf(exitcode.Failed, "%s: the engine at %s does not support this (%s)", what, e.addr, msg)
 	case codes.Canceled:
-		return exitf(exitFailed, "%s: interrupted", what)
+		return exitcode.Errorf(exitcode.Failed, "%s: interrupted", what)
 	}
-	return exitf(exitFailed, "%s: engine %s: %s: %s", what, e.addr, st.Code(), msg)
+	return exitcode.Errorf(exitcode.Failed, "%s: engine %s: %s: %s", what, e.addr, st.Code(), msg)
 }
 
 // sessionMode is the mode a new session gets: off the record with --otr.
@@ -260,7 +264,7 @@ func unixTime(sec int64) string {
 func printJSON(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return exitf(exitFailed, "encoding JSON: %v", err)
+		return exitcode.Errorf(exitcode.Failed, "encoding JSON: %v", err)
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
@@ -279,10 +283,41 @@ func flagAfterArgs(c *cli.Context) error {
 		for _, f := range c.Command.Flags {
 			for _, n := range f.Names() {
 				if n == name {
-					return usageErrorf("%s comes after the arguments; put flags first: agentctl %s [flags] %s", a, c.Command.Name, c.Command.ArgsUsage)
+					return exitcode.Usagef("%s comes after the arguments; put flags first: agentctl %s [flags] %s", a, c.Command.Name, c.Command.ArgsUsage)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// clientToken is the client token of the workspace's engine, from its
+// state file (with --engine ADDR too: the token is never on a command
+// line, where every process could read it).
+func clientToken(c *cli.Context) (string, error) {
+	ws := c.String("workspace")
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	st, err := procman.ReadState(host.StateDirOf(ws))
+	switch {
+	case err != nil:
+		return "", exitcode.Errorf(exitcode.Failed, "the engine's client token: %v (run this as the engine's user, with --workspace of its workspace)", err)
+	case st.ClientToken == "":
+		return "", exitcode.Errorf(exitcode.Failed, "the engine's client token: the state file of %s holds none (the engine is starting or older than this agentctl)", ws)
+	}
+	return st.ClientToken, nil
+}
+
+// webSignInURL is webURL with the token that signs the browser in
+// ("" when either is unknown or the command did not ask for it).
+func webSignInURL(webURL string, c *cli.Context) string {
+	if webURL == "" {
+		return ""
+	}
+	tok, err := clientToken(c)
+	if err != nil {
+		return ""
+	}
+	return webURL + "/?token=" + url.QueryEscape(tok)
 }

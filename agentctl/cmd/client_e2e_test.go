@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
@@ -108,7 +110,7 @@ func startEngine(t *testing.T, srv *llmtest.Server) (ws string) {
 			t.Logf("engine stderr:\n%s", mgrErr.String())
 		}
 	})
-	stateDir := filepath.Join(ws, stateDirName)
+	stateDir := filepath.Join(ws, tools.StateDirName)
 	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		st, ok := procman.Running(stateDir)
 		if !ok || st.GRPCAddress == "" {
@@ -155,8 +157,8 @@ func TestClientCommandsWithoutEngine(t *testing.T) {
 		{"deny", "-w", ws, "appr_0"},
 	} {
 		code, _, stderr := runAgentctl(t, args...)
-		if code != exitFailed || !strings.Contains(stderr, "agentctl start") {
-			t.Errorf("%v: exit %d, stderr %q; want %d and how to start an engine", args, code, stderr, exitFailed)
+		if code != exitcode.Failed || !strings.Contains(stderr, "agentctl start") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and how to start an engine", args, code, stderr, exitcode.Failed)
 		}
 	}
 	for _, args := range [][]string{
@@ -171,8 +173,8 @@ func TestClientCommandsWithoutEngine(t *testing.T) {
 		{"history", "sess_1", "--output=json"},
 		{"approve", "appr_1", "-s", "sess_1"},
 	} {
-		if code, _, stderr := runAgentctl(t, args...); code != exitUsage || stderr == "" {
-			t.Errorf("%v: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)
+		if code, _, stderr := runAgentctl(t, args...); code != exitcode.Usage || stderr == "" {
+			t.Errorf("%v: exit %d (stderr %q), want %d with a message", args, code, stderr, exitcode.Usage)
 		}
 	}
 }
@@ -254,18 +256,18 @@ func TestClientSendSessionsHistory(t *testing.T) {
 	}
 
 	// Unknown ids: exit 5 with a message.
-	if code, _, errOut := runAgentctl(t, "history", "-w", ws, "sess_nope"); code != exitNotFound ||
+	if code, _, errOut := runAgentctl(t, "history", "-w", ws, "sess_nope"); code != exitcode.NotFound ||
 		!strings.Contains(errOut, `no session "sess_nope" (agentctl sessions lists them)`) {
 		t.Errorf("history of an unknown session: exit %d %q", code, errOut)
 	}
-	if code, _, errOut := runAgentctl(t, "send", "-w", ws, "--session", "sess_nope", "hi"); code != exitNotFound || !strings.Contains(errOut, "SESSION_NOT_FOUND") {
+	if code, _, errOut := runAgentctl(t, "send", "-w", ws, "--session", "sess_nope", "hi"); code != exitcode.NotFound || !strings.Contains(errOut, "SESSION_NOT_FOUND") {
 		t.Errorf("send to an unknown session: exit %d %q", code, errOut)
 	}
 
 	// Off the record: the write tool is refused before the shield is asked.
 	code, out, errOut = runAgentctl(t, "send", "-w", ws, "--otr", "--output", "json", "--fail-on-block", "write otr.txt")
 	v := ofType(jsonLines(t, out), "verdict")
-	if code != exitBlocked || len(v) != 1 || v[0]["decision"] != "BLOCK" || v[0]["rule_ids"].([]any)[0] != "engine.otr" {
+	if code != exitcode.Blocked || len(v) != 1 || v[0]["decision"] != "BLOCK" || v[0]["rule_ids"].([]any)[0] != "engine.otr" {
 		t.Errorf("otr send: exit %d, verdicts %v, stderr %q", code, v, errOut)
 	}
 	if exists(filepath.Join(ws, "otr.txt")) {
@@ -273,7 +275,7 @@ func TestClientSendSessionsHistory(t *testing.T) {
 	}
 
 	// status names the gRPC address (the one in the state file) and the web URL.
-	st, _ := procman.Running(filepath.Join(ws, stateDirName))
+	st, _ := procman.Running(filepath.Join(ws, tools.StateDirName))
 	code, out, _ = runAgentctl(t, "status", "-w", ws, "--output", "json")
 	var status map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &status) != nil || status["grpc_address"] != st.GRPCAddress {
@@ -331,7 +333,7 @@ func TestClientChatPipe(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "echo: third line") || strings.Contains(out, "session sess_") {
 		t.Errorf("chat --session: exit %d %q %q", code, out, errOut)
 	}
-	if code, _, errOut := runAgentctlInput(t, "hi\n", "chat", "-w", ws, "--session", "sess_nope"); code != exitNotFound {
+	if code, _, errOut := runAgentctlInput(t, "hi\n", "chat", "-w", ws, "--session", "sess_nope"); code != exitcode.NotFound {
 		t.Errorf("chat with an unknown session: exit %d %q", code, errOut)
 	}
 }
@@ -394,7 +396,7 @@ func TestClientApprovals(t *testing.T) {
 			t.Error("the approved write did not run")
 		}
 		// Already answered: not found.
-		if code, _, e := runAgentctl(t, "deny", "-w", ws, id); code != exitNotFound || !strings.Contains(e, "already answered") {
+		if code, _, e := runAgentctl(t, "deny", "-w", ws, id); code != exitcode.NotFound || !strings.Contains(e, "already answered") {
 			t.Errorf("second answer: exit %d %q", code, e)
 		}
 	})
@@ -421,8 +423,8 @@ func TestClientApprovals(t *testing.T) {
 			t.Fatalf("deny: exit %d %q %q", code, o, e)
 		}
 		err := waitErr(t, done)
-		if ee, ok := err.(interface{ ExitCode() int }); !ok || ee.ExitCode() != exitBlocked {
-			t.Errorf("send after a denial: %v, want exit %d\n%s", err, exitBlocked, errb.String())
+		if ee, ok := err.(interface{ ExitCode() int }); !ok || ee.ExitCode() != exitcode.Blocked {
+			t.Errorf("send after a denial: %v, want exit %d\n%s", err, exitcode.Blocked, errb.String())
 		}
 		if exists(filepath.Join(ws, "send-no.txt")) {
 			t.Error("the denied write ran")
@@ -431,7 +433,7 @@ func TestClientApprovals(t *testing.T) {
 	t.Run("unknown ids", func(t *testing.T) {
 		for _, cmd := range []string{"approve", "deny"} {
 			code, _, e := runAgentctl(t, cmd, "-w", ws, "appr_0000000000000000")
-			if code != exitNotFound || !strings.Contains(e, "no pending approval") {
+			if code != exitcode.NotFound || !strings.Contains(e, "no pending approval") {
 				t.Errorf("%s unknown: exit %d %q", cmd, code, e)
 			}
 		}

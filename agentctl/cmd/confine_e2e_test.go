@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
 	"github.com/parapet-dev/parapet/sandbox"
@@ -61,7 +62,7 @@ func TestRunConfinesAllowedCommands(t *testing.T) {
 	write(filepath.Join(ws, "in.txt"), "WORKSPACE-FILE")
 	write(filepath.Join(ws, "scan.sh"), scanScript)
 	write(filepath.Join(ws, "granted-scan.sh"), scanScript)
-	db, err := defaultDBPath(ws) // $XDG_STATE_HOME is the test's (TestMain)
+	db, err := host.DefaultDBPath(ws) // $XDG_STATE_HOME is the test's (TestMain)
 	if err != nil {
 		t.Fatal(err)
 	}

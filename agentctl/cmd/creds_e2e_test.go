@@ -26,7 +26,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/internal/secrets/secretstest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -144,7 +146,7 @@ func TestCredentialsOutOfReach(t *testing.T) {
       arguments: {name: helper, task: "Publish the branch", tools: [execute_command]}
 - text: "The helper reported back."
 `)
-	write(subAgentScriptPath(script, "helper"), `
+	write(host.SubAgentScriptPath(script, "helper"), `
 - tool_calls:
     - name: execute_command
       arguments: {command: "git push --force origin main"}
@@ -177,7 +179,7 @@ func TestCredentialsOutOfReach(t *testing.T) {
 			t.Logf("manager stderr:\n%s", mgrErr.String())
 		}
 	})
-	stateDir := filepath.Join(ws, stateDirName)
+	stateDir := filepath.Join(ws, tools.StateDirName)
 	var st procman.State
 	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		var ok bool

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/sandbox"
 )
 
@@ -34,21 +35,14 @@ what each probe proves.`,
 
 func runDoctor(c *cli.Context) error {
 	if o := c.String("output"); o != "text" && o != "json" {
-		return usageErrorf("--output must be text or json, got %q", o)
+		return exitcode.Usagef("--output must be text or json, got %q", o)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return exitf(exitFailed, "find own executable: %v", err)
+		return exitcode.Errorf(exitcode.Failed, "find own executable: %v", err)
 	}
 	agent := agentProbeReport(self)
-	x := setupExecutor(self, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if x.executor != nil {
-		x.executor.Close()
-	}
-	var xrep sandbox.Report
-	if err := json.Unmarshal([]byte(x.reportJSON), &xrep); err != nil {
-		xrep = sandbox.Report{Status: sandbox.StatusPartial, Error: err.Error()}
-	}
+	xrep := host.ProbeExecutor(self)
 	if c.String("output") == "json" {
 		b, _ := json.Marshal(map[string]any{"agent": agent, "executor": xrep})
 		fmt.Fprintln(c.App.Writer, string(b))
@@ -57,7 +51,7 @@ func runDoctor(c *cli.Context) error {
 		printReport(c.App.Writer, "executor", xrep)
 	}
 	if agent.Status != sandbox.StatusSandboxed || xrep.Status != sandbox.StatusSandboxed {
-		return exitf(exitSandbox, "the sandbox is not complete on this host (agent %s, executor %s)", agent.Status, xrep.Status)
+		return exitcode.Errorf(exitcode.Sandbox, "the sandbox is not complete on this host (agent %s, executor %s)", agent.Status, xrep.Status)
 	}
 	return nil
 }
@@ -90,28 +84,6 @@ func agentProbeReport(self string) sandbox.Report {
 		return fail(fmt.Errorf("probe child report: %v", err))
 	}
 	return rep
-}
-
-// internalProbeCommand is the agent's sandbox without the agent: apply,
-// probe, print the report.
-func internalProbeCommand() *cli.Command {
-	return &cli.Command{
-		Name:   "internal-probe",
-		Hidden: true,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "workspace", Required: true},
-			&cli.StringFlag{Name: "canary-dir", Required: true},
-		},
-		Action: func(c *cli.Context) error {
-			rep := applySandbox(sandbox.Config{ReadPaths: []string{c.String("workspace")}}, c.String("canary-dir"))
-			b, err := json.Marshal(rep)
-			if err != nil {
-				return exitf(exitFailed, "%v", err)
-			}
-			fmt.Fprintln(c.App.Writer, string(b))
-			return nil
-		},
-	}
 }
 
 func printReport(w io.Writer, what string, rep sandbox.Report) {

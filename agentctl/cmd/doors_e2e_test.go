@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/internal/proctest"
 	crpb "github.com/parapet-dev/parapet/proto/crawbl/agentruntime/v1"
 	ocpb "github.com/parapet-dev/parapet/proto/openclaude/v1"
@@ -181,7 +182,7 @@ func TestStartCrawblNeedsAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runAgentctl(t, "start", "--workspace", t.TempDir(), "--provider", "scripted", "--script", script, "--crawbl-addr", "127.0.0.1:0")
-	if code != exitUsage || !strings.Contains(errOut, "--crawbl-hmac-key-file") {
+	if code != exitcode.Usage || !strings.Contains(errOut, "--crawbl-hmac-key-file") {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/internal/proctest"
 	"github.com/parapet-dev/parapet/shieldd/audit"
 	"github.com/parapet-dev/parapet/shieldd/shield"
@@ -28,6 +29,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/llm"
 	"github.com/parapet-dev/parapet/llm/llmtest"
@@ -88,7 +91,7 @@ func runAgentctl(t *testing.T, args ...string) (code int, stdout, stderr string)
 // withToken passes cmd a token as the engine does, on --token-fd.
 func withToken(t *testing.T, cmd *exec.Cmd, token string) {
 	t.Helper()
-	release, err := passToken(cmd, token)
+	release, err := host.PassToken(cmd, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +148,8 @@ func TestRunEndToEnd(t *testing.T) {
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "openai",
 		"--base-url", srv.OpenAIBaseURL(), "--model", "test-model", "--output", "json", "--fail-on-block", "--on-escalate", "deny",
 		"--audit-file", auditFile, "tidy the project")
-	if code != exitBlocked {
-		t.Fatalf("exit %d, want %d (completed with a block)\nstdout:\n%s\nstderr:\n%s", code, exitBlocked, stdout, stderr)
+	if code != exitcode.Blocked {
+		t.Fatalf("exit %d, want %d (completed with a block)\nstdout:\n%s\nstderr:\n%s", code, exitcode.Blocked, stdout, stderr)
 	}
 	lines := jsonLines(t, stdout)
 
@@ -283,8 +286,8 @@ func TestRunFailures(t *testing.T) {
 			{"run", "--workspace", ws, "--provider", "openai", "x"}, // no model
 			{"run", "--workspace", ws, "--output", "yaml", "--provider", "scripted", "--script", "/dev/null", "x"},
 		} {
-			if code, _, stderr := runAgentctl(t, args...); code != exitUsage || stderr == "" {
-				t.Errorf("%v: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)
+			if code, _, stderr := runAgentctl(t, args...); code != exitcode.Usage || stderr == "" {
+				t.Errorf("%v: exit %d (stderr %q), want %d with a message", args, code, stderr, exitcode.Usage)
 			}
 		}
 	})
@@ -293,7 +296,7 @@ func TestRunFailures(t *testing.T) {
 		srv.Handle(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Status: 500, Text: "overloaded"} })
 		code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--base-url", srv.OpenAIBaseURL(), "--model", "m", "--output", "json", "x")
 		errs := ofType(jsonLines(t, stdout), "error")
-		if code != exitFailed || len(errs) != 1 || errs[0]["code"] != "LLM_CALL_FAILED" {
+		if code != exitcode.Failed || len(errs) != 1 || errs[0]["code"] != "LLM_CALL_FAILED" {
 			t.Fatalf("exit %d, errors %v\n%s", code, errs, stderr)
 		}
 	})
@@ -304,7 +307,7 @@ func TestRunFailures(t *testing.T) {
 		})
 		code, stdout, _ := runAgentctl(t, "run", "--workspace", ws, "--base-url", srv.OpenAIBaseURL(), "--model", "m", "--max-turns", "3", "--output", "json", "x")
 		errs := ofType(jsonLines(t, stdout), "error")
-		if code != exitFailed || len(errs) != 1 || errs[0]["code"] != "TURN_LIMIT" || srv.Count() != 3 {
+		if code != exitcode.Failed || len(errs) != 1 || errs[0]["code"] != "TURN_LIMIT" || srv.Count() != 3 {
 			t.Fatalf("exit %d, errors %v, %d LLM calls", code, errs, srv.Count())
 		}
 	})
@@ -346,7 +349,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 			t.Logf("manager stderr:\n%s", mgrErr.String())
 		}
 	})
-	stateDir := filepath.Join(ws, stateDirName)
+	stateDir := filepath.Join(ws, tools.StateDirName)
 
 	// ready waits for an engine other than notEngine with a connected agent
 	// other than notAgent.
@@ -391,7 +394,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	}
 
 	// A second instance for the workspace is refused.
-	if code, _, errOut := runAgentctl(t, "start", "--workspace", ws, "--provider", "scripted", "--script", script); code != exitUsage || !strings.Contains(errOut, "another instance") {
+	if code, _, errOut := runAgentctl(t, "start", "--workspace", ws, "--provider", "scripted", "--script", script); code != exitcode.Usage || !strings.Contains(errOut, "another instance") {
 		t.Errorf("second start: exit %d, %q", code, errOut)
 	}
 
@@ -569,7 +572,7 @@ func TestRunShieldUnreachableFailsClosed(t *testing.T) {
 	)
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--base-url", srv.OpenAIBaseURL(), "--model", "m",
 		"--shield", "127.0.0.1:1", "--output", "json", "--fail-on-block", "x")
-	if code != exitBlocked {
+	if code != exitcode.Blocked {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	v := ofType(jsonLines(t, stdout), "verdict")
@@ -591,7 +594,7 @@ func TestStartDaemon(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "gRPC 127.0.0.1:") {
 		t.Fatalf("start --daemon: exit %d %q %q", code, out, errOut)
 	}
-	stateDir := filepath.Join(ws, stateDirName)
+	stateDir := filepath.Join(ws, tools.StateDirName)
 	st, ok := procman.Running(stateDir)
 	if !ok {
 		t.Fatal("daemon not running")

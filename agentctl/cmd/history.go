@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -31,7 +32,7 @@ Examples:
 				return err
 			}
 			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
-				return usageErrorf("agentctl history needs exactly one session id (agentctl sessions lists them)")
+				return exitcode.Usagef("agentctl history needs exactly one session id (agentctl sessions lists them)")
 			}
 			id := c.Args().First()
 			jsonOut, err := outputMode(c)
@@ -46,7 +47,7 @@ Examples:
 			err = callFoundEngine(c, "history", func(ctx context.Context, conn *engineConn) (err error) {
 				res, err = conn.GetHistory(ctx, &pb.GetHistoryRequest{SessionId: id, Limit: limit, Offset: offset})
 				if isNotFound(err) {
-					return exitf(exitNotFound, "no session %q (agentctl sessions lists them)", oneLine(id, 80))
+					return exitcode.Errorf(exitcode.NotFound, "no session %q (agentctl sessions lists them)", oneLine(id, 80))
 				}
 				return err
 			})

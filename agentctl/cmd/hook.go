@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/agentctl/hook"
 	"github.com/parapet-dev/parapet/rules/policy"
 )
@@ -85,11 +86,11 @@ func runHook(c *cli.Context, agent hook.Agent) error {
 	debug.SetMemoryLimit(256 << 20)
 	onError, err := hook.ParseFallback(c.String("on-error"))
 	if err != nil {
-		return usageErrorf("--on-error %v", err)
+		return exitcode.Usagef("--on-error %v", err)
 	}
 	onEscalate, err := hook.ParseFallback(c.String("on-escalate"))
 	if err != nil {
-		return usageErrorf("--on-escalate %v", err)
+		return exitcode.Usagef("--on-escalate %v", err)
 	}
 	home, _ := os.UserHomeDir()
 	projectVar := map[hook.Agent]string{hook.ClaudeCode: "CLAUDE_PROJECT_DIR", hook.GeminiCLI: "GEMINI_PROJECT_DIR"}[agent]
@@ -111,10 +112,10 @@ func runHook(c *cli.Context, agent hook.Agent) error {
 // settingsPath is the settings file --project / --user name.
 func settingsPath(c *cli.Context, agent hook.Agent) (string, error) {
 	if c.NArg() != 0 {
-		return "", usageErrorf("unexpected argument %q", c.Args().First())
+		return "", exitcode.Usagef("unexpected argument %q", c.Args().First())
 	}
 	if c.Bool("project") && c.Bool("user") {
-		return "", usageErrorf("--project and --user exclude each other")
+		return "", exitcode.Usagef("--project and --user exclude each other")
 	}
 	ws := c.String("workspace")
 	if ws == "" {
@@ -122,11 +123,11 @@ func settingsPath(c *cli.Context, agent hook.Agent) (string, error) {
 	}
 	ws, err := filepath.Abs(ws)
 	if err != nil {
-		return "", usageErrorf("workspace: %v", err)
+		return "", exitcode.Usagef("workspace: %v", err)
 	}
 	home, err := os.UserHomeDir()
 	if err != nil && c.Bool("user") {
-		return "", usageErrorf("no home directory: %v", err)
+		return "", exitcode.Usagef("no home directory: %v", err)
 	}
 	return hook.SettingsPath(agent, c.Bool("user"), ws, home), nil
 }
@@ -149,12 +150,12 @@ func installHook(c *cli.Context, agent hook.Agent) error {
 		if _, err := os.Stat(v); (name == "policy" && err == nil && !slices.Contains(policy.EmbeddedNames(), v)) || name == "audit-file" {
 			// The hook runs in the agent's directory: files by absolute path.
 			if v, err = filepath.Abs(v); err != nil {
-				return usageErrorf("--%s: %v", name, err)
+				return exitcode.Usagef("--%s: %v", name, err)
 			}
 		}
 		if name == "policy" {
 			if _, err := hook.LoadPolicy(v); err != nil {
-				return usageErrorf("--policy: %v", err)
+				return exitcode.Usagef("--policy: %v", err)
 			}
 		}
 		args = append(args, "--"+name, v)
@@ -170,7 +171,7 @@ func installHook(c *cli.Context, agent hook.Agent) error {
 		AgentTimeout: 2*timeout + 10*time.Second,
 	})
 	if err != nil {
-		return exitf(exitFailed, "%v", err)
+		return exitcode.Errorf(exitcode.Failed, "%v", err)
 	}
 	reportEdit(c, res, path, "installed in", "already installed in")
 	return nil
@@ -183,7 +184,7 @@ func uninstallHook(c *cli.Context, agent hook.Agent) error {
 	}
 	res, err := hook.Uninstall(agent, path, nil)
 	if err != nil {
-		return exitf(exitFailed, "%v", err)
+		return exitcode.Errorf(exitcode.Failed, "%v", err)
 	}
 	reportEdit(c, res, path, "removed from", "not installed in")
 	return nil

@@ -13,10 +13,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/mcpproxy"
 	"github.com/parapet-dev/parapet/rules/policy"
@@ -63,11 +66,11 @@ func runMCPProxy(c *cli.Context) error {
 	httpMode := listen != "" || upstream != ""
 	switch {
 	case httpMode && (listen == "" || upstream == ""):
-		return usageErrorf("mcp-proxy: --listen and --upstream go together")
+		return exitcode.Usagef("mcp-proxy: --listen and --upstream go together")
 	case httpMode && len(argv) > 0:
-		return usageErrorf("mcp-proxy: give either a server command (stdio) or --listen/--upstream (HTTP), not both")
+		return exitcode.Usagef("mcp-proxy: give either a server command (stdio) or --listen/--upstream (HTTP), not both")
 	case !httpMode && len(argv) == 0:
-		return usageErrorf("mcp-proxy: no MCP server command (agentctl mcp-proxy [flags] -- COMMAND ARGS…)")
+		return exitcode.Usagef("mcp-proxy: no MCP server command (agentctl mcp-proxy [flags] -- COMMAND ARGS…)")
 	}
 	name := c.String("name")
 	if name == "" {
@@ -81,27 +84,27 @@ func runMCPProxy(c *cli.Context) error {
 		}
 		ws = wd
 	}
-	ws, err := absDir(ws)
+	ws, err := host.AbsDir(ws)
 	if err != nil {
-		return usageErrorf("workspace: %v", err)
+		return exitcode.Usagef("workspace: %v", err)
 	}
 	stateDir := c.String("state-dir")
 	if stateDir == "" {
-		db, err := defaultDBPath(ws)
+		db, err := host.DefaultDBPath(ws)
 		if err != nil {
-			return usageErrorf("%v; pass --state-dir DIR", err)
+			return exitcode.Usagef("%v; pass --state-dir DIR", err)
 		}
 		stateDir = filepath.Dir(db)
 	}
 	pins, err := mcpproxy.OpenPins(stateDir, name)
 	if err != nil {
-		return usageErrorf("mcp-proxy: %v", err)
+		return exitcode.Usagef("mcp-proxy: %v", err)
 	}
 	stderr := c.App.ErrWriter
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	log := newLogger(stderr, c.String("log-level"))
+	log := observability.TextLogger(stderr, c.String("log-level"))
 	judge, closeShield, err := mcpShield(c, log)
 	if err != nil {
 		return err
@@ -113,10 +116,10 @@ func runMCPProxy(c *cli.Context) error {
 		AllowChanged: c.Bool("allow-changed"), TrustedTools: c.StringSlice("trust-tool"),
 		ResultSecrets: c.String("result-secrets"), ResultInjection: c.String("result-injection"),
 		AskTimeout: c.Duration("ask-timeout"), Log: log,
-		Broker: engineBroker{stateDir: stateDirOf(ws)},
+		Broker: engineBroker{stateDir: host.StateDirOf(ws)},
 	}
 	if cfg.UpstreamHeaders, err = parseHeaders(c.StringSlice("upstream-header")); err != nil {
-		return usageErrorf("mcp-proxy: %v", err)
+		return exitcode.Usagef("mcp-proxy: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -137,9 +140,9 @@ func runMCPProxy(c *cli.Context) error {
 	var cfgErr *mcpproxy.ConfigError
 	switch {
 	case errors.As(err, &cfgErr):
-		return usageErrorf("mcp-proxy: %v", err)
+		return exitcode.Usagef("mcp-proxy: %v", err)
 	case err != nil && !errors.Is(err, context.Canceled):
-		return exitf(exitFailed, "mcp-proxy: %v", err)
+		return exitcode.Errorf(exitcode.Failed, "mcp-proxy: %v", err)
 	}
 	return nil
 }
@@ -174,7 +177,7 @@ func defaultServerName(argv []string, upstream string) string {
 				}
 			}
 		}
-		if at := strings.LastIndex(pick, "@"); at > 0 { // pkg@version, @scope/pkg@version
+		if at := strings.LastIndex(pick, "@"); at > 0 { // pkg@host.Version, @scope/pkg@version
 			pick = pick[:at]
 		}
 		pick = filepath.Base(pick)
@@ -202,23 +205,23 @@ func mcpShield(c *cli.Context, log *slog.Logger) (mcpproxy.Shield, func(), error
 	if addr := c.String("shield"); addr != "" {
 		cl, err := client.Dial(addr, client.Options{Token: c.String("shield-token")})
 		if err != nil {
-			return nil, nil, usageErrorf("%v", err)
+			return nil, nil, exitcode.Usagef("%v", err)
 		}
 		return cl, func() { cl.Close() }, nil
 	}
 	pol, err := policy.Load(c.String("policy"))
 	if err != nil {
-		return nil, nil, usageErrorf("%v", err)
+		return nil, nil, exitcode.Usagef("%v", err)
 	}
 	p, err := pipeline.New(pipeline.Config{Policy: pol})
 	if err != nil {
-		return nil, nil, usageErrorf("shield: %v", err)
+		return nil, nil, exitcode.Usagef("shield: %v", err)
 	}
-	sh := &shield.Shield{Pipeline: p, Version: version, Logger: log}
+	sh := &shield.Shield{Pipeline: p, Version: host.Version, Logger: log}
 	closeShield := func() {}
 	if f := c.String("audit-file"); f != "" {
 		if sh.Audit, err = audit.Open(audit.Config{Path: f, Mode: audit.ModeAlways, Logger: log}); err != nil {
-			return nil, nil, usageErrorf("--audit-file: %v", err)
+			return nil, nil, exitcode.Usagef("--audit-file: %v", err)
 		}
 		closeShield = func() {
 			if err := sh.Audit.Close(); err != nil {

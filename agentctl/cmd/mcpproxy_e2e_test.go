@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/shieldd/audit"
@@ -110,7 +113,7 @@ func TestMCPProxyCommand(t *testing.T) {
 		t.Errorf("tools/list = %v", answers["2"])
 	}
 	// The tool is pinned in the workspace's state directory, outside it.
-	db, err := defaultDBPath(ws)
+	db, err := host.DefaultDBPath(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestMCPProxyUsage(t *testing.T) {
 		{"mcp-proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--upstream-header", "no colon"},
 	} {
 		code, _, stderr := runAgentctl(t, args...)
-		if code != exitUsage || stderr == "" {
+		if code != exitcode.Usage || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error (2)", args, code, stderr)
 		}
 	}
@@ -195,7 +198,7 @@ func TestMCPProxyUsage(t *testing.T) {
 
 func TestMCPProxyServerCannotStart(t *testing.T) {
 	code, _, stderr := runAgentctl(t, "mcp-proxy", "--workspace", t.TempDir(), "--", "/nonexistent/mcp-server")
-	if code != exitFailed || !strings.Contains(stderr, "start MCP server") {
+	if code != exitcode.Failed || !strings.Contains(stderr, "start MCP server") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -227,7 +230,7 @@ func TestMCPProxyAsksTheEngine(t *testing.T) {
 	ws := t.TempDir()
 	startManager(t, ws)
 	engineReady(t, ws, 0)
-	st, ok := procman.Running(filepath.Join(ws, stateDirName))
+	st, ok := procman.Running(filepath.Join(ws, tools.StateDirName))
 	if !ok {
 		t.Fatal("no engine state")
 	}

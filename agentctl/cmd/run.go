@@ -17,8 +17,11 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/internal/textcut"
+	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -36,7 +39,7 @@ func runCommand() *cli.Command {
 
 With --output json, stdout carries one JSON object per line (see agentctl/README.md);
 human progress always goes to stderr.`,
-		Flags: append(engineFlags(),
+		Flags: append(host.Flags(),
 			&cli.StringFlag{Name: "task-file", Usage: "read the task from `FILE` instead of the argument"},
 			&cli.StringFlag{Name: "on-escalate", Usage: "what to do when the shield escalates: deny, allow or ask (default: ask on a terminal, deny otherwise)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
@@ -52,24 +55,24 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := hostConfigFrom(c)
+	cfg, err := host.ConfigFrom(c)
 	if err != nil {
 		return err
 	}
 	output := c.String("output")
 	if output != "text" && output != "json" {
-		return usageErrorf("--output must be text or json, got %q", output)
+		return exitcode.Usagef("--output must be text or json, got %q", output)
 	}
 	approver, err := escalationApprover(c.String("on-escalate"), os.Stdin, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	level := cfg.logLevel
+	level := cfg.LogLevel
 	if !c.IsSet("log-level") {
 		level = "warn" // progress lines are the human output; engine logs only when something is wrong
 	}
 	stderr := c.App.ErrWriter
-	log := newLogger(stderr, level)
+	log := observability.TextLogger(stderr, level)
 	em := &emitter{json: output == "json", stdout: c.App.Writer, stderr: stderr, calls: map[string]string{}}
 
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
@@ -77,31 +80,31 @@ func runRun(c *cli.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
 	defer cancel()
 
-	em.progress("parapet: workspace %s, shield %s, provider %s", cfg.workspace, shieldName(cfg), cfg.provider)
-	h, err := startHost(ctx, cfg, approver, log, stderr)
+	em.progress("parapet: workspace %s, shield %s, provider %s", cfg.Workspace, shieldName(cfg), cfg.Provider)
+	h, err := host.Start(ctx, cfg, approver, log, stderr)
 	if err != nil {
 		return err
 	}
-	defer h.stop()
+	defer h.Stop()
 
 	waitCtx, waitCancel := context.WithTimeout(ctx, agentConnectTimeout)
-	st, err := h.waitAgent(waitCtx)
+	st, err := h.WaitAgent(waitCtx)
 	waitCancel()
 	var sbErr *engine.SandboxError
 	switch {
 	case errors.As(err, &sbErr):
-		em.sandbox(sbErr.Status, sbErr.Report, h.executor)
-		return exitf(exitSandbox, "%v", err)
+		em.sandbox(sbErr.Status, sbErr.Report, h.Executor())
+		return exitcode.Errorf(exitcode.Sandbox, "%v", err)
 	case err != nil:
 		em.errorEvent("AGENT_UNAVAILABLE", err.Error())
-		return exitf(exitFailed, "the agent did not start: %v", err)
+		return exitcode.Errorf(exitcode.Failed, "the agent did not start: %v", err)
 	}
-	em.sandbox(st.SandboxStatus, st.SandboxJSON, h.executor)
+	em.sandbox(st.SandboxStatus, st.SandboxJSON, h.Executor())
 
-	turn, err := h.engine.Submit(ctx, engine.Message{Content: task, Source: "run"})
+	turn, err := h.Engine().Submit(ctx, engine.Message{Content: task, Source: "run"})
 	if err != nil {
 		em.errorEvent("SUBMIT_FAILED", err.Error())
-		return exitf(exitFailed, "%v", err)
+		return exitcode.Errorf(exitcode.Failed, "%v", err)
 	}
 	completed := false
 	for ev := range turn.Events {
@@ -110,17 +113,17 @@ func runRun(c *cli.Context) error {
 		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE:
 			completed = true
 		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR:
-			return exitf(exitFailed, "run failed: %s: %s", ev.GetPipelineError().GetCode(), ev.GetPipelineError().GetMessage())
+			return exitcode.Errorf(exitcode.Failed, "run failed: %s: %s", ev.GetPipelineError().GetCode(), ev.GetPipelineError().GetMessage())
 		}
 	}
 	if !completed {
 		if ctx.Err() != nil {
-			return exitf(exitFailed, "run stopped: %v", context.Cause(ctx))
+			return exitcode.Errorf(exitcode.Failed, "run stopped: %v", context.Cause(ctx))
 		}
-		return exitf(exitFailed, "the run ended without an answer")
+		return exitcode.Errorf(exitcode.Failed, "the run ended without an answer")
 	}
 	if em.blocked > 0 && c.Bool("fail-on-block") {
-		return exitf(exitBlocked, "%d action(s) blocked or denied", em.blocked)
+		return exitcode.Errorf(exitcode.Blocked, "%d action(s) blocked or denied", em.blocked)
 	}
 	return nil
 }
@@ -129,25 +132,25 @@ func readTask(c *cli.Context) (string, error) {
 	arg, file := strings.Join(c.Args().Slice(), " "), c.String("task-file")
 	switch {
 	case arg != "" && file != "":
-		return "", usageErrorf("give the task as an argument or with --task-file, not both")
+		return "", exitcode.Usagef("give the task as an argument or with --task-file, not both")
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", usageErrorf("--task-file: %v", err)
+			return "", exitcode.Usagef("--task-file: %v", err)
 		}
 		arg = string(b)
 	}
 	if strings.TrimSpace(arg) == "" {
-		return "", usageErrorf(`no task: agentctl run [flags] "TASK" (or --task-file FILE)`)
+		return "", exitcode.Usagef(`no task: agentctl run [flags] "TASK" (or --task-file FILE)`)
 	}
 	return arg, nil
 }
 
-func shieldName(cfg hostConfig) string {
-	if cfg.shieldAddr != "" {
-		return "shieldd at " + cfg.shieldAddr
+func shieldName(cfg host.Config) string {
+	if cfg.ShieldAddr != "" {
+		return "shieldd at " + cfg.ShieldAddr
 	}
-	p := cfg.policyRef
+	p := cfg.PolicyRef
 	if p == "" {
 		p = "default"
 	}
@@ -170,11 +173,11 @@ func escalationApprover(mode string, in *os.File, prompt io.Writer) (engine.Appr
 		return engine.FixedApprover{Allow: true}, nil
 	case "ask":
 		if !interactive {
-			return nil, usageErrorf("--on-escalate ask needs a terminal on stdin")
+			return nil, exitcode.Usagef("--on-escalate ask needs a terminal on stdin")
 		}
 		return &terminalApprover{in: bufio.NewReader(in), out: prompt}, nil
 	}
-	return nil, usageErrorf("--on-escalate must be deny, allow or ask, got %q", mode)
+	return nil, exitcode.Usagef("--on-escalate must be deny, allow or ask, got %q", mode)
 }
 
 // isTerminal asks the kernel: a character device such as /dev/null is not a terminal.
@@ -246,20 +249,20 @@ func (e *emitter) progress(format string, args ...any) {
 
 // sandbox reports the agent's sandbox and, next to it, the confined
 // executor that runs the allowed tool calls.
-func (e *emitter) sandbox(status, report string, x executorSetup) {
+func (e *emitter) sandbox(status, report string, x host.ExecutorSetup) {
 	if e.json {
 		var rep, xrep any
 		if json.Unmarshal([]byte(report), &rep) != nil {
 			rep = nil
 		}
-		if json.Unmarshal([]byte(x.reportJSON), &xrep) != nil {
+		if json.Unmarshal([]byte(x.ReportJSON), &xrep) != nil {
 			xrep = nil
 		}
 		e.line(map[string]any{"type": "sandbox", "status": status, "report": rep,
-			"executor": map[string]any{"status": x.status, "report": xrep}})
+			"executor": map[string]any{"status": x.Status, "report": xrep}})
 		return
 	}
-	e.progress("sandbox: %s; executor: %s", status, x.status)
+	e.progress("sandbox: %s; executor: %s", status, x.Status)
 }
 
 func (e *emitter) errorEvent(code, msg string) {
@@ -395,4 +398,18 @@ func confinementJSON(c *pb.Confinement) map[string]any {
 		ports = []uint32{}
 	}
 	return map[string]any{"write": write, "network_ports": ports, "read_paths": nonNil(c.GetReadPaths())}
+}
+
+// subAgentLabel marks a sub-agent's tool call in run's text output: the
+// engine gives its calls the id sub:<name>:<id>.
+func subAgentLabel(callID string) string {
+	rest, ok := strings.CutPrefix(callID, "sub:")
+	if !ok {
+		return ""
+	}
+	name, _, ok := strings.Cut(rest, ":")
+	if !ok {
+		return ""
+	}
+	return "[" + name + "] "
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -86,10 +87,10 @@ func runSend(c *cli.Context) error {
 		ev, err := stream.Recv()
 		if err != nil {
 			if ctx.Err() != nil {
-				return exitf(exitFailed, "interrupted: the turn was cancelled")
+				return exitcode.Errorf(exitcode.Failed, "interrupted: the turn was cancelled")
 			}
 			if errors.Is(err, io.EOF) {
-				return exitf(exitFailed, "the engine ended the stream without an answer")
+				return exitcode.Errorf(exitcode.Failed, "the engine ended the stream without an answer")
 			}
 			return conn.callError("send", err)
 		}
@@ -120,7 +121,7 @@ func runSend(c *cli.Context) error {
 		switch ev.GetEventType() {
 		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE:
 			if em.blocked > 0 && c.Bool("fail-on-block") {
-				return exitf(exitBlocked, "%d action(s) blocked or denied", em.blocked)
+				return exitcode.Errorf(exitcode.Blocked, "%d action(s) blocked or denied", em.blocked)
 			}
 			return nil
 		case pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR:
@@ -131,11 +132,11 @@ func runSend(c *cli.Context) error {
 
 // turnError is the exit error for a turn that ended in an ERROR event.
 func turnError(pe *pb.PipelineError) error {
-	code := exitFailed
+	code := exitcode.Failed
 	if pe.GetCode() == "SESSION_NOT_FOUND" {
-		code = exitNotFound
+		code = exitcode.NotFound
 	}
-	return exitf(code, "%s: %s", pe.GetCode(), pe.GetMessage())
+	return exitcode.Errorf(code, "%s: %s", pe.GetCode(), pe.GetMessage())
 }
 
 // messageArg is the message: the arguments joined, or stdin for "-".
@@ -144,15 +145,15 @@ func messageArg(c *cli.Context) (string, error) {
 	if msg == "-" {
 		b, err := io.ReadAll(io.LimitReader(os.Stdin, maxMessageBytes+1))
 		if err != nil {
-			return "", usageErrorf("reading the message from stdin: %v", err)
+			return "", exitcode.Usagef("reading the message from stdin: %v", err)
 		}
 		if len(b) > maxMessageBytes {
-			return "", usageErrorf("the message on stdin is larger than %d bytes", maxMessageBytes)
+			return "", exitcode.Usagef("the message on stdin is larger than %d bytes", maxMessageBytes)
 		}
 		msg = strings.TrimRight(string(b), "\r\n")
 	}
 	if strings.TrimSpace(msg) == "" {
-		return "", usageErrorf(`no message: agentctl send [flags] "MESSAGE" (or - to read it from stdin)`)
+		return "", exitcode.Usagef(`no message: agentctl send [flags] "MESSAGE" (or - to read it from stdin)`)
 	}
 	return msg, nil
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
+	"github.com/parapet-dev/parapet/agentctl/host"
 )
 
 // The issue's proof with real processes: agentctl run (scripted model)
@@ -32,7 +35,7 @@ func TestRunSubAgentEndToEnd(t *testing.T) {
       arguments: {name: helper, task: "Set up the project", tools: [execute_command]}
 - text: "The helper reported back."
 `)
-	write(subAgentScriptPath(script, "helper"), `
+	write(host.SubAgentScriptPath(script, "helper"), `
 - text: "Installing first."
   tool_calls:
     - name: execute_command
@@ -47,7 +50,7 @@ func TestRunSubAgentEndToEnd(t *testing.T) {
 `)
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "scripted", "--script", script,
 		"--output", "json", "--on-escalate", "deny", "set up the project")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	lines := jsonLines(t, stdout)
@@ -127,13 +130,13 @@ func TestRunSubAgentWithoutScript(t *testing.T) {
 	}
 	code, stdout, stderr := runAgentctl(t, "run", "--workspace", ws, "--provider", "scripted", "--script", script,
 		"--output", "json", "--on-escalate", "deny", "try")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	lines := jsonLines(t, stdout)
 	results := ofType(lines, "tool_result")
 	if len(results) != 1 || results[0]["is_error"] != true ||
-		!strings.Contains(results[0]["output"].(string), subAgentScriptPath(script, "ghost")) {
+		!strings.Contains(results[0]["output"].(string), host.SubAgentScriptPath(script, "ghost")) {
 		t.Fatalf("results %v", results)
 	}
 	if sa := ofType(lines, "sub_agent"); len(sa) != 0 {

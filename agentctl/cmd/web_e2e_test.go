@@ -19,7 +19,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/agentctl/procman"
+	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/internal/proctest"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -66,7 +68,7 @@ func engineReady(t *testing.T, ws string, notEngine int64) *pb.StatusResponse {
 	t.Helper()
 	var s *pb.StatusResponse
 	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
-		st, ok := procman.Running(filepath.Join(ws, stateDirName))
+		st, ok := procman.Running(filepath.Join(ws, tools.StateDirName))
 		if !ok || st.GRPCAddress == "" {
 			return false
 		}
@@ -88,7 +90,7 @@ func TestStartServesTheWebAPI(t *testing.T) {
 		WebSignIn string `json:"web_sign_in_url"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !strings.HasPrefix(st.WebURL, "http://127.0.0.1:") ||
-		st.WebSignIn != st.WebURL+"/?token="+stateToken(t, filepath.Join(ws, stateDirName)) {
+		st.WebSignIn != st.WebURL+"/?token="+stateToken(t, filepath.Join(ws, tools.StateDirName)) {
 		t.Fatalf("status: exit %d %q %q", code, out, errOut)
 	}
 
@@ -144,7 +146,7 @@ func TestStartServesTheWebAPI(t *testing.T) {
 		t.Fatalf("restarted engine's web URL %q", s2.GetWebUrl())
 	}
 	req, _ = http.NewRequest("GET", s2.GetWebUrl()+"/api/status", nil)
-	req.Header.Set("Authorization", "Bearer "+stateToken(t, filepath.Join(ws, stateDirName)))
+	req.Header.Set("Authorization", "Bearer "+stateToken(t, filepath.Join(ws, tools.StateDirName)))
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("restarted engine's API: %v %v", resp, err)
 	} else {
@@ -181,7 +183,7 @@ func TestStartWithoutTheWebServer(t *testing.T) {
 func TestWebAddrMustBeLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:80", "example.com:80", "127.0.0.1", "127.0.0.1:99999"} {
 		code, _, errOut := runAgentctl(t, "start", "--workspace", t.TempDir(), "--provider", "scripted", "--script", os.Args[0], "--web-addr", addr)
-		if code != exitUsage || !strings.Contains(errOut, "--web-addr") {
+		if code != exitcode.Usage || !strings.Contains(errOut, "--web-addr") {
 			t.Errorf("--web-addr %s: exit %d, %q", addr, code, errOut)
 		}
 	}

@@ -1,11 +1,10 @@
 // Package gateway makes Parapet an agent of a parallax control plane (seed
 // 004): it dials out (AgentGateway.Connect), says hello, sends heartbeats
 // at the announced interval, answers pings, reconnects with backoff after
-// a broken stream, and runs the control plane's tasks as one-shot engine
-// turns — through the engine's one gate, like every front door.
-//
-// Threads (ThreadSpawnRequest) are not served yet: every spawn is answered
-// success=false naming the adapters available (none). docs/doors/gateway.md.
+// a broken stream, runs the control plane's tasks as one-shot engine
+// turns, and serves its threads (thread.go): long-lived sessions, each in
+// a fresh workspace under its own rules — all through the engine's one
+// gate, like every front door. docs/doors/gateway.md.
 package gateway
 
 import (
@@ -22,6 +21,7 @@ import (
 
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/doors"
+	"github.com/parapet-dev/parapet/engine/tools"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
 )
@@ -59,9 +59,22 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the wait before a reconnect; it
 	// doubles after each failed attempt, with jitter.
 	MinBackoff, MaxBackoff time.Duration
-	// Engine runs the tasks (required).
-	Engine doors.Engine
-	Logger *slog.Logger
+	// Engine runs the tasks and threads (required).
+	Engine Engine
+	// Tools is the engine's tool registry: each thread gets one like it
+	// in its own workspace. ThreadsDir is where those workspaces are made.
+	// Without both, spawns are refused.
+	Tools      *tools.Registry
+	ThreadsDir string
+	Logger     *slog.Logger
+}
+
+// Engine is what the gateway needs of *engine.Engine.
+type Engine interface {
+	doors.Engine
+	Act(ctx context.Context, sessionID string, scope *engine.Scope, tool, argumentsJSON string) (content string, isErr, ran bool, err error)
+	ForgetScope(sessionID string)
+	Subscribe(sessionID string) *engine.Subscription
 }
 
 // Gateway is one agent's connection to a control plane.
@@ -70,12 +83,17 @@ type Gateway struct {
 	log *slog.Logger
 	// out carries everything but heartbeats to whichever stream is up:
 	// results produced while the stream is down wait here.
-	out   chan *gwpb.AgentToControlPlane
+	out   *outbox
 	tasks chan *task
+	// slot is held by whoever runs an engine turn (a task or a thread's
+	// turn): the engine runs one turn at a time.
+	slot chan struct{}
 
 	mu       sync.Mutex
-	running  map[string]*task // queued or running, by task id
+	running  map[string]*task   // queued or running, by task id
+	threads  map[string]*thread // by thread id; nil while one is being spawned
 	draining bool
+	runCtx   context.Context // Run's: threads live as long as it
 }
 
 type task struct {
@@ -108,13 +126,16 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{cfg: cfg, log: cfg.Logger, out: make(chan *gwpb.AgentToControlPlane, 1024),
-		tasks: make(chan *task, maxQueuedTasks), running: map[string]*task{}}, nil
+	return &Gateway{cfg: cfg, log: cfg.Logger, out: newOutbox(), slot: make(chan struct{}, 1),
+		tasks: make(chan *task, maxQueuedTasks), running: map[string]*task{}, threads: map[string]*thread{}}, nil
 }
 
 // Run keeps a stream to the control plane until ctx ends, reconnecting
 // with backoff; tasks keep running across reconnects.
 func (g *Gateway) Run(ctx context.Context) error {
+	g.mu.Lock()
+	g.runCtx = ctx
+	g.mu.Unlock()
 	go g.worker(ctx)
 	backoff := g.cfg.MinBackoff
 	for {
@@ -137,7 +158,11 @@ func (g *Gateway) Run(ctx context.Context) error {
 	}
 }
 
-// connect runs one stream until it breaks or ctx ends.
+// connect runs one stream until it breaks or ctx ends. Queued messages
+// are sent once the control plane accepted the hello (a ServerAck with
+// accepted, or any other message), or after a short settling time for
+// control planes that answer nothing; a ServerAck refusing the agent
+// ends the stream with nothing sent, so nothing queued is lost on it.
 func (g *Gateway) connect(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -151,6 +176,7 @@ func (g *Gateway) connect(ctx context.Context) error {
 		return fmt.Errorf("hello: %w", err)
 	}
 	pings := make(chan struct{}, 1)
+	accepted := make(chan struct{}, 1)
 	recvErr := make(chan error, 1)
 	go func() {
 		for {
@@ -158,6 +184,15 @@ func (g *Gateway) connect(ctx context.Context) error {
 			if err != nil {
 				recvErr <- err
 				return
+			}
+			if a := m.GetAck(); a != nil && !a.GetAccepted() {
+				g.log.Error("the control plane refused this agent", "message", a.GetMessage())
+				recvErr <- fmt.Errorf("the control plane refused this agent: %s", a.GetMessage())
+				return
+			}
+			select {
+			case accepted <- struct{}{}:
+			default:
 			}
 			if m.GetPing() != nil {
 				select {
@@ -171,8 +206,13 @@ func (g *Gateway) connect(ctx context.Context) error {
 	}()
 	tick := time.NewTicker(g.cfg.Heartbeat)
 	defer tick.Stop()
+	settle := time.NewTimer(min(g.cfg.Heartbeat, time.Second))
+	defer settle.Stop()
+	var ready <-chan struct{} // the outbox's, once the stream may carry it
+	waitAccept := (<-chan struct{})(accepted)
 	for {
 		var msg *gwpb.AgentToControlPlane
+		queued := false
 		select {
 		case <-ctx.Done():
 			g.setDraining()
@@ -185,22 +225,36 @@ func (g *Gateway) connect(ctx context.Context) error {
 			msg = g.heartbeat()
 		case <-pings:
 			msg = g.heartbeat()
-		case msg = <-g.out:
+		case <-waitAccept:
+			ready, waitAccept = g.out.ready, nil
+		case <-settle.C:
+			ready = g.out.ready
+		case <-ready:
+			queued = true
 		}
-		if err := stream.Send(msg); err != nil {
-			if msg.GetHeartbeat() == nil {
-				g.requeue(msg) // not lost: the next stream sends it
+		if msg != nil {
+			if err := stream.Send(msg); err != nil {
+				return err
 			}
-			return err
+		}
+		if !queued {
+			continue
+		}
+		// Send what is queued, oldest first; a message leaves the outbox
+		// only once the stream took it.
+		for m := g.out.peek(); m != nil; m = g.out.peek() {
+			if err := stream.Send(m); err != nil {
+				g.out.wake() // for the next stream: the queue is not empty
+				return err
+			}
+			g.out.pop()
 		}
 	}
 }
 
-// requeue puts a message that could not be sent back for the next stream.
-func (g *Gateway) requeue(m *gwpb.AgentToControlPlane) {
-	select {
-	case g.out <- m:
-	default:
+// send queues a message for the control plane.
+func (g *Gateway) send(m *gwpb.AgentToControlPlane) {
+	if !g.out.push(m) {
 		g.log.Error("outbox full; a message to the control plane is lost", "request_id", m.GetRequestId())
 	}
 }
@@ -211,11 +265,11 @@ func (g *Gateway) setDraining() {
 	g.mu.Unlock()
 }
 
-// heartbeat reports load (queued and running tasks over the queue's
-// capacity) and status.
+// heartbeat reports load (queued and running tasks and running threads
+// over the task queue's capacity) and status.
 func (g *Gateway) heartbeat() *gwpb.AgentToControlPlane {
 	g.mu.Lock()
-	n, draining := len(g.running), g.draining
+	n, draining := len(g.running)+len(g.threads), g.draining
 	g.mu.Unlock()
 	status := StatusHealthy
 	switch {
@@ -245,21 +299,27 @@ func (g *Gateway) handle(ctx context.Context, m *gwpb.ControlPlaneToAgent) {
 			t.cancel(errCancelled)
 		}
 	case *gwpb.ControlPlaneToAgent_ThreadSpawn:
-		g.out <- &gwpb.AgentToControlPlane{RequestId: m.GetRequestId(), Payload: &gwpb.AgentToControlPlane_ThreadSpawnResult{
-			ThreadSpawnResult: &gwpb.ThreadSpawnResult{ThreadId: p.ThreadSpawn.GetThreadId(), Success: false,
-				AdapterType: p.ThreadSpawn.GetAdapterType(),
-				ErrorMessage: fmt.Sprintf("adapter %q is not available: this Parapet gateway runs tasks only; adapters available: none",
-					p.ThreadSpawn.GetAdapterType())}}}
-	case *gwpb.ControlPlaneToAgent_ThreadInput, *gwpb.ControlPlaneToAgent_ThreadStop:
-		g.log.Warn("thread message for a thread this agent does not run; ignored")
+		go g.spawn(m.GetRequestId(), p.ThreadSpawn)
+	case *gwpb.ControlPlaneToAgent_ThreadInput:
+		if t := g.thread(p.ThreadInput.GetThreadId()); t != nil {
+			t.input(p.ThreadInput.GetInputType(), p.ThreadInput.GetInput())
+		} else {
+			g.log.Warn("input for a thread this agent does not run; ignored", "thread", p.ThreadInput.GetThreadId())
+		}
+	case *gwpb.ControlPlaneToAgent_ThreadStop:
+		if t := g.thread(p.ThreadStop.GetThreadId()); t != nil {
+			t.stop(p.ThreadStop.GetReason(), p.ThreadStop.GetForce())
+		} else {
+			g.log.Warn("stop for a thread this agent does not run; ignored", "thread", p.ThreadStop.GetThreadId())
+		}
 	}
 }
 
 // enqueue queues a task; a duplicate id or a full queue is a TaskError.
 func (g *Gateway) enqueue(ctx context.Context, reqID string, req *gwpb.TaskRequest) {
 	fail := func(code, msg string) {
-		g.out <- &gwpb.AgentToControlPlane{RequestId: reqID, Payload: &gwpb.AgentToControlPlane_TaskError{TaskError: &gwpb.TaskError{
-			TaskId: req.GetTaskId(), ErrorCode: code, ErrorMessage: msg}}}
+		g.send(&gwpb.AgentToControlPlane{RequestId: reqID, Payload: &gwpb.AgentToControlPlane_TaskError{TaskError: &gwpb.TaskError{
+			TaskId: req.GetTaskId(), ErrorCode: code, ErrorMessage: msg}}})
 	}
 	if req.GetTaskId() == "" || req.GetTaskDescription() == "" {
 		fail("INVALID_ARGUMENT", "task_id and task_description are required")
@@ -302,7 +362,13 @@ func (g *Gateway) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case t := <-g.tasks:
-			g.out <- g.run(ctx, t)
+			select {
+			case g.slot <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			g.send(g.run(ctx, t))
+			<-g.slot
 			g.forget(t)
 		}
 	}

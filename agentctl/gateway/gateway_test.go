@@ -87,10 +87,9 @@ func (s *cpStream) next(t *testing.T, ok func(*gwpb.AgentToControlPlane) bool) *
 	}
 }
 
-func start(t *testing.T, replies ...llm.Response) (*controlPlane, *doorstest.Engine) {
+// serveControlPlane serves cp on loopback and returns a connection to it.
+func serveControlPlane(t *testing.T, cp gwpb.AgentGatewayServer) *grpc.ClientConn {
 	t.Helper()
-	eng := doorstest.Start(t, replies, nil)
-	cp := &controlPlane{newConn: make(chan *cpStream, 8)}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +103,14 @@ func start(t *testing.T, replies ...llm.Response) (*controlPlane, *doorstest.Eng
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func start(t *testing.T, replies ...llm.Response) (*controlPlane, *doorstest.Engine) {
+	t.Helper()
+	eng := doorstest.Start(t, replies, nil)
+	cp := &controlPlane{newConn: make(chan *cpStream, 8)}
+	conn := serveControlPlane(t, cp)
 	g, err := gateway.New(gateway.Config{Conn: conn, AgentID: "parapet-1", AgentName: "parapet", Capabilities: []string{"code"},
 		Heartbeat: 50 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine})
 	if err != nil {

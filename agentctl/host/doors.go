@@ -1,4 +1,4 @@
-package cmd
+package host
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/agentctl/procman"
 	"github.com/parapet-dev/parapet/engine/doors"
 	"github.com/parapet-dev/parapet/engine/doors/crawbl"
@@ -32,14 +33,18 @@ func loadCrawblKey(file string) ([]byte, error) {
 	return key, nil
 }
 
-// doorConfig is where agentctl start serves the engine's other front
+// DoorConfig is where agentctl start serves the engine's other front
 // doors (engine/doors); each is off unless its address is given.
-type doorConfig struct {
-	openclaudeAddr                              string
-	crawblAddr, crawblKeyFile, crawblOnEscalate string
+type DoorConfig struct {
+	OpenclaudeAddr   string
+	CrawblAddr       string
+	CrawblKeyFile    string // absolute
+	CrawblOnEscalate string // crawbl.OnEscalateDeny or OnEscalateWait
 }
 
-func doorFlags() []cli.Flag {
+// DoorFlags are the doors' flags, for start and internal-engine.
+
+func DoorFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "openclaude-addr", Usage: "serve openclaude.v1.AgentService.Chat on `HOST:PORT` (off unless given; beyond loopback every call needs the engine's client token)"},
 		&cli.StringFlag{Name: "crawbl-addr", Usage: "serve crawbl.agentruntime.v1 (Converse, Memory) on this `HOST:PORT` (off unless given; needs --crawbl-hmac-key-file)"},
@@ -48,53 +53,53 @@ func doorFlags() []cli.Flag {
 	}
 }
 
-func doorConfigFrom(c *cli.Context) (doorConfig, error) {
-	d := doorConfig{openclaudeAddr: c.String("openclaude-addr"), crawblAddr: c.String("crawbl-addr"),
-		crawblKeyFile: c.String("crawbl-hmac-key-file"), crawblOnEscalate: c.String("crawbl-on-escalate")}
-	if d.openclaudeAddr != "" {
-		// Beyond loopback the door needs the engine's client token (serveDoors).
-		if _, _, err := net.SplitHostPort(d.openclaudeAddr); err != nil {
-			return d, usageErrorf("--openclaude-addr %q: want HOST:PORT", d.openclaudeAddr)
+func doorConfigFrom(c *cli.Context) (DoorConfig, error) {
+	d := DoorConfig{OpenclaudeAddr: c.String("openclaude-addr"), CrawblAddr: c.String("crawbl-addr"),
+		CrawblKeyFile: c.String("crawbl-hmac-key-file"), CrawblOnEscalate: c.String("crawbl-on-escalate")}
+	if d.OpenclaudeAddr != "" {
+		// Beyond loopback the door needs the engine's client token (ServeDoors).
+		if _, _, err := net.SplitHostPort(d.OpenclaudeAddr); err != nil {
+			return d, exitcode.Usagef("--openclaude-addr %q: want HOST:PORT", d.OpenclaudeAddr)
 		}
 	}
-	if d.crawblAddr != "" {
+	if d.CrawblAddr != "" {
 		// Every crawbl call is authenticated, so any address may serve it.
-		if _, _, err := net.SplitHostPort(d.crawblAddr); err != nil {
-			return d, usageErrorf("--crawbl-addr %q: want HOST:PORT", d.crawblAddr)
+		if _, _, err := net.SplitHostPort(d.CrawblAddr); err != nil {
+			return d, exitcode.Usagef("--crawbl-addr %q: want HOST:PORT", d.CrawblAddr)
 		}
-		if d.crawblKeyFile == "" {
-			return d, usageErrorf("--crawbl-addr needs --crawbl-hmac-key-file: every crawbl call carries an HMAC bearer token")
+		if d.CrawblKeyFile == "" {
+			return d, exitcode.Usagef("--crawbl-addr needs --crawbl-hmac-key-file: every crawbl call carries an HMAC bearer token")
 		}
-		if abs, err := filepath.Abs(d.crawblKeyFile); err == nil {
-			d.crawblKeyFile = abs
+		if abs, err := filepath.Abs(d.CrawblKeyFile); err == nil {
+			d.CrawblKeyFile = abs
 		}
-		if _, err := loadCrawblKey(d.crawblKeyFile); err != nil {
-			return d, usageErrorf("--crawbl-hmac-key-file: %v", err)
+		if _, err := loadCrawblKey(d.CrawblKeyFile); err != nil {
+			return d, exitcode.Usagef("--crawbl-hmac-key-file: %v", err)
 		}
 	}
-	if o := d.crawblOnEscalate; o != "" && o != crawbl.OnEscalateDeny && o != crawbl.OnEscalateWait {
-		return d, usageErrorf("--crawbl-on-escalate %q: want deny or wait", o)
+	if o := d.CrawblOnEscalate; o != "" && o != crawbl.OnEscalateDeny && o != crawbl.OnEscalateWait {
+		return d, exitcode.Usagef("--crawbl-on-escalate %q: want deny or wait", o)
 	}
 	return d, nil
 }
 
-func (d doorConfig) args() []string {
+func (d DoorConfig) args() []string {
 	var a []string
-	if d.openclaudeAddr != "" {
-		a = append(a, "--openclaude-addr", d.openclaudeAddr)
+	if d.OpenclaudeAddr != "" {
+		a = append(a, "--openclaude-addr", d.OpenclaudeAddr)
 	}
-	if d.crawblAddr != "" {
-		a = append(a, "--crawbl-addr", d.crawblAddr, "--crawbl-hmac-key-file", d.crawblKeyFile, "--crawbl-on-escalate", d.crawblOnEscalate)
+	if d.CrawblAddr != "" {
+		a = append(a, "--crawbl-addr", d.CrawblAddr, "--crawbl-hmac-key-file", d.CrawblKeyFile, "--crawbl-on-escalate", d.CrawblOnEscalate)
 	}
 	return a
 }
 
-// serveDoors serves the configured doors, each on its own gRPC server,
+// ServeDoors serves the configured doors, each on its own gRPC server,
 // over the engine in-process: the same gate, broker and sessions as
 // ClientService. It records their addresses in the workspace's state for
 // agentctl status. A door that cannot listen stops the engine: it was
 // asked for.
-func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error) {
+func (h *Host) ServeDoors(d DoorConfig, log *slog.Logger) (stop func(), err error) {
 	var servers []*grpc.Server
 	stop = func() {
 		for _, s := range servers {
@@ -122,29 +127,29 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 		log.Info("serving a front door", "door", name, "addr", lis.Addr().String())
 		return nil
 	}
-	if d.openclaudeAddr != "" {
+	if d.OpenclaudeAddr != "" {
 		var models []string
-		if h.cfg.model != "" {
-			models = []string{h.cfg.model}
+		if h.cfg.Model != "" {
+			models = []string{h.cfg.Model}
 		}
-		oc, err := openclaude.New(openclaude.Options{Engine: h.engine, Workspace: h.cfg.workspace, Models: models, Logger: log.With("door", "openclaude")})
+		oc, err := openclaude.New(openclaude.Options{Engine: h.engine, Workspace: h.cfg.Workspace, Models: models, Logger: log.With("door", "openclaude")})
 		if err == nil {
 			var opts []grpc.ServerOption
-			if doors.CheckLoopback("--openclaude-addr", d.openclaudeAddr) != nil {
+			if doors.CheckLoopback("--openclaude-addr", d.OpenclaudeAddr) != nil {
 				// Reachable from other machines: only holders of the
 				// engine's client token may drive it and answer approvals.
 				opts = doors.RequireToken(h.engine.ClientToken())
 			}
-			err = serve("openclaude", d.openclaudeAddr, oc.Register, opts...)
+			err = serve("openclaude", d.OpenclaudeAddr, oc.Register, opts...)
 		}
 		if err != nil {
 			stop()
 			return nil, err
 		}
 	}
-	if d.crawblAddr != "" {
+	if d.CrawblAddr != "" {
 		err := func() error {
-			key, err := loadCrawblKey(d.crawblKeyFile)
+			key, err := loadCrawblKey(d.CrawblKeyFile)
 			if err != nil {
 				return err
 			}
@@ -152,12 +157,12 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 			if err != nil {
 				return err
 			}
-			cr, err := crawbl.New(crawbl.Options{Engine: h.engine, Store: h.store, Verifier: verifier, OnEscalate: d.crawblOnEscalate,
-				AgentName: h.cfg.agentName, Model: h.cfg.model, Logger: log.With("door", "crawbl")})
+			cr, err := crawbl.New(crawbl.Options{Engine: h.engine, Store: h.store, Verifier: verifier, OnEscalate: d.CrawblOnEscalate,
+				AgentName: h.cfg.AgentName, Model: h.cfg.Model, Logger: log.With("door", "crawbl")})
 			if err != nil {
 				return err
 			}
-			return serve("crawbl", d.crawblAddr, cr.Register, cr.ServerOptions()...)
+			return serve("crawbl", d.CrawblAddr, cr.Register, cr.ServerOptions()...)
 		}()
 		if err != nil {
 			stop()
@@ -165,7 +170,7 @@ func serveDoors(h *host, d doorConfig, log *slog.Logger) (stop func(), err error
 		}
 	}
 	if len(addrs) > 0 {
-		if err := procman.UpdateState(h.cfg.stateDir(), func(s *procman.State) { s.Doors = addrs }); err != nil {
+		if err := procman.UpdateState(h.cfg.StateDir(), func(s *procman.State) { s.Doors = addrs }); err != nil {
 			log.Warn("could not record the doors in the state file", "error", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package child
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parapet-dev/parapet/agentctl/agent"
+	"github.com/parapet-dev/parapet/agentctl/exitcode"
 	"github.com/parapet-dev/parapet/llm"
+	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/sandbox"
 )
@@ -51,7 +53,7 @@ func internalAgentCommand() *cli.Command {
 // config, sandbox, canary
 // probes, connect, AgentReady, directive loop.
 func runInternalAgent(c *cli.Context) error {
-	log := newLogger(c.App.ErrWriter, c.String("log-level")).With("process", "agent")
+	log := observability.TextLogger(c.App.ErrWriter, c.String("log-level")).With("process", "agent")
 	token, err := readChildToken(c)
 	if err != nil {
 		return err
@@ -69,7 +71,7 @@ func runInternalAgent(c *cli.Context) error {
 	defer stop()
 	if !child.acceptable {
 		refuse(ctx, conn, c.String("name")+":"+token, child.reportJSON)
-		return exitf(exitSandbox, "sandbox not verified: %s %s", child.report.Status, child.report.Error)
+		return exitcode.Errorf(exitcode.Sandbox, "sandbox not verified: %s %s", child.report.Status, child.report.Error)
 	}
 	err = agent.Run(ctx, conn, agent.Config{
 		Name: c.String("name"), Token: token, Provider: child.provider, SandboxReport: child.reportJSON,
@@ -80,7 +82,7 @@ func runInternalAgent(c *cli.Context) error {
 		log.Debug("agent stopping", "reason", err)
 		return nil
 	case err != nil:
-		return exitf(1, "agent: %v", err)
+		return exitcode.Errorf(1, "agent: %v", err)
 	}
 	return nil
 }
@@ -109,7 +111,7 @@ func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, e
 	if addr := c.String("grpc"); addr != "" || c.Command.Name == "internal-agent" {
 		enginePort, err := ipPort(addr)
 		if err != nil {
-			return nil, usageErrorf("--grpc: %v", err)
+			return nil, exitcode.Usagef("--grpc: %v", err)
 		}
 		ports = append(ports, enginePort)
 	}
@@ -117,19 +119,19 @@ func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, e
 		APIKeyEnv: c.String("api-key-env"), ScriptPath: c.String("script")}
 	llmHost, llmPort, err := cfg.Endpoint()
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, exitcode.Usagef("%v", err)
 	}
 	child := &sandboxedChild{llmConfig: cfg}
 	if llmHost != "" {
 		client, err := pinnedHTTPClient(c.Context, llmHost)
 		if err != nil {
-			return nil, exitf(1, "resolve the LLM endpoint: %v", err)
+			return nil, exitcode.Errorf(1, "resolve the LLM endpoint: %v", err)
 		}
 		cfg.HTTPClient = client
 	}
 	child.provider, err = llm.New(cfg)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, exitcode.Usagef("%v", err)
 	}
 
 	if llmPort != 0 {
@@ -151,32 +153,9 @@ func prepareSandboxedChild(c *cli.Context, log *slog.Logger) (*sandboxedChild, e
 func dialEngineIP(addr string) (*grpc.ClientConn, error) {
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		return nil, exitf(1, "engine %s: %v", addr, err)
+		return nil, exitcode.Errorf(1, "engine %s: %v", addr, err)
 	}
 	return conn, nil
-}
-
-// applySandbox restricts this process and runs the canary probes.
-func applySandbox(cfg sandbox.Config, canaryDir string) sandbox.Report {
-	if _, err := sandbox.Supported(); err != nil {
-		return sandbox.Report{Status: sandbox.StatusUnavailable, Error: err.Error()}
-	}
-	if err := sandbox.Prewarm(); err != nil {
-		return sandbox.Report{Status: sandbox.StatusPartial, Error: err.Error()}
-	}
-	prober, err := sandbox.PrepareProbes(cfg, sandbox.ProbeOptions{Dir: canaryDir})
-	if err != nil {
-		return sandbox.Report{Status: sandbox.StatusPartial, Error: "prepare probes: " + err.Error()}
-	}
-	if err := sandbox.Apply(cfg); err != nil {
-		rep := prober.Run()
-		rep.Status, rep.Error = sandbox.StatusPartial, "apply: "+err.Error()
-		if errors.Is(err, sandbox.ErrUnavailable) {
-			rep.Status = sandbox.StatusUnavailable
-		}
-		return rep
-	}
-	return prober.Run()
 }
 
 // refuse tells the engine why this agent will not run, then hangs up.

@@ -1,4 +1,4 @@
-package cmd
+package host
 
 import (
 	"encoding/json"
@@ -12,31 +12,31 @@ import (
 // without the executor on a host that has none (--allow-unconfined).
 const executorUnconfined = "unconfined"
 
-// executorSetup is what startHost learns about the confined executor:
+// ExecutorSetup is what Start learns about the confined executor:
 // the executor to give the tools (nil: none), whether commands may run
 // unconfined, and the status and probe report for status and the run's
 // sandbox event.
-type executorSetup struct {
+type ExecutorSetup struct {
 	executor   *sandbox.Executor
 	unconfined bool
-	status     string
-	reportJSON string
+	Status     string
+	ReportJSON string
 }
 
 // setupExecutor starts the executor over this binary and proves it with
 // its canary probes. Fail closed: commands run confined, or, only where
 // the kernel has no Landlock or seccomp and the operator said
 // --allow-unconfined, unconfined; a partial confinement is never used.
-func setupExecutor(self string, allowUnconfined bool, log *slog.Logger) executorSetup {
+func setupExecutor(self string, allowUnconfined bool, log *slog.Logger) ExecutorSetup {
 	x, err := sandbox.NewExecutor(self)
 	if err != nil {
 		rep := sandbox.Report{Status: sandbox.StatusUnavailable, Probes: []sandbox.ProbeResult{}, Error: err.Error()}
 		if allowUnconfined {
 			log.Warn("COMMANDS RUN UNCONFINED, with the engine's full rights: " + err.Error() + "; --allow-unconfined was given")
-			return executorSetup{unconfined: true, status: executorUnconfined, reportJSON: marshalReport(rep)}
+			return ExecutorSetup{unconfined: true, Status: executorUnconfined, ReportJSON: marshalReport(rep)}
 		}
 		log.Error("no confined executor on this host: commands (execute_command, git) will be refused; pass --allow-unconfined to run them unconfined", "error", err)
-		return executorSetup{status: string(rep.Status), reportJSON: marshalReport(rep)}
+		return ExecutorSetup{Status: string(rep.Status), ReportJSON: marshalReport(rep)}
 	}
 	dir, err := os.MkdirTemp("", "parapet-exec-probe-")
 	var rep sandbox.Report
@@ -50,14 +50,14 @@ func setupExecutor(self string, allowUnconfined bool, log *slog.Logger) executor
 		// Landlock and seccomp are there, but not the namespaces the helper needs.
 		x.Close()
 		log.Warn("COMMANDS RUN UNCONFINED, with the engine's full rights: " + rep.Error + "; --allow-unconfined was given")
-		return executorSetup{unconfined: true, status: executorUnconfined, reportJSON: marshalReport(rep)}
+		return ExecutorSetup{unconfined: true, Status: executorUnconfined, ReportJSON: marshalReport(rep)}
 	}
 	if rep.Status != sandbox.StatusSandboxed {
 		x.Close()
 		log.Error("the confined executor's canary probes failed: commands (execute_command, git) will be refused", "status", rep.Status, "error", rep.Error)
-		return executorSetup{status: string(rep.Status), reportJSON: marshalReport(rep)}
+		return ExecutorSetup{Status: string(rep.Status), ReportJSON: marshalReport(rep)}
 	}
-	return executorSetup{executor: x, status: string(rep.Status), reportJSON: marshalReport(rep)}
+	return ExecutorSetup{executor: x, Status: string(rep.Status), ReportJSON: marshalReport(rep)}
 }
 
 func marshalReport(rep sandbox.Report) string {
@@ -66,4 +66,18 @@ func marshalReport(rep sandbox.Report) string {
 		return `{"status":"partial","error":"report not encodable"}`
 	}
 	return string(b)
+}
+
+// ProbeExecutor proves the confined executor as Start does, without
+// keeping it (doctor's check).
+func ProbeExecutor(self string) sandbox.Report {
+	x := setupExecutor(self, false, slog.New(slog.DiscardHandler))
+	if x.executor != nil {
+		x.executor.Close()
+	}
+	var rep sandbox.Report
+	if err := json.Unmarshal([]byte(x.ReportJSON), &rep); err != nil {
+		rep = sandbox.Report{Status: sandbox.StatusPartial, Error: err.Error()}
+	}
+	return rep
 }
