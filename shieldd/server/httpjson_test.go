@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"google.golang.org/grpc/encoding"
+	_ "google.golang.org/grpc/encoding/proto"
 	"math"
 	"slices"
 	"strings"
@@ -289,6 +291,44 @@ func BenchmarkEvaluateJSON(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := marshaler.Marshal(resp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The gRPC codec's encoder (grpcwire.go) and the reflection it replaces.
+	b.Run("proto/fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			data, err := requestCodec{}.Marshal(resp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data.Free()
+		}
+	})
+	// proto/fast is the codec's whole path (pooled buffer included),
+	// proto/append the encoder alone, proto/grpc-codec gRPC's own codec.
+	b.Run("proto/append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ = appendEvaluateResponseProto(buf[:0], resp)
+		}
+	})
+	b.Run("proto/grpc-codec", func(b *testing.B) {
+		codec := encoding.GetCodecV2("proto")
+		b.ReportAllocs()
+		for b.Loop() {
+			data, err := codec.Marshal(resp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data.Free()
+		}
+	})
+	b.Run("proto/marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := proto.Marshal(resp); err != nil {
 				b.Fatal(err)
 			}
 		}
