@@ -11,23 +11,26 @@ import "strings"
 // checkAccounts judges one command for account changes.
 func (s *scan) checkAccounts(v *cmdView) {
 	what := ""
-	ops := operands(v.args, "", nil)
-	help := hasLongFlag(v.args, "help") || hasLongFlag(v.args, "version") || hasShortFlag(v.args, 'h') && len(v.args) == 1
+	ops := v.plainOperands()
+	// Asked only by the account programs: most commands are none.
+	help := func() bool {
+		return hasLongFlag(v.args, "help") || hasLongFlag(v.args, "version") || hasShortFlag(v.args, 'h') && len(v.args) == 1
+	}
 	switch v.prog {
 	case "useradd", "adduser", "newusers":
-		if !help && !(v.prog == "useradd" && hasShortFlag(v.args, 'D') && len(v.args) == 1) {
+		if !help() && !(v.prog == "useradd" && hasShortFlag(v.args, 'D') && len(v.args) == 1) {
 			what = "creates an account"
 		}
 	case "userdel", "deluser":
-		if !help {
+		if !help() {
 			what = "deletes an account"
 		}
 	case "usermod", "chsh", "chfn", "vigr":
-		if !help && len(v.args) > 0 {
+		if !help() && len(v.args) > 0 {
 			what = "changes an account"
 		}
 	case "groupadd", "addgroup", "groupdel", "delgroup", "groupmod", "gpasswd":
-		if !help && len(v.args) > 0 {
+		if !help() && len(v.args) > 0 {
 			what = "changes the groups"
 		}
 	case "chpasswd", "chgpasswd":
@@ -35,14 +38,14 @@ func (s *scan) checkAccounts(v *cmdView) {
 	case "passwd":
 		// passwd -S / --status reports; everything else sets, locks,
 		// deletes or expires a password (of the caller, or another user).
-		if !help && !hasShortFlag(v.args, 'S') && !hasLongFlag(v.args, "status") {
+		if !help() && !hasShortFlag(v.args, 'S') && !hasLongFlag(v.args, "status") {
 			what = "changes a password"
 			if len(ops) > 0 {
 				what = "changes the password of " + ops[0]
 			}
 		}
 	case "chage":
-		if !help && !hasShortFlag(v.args, 'l') && !hasLongFlag(v.args, "list") {
+		if !help() && !hasShortFlag(v.args, 'l') && !hasLongFlag(v.args, "list") {
 			what = "changes password ageing"
 		}
 	case "dscl":
@@ -63,7 +66,7 @@ func (s *scan) checkAccounts(v *cmdView) {
 		}
 	case "smbpasswd", "htpasswd":
 		// htpasswd edits a web server's password file, not accounts.
-		if v.prog == "smbpasswd" && !help {
+		if v.prog == "smbpasswd" && !help() {
 			what = "changes a Samba account"
 		}
 	}

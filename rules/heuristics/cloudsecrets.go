@@ -2,7 +2,6 @@ package heuristics
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 )
 
@@ -144,30 +143,33 @@ func parseInetAton(s string) (uint32, bool) {
 	if s == "" || len(s) > 64 {
 		return 0, false
 	}
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return 0, false
-	}
-	vals := make([]uint64, 0, 4)
-	for _, p := range parts {
-		if p == "" {
+	var vals [4]uint64
+	n := 0
+	for rest := s; ; {
+		p, tail, more := strings.Cut(rest, ".")
+		if n == len(vals) || p == "" {
 			return 0, false
 		}
-		base := 10
+		base := uint64(10)
 		switch {
 		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
 			base, p = 16, p[2:]
 		case len(p) > 1 && p[0] == '0':
 			base, p = 8, p[1:]
 		}
-		n, err := strconv.ParseUint(p, base, 32)
-		if err != nil {
+		v, ok := parseUint32(p, base)
+		if !ok {
 			return 0, false
 		}
-		vals = append(vals, n)
+		vals[n] = v
+		n++
+		if !more {
+			break
+		}
+		rest = tail
 	}
 	var ip uint64
-	last := len(vals) - 1
+	last := n - 1
 	for i, v := range vals[:last] {
 		if v > 0xFF {
 			return 0, false
@@ -179,6 +181,37 @@ func parseInetAton(s string) (uint32, bool) {
 	}
 	ip |= vals[last]
 	return uint32(ip), true
+}
+
+// parseUint32 is strconv.ParseUint(p, base, 32) for base 8, 10 or 16,
+// without the error value it allocates for the many words that are not
+// numbers.
+func parseUint32(p string, base uint64) (uint64, bool) {
+	if p == "" {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(p); i++ {
+		var d uint64
+		switch c := p[i]; {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		n = n*base + d
+		if n > 0xFFFFFFFF {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 // metadataCredentialPath reports a request path on metadata service canon
@@ -209,7 +242,12 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		if a == "" || a[0] == '-' {
 			continue
 		}
-		if i := strings.Index(a, "://"); i > 0 && urlHost(a) == "" || i > 0 && !strings.HasPrefix(strings.ToLower(a), "http") {
+		i := strings.Index(a, "://")
+		u := "" // urlHost(a), worked out once
+		if i >= 0 {
+			u = urlHost(a)
+		}
+		if i > 0 && (u == "" || !hasPrefixFold(a, "http")) {
 			// A URL inside a longer argument: an interpreter's code, a
 			// config string. Its metadata spellings count as well.
 			if s.embeddedMetadataURL(v, a) {
@@ -218,7 +256,7 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 			continue
 		}
 		h, reqPath := a, ""
-		if u := urlHost(a); u != "" {
+		if u != "" {
 			h = u
 		} else if kind == "" {
 			continue // only network programs take a bare host

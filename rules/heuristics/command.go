@@ -26,6 +26,19 @@ type cmdView struct {
 	// first use (traitsDone).
 	traits     uint32
 	traitsDone bool
+	// ops caches operands(args, "", nil), which many rules ask for
+	// (opsDone says it is set): worked out, and maybe allocated, once.
+	ops     []string
+	opsDone bool
+}
+
+// plainOperands is operands(v.args, "", nil), computed on first use. The
+// result is shared: callers must not write into it.
+func (v *cmdView) plainOperands() []string {
+	if !v.opsDone {
+		v.ops, v.opsDone = operands(v.args, "", nil), true
+	}
+	return v.ops
 }
 
 // cmdScan is one parsed command line being judged, with the caller's

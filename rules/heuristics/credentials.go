@@ -187,7 +187,7 @@ func cliTokenCommand(v *cmdView) string {
 			return ""
 		}
 	}
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	has := func(words ...string) bool {
 		for _, w := range words {
 			if !containsArg(ops, w) {

@@ -25,7 +25,7 @@ func isDecoder(v *cmdView) bool {
 	case "echo":
 		return hasShortFlag(v.args, 'e') && hasEscapes(strings.Join(v.args, " "))
 	case "tr":
-		ops := operands(v.args, "", nil)
+		ops := v.plainOperands()
 		return len(ops) == 2 && isRot13Set(ops[0], ops[1])
 	}
 	return v.codeAny(traitDecode)

@@ -40,7 +40,7 @@ func serviceUnit(u string) string {
 // (systemctl stop|disable|mask|kill, service X stop, rc-service, update-rc.d
 // X disable|remove, chkconfig X off, launchctl unload|bootout).
 func serviceStops(v *cmdView, fn func(unit, verb string)) {
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	switch v.prog {
 	case "systemctl":
 		if len(ops) < 2 {
@@ -92,7 +92,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefLogTamper, v.prog+" "+verb+" "+unit+" stops the machine's logging: nothing after it would be recorded; leave it running", ev())
 		}
 	})
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	// /etc/init.d/auditd stop, /etc/rc.d/rsyslog stop: an init script.
 	if d := parentDir(v.c.Name); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && len(ops) > 0 && ops[0] == "stop" {
 		switch {

@@ -150,7 +150,7 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 	if !hasFlag(v.args, 'r', "recursive") && !hasShortFlag(v.args, 'R') {
 		return
 	}
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	if len(ops) == 0 && v.c.Program == "xargs" {
 		// echo ~ | xargs rm -rf: the operands come from the pipe.
 		for _, i := range cs.before(v) {

@@ -11,7 +11,7 @@ import (
 // checkDisruption judges one command for system disruption.
 func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	halt := ""
 	switch v.prog {
 	case "shutdown", "reboot", "halt", "poweroff", "kexec":

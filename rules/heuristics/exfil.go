@@ -33,7 +33,7 @@ func netKind(v *cmdView) string {
 			return "socket"
 		}
 	case "gh":
-		ops := operands(v.args, "", nil)
+		ops := v.plainOperands()
 		if len(ops) >= 2 && (ops[0] == "gist" && ops[1] == "create" || ops[0] == "release" && ops[1] == "upload") {
 			return "upload"
 		}

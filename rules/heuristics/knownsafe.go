@@ -357,7 +357,7 @@ func (a *Analyzer) safeDownload(cs *cmdScan, v *cmdView) bool {
 // or /tmp.
 func (cs *cmdScan) safeWriter(v *cmdView) bool {
 	if v.prog == "chmod" {
-		ops := operands(v.args, "", nil)
+		ops := v.plainOperands()
 		if len(ops) == 0 || setsID(ops[0]) || worldWritable(ops[0]) {
 			return false
 		}

@@ -164,7 +164,7 @@ func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
 			}
 		}
 		if ok {
-			for _, op := range operands(v.args, "", nil) {
+			for _, op := range v.plainOperands() {
 				out = append(out, planted{abs: cs.resolveIn(v.c, op).Abs, content: text})
 			}
 		}
@@ -197,7 +197,7 @@ func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 		}
 		return text, true
 	case "cat":
-		if len(operands(v.args, "", nil)) == 0 {
+		if len(v.plainOperands()) == 0 {
 			return heredocText(v.c.Redirects)
 		}
 	}

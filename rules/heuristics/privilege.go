@@ -86,7 +86,7 @@ func accountTamper(v *cmdView) string {
 	case "chpasswd":
 		return "chpasswd sets account passwords"
 	case "passwd":
-		if ops := operands(v.args, "", nil); len(ops) > 0 && ops[0] == "root" {
+		if ops := v.plainOperands(); len(ops) > 0 && ops[0] == "root" {
 			return "passwd sets the root password"
 		}
 		return ""
@@ -232,7 +232,7 @@ func writeTargets(v *cmdView, fn func(string)) {
 	}
 	switch v.prog {
 	case "tee":
-		for _, op := range operands(v.args, "", nil) {
+		for _, op := range v.plainOperands() {
 			fn(op)
 		}
 	case "cp", "mv", "install", "ln", "rsync", "scp":

@@ -181,7 +181,7 @@ func isPackageInstall(v *cmdView) bool {
 	switch v.prog {
 	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install":
 		if v.prog == "uv" && op == "pip" {
-			ops := operands(v.args, "", nil)
+			ops := v.plainOperands()
 			return len(ops) > 1 && ops[1] == "install"
 		}
 		return op == "install" || op == "add"

@@ -204,7 +204,7 @@ var socatNetPrefixes = []string{"tcp:", "tcp4:", "tcp6:", "tcp-connect:", "tcp4-
 // the terminal or another network address (a relay). A program address
 // (exec:, system:) is revshell.socat.
 func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	if len(ops) < 2 {
 		return
 	}

@@ -39,7 +39,7 @@ func isTrustStorePath(abs, home string) bool {
 // checkTrustStore judges one command for trust-store changes.
 func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
-	ops := operands(v.args, "", nil)
+	ops := v.plainOperands()
 	switch v.prog {
 	case "trust":
 		if len(ops) > 0 && ops[0] == "anchor" && !hasLongFlag(v.args, "remove") {

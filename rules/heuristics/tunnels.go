@@ -15,22 +15,23 @@ var tunnelServices = []string{"serveo.net", "localhost.run", "pinggy.io", "a.pin
 // tunnelCommand says what a command exposes, or "".
 func tunnelCommand(v *cmdView) string {
 	prog, args := v.prog, v.args
+	ops := v.plainOperands() // of args, while they are v's own
 	// npx localtunnel, pnpm dlx cloudflared, bunx …: judge the tool run.
 	switch prog {
 	case "npx", "bunx", "pnpx":
-		ops := operands(args, "p", []string{"--package"})
-		if len(ops) == 0 {
+		run := operands(args, "p", []string{"--package"})
+		if len(run) == 0 {
 			return ""
 		}
-		prog, args = baseName(ops[0]), ops[1:]
+		prog, args = baseName(run[0]), run[1:]
+		ops = operands(args, "", nil)
 	case "pnpm", "yarn":
-		ops := operands(args, "", nil)
 		if len(ops) < 2 || ops[0] != "dlx" {
 			return ""
 		}
 		prog, args = baseName(ops[1]), ops[2:]
+		ops = operands(args, "", nil)
 	}
-	ops := operands(args, "", nil)
 	first := ""
 	if len(ops) > 0 {
 		first = ops[0]
