@@ -49,18 +49,66 @@ type cmdScan struct {
 	act    *action.Action // whose command, or decoded text, this is
 	root   string
 	home   string
+	// resolved remembers what resolveIn answered: the rules resolve the
+	// same few arguments and redirections again and again (about half
+	// of all calls over the corpus). nil: no memory.
+	resolved *resolveMemo
 }
 
 // smallScript is how many commands fit the caller's stack buffer.
 const smallScript = 4
 
+// scanBuf is the scratch of one cmdScan: the views of a short command
+// line and the memory of resolved paths.
+type scanBuf struct {
+	views    [smallScript]cmdView
+	resolved resolveMemo
+}
+
+// resolveMemo holds the first few paths resolveIn resolved, by command
+// and word. A line with more paths resolves the rest every time: the
+// memory stays small and its search short.
+type resolveMemo struct {
+	n int
+	e [8]resolvedPath
+}
+
+type resolvedPath struct {
+	c    *shell.Command
+	word string
+	path action.Path
+}
+
+func (m *resolveMemo) lookup(c *shell.Command, word string) (action.Path, bool) {
+	for i := range m.e[:m.n] {
+		if e := &m.e[i]; e.c == c && e.word == word {
+			return e.path, true
+		}
+	}
+	return action.Path{}, false
+}
+
+func (m *resolveMemo) remember(c *shell.Command, word string, p action.Path) {
+	if m.n < len(m.e) {
+		m.e[m.n] = resolvedPath{c: c, word: word, path: p}
+		m.n++
+	}
+}
+
+// reset forgets every path (and so every command it points to).
+func (m *resolveMemo) reset() {
+	clear(m.e[:m.n])
+	m.n = 0
+}
+
 // newCmdScan prepares the views of sc. buf, usually a stack array of the
 // caller, holds the views of short command lines so they cost no heap
 // allocation (hence a value result, not a pointer).
-func newCmdScan(sc *shell.Script, act *action.Action, buf *[smallScript]cmdView) cmdScan {
-	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home}
-	if len(sc.Commands) <= len(buf) {
-		cs.views = buf[:len(sc.Commands)]
+func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
+	buf.resolved.reset()
+	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved}
+	if len(sc.Commands) <= len(buf.views) {
+		cs.views = buf.views[:len(sc.Commands)]
 	} else {
 		cs.views = make([]cmdView, len(sc.Commands))
 	}
@@ -106,6 +154,19 @@ func (cs *cmdScan) judged(p action.Path) bool {
 // directory c runs in (cd, git -C, …), then to the caller's workspace. A
 // glob that can match a protected path is judged as that path.
 func (cs *cmdScan) resolveIn(c *shell.Command, p string) action.Path {
+	if cs.resolved == nil {
+		return cs.resolve(c, p)
+	}
+	if r, ok := cs.resolved.lookup(c, p); ok {
+		return r
+	}
+	r := cs.resolve(c, p)
+	cs.resolved.remember(c, p, r)
+	return r
+}
+
+// resolve is resolveIn without the memory.
+func (cs *cmdScan) resolve(c *shell.Command, p string) action.Path {
 	if c != nil {
 		p = c.PathOf(p)
 	}

@@ -28,17 +28,18 @@ func (s *scan) checkCommandAction() {
 	s.checkCommandSecrets(&cs)
 }
 
-// viewBufs recycles the views of short command lines. The rules pass
-// views to functions that escape analysis cannot follow, so a stack
-// buffer would be moved to the heap: half a kilobyte per decision.
-var viewBufs = sync.Pool{New: func() any { return new([smallScript]cmdView) }}
+// scanBufs recycles the scratch of command scans. The rules pass views
+// to functions that escape analysis cannot follow, so a stack buffer
+// would be moved to the heap: over a kilobyte per decision.
+var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
 
-func getViews() *[smallScript]cmdView { return viewBufs.Get().(*[smallScript]cmdView) }
+func getViews() *scanBuf { return scanBufs.Get().(*scanBuf) }
 
 // putViews clears buf, so the pool keeps no script alive, and returns it.
-func putViews(buf *[smallScript]cmdView) {
-	*buf = [smallScript]cmdView{}
-	viewBufs.Put(buf)
+func putViews(buf *scanBuf) {
+	buf.views = [smallScript]cmdView{}
+	buf.resolved.reset()
+	scanBufs.Put(buf)
 }
 
 // commandRules runs every rule that judges a parsed command line. It is

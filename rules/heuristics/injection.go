@@ -413,8 +413,9 @@ func (s *scan) sendsOut(field string) bool {
 		}
 		return true
 	case "execute_command":
-		var buf [smallScript]cmdView
-		cs := newCmdScan(s.act.Script, s.act, &buf)
+		buf := getViews()
+		defer putViews(buf)
+		cs := newCmdScan(s.act.Script, s.act, buf)
 		for i := range cs.views {
 			if sendsData(&cs.views[i]) {
 				return true
