@@ -55,13 +55,16 @@ func sentenceEnd(s string, i int) bool {
 }
 
 func standingExfil(sentence string) bool {
-	var words []string
+	// Words are ASCII letters and apostrophes, compared ignoring case
+	// (wordIs, wordIn): no lower-case copies. Most sentences fit buf.
+	var buf [48]string
+	words := buf[:0]
 	for j := 0; ; {
 		w, k := nextWord(sentence, j)
 		if w == "" {
 			break
 		}
-		words = append(words, strings.ToLower(w))
+		words = append(words, w)
 		j = k
 	}
 	standing, verbAt := false, -1
@@ -71,7 +74,7 @@ func standingExfil(sentence string) bool {
 		}
 		if i+1 < len(words) {
 			for _, p := range standingPairs {
-				if w == p[0] && words[i+1] == p[1] {
+				if wordIs(w, p[0]) && wordIs(words[i+1], p[1]) {
 					standing = true
 				}
 			}
@@ -86,7 +89,7 @@ func standingExfil(sentence string) bool {
 	for i := 0; i < verbAt; i++ {
 		// A prohibition ("never send", "do not attach") is not an order
 		// to disclose; "never forget to send" is.
-		if wordIn(words[i], negationWords) && !(words[i] == "never" && i+1 < len(words) && words[i+1] == "forget") {
+		if wordIn(words[i], negationWords) && !(wordIs(words[i], "never") && i+1 < len(words) && wordIs(words[i+1], "forget")) {
 			return false
 		}
 	}
