@@ -12,6 +12,27 @@ type foldSet struct {
 	bits    []uint32 // bits[k] is what needle k marks (see scanBits)
 	// start[c] lists the needles whose first byte is c, either case.
 	start [256][]uint8
+	// pairs has bit foldPair(a, b) set for the first two bytes of each
+	// needle (for a one-byte needle, its byte and any other): most
+	// positions of a text start no needle's first two bytes, and one bit
+	// test rules them out without comparing any needle.
+	pairs [1 << 16 / 64]uint64
+	// short says some needle is one byte long, so the last byte of a
+	// text may start one.
+	short bool
+}
+
+// foldPair is the index of the byte pair a, b with ASCII letters folded
+// to lower case, as equalFoldASCII compares them.
+func foldPair(a, b byte) uint32 { return uint32(lowerByte(a))<<8 | uint32(lowerByte(b)) }
+
+// mayStart reports whether a needle can start at s[i], i < len(s).
+func (fs *foldSet) mayStart(s string, i int) bool {
+	if i+1 == len(s) {
+		return fs.short
+	}
+	k := foldPair(s[i], s[i+1])
+	return fs.pairs[k>>6]&(1<<(k&63)) != 0
 }
 
 // newFoldSet builds a set whose needles all mark bit 1.
@@ -28,13 +49,23 @@ func (fs *foldSet) addAll(bit uint32, needles []string) {
 			panic("heuristics: foldSet needle empty or too many needles")
 		}
 		n = strings.ToLower(n)
-		k := uint8(len(fs.needles))
+		if len(n) == 1 {
+			fs.short = true
+			for b := range 256 {
+				k := foldPair(n[0], byte(b))
+				fs.pairs[k>>6] |= 1 << (k & 63)
+			}
+		} else {
+			k := foldPair(n[0], n[1])
+			fs.pairs[k>>6] |= 1 << (k & 63)
+		}
+		idx := uint8(len(fs.needles))
 		fs.needles = append(fs.needles, n)
 		fs.bits = append(fs.bits, bit)
 		c := n[0]
-		fs.start[c] = append(fs.start[c], k)
+		fs.start[c] = append(fs.start[c], idx)
 		if c >= 'a' && c <= 'z' {
-			fs.start[c-32] = append(fs.start[c-32], k)
+			fs.start[c-32] = append(fs.start[c-32], idx)
 		}
 	}
 }
@@ -42,6 +73,9 @@ func (fs *foldSet) addAll(bit uint32, needles []string) {
 // in reports whether s contains any needle, ignoring ASCII case.
 func (fs *foldSet) in(s string) bool {
 	for i := 0; i < len(s); i++ {
+		if !fs.mayStart(s, i) {
+			continue
+		}
 		for _, k := range fs.start[s[i]] {
 			n := fs.needles[k]
 			if len(s)-i >= len(n) && equalFoldASCII(s[i:i+len(n)], n) {
@@ -57,6 +91,9 @@ func (fs *foldSet) in(s string) bool {
 func (fs *foldSet) scanBits(s string, want uint32) uint32 {
 	var got uint32
 	for i := 0; i < len(s); i++ {
+		if !fs.mayStart(s, i) {
+			continue
+		}
 		for _, k := range fs.start[s[i]] {
 			if got&fs.bits[k] != 0 {
 				continue

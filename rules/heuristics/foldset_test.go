@@ -66,3 +66,21 @@ func FuzzFoldSet(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFoldSetScan scans every string of the corpus actions for the
+// code traits and the key-hunting words, as the rules do for inline code
+// and search patterns.
+func BenchmarkFoldSetScan(b *testing.B) {
+	var texts []string
+	for _, c := range corpusActions(b) {
+		for _, s := range c.act.Strings {
+			texts = append(texts, s.Value)
+		}
+	}
+	for b.Loop() {
+		for _, s := range texts {
+			codeMarkers.scanBits(s, allCodeTraits)
+			keyHuntTextSet.in(s)
+		}
+	}
+}
