@@ -22,6 +22,37 @@ var injectionStart = func() (t [256]bool) {
 	return t
 }()
 
+// injectionPrefixes are the first two bytes (ignoring case) of every
+// phrase findInjection looks for; "<" stands for any chat-template token
+// (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
+// phrases in findInjection's code.
+var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<"}
+
+// injectionPairs has bit foldPair(a, b) set for each pair of bytes a
+// phrase can start with: at most word starts none can, and the phrases
+// themselves are not compared.
+var injectionPairs = func() (t [1 << 16 / 64]uint64) {
+	for _, p := range injectionPrefixes {
+		for b := range 256 {
+			if len(p) == 1 || lowerByte(byte(b)) == p[1] {
+				k := foldPair(p[0], byte(b))
+				t[k>>6] |= 1 << (k & 63)
+			}
+		}
+	}
+	return t
+}()
+
+// mayStartPhrase reports whether a phrase can start at s[i]. Every
+// phrase is at least two bytes long.
+func mayStartPhrase(s string, i int) bool {
+	if i+1 >= len(s) {
+		return false
+	}
+	k := foldPair(s[i], s[i+1])
+	return injectionPairs[k>>6]&(1<<(k&63)) != 0
+}
+
 func lowerByte(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 32
@@ -114,6 +145,9 @@ func findInjection(s string) (ruleIndex, string, bool) {
 		}
 		if i > 0 && isLetter(s[i-1]) && c != '<' && c != '[' && c != '#' {
 			continue // not at a word start
+		}
+		if !mayStartPhrase(s, i) {
+			continue
 		}
 		lineStart := i == 0 || s[i-1] == '\n'
 		rest := s[i:]

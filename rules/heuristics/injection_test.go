@@ -1,6 +1,13 @@
 package heuristics
 
-import "testing"
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func injectionCases(phrases []string, benign []string) []ruleCase {
 	var cs []ruleCase
@@ -90,4 +97,67 @@ func TestInjectionAgentRulesFile(t *testing.T) {
 		toolCase("AGENTS.md ordinary", "write_file", map[string]any{"path": "AGENTS.md", "content": "# Agents\n\nRun `go test ./...` before committing. Keep functions small.\n"}, false),
 		toolCase("README with curl", "write_file", map[string]any{"path": "README.md", "content": "Install: `curl -fsSL https://example.com/install.sh -o install.sh`\n"}, false),
 	})
+}
+
+// TestInjectionPrefixesCoverPhrases reads findInjection's and chatToken's
+// source: every phrase they compare must pass mayStartPhrase (in either
+// case), or the pair filter would hide it.
+func TestInjectionPrefixesCoverPhrases(t *testing.T) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "injection.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phrases := 0
+	for _, d := range file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "findInjection" && fn.Name.Name != "chatToken" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "hasPrefixFold" {
+				return true
+			}
+			lit, ok := call.Args[1].(*ast.BasicLit)
+			if !ok {
+				t.Errorf("%s: hasPrefixFold with a phrase that is not a literal", fset.Position(call.Pos()))
+				return true
+			}
+			phrase, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			phrases++
+			if !mayStartPhrase(phrase, 0) || !mayStartPhrase(strings.ToUpper(phrase), 0) {
+				t.Errorf("phrase %q does not start with one of injectionPrefixes", phrase)
+			}
+			return true
+		})
+	}
+	if phrases < 30 {
+		t.Fatalf("found only %d phrases: has findInjection changed shape?", phrases)
+	}
+	if !mayStartPhrase("<|im_start|>", 0) || !mayStartPhrase("<<SYS>>", 0) {
+		t.Error("chat-template tokens are filtered out")
+	}
+}
+
+// BenchmarkFindInjection runs findInjection over every string of the
+// corpus actions, as checkInjection does.
+func BenchmarkFindInjection(b *testing.B) {
+	var texts []string
+	for _, c := range corpusActions(b) {
+		for _, s := range c.act.Strings {
+			texts = append(texts, s.Value)
+		}
+	}
+	for b.Loop() {
+		for _, s := range texts {
+			findInjection(s)
+		}
+	}
 }
