@@ -84,7 +84,14 @@ func (a *Analyzer) Analyze(act *action.Action) []Finding {
 // returns then is incomplete: the caller must check ctx and refuse the
 // action (the pipeline answers BLOCK), never treat it as a full analysis.
 func (a *Analyzer) AnalyzeContext(ctx context.Context, act *action.Action) []Finding {
-	s := scan{an: a, act: act, ctx: ctx}
+	return a.AnalyzeAppend(ctx, act, nil)
+}
+
+// AnalyzeAppend is AnalyzeContext writing the findings into dst's
+// storage (dst[:0]), growing it when they do not fit: a caller done with
+// the findings before its next analysis can lend one buffer to them all.
+func (a *Analyzer) AnalyzeAppend(ctx context.Context, act *action.Action, dst []Finding) []Finding {
+	s := scan{an: a, act: act, ctx: ctx, findings: dst[:0]}
 	if act == nil {
 		// Not subject to configuration: disabling a rule must never turn
 		// "nothing to analyse" into an ALLOW.
@@ -150,7 +157,7 @@ func (s *scan) add(r ruleIndex, msg, evidence string) {
 	}
 	s.seen[r] = true
 	rule := &rules[r]
-	if s.findings == nil {
+	if cap(s.findings) == 0 {
 		// Most actions that match at all match a few rules: one
 		// allocation instead of growing 1, 2, 4.
 		s.findings = make([]Finding, 0, 4)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -69,18 +70,21 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 		if spans != nil {
 			_, sp = spans.start(SpanHeuristics)
 		}
-		findings := rs.analyzer.AnalyzeContext(ctx, act)
+		buf := findingBufs.Get().(*[]heuristics.Finding)
+		findings := rs.analyzer.AnalyzeAppend(ctx, act, *buf)
 		if spans != nil {
 			endHeuristics(sp, findings)
 		}
 		if ctx.Err() != nil {
 			// The analysis stopped early: what it found is incomplete.
+			putFindings(buf, findings)
 			return deadlineVerdict(ctx, act, rs, now), nil
 		}
 		if len(findings) > 0 {
 			reasons = addFindings(v, t0, findings, reasonBuf[:0])
 			v.Confinement = policy.NarrowConfinement(v.Confinement, leaksData(findings))
 		}
+		putFindings(buf, findings) // the verdict holds copies
 	}
 
 	// An allow rule that asks for a second opinion sends what Tier 1 did
@@ -129,6 +133,25 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	// evaluator's path above keeps the action itself, so does not release.
 	act.Release()
 	return v, nil
+}
+
+// findingBufs lends Tier 1 the storage for its findings: the verdict
+// copies them (addFindings), so a decision needs the slice only briefly.
+var findingBufs = sync.Pool{New: func() any { b := make([]heuristics.Finding, 0, 4); return &b }}
+
+// maxPooledFindings bounds the buffers kept: one action with hundreds of
+// findings must not pin that much memory in the pool.
+const maxPooledFindings = 32
+
+// putFindings clears findings (the pool keeps no message alive) and
+// returns their storage to findingBufs.
+func putFindings(buf *[]heuristics.Finding, findings []heuristics.Finding) {
+	if cap(findings) > maxPooledFindings {
+		return
+	}
+	clear(findings)
+	*buf = findings[:0]
+	findingBufs.Put(buf)
 }
 
 // leaksData reports whether a Tier 1 finding says data could leave:
