@@ -377,6 +377,9 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		}
 	}
 	switch {
+	case !maySystemPersist(abs):
+		// Not under /etc, /var, /usr, /lib, /run, /Library, /System or
+		// /private: none of the system locations below.
 	case abs == "/etc/crontab" || abs == "/etc/anacrontab" || strings.HasPrefix(abs, "/etc/cron.") || strings.HasPrefix(abs, "/etc/cron/") ||
 		underOrAt(abs, "/var/spool/cron") || underOrAt(abs, "/var/spool/anacron") || underOrAt(abs, "/var/at/tabs") || underOrAt(abs, "/usr/lib/cron/tabs"):
 		return rPersistCron, abs, true
@@ -398,6 +401,21 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		return rPersistGitHooks, "a git hook (" + p.Raw + ")", true
 	}
 	return 0, "", false
+}
+
+// maySystemPersist is a cheap test that abs could be one of the system
+// persistence locations persistTarget lists: each starts with "/e", "/v",
+// "/u", "/l", "/r", "/L", "/S", or "/p" (/private/etc/…, which
+// isAccountFile trims).
+func maySystemPersist(abs string) bool {
+	if len(abs) < 5 || abs[0] != '/' {
+		return false
+	}
+	switch abs[1] {
+	case 'e', 'v', 'u', 'l', 'r', 'L', 'S', 'p':
+		return true
+	}
+	return false
 }
 
 func isGitHookPath(p action.Path) bool {

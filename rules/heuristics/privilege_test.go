@@ -1,6 +1,13 @@
 package heuristics
 
-import "testing"
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestPrivilegeElevation(t *testing.T) {
 	runRuleCases(t, "privilege.elevation", []ruleCase{
@@ -173,4 +180,44 @@ func TestPersistenceAtJob(t *testing.T) {
 		cmdCase("at -l", false),
 		cmdCase("crontab -r", false),
 	})
+}
+
+// TestMaySystemPersistCoversLocations reads persistTarget's and
+// isAccountFile's source: every absolute path they compare against must
+// pass maySystemPersist, or the cheap test would hide that location.
+func TestMaySystemPersistCoversLocations(t *testing.T) {
+	fset := token.NewFileSet()
+	paths := 0
+	for _, file := range []string{"paths.go", "privilege.go"} {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "persistTarget" && fn.Name.Name != "isAccountFile" {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasPrefix(s, "/") && len(s) > 1 {
+					paths++
+					if !maySystemPersist(s) && !maySystemPersist(s+"/x") {
+						t.Errorf("%s: %q fails maySystemPersist", fset.Position(lit.Pos()), s)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if paths < 30 {
+		t.Fatalf("found only %d paths: has persistTarget changed shape?", paths)
+	}
 }
