@@ -300,6 +300,9 @@ func classify(abs, home string) (sensitivity, string) {
 		}
 	}
 	switch {
+	case !maySystemLocation(abs):
+		// Not under /etc, /var, /run or /proc: none of the system
+		// secrets below.
 	case abs == "/etc/shadow" || abs == "/etc/shadow-" || abs == "/etc/gshadow" || abs == "/etc/gshadow-" || abs == "/etc/master.passwd" ||
 		abs == "/etc/security/opasswd":
 		return sensSystemSecret, "system password hashes"
@@ -377,7 +380,7 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		}
 	}
 	switch {
-	case !maySystemPersist(abs):
+	case !maySystemLocation(abs):
 		// Not under /etc, /var, /usr, /lib, /run, /Library, /System or
 		// /private: none of the system locations below.
 	case abs == "/etc/crontab" || abs == "/etc/anacrontab" || strings.HasPrefix(abs, "/etc/cron.") || strings.HasPrefix(abs, "/etc/cron/") ||
@@ -403,11 +406,11 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 	return 0, "", false
 }
 
-// maySystemPersist is a cheap test that abs could be one of the system
-// persistence locations persistTarget lists: each starts with "/e", "/v",
-// "/u", "/l", "/r", "/L", "/S", or "/p" (/private/etc/…, which
-// isAccountFile trims).
-func maySystemPersist(abs string) bool {
+// maySystemLocation is a cheap test that abs could be one of the system
+// locations classify and persistTarget list: each starts with "/e",
+// "/v", "/u", "/l", "/r", "/L", "/S", or "/p" (/proc, and /private/etc/…,
+// which isAccountFile trims).
+func maySystemLocation(abs string) bool {
 	if len(abs) < 5 || abs[0] != '/' {
 		return false
 	}
