@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"sync"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
@@ -15,24 +16,40 @@ func (p *Policy) Evaluate(a *action.Action) Decision {
 	if p == nil || a == nil {
 		return failClosed("no policy or no action to evaluate")
 	}
-	set := p.index.lookup(a)
-	st := evalState{act: a}
+	// The matchers are called through an interface, so the state they
+	// share would escape to the heap: a pooled one costs no allocation.
+	st := evalStates.Get().(*evalState)
+	st.act = a
+	d, matched := p.index.lookup(a).first(st)
+	*st = evalState{} // the pool keeps no action alive
+	evalStates.Put(st)
+	if matched {
+		return d
+	}
+	return p.defaultDecision(a)
+}
+
+var evalStates = sync.Pool{New: func() any { return new(evalState) }}
+
+// first returns the decision of the first rule of set that matches: deny
+// rules, then verify rules, then allow rules.
+func (set *ruleSet) first(st *evalState) (Decision, bool) {
 	for _, r := range set.deny {
-		if r.matches(&st) {
-			return r.decision
+		if r.matches(st) {
+			return r.decision, true
 		}
 	}
 	for _, r := range set.verify {
-		if r.matches(&st) {
-			return r.decision
+		if r.matches(st) {
+			return r.decision, true
 		}
 	}
 	for _, r := range set.allow {
-		if r.matches(&st) {
-			return r.decision
+		if r.matches(st) {
+			return r.decision, true
 		}
 	}
-	return p.defaultDecision(a)
+	return Decision{}, false
 }
 
 // defaultDecision is the outcome when no rule matched.

@@ -37,7 +37,8 @@ func (m *celMatcher) eval(st *evalState) (bool, string) {
 // run evaluates the expression; errText is set when it failed.
 func (m *celMatcher) run(st *evalState) (result bool, errText string) {
 	if st.cel == nil {
-		st.cel = &celActivation{act: st.act}
+		st.celStore = celActivation{act: st.act}
+		st.cel = &st.celStore
 	}
 	out, _, err := m.prg.Eval(st.cel)
 	if err != nil {

@@ -41,8 +41,10 @@ type matcher interface {
 // evalState is what one evaluation carries between rules.
 type evalState struct {
 	act *action.Action
-	// cel is built on first use: most actions never reach a `when`.
-	cel *celActivation
+	// cel is built on first use, in celStore: most actions never reach a
+	// `when`.
+	cel      *celActivation
+	celStore celActivation
 }
 
 // matches reports whether every matcher of r holds (the action type was
