@@ -114,7 +114,8 @@ func (s *scan) checkRCE(cs *cmdScan) {
 	if !s.enabled(rRCEPipe) && !s.enabled(rRCESubstitute) && !s.enabled(rRCESaveExec) && !s.enabled(rRCEInlineFetch) {
 		return
 	}
-	var saved []savedFile
+	var savedBuf [4]savedFile // the files of a usual line, without a heap allocation
+	saved := savedBuf[:0]
 	for i := range cs.views {
 		v := &cs.views[i]
 		if isFetcher(v) {
@@ -243,10 +244,13 @@ type savedFile struct {
 // appendSaved records files a fetcher writes: curl -o / -O, wget (-O),
 // or a > redirection.
 func appendSaved(saved []savedFile, v *cmdView) []savedFile {
-	host := firstHost(v.args)
+	host := "" // firstHost(v.args), worked out once something is saved
 	add := func(p string) {
 		if p == "" || p == "-" || p == "/dev/null" || isStdinPath(p) {
 			return
+		}
+		if host == "" {
+			host = firstHost(v.args) // never "": "the network" at worst
 		}
 		saved = append(saved, savedFile{name: baseName(p), host: host})
 	}
