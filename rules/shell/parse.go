@@ -27,22 +27,31 @@ func parse(src string, fastPath bool) *Script {
 	st := statePool.Get().(*parseState)
 	st.s = Script{Source: src, state: st}
 	st.s.Commands = st.cmds[:0]
-	st.w = walker{s: &st.s, noFastPath: !fastPath, args: st.args[:0]}
+	st.s.Pipelines = st.pipes[:0]
+	st.w = walker{s: &st.s, noFastPath: !fastPath, args: st.args[:0], ints: st.ints[:0], redirs: st.redirs[:0]}
 	st.w.parseScript(src, frame{src: src}, true)
 	st.w.release()
 	if len(st.s.Commands) == 0 {
 		st.s.Commands = nil // as when nothing was appended
 	}
+	if len(st.s.Pipelines) == 0 {
+		st.s.Pipelines = nil
+	}
 	return &st.s
 }
 
 // parseState holds a Script, the walker that builds it, and the first
-// commands and arguments the Script's slices start in.
+// commands, arguments and pipelines the Script's slices start in. (Room
+// for four commands: one line in eight has more than two, and growing
+// the slice cost an allocation of 700 bytes.)
 type parseState struct {
-	s    Script
-	w    walker
-	cmds [2]Command
-	args [8]string
+	s     Script
+	w     walker
+	cmds  [4]Command
+	args  [8]string
+	pipes  [2][]int
+	ints   [8]int
+	redirs [4]Redirect
 }
 
 var statePool = sync.Pool{New: func() any { return new(parseState) }}
@@ -106,6 +115,8 @@ func (w *walker) release() {
 	}
 	w.buf = nil
 	w.args = nil
+	w.ints = nil
+	w.redirs = nil
 	w.subs = nil // do not keep the syntax tree alive
 }
 

@@ -391,7 +391,7 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, subs *[]subst) []Red
 	if len(rs) == 0 {
 		return nil
 	}
-	out := make([]Redirect, 0, len(rs))
+	out := w.redirRoom(len(rs))
 	for _, r := range rs {
 		rd := Redirect{Op: r.Op.String()}
 		if r.N != nil {
