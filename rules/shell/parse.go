@@ -45,10 +45,10 @@ func parse(src string, fastPath bool) *Script {
 // for four commands: one line in eight has more than two, and growing
 // the slice cost an allocation of 700 bytes.)
 type parseState struct {
-	s     Script
-	w     walker
-	cmds  [4]Command
-	args  [8]string
+	s      Script
+	w      walker
+	cmds   [4]Command
+	args   [8]string
 	pipes  [2][]int
 	ints   [8]int
 	redirs [4]Redirect

@@ -252,7 +252,7 @@ func (w *walker) memberRoom(n int) []int {
 		return make([]int, 0, n)
 	}
 	w.ints = w.ints[:l+n]
-	return w.ints[l:l:l+n]
+	return w.ints[l : l : l+n]
 }
 
 // redirRoom returns an empty slice with room for n redirections, from
@@ -263,7 +263,7 @@ func (w *walker) redirRoom(n int) []Redirect {
 		return make([]Redirect, 0, n)
 	}
 	w.redirs = w.redirs[:l+n]
-	return w.redirs[l:l:l+n]
+	return w.redirs[l : l : l+n]
 }
 
 // registerPipeline records a pipeline of two or more commands. A command
