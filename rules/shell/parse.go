@@ -24,13 +24,17 @@ func parse(src string, fastPath bool) *Script {
 	// One allocation (or none, when a released Script is reused) for the
 	// result, the walker that builds it and room for the commands and
 	// arguments of an everyday line.
+	// The state is zero (new, or cleared by Release): only the fields
+	// that start otherwise are set.
 	st := statePool.Get().(*parseState)
-	st.s = Script{Source: src, state: st}
+	st.s.Source, st.s.state = src, st
 	st.s.Commands = st.cmds[:0]
 	st.s.Pipelines = st.pipes[:0]
-	st.w = walker{s: &st.s, noFastPath: !fastPath, args: st.args[:0], ints: st.ints[:0], redirs: st.redirs[:0]}
-	st.w.parseScript(src, frame{src: src}, true)
-	st.w.release()
+	w := &st.w
+	w.s, w.noFastPath = &st.s, !fastPath
+	w.args, w.ints, w.redirs = st.args[:0], st.ints[:0], st.redirs[:0]
+	w.parseScript(src, frame{src: src}, true)
+	w.release()
 	if len(st.s.Commands) == 0 {
 		st.s.Commands = nil // as when nothing was appended
 	}
@@ -65,7 +69,13 @@ func (s *Script) Release() {
 	if st == nil || &st.s != s {
 		return
 	}
-	*st = parseState{}
+	// Commands fill the room from the start, and a parse writes nothing
+	// past what it appends: clearing only the commands used spares
+	// clearing (with write barriers, while the collector runs) the room
+	// the usual one- or two-command line leaves untouched.
+	clear(st.cmds[:min(len(s.Commands), len(st.cmds))])
+	st.s, st.w = Script{}, walker{}
+	st.args, st.pipes, st.redirs = [len(st.args)]string{}, [len(st.pipes)][]int{}, [len(st.redirs)]Redirect{}
 	statePool.Put(st)
 }
 

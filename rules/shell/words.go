@@ -315,7 +315,13 @@ func isIFS(pe *syntax.ParamExp) bool {
 }
 
 func hasGlob(s string) bool {
-	return strings.ContainsAny(s, "*?[")
+	// A byte loop: strings.ContainsAny builds its set on every call.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '*' || c == '?' || c == '[' {
+			return true
+		}
+	}
+	return false
 }
 
 func isAlnum(c byte) bool {
