@@ -342,6 +342,9 @@ type Message struct {
 	// Scope gives the session a workspace and rules of its own (a gateway
 	// thread); a session keeps its first scope for every later message.
 	Scope *Scope
+	// MemoryWorkspace is whose long-term memory the turn's memory tools
+	// use ("": the registry's own, "local"): a crawbl caller's workspace.
+	MemoryWorkspace string
 }
 
 // Turn is one message being processed. Events delivers the session's
@@ -403,6 +406,9 @@ func (e *Engine) Submit(ctx context.Context, m Message) (*Turn, error) {
 	}
 	t := &turn{sessionID: s.id, messageID: "msg_" + randomID(), mode: s.mode, content: m.Content, persisted: s.persisted, scope: scope}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if m.MemoryWorkspace != "" {
+		t.ctx = tools.WithMemoryWorkspace(t.ctx, m.MemoryWorkspace)
+	}
 	history := append([]*pb.ChatTurn(nil), trimHistory(s.history, historyBudget)...)
 	if s.persisted {
 		e.markPersisted(s.id)

@@ -18,6 +18,25 @@ type Memory interface {
 	Memories(ctx context.Context, workspace, category string, offset, limit int) ([]store.Memory, error)
 }
 
+// memoryWorkspaceKey carries a turn's memory workspace in its context.
+type memoryWorkspaceKey struct{}
+
+// WithMemoryWorkspace makes the memory tools called with ctx use the
+// memory of workspace instead of Options.MemoryWorkspace: a turn that
+// came through a door with workspaces of its own (crawbl) sees that
+// workspace's notes, the ones its Memory service shows.
+func WithMemoryWorkspace(ctx context.Context, workspace string) context.Context {
+	return context.WithValue(ctx, memoryWorkspaceKey{}, workspace)
+}
+
+// memoryWorkspace is the memory workspace of a call.
+func (r *Registry) memoryWorkspace(ctx context.Context) string {
+	if ws, ok := ctx.Value(memoryWorkspaceKey{}).(string); ok && ws != "" {
+		return ws
+	}
+	return r.opts.MemoryWorkspace
+}
+
 // memoryTimeout bounds one memory tool's database call.
 const memoryTimeout = 10 * time.Second
 
@@ -50,7 +69,7 @@ func (r *Registry) registerMemory(add func(name, group, desc string, write bool,
 func (r *Registry) memoryWrite(ctx context.Context, a args) Result {
 	ctx, cancel := context.WithTimeout(ctx, memoryTimeout)
 	defer cancel()
-	m, err := r.opts.Memory.PutMemory(ctx, store.Memory{Workspace: r.opts.MemoryWorkspace, Category: a.str("category"), Key: a.str("key"), Content: a.str("content")})
+	m, err := r.opts.Memory.PutMemory(ctx, store.Memory{Workspace: r.memoryWorkspace(ctx), Category: a.str("category"), Key: a.str("key"), Content: a.str("content")})
 	if err != nil {
 		return errResult(fmt.Errorf("memory_write: %w", err))
 	}
@@ -60,7 +79,7 @@ func (r *Registry) memoryWrite(ctx context.Context, a args) Result {
 func (r *Registry) memoryRead(ctx context.Context, a args) Result {
 	ctx, cancel := context.WithTimeout(ctx, memoryTimeout)
 	defer cancel()
-	m, err := r.opts.Memory.GetMemory(ctx, r.opts.MemoryWorkspace, a.str("category"), a.str("key"))
+	m, err := r.opts.Memory.GetMemory(ctx, r.memoryWorkspace(ctx), a.str("category"), a.str("key"))
 	if errors.Is(err, store.ErrNotFound) {
 		return errResult(fmt.Errorf("memory_read: no note %q in category %q", a.str("key"), a.str("category")))
 	}
@@ -74,7 +93,7 @@ func (r *Registry) memoryRead(ctx context.Context, a args) Result {
 func (r *Registry) memoryList(ctx context.Context, a args) Result {
 	ctx, cancel := context.WithTimeout(ctx, memoryTimeout)
 	defer cancel()
-	list, err := r.opts.Memory.Memories(ctx, r.opts.MemoryWorkspace, a.str("category"), int(a.integer("offset", 0)), int(a.integer("limit", 0)))
+	list, err := r.opts.Memory.Memories(ctx, r.memoryWorkspace(ctx), a.str("category"), int(a.integer("offset", 0)), int(a.integer("limit", 0)))
 	if err != nil {
 		return errResult(fmt.Errorf("memory_list: %w", err))
 	}

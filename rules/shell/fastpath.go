@@ -150,7 +150,7 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 			n++
 		}
 	}
-	members := make([]int, 0, n)
+	members := w.memberRoom(n)
 	for i := 0; i < len(toks); {
 		end := i
 		for end < len(toks) && toks[end].kind != fpPipe {
@@ -195,7 +195,7 @@ func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
 	}
 	var redirs []Redirect
 	if nredirs > 0 {
-		redirs = make([]Redirect, 0, nredirs)
+		redirs = w.redirRoom(nredirs)
 		for _, t := range toks {
 			if t.kind != fpRedir {
 				continue

@@ -42,8 +42,11 @@ type walker struct {
 	buf                       []byte  // scratch space for building words
 	bufp                      *[]byte // where buf came from (bufPool)
 	// args, when not nil, is room for the Args of the commands to come,
-	// so that one allocation serves several commands.
-	args []string
+	// so that one allocation serves several commands; ints likewise for
+	// the member lists of pipelines and redirs for redirections.
+	args   []string
+	ints   []int
+	redirs []Redirect
 	// subs is the stack of substitutions found in the statements being
 	// walked (see stmt).
 	subs       []subst
@@ -217,7 +220,7 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 // commands inside $(…) or bash -c of an element do not (they are deeper).
 func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 	elems := flattenBinary(b, syntax.Pipe, syntax.PipeAll)
-	members := make([]int, 0, len(elems)+2)
+	members := w.memberRoom(len(elems) + 2)
 	for _, el := range elems {
 		start := len(w.s.Commands)
 		// Every element runs in a subshell of its own.
@@ -239,6 +242,28 @@ func (w *walker) appendMembers(members []int, start, depth int) []int {
 		}
 	}
 	return members
+}
+
+// memberRoom returns an empty slice with room for n pipeline members,
+// from w.ints when it has room. Appending past n copies.
+func (w *walker) memberRoom(n int) []int {
+	l := len(w.ints)
+	if cap(w.ints)-l < n {
+		return make([]int, 0, n)
+	}
+	w.ints = w.ints[:l+n]
+	return w.ints[l : l : l+n]
+}
+
+// redirRoom returns an empty slice with room for n redirections, from
+// w.redirs when it has room. Appending past n copies.
+func (w *walker) redirRoom(n int) []Redirect {
+	l := len(w.redirs)
+	if cap(w.redirs)-l < n {
+		return make([]Redirect, 0, n)
+	}
+	w.redirs = w.redirs[:l+n]
+	return w.redirs[l : l : l+n]
 }
 
 // registerPipeline records a pipeline of two or more commands. A command

@@ -315,7 +315,13 @@ func isIFS(pe *syntax.ParamExp) bool {
 }
 
 func hasGlob(s string) bool {
-	return strings.ContainsAny(s, "*?[")
+	// A byte loop: strings.ContainsAny builds its set on every call.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '*' || c == '?' || c == '[' {
+			return true
+		}
+	}
+	return false
 }
 
 func isAlnum(c byte) bool {
@@ -391,7 +397,7 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, subs *[]subst) []Red
 	if len(rs) == 0 {
 		return nil
 	}
-	out := make([]Redirect, 0, len(rs))
+	out := w.redirRoom(len(rs))
 	for _, r := range rs {
 		rd := Redirect{Op: r.Op.String()}
 		if r.N != nil {

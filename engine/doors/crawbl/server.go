@@ -152,7 +152,10 @@ func (c *converse) run(ctx context.Context, req *crpb.ConverseRequest, workspace
 	t, err := c.s.opts.Engine.Submit(turnCtx, engine.Message{
 		// A workspace's sessions are its own: another workspace's token
 		// cannot continue them.
-		SessionID: workspace + ":" + sessionID, CreateNamed: true, Content: req.GetMessage(), Source: Frontend})
+		SessionID: workspace + ":" + sessionID, CreateNamed: true, Content: req.GetMessage(), Source: Frontend,
+		// The agent's memory tools see the notes this workspace's Memory
+		// calls see.
+		MemoryWorkspace: workspace})
 	if err != nil {
 		code, msg := doors.Refusal(err)
 		return c.failed(code, msg)

@@ -398,9 +398,10 @@ func TestMemory(t *testing.T) {
 	}
 }
 
-// The agent's memory tools pass the gate: an ordinary note is written and
-// shows in Memory (workspace "local", the engine's own); a planted
-// standing instruction to hand out credentials is blocked.
+// The agent's memory tools pass the gate and use the caller's workspace:
+// an ordinary note is written and shows in that workspace's Memory, a note
+// made through Memory shows to the agent, another workspace sees neither;
+// a planted standing instruction to hand out credentials is blocked.
 func TestAgentMemoryTools(t *testing.T) {
 	const (
 		benign   = `{"key":"style","category":"core","content":"Always use tabs and run gofmt."}`
@@ -412,7 +413,11 @@ func TestAgentMemoryTools(t *testing.T) {
 		doorstest.Tools("", doorstest.Call("memory_read", `{"key":"style","category":"core"}`), doorstest.Call("memory_list", `{"category":"core"}`),
 			doorstest.Call("memory_read", `{"key":"email"}`)),
 		doorstest.Text("Noted."))
-	got := ask(t, d.converse(t, as(t, "u1", "ws1", time.Now())), &crpb.ConverseRequest{Message: "remember my preferences"})
+	ws1 := as(t, "u1", "ws1", time.Now())
+	if _, err := d.memory.CreateMemory(ws1, &crpb.CreateMemoryRequest{Key: "team", Category: "core", Content: "Reviews on Fridays."}); err != nil {
+		t.Fatal(err)
+	}
+	got := ask(t, d.converse(t, ws1), &crpb.ConverseRequest{Message: "remember my preferences"})
 	calls, results := map[string]string{}, map[string]*crpb.ToolResultEvent{}
 	for _, ev := range got {
 		if c := ev.GetToolCall(); c != nil {
@@ -431,14 +436,20 @@ func TestAgentMemoryTools(t *testing.T) {
 	if r := results[calls[`{"key":"style","category":"core"}`]]; r == nil || !strings.Contains(r.GetResultJson(), "Always use tabs") {
 		t.Fatalf("memory_read: %v", r)
 	}
-	if r := results[calls[`{"category":"core"}`]]; r == nil || !strings.Contains(r.GetResultJson(), "[core] style: Always use tabs") {
+	if r := results[calls[`{"category":"core"}`]]; r == nil || !strings.Contains(r.GetResultJson(), "[core] style: Always use tabs") ||
+		!strings.Contains(r.GetResultJson(), "[core] team: Reviews on Fridays.") {
 		t.Fatalf("memory_list: %v", r)
 	}
 	if r := results[calls[`{"key":"email"}`]]; r == nil || !r.GetError() || !strings.Contains(r.GetErrorMessage(), "no note") {
 		t.Fatalf("memory_read of the refused note: %v", r)
 	}
-	list, err := d.memory.ListMemories(as(t, "ops", "local", time.Now()), &crpb.ListMemoriesRequest{})
-	if err != nil || len(list.GetEntries()) != 1 || list.GetEntries()[0].GetKey() != "style" {
-		t.Fatalf("memory after the turn: %v %v", list, err)
+	list, err := d.memory.ListMemories(ws1, &crpb.ListMemoriesRequest{})
+	if err != nil || len(list.GetEntries()) != 2 || list.GetEntries()[0].GetKey() != "style" {
+		t.Fatalf("ws1's memory after the turn: %v %v", list, err)
+	}
+	for _, other := range []string{"local", "ws2"} {
+		if list, err := d.memory.ListMemories(as(t, "ops", other, time.Now()), &crpb.ListMemoriesRequest{}); err != nil || len(list.GetEntries()) != 0 {
+			t.Fatalf("%s's memory after ws1's turn: %v %v", other, list, err)
+		}
 	}
 }
