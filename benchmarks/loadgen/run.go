@@ -59,9 +59,9 @@ type WorkloadInfo struct {
 
 // Ratios compare Evaluate with the health check in a `both` run.
 type Ratios struct {
-	// P50 is Evaluate p50 / Health p50 (target ≤ 1.5).
+	// P50 is Evaluate p50 / Health p50 (target ≤ 1.2).
 	P50 float64 `json:"p50"`
-	// Throughput is Evaluate per second / Health per second (target ≥ 0.7).
+	// Throughput is Evaluate per second / Health per second (target ≥ 0.85).
 	Throughput float64 `json:"throughput"`
 }
 
