@@ -41,6 +41,7 @@ wait for the control plane's approval input. docs/doors/gateway.md.`,
 			&cli.StringSliceFlag{Name: "capabilities", Usage: "capabilities announced in the hello (repeat or comma-separate)"},
 			&cli.DurationFlag{Name: "heartbeat", Value: gateway.DefaultHeartbeat, Usage: "heartbeat interval announced and kept"},
 			&cli.StringFlag{Name: "threads-dir", Usage: "`DIR` of the threads' workspaces (default: next to the session database)"},
+			&cli.StringSliceFlag{Name: "clone-from", Usage: "`DIR` under which a thread's local repository (a path or file URL) may be; repeat for more (default: none; network repositories need none)"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := host.ConfigFrom(c)
@@ -94,7 +95,7 @@ wait for the control plane's approval input. docs/doors/gateway.md.`,
 			}
 			g, err := gateway.New(gateway.Config{Conn: conn, AgentID: c.String("agent-id"), AgentName: cfg.AgentName,
 				Capabilities: c.StringSlice("capabilities"), Heartbeat: c.Duration("heartbeat"), Engine: h.Engine(),
-				Tools: h.Tools(), ThreadsDir: threadsDir,
+				Tools: h.Tools(), ThreadsDir: threadsDir, CloneFrom: c.StringSlice("clone-from"),
 				Logger: log, MinBackoff: 500 * time.Millisecond})
 			if err != nil {
 				return exitcode.Usagef("%v", err)

@@ -66,7 +66,13 @@ type Config struct {
 	// Without both, spawns are refused.
 	Tools      *tools.Registry
 	ThreadsDir string
-	Logger     *slog.Logger
+	// CloneFrom are the directories a thread's repository may be cloned
+	// from when it is local (a path or a file URL): a local clone reads
+	// with the engine's rights and is not judged by the shield, so the
+	// control plane may only name repositories the operator offered.
+	// Network repositories need nothing here.
+	CloneFrom []string
+	Logger    *slog.Logger
 }
 
 // Engine is what the gateway needs of *engine.Engine.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/parapet-dev/parapet/engine"
 	"github.com/parapet-dev/parapet/engine/doors"
+	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
@@ -109,6 +111,9 @@ func (g *Gateway) spawn(reqID string, req *gwpb.ThreadSpawnRequest) {
 		return
 	}
 	prep, err := ParsePreparation(req.GetPreparationJson())
+	if err == nil {
+		err = g.checkLocalRepo(prep.Repo)
+	}
 	if err != nil {
 		fail(err.Error())
 		return
@@ -149,6 +154,30 @@ func (g *Gateway) spawn(reqID string, req *gwpb.ThreadSpawnRequest) {
 	g.send(&gwpb.AgentToControlPlane{RequestId: reqID, Payload: &gwpb.AgentToControlPlane_ThreadSpawnResult{
 		ThreadSpawnResult: &gwpb.ThreadSpawnResult{ThreadId: id, Success: true, AdapterType: AdapterParapet, WorkspaceDir: t.workspace}}})
 	go t.run(req.GetTask())
+}
+
+// checkLocalRepo refuses a local repository outside Config.CloneFrom
+// (symbolic links resolved on both sides).
+func (g *Gateway) checkLocalRepo(repo string) error {
+	path, local, err := tools.LocalRepository(repo)
+	if !local {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("preparation_json: workspace.repo: %v", err)
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	for _, dir := range g.cfg.CloneFrom {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return nil
+		}
+	}
+	return fmt.Errorf("preparation_json: workspace.repo %q is a local repository outside the directories this agent clones from (agentctl gateway --clone-from DIR)", textcut.Truncate(repo, 200))
 }
 
 // startThread makes the thread's workspace (cloned from the repository

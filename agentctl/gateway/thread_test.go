@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +93,8 @@ func startThreads(t *testing.T, replies ...llm.Response) (*threadPlane, *doorste
 	conn := serveControlPlane(t, cp)
 	threadsDir := t.TempDir()
 	g, err := gateway.New(gateway.Config{Conn: conn, AgentID: "parapet-1", Heartbeat: 50 * time.Millisecond,
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine, Tools: reg, ThreadsDir: threadsDir})
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine, Tools: reg, ThreadsDir: threadsDir,
+		CloneFrom: []string{os.TempDir()}}) // where bareRepo's t.TempDir is
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +178,17 @@ func TestGatewayThreads(t *testing.T) {
 	if r := cp.next(t, s, isSpawnResult("th-z")); r.GetThreadSpawnResult().GetSuccess() ||
 		!strings.Contains(r.GetThreadSpawnResult().GetErrorMessage(), "preparation_json: bootstrapFiles") {
 		t.Fatalf("bad preparation: %v", r)
+	}
+
+	// A local repository outside --clone-from: the clone would read it
+	// with the engine's rights, unjudged.
+	for i, repo := range []string{"/etc", "file:///root/.password-store", "file://" + os.TempDir() + "/../etc"} {
+		id := fmt.Sprintf("th-local-%d", i)
+		s.out <- spawn("spawn-local", id, "x", `{"workspace":{"repo":"`+repo+`"}}`, "")
+		if r := cp.next(t, s, isSpawnResult(id)); r.GetThreadSpawnResult().GetSuccess() ||
+			!strings.Contains(r.GetThreadSpawnResult().GetErrorMessage(), "--clone-from") {
+			t.Fatalf("local repository %s: %v", repo, r)
+		}
 	}
 
 	// th-a: cloned from the feature branch, a bootstrap file, its task.

@@ -76,17 +76,16 @@ func cloneGrant(repo string) (Grant, error) {
 		return Grant{}, fmt.Errorf("repository %q starts with '-'", repo)
 	case strings.IndexFunc(repo, unicode.IsControl) >= 0:
 		return Grant{}, errors.New("the repository contains control characters")
-	case filepath.IsAbs(repo):
-		return Grant{ReadPaths: []string{filepath.Clean(repo)}}, nil
+	}
+	if path, local, err := LocalRepository(repo); local {
+		if err != nil {
+			return Grant{}, err
+		}
+		return Grant{ReadPaths: []string{path}}, nil
 	}
 	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && strings.Contains(repo, "://") {
 		ports := map[string]uint16{"https": 443, "http": 80, "ssh": 22, "git": 9418}
 		switch {
-		case u.Scheme == "file":
-			if !filepath.IsAbs(u.Path) {
-				return Grant{}, fmt.Errorf("repository %q: a file URL needs an absolute path", repo)
-			}
-			return Grant{ReadPaths: []string{filepath.Clean(u.Path)}}, nil
 		case ports[u.Scheme] != 0:
 			port := ports[u.Scheme]
 			if p := u.Port(); p != "" {
@@ -106,6 +105,24 @@ func cloneGrant(repo string) (Grant, error) {
 		return Grant{ConnectTCP: []uint16{22}}, nil
 	}
 	return Grant{}, fmt.Errorf("repository %q: want an https, http, ssh, git or file URL, user@host:path, or an absolute path", repo)
+}
+
+// LocalRepository reports whether repo names a repository on this
+// machine (an absolute path or a file URL) and, if so, its clean path.
+// A clone of one reads it with the engine's rights, outside what the
+// shield judges, so callers decide which local repositories may be cloned.
+func LocalRepository(repo string) (path string, local bool, err error) {
+	if filepath.IsAbs(repo) {
+		return filepath.Clean(repo), true, nil
+	}
+	u, perr := url.Parse(repo)
+	if perr != nil || u.Scheme != "file" || !strings.Contains(repo, "://") {
+		return "", false, nil
+	}
+	if !filepath.IsAbs(u.Path) {
+		return "", true, fmt.Errorf("repository %q: a file URL needs an absolute path", repo)
+	}
+	return filepath.Clean(u.Path), true, nil
 }
 
 // CheckBranchName accepts "" (the default branch) or a plain branch name.
