@@ -106,7 +106,7 @@ func Start(ctx context.Context, cfg Config, approver engine.Approver, log *slog.
 		}
 	}()
 
-	canaryDir, err := os.MkdirTemp("", "parapet-canary-")
+	canaryDir, err := makeCanaryDir(cfg)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.Failed, "canary dir: %v", err)
 	}
@@ -218,6 +218,28 @@ func Start(ctx context.Context, cfg Config, approver engine.Approver, log *slog.
 	}
 	ok = true
 	return h, nil
+}
+
+// makeCanaryDir makes this engine's directory for the agent's sandbox
+// canary: next to the session database (outside the workspace, the
+// user's own), or in the temp dir when the database is in the workspace.
+// It is named by the engine's pid, so that the next engine removes what
+// a killed one left behind.
+func makeCanaryDir(cfg Config) (string, error) {
+	base := filepath.Dir(cfg.DBPath)
+	if rel, err := filepath.Rel(cfg.Workspace, base); err != nil || rel == "." || !strings.HasPrefix(rel, "..") {
+		base = os.TempDir()
+	} else if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", err
+	}
+	stale, _ := filepath.Glob(filepath.Join(base, "parapet-canary-*"))
+	for _, d := range stale {
+		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "parapet-canary-"), "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(d)
+		}
+	}
+	return os.MkdirTemp(base, fmt.Sprintf("parapet-canary-%d-", os.Getpid()))
 }
 
 // agentCommand is one spawn of the sandboxed agent with a fresh token. Its
