@@ -414,12 +414,12 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 
 	// A process with a wrong token cannot become the agent, and the
 	// clients' port has no agent service at all.
-	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script)
+	impostor := agentctlCmd("internal-agent", "--grpc", agentAddr, "--workspace", ws, "--provider", "scripted", "--script", script, "--canary-dir", t.TempDir())
 	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	if out, err := impostor.CombinedOutput(); err == nil || !strings.Contains(string(out), "Unauthenticated") {
 		t.Errorf("impostor agent: %v\n%s", err, out)
 	}
-	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script)
+	impostor = agentctlCmd("internal-agent", "--grpc", st["grpc_address"].(string), "--workspace", ws, "--provider", "scripted", "--script", script, "--canary-dir", t.TempDir())
 	withToken(t, impostor, "00112233445566778899aabbccddeeff")
 	// The refusal is Unimplemented; it reaches the agent as that, or as
 	// EOF on its first send when the server has already closed the stream.
