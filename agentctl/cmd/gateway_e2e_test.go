@@ -46,8 +46,12 @@ func (cp *testControlPlane) Connect(stream gwpb.AgentGateway_ConnectServer) erro
 	}
 }
 
-func TestGatewayCommand(t *testing.T) {
-	cp := &testControlPlane{in: make(chan *gwpb.AgentToControlPlane, 64)}
+// runGateway serves cp on loopback and runs agentctl gateway against it
+// (agent e2e-agent, heartbeat 100 ms) with the scripted model's replies
+// and extra flags; the process is stopped, and its stderr shown on
+// failure, when the test ends.
+func runGateway(t *testing.T, cp gwpb.AgentGatewayServer, replies string, flags ...string) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -55,14 +59,14 @@ func TestGatewayCommand(t *testing.T) {
 	srv := grpc.NewServer()
 	gwpb.RegisterAgentGatewayServer(srv, cp)
 	go func() { _ = srv.Serve(lis) }()
-	defer srv.Stop()
+	t.Cleanup(srv.Stop)
 
 	script := filepath.Join(t.TempDir(), "script.yaml")
-	if err := os.WriteFile(script, []byte("- text: Done.\n"), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(replies), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := agentctlCmd("gateway", "--workspace", t.TempDir(), "--provider", "scripted", "--script", script,
-		"--control-plane", lis.Addr().String(), "--agent-id", "e2e-agent", "--capabilities", "code,review", "--heartbeat", "100ms")
+	cmd := agentctlCmd(append([]string{"gateway", "--provider", "scripted", "--script", script,
+		"--control-plane", lis.Addr().String(), "--agent-id", "e2e-agent", "--heartbeat", "100ms"}, flags...)...)
 	stderr := &proctest.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -70,7 +74,7 @@ func TestGatewayCommand(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	defer func() {
+	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -80,7 +84,12 @@ func TestGatewayCommand(t *testing.T) {
 		if t.Failed() {
 			t.Logf("gateway stderr:\n%s", stderr.String())
 		}
-	}()
+	})
+}
+
+func TestGatewayCommand(t *testing.T) {
+	cp := &testControlPlane{in: make(chan *gwpb.AgentToControlPlane, 64)}
+	runGateway(t, cp, "- text: Done.\n", "--workspace", t.TempDir(), "--capabilities", "code,review")
 	deadline := time.After(60 * time.Second)
 	var sawHello, sawHeartbeat, sawResult bool
 	for !sawHeartbeat || !sawResult {
@@ -165,17 +174,8 @@ func (cp *threadPlane) Connect(stream gwpb.AgentGateway_ConnectServer) error {
 // sandboxed agent, the gate and the confined executor.
 func TestGatewayThreadCommand(t *testing.T) {
 	cp := &threadPlane{in: make(chan *gwpb.AgentToControlPlane, 256)}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	gwpb.RegisterAgentGatewayServer(srv, cp)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Stop()
-
-	script := filepath.Join(t.TempDir(), "script.yaml")
-	if err := os.WriteFile(script, []byte(`
+	engineWS, threadsDir := t.TempDir(), t.TempDir()
+	runGateway(t, cp, `
 - tool_calls:
     - name: load_tools
       arguments: {groups: [files, shell]}
@@ -192,30 +192,7 @@ func TestGatewayThreadCommand(t *testing.T) {
     - name: read_file
       arguments: {path: note.txt}
 - text: Done.
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	engineWS, threadsDir := t.TempDir(), t.TempDir()
-	cmd := agentctlCmd("gateway", "--workspace", engineWS, "--provider", "scripted", "--script", script,
-		"--control-plane", lis.Addr().String(), "--agent-id", "e2e-agent", "--threads-dir", threadsDir, "--heartbeat", "100ms")
-	stderr := &proctest.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("gateway stderr:\n%s", stderr.String())
-		}
-	}()
+`, "--workspace", engineWS, "--threads-dir", threadsDir)
 	deadline := time.After(60 * time.Second)
 	var workspace string
 	var seq int32
