@@ -204,13 +204,15 @@ func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 	return "", false
 }
 
+// heredocText is the stdin text of the first here-document or
+// here-string, with the newline the shell adds to a here-string.
 func heredocText(rs []shell.Redirect) (string, bool) {
 	for _, r := range rs {
-		switch r.Op {
-		case "<<", "<<-":
-			return r.Body, true
-		case "<<<":
-			return r.Target + "\n", true
+		if text, ok := r.Input(); ok {
+			if r.Op == "<<<" {
+				text += "\n"
+			}
+			return text, true
 		}
 	}
 	return "", false

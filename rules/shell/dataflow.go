@@ -78,11 +78,8 @@ func producedText(c *Command) (string, bool) {
 			return "", false
 		}
 		for _, r := range c.Redirects {
-			switch r.Op {
-			case "<<", "<<-":
-				return r.Body, true
-			case "<<<":
-				return r.Target, true
+			if text, ok := r.Input(); ok {
+				return text, true
 			}
 		}
 	}

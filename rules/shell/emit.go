@@ -141,13 +141,9 @@ func (w *walker) nestedScript(program string, args []field, assigns []string, re
 			w.nestedShell(script, fr, via+" -c", dialect, assigns)
 		case readsStdin:
 			for _, r := range redirs {
-				switch r.Op {
-				case "<<", "<<-":
-					w.checkOtherShell(program, r.Body)
-					w.nestedShell(r.Body, fr, "heredoc", dialect, assigns)
-				case "<<<":
-					w.checkOtherShell(program, r.Target)
-					w.nestedShell(r.Target, fr, "heredoc", dialect, assigns)
+				if text, ok := r.Input(); ok {
+					w.checkOtherShell(program, text)
+					w.nestedShell(text, fr, "heredoc", dialect, assigns)
 				}
 			}
 		}

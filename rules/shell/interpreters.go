@@ -86,11 +86,8 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 		}
 	}
 	for _, r := range redirs {
-		switch r.Op {
-		case "<<", "<<-":
-			return r.Body, true
-		case "<<<":
-			return r.Target, true
+		if text, ok := r.Input(); ok {
+			return text, true
 		}
 	}
 	return "", false

@@ -262,13 +262,8 @@ func (w *walker) makeRecipes(args []field, redirs []Redirect, fr frame) {
 		return
 	}
 	for _, r := range redirs {
-		body := ""
-		switch r.Op {
-		case "<<", "<<-":
-			body = r.Body
-		case "<<<":
-			body = r.Target
-		default:
+		body, ok := r.Input()
+		if !ok {
 			continue
 		}
 		if script := MakeRecipes(body); script != "" {

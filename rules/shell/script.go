@@ -118,6 +118,19 @@ type Redirect struct {
 	Body string
 }
 
+// Input is the text the redirect feeds to the command's stdin as the
+// line writes it: a here-document's body, a here-string's word (without
+// the newline the shell adds). ok is false for any other redirect.
+func (r Redirect) Input() (text string, ok bool) {
+	switch r.Op {
+	case "<<", "<<-":
+		return r.Body, true
+	case "<<<":
+		return r.Target, true
+	}
+	return "", false
+}
+
 // Evasion is an obfuscation technique found in the source.
 type Evasion struct {
 	// Kind is a stable identifier:
