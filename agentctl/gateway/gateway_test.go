@@ -113,6 +113,13 @@ func start(t *testing.T, replies ...llm.Response) (*controlPlane, *doorstest.Eng
 	conn := serveControlPlane(t, cp)
 	g, err := gateway.New(gateway.Config{Conn: conn, AgentID: "parapet-1", AgentName: "parapet", Capabilities: []string{"code"},
 		Heartbeat: 50 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine})
+	runUntilCleanup(t, g, err)
+	return cp, eng
+}
+
+// runUntilCleanup runs the gateway New made until the test ends.
+func runUntilCleanup(t *testing.T, g *gateway.Gateway, err error) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +127,6 @@ func start(t *testing.T, replies ...llm.Response) (*controlPlane, *doorstest.Eng
 	done := make(chan struct{})
 	go func() { defer close(done); _ = g.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return cp, eng
 }
 
 func (cp *controlPlane) accept(t *testing.T) *cpStream {

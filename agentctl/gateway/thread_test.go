@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -95,13 +94,7 @@ func startThreads(t *testing.T, replies ...llm.Response) (*threadPlane, *doorste
 	g, err := gateway.New(gateway.Config{Conn: conn, AgentID: "parapet-1", Heartbeat: 50 * time.Millisecond,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Engine: eng.Engine, Tools: reg, ThreadsDir: threadsDir,
 		CloneFrom: []string{os.TempDir()}}) // where bareRepo's t.TempDir is
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = g.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runUntilCleanup(t, g, err)
 	return cp, eng, threadsDir
 }
 
