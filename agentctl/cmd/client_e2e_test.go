@@ -90,26 +90,8 @@ func startEngine(t *testing.T, srv *llmtest.Server) (ws string) {
 	if err := os.WriteFile(pol, []byte(escalateWritesPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mgr := agentctlCmd("start", "--workspace", ws, "--provider", "openai", "--base-url", srv.OpenAIBaseURL(),
+	startAgentctl(t, "engine", "start", "--workspace", ws, "--provider", "openai", "--base-url", srv.OpenAIBaseURL(),
 		"--model", "test-model", "--policy", pol, "--log-level", "warn")
-	var mgrErr proctest.Buffer
-	mgr.Stderr = &mgrErr
-	if err := mgr.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- mgr.Wait() }()
-	t.Cleanup(func() {
-		_ = mgr.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = mgr.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("engine stderr:\n%s", mgrErr.String())
-		}
-	})
 	stateDir := filepath.Join(ws, tools.StateDirName)
 	proctest.Until(t, "engine and agent", 60*time.Second, func() bool {
 		st, ok := procman.Running(stateDir)

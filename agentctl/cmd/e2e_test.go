@@ -88,6 +88,40 @@ func runAgentctl(t *testing.T, args ...string) (code int, stdout, stderr string)
 	return code, out.String(), errb.String()
 }
 
+// agentctlProc is an agentctl process a test started (startAgentctl).
+type agentctlProc struct {
+	Stderr *proctest.Buffer
+	// Exited receives the process's end once; a test that takes it puts
+	// it back, so that the cleanup sees the process gone.
+	Exited chan error
+}
+
+// startAgentctl starts agentctl with args and, when the test ends, stops
+// it (SIGTERM, SIGKILL after 15 s) and shows its stderr, labelled what,
+// if the test failed.
+func startAgentctl(t *testing.T, what string, args ...string) agentctlProc {
+	t.Helper()
+	cmd := agentctlCmd(args...)
+	p := agentctlProc{Stderr: &proctest.Buffer{}, Exited: make(chan error, 1)}
+	cmd.Stderr = p.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.Exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.Exited:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", what, p.Stderr.String())
+		}
+	})
+	return p
+}
+
 // withToken passes cmd a token as the engine does, on --token-fd.
 func withToken(t *testing.T, cmd *exec.Cmd, token string) {
 	t.Helper()
@@ -330,25 +364,7 @@ func TestStartSupervisesEngineAndAgent(t *testing.T) {
 	if err := os.WriteFile(script, []byte("- text: hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mgr := agentctlCmd("start", "--workspace", ws, "--provider", "scripted", "--script", script)
-	var mgrErr bytes.Buffer
-	mgr.Stderr = &mgrErr
-	if err := mgr.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- mgr.Wait() }()
-	t.Cleanup(func() {
-		_ = mgr.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = mgr.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("manager stderr:\n%s", mgrErr.String())
-		}
-	})
+	exited := startAgentctl(t, "manager", "start", "--workspace", ws, "--provider", "scripted", "--script", script).Exited
 	stateDir := filepath.Join(ws, tools.StateDirName)
 
 	// ready waits for an engine other than notEngine with a connected agent

@@ -9,13 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 
-	"github.com/parapet-dev/parapet/internal/proctest"
 	gwpb "github.com/parapet-dev/parapet/proto/parallax/gateway"
 )
 
@@ -65,26 +63,8 @@ func runGateway(t *testing.T, cp gwpb.AgentGatewayServer, replies string, flags 
 	if err := os.WriteFile(script, []byte(replies), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := agentctlCmd(append([]string{"gateway", "--provider", "scripted", "--script", script,
+	startAgentctl(t, "gateway", append([]string{"gateway", "--provider", "scripted", "--script", script,
 		"--control-plane", lis.Addr().String(), "--agent-id", "e2e-agent", "--heartbeat", "100ms"}, flags...)...)
-	stderr := &proctest.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("gateway stderr:\n%s", stderr.String())
-		}
-	})
 }
 
 func TestGatewayCommand(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,26 +39,7 @@ func startManagerScript(t *testing.T, ws, scriptYAML string, extra ...string) *p
 	if err := os.WriteFile(script, []byte(scriptYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mgr := agentctlCmd(append([]string{"start", "--workspace", ws, "--provider", "scripted", "--script", script}, extra...)...)
-	mgrErr := &proctest.Buffer{}
-	mgr.Stderr = mgrErr
-	if err := mgr.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- mgr.Wait() }()
-	t.Cleanup(func() {
-		_ = mgr.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = mgr.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("manager stderr:\n%s", mgrErr.String())
-		}
-	})
-	return mgrErr
+	return startAgentctl(t, "manager", append([]string{"start", "--workspace", ws, "--provider", "scripted", "--script", script}, extra...)...).Stderr
 }
 
 // engineReady waits for an engine other than notEngine with its agent
