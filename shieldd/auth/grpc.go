@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -71,16 +72,11 @@ func (g *Guard) StreamInterceptor() grpc.StreamServerInterceptor {
 		if err != nil {
 			return err
 		}
-		return handler(srv, &identityStream{ServerStream: ss, ctx: ctx})
+		wrapped := middleware.WrapServerStream(ss)
+		wrapped.WrappedContext = ctx
+		return handler(srv, wrapped)
 	}
 }
-
-type identityStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (s *identityStream) Context() context.Context { return s.ctx }
 
 // HTTPCredentials collects the Authorization header and TLS chain of a request.
 func HTTPCredentials(r *http.Request) Credentials {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -93,16 +94,11 @@ func (s *Server) StreamInterceptor() grpc.StreamServerInterceptor {
 		if err != nil {
 			return err
 		}
-		return handler(srv, &identityStream{ServerStream: ss, ctx: ctx})
+		wrapped := middleware.WrapServerStream(ss)
+		wrapped.WrappedContext = ctx
+		return handler(srv, wrapped)
 	}
 }
-
-type identityStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (s *identityStream) Context() context.Context { return s.ctx }
 
 // ServerOptions are the interceptors a gRPC server serving this door
 // must have.
