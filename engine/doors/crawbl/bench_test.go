@@ -2,7 +2,6 @@ package crawbl_test
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/parapet-dev/parapet/engine/doors/doorstest"
 	"github.com/parapet-dev/parapet/llm"
 	crpb "github.com/parapet-dev/parapet/proto/crawbl/agentruntime/v1"
-	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/auth"
 )
 
@@ -46,7 +44,6 @@ func BenchmarkConverseTurn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := pb.NewClientServiceClient(eng.Conn)
 	n := 0
 	viaDoor := func() {
 		// A new session per turn, as ClientService's turns below: a
@@ -68,42 +65,5 @@ func BenchmarkConverseTurn(b *testing.B) {
 			}
 		}
 	}
-	viaClientService := func() {
-		st, err := cs.SendMessage(ctx, &pb.ClientMessageRequest{Content: "check"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			ev, err := st.Recv()
-			if err != nil || ev.GetEventType() == pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR {
-				b.Fatal(err, ev)
-			}
-			if ev.GetEventType() == pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE {
-				return
-			}
-		}
-	}
-	door, direct := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
-	timed := func(f func(), into *[]time.Duration) {
-		start := time.Now()
-		f()
-		*into = append(*into, time.Since(start))
-	}
-	b.ResetTimer()
-	for i := range b.N {
-		if i%2 == 0 {
-			timed(viaDoor, &door)
-			timed(viaClientService, &direct)
-		} else {
-			timed(viaClientService, &direct)
-			timed(viaDoor, &door)
-		}
-	}
-	b.StopTimer()
-	slices.Sort(door)
-	slices.Sort(direct)
-	p50 := func(s []time.Duration) time.Duration { return s[len(s)/2] }
-	b.ReportMetric(float64(p50(door).Nanoseconds()), "door_p50-ns")
-	b.ReportMetric(float64(p50(direct).Nanoseconds()), "clientservice_p50-ns")
-	b.ReportMetric(float64((p50(door) - p50(direct)).Nanoseconds()), "door_overhead_p50-ns")
+	eng.CompareTurns(b, viaDoor)
 }

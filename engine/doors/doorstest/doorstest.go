@@ -9,6 +9,7 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/parapet-dev/parapet/engine/store"
 	"github.com/parapet-dev/parapet/engine/tools"
 	"github.com/parapet-dev/parapet/llm"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 	"github.com/parapet-dev/parapet/shieldd/shield"
 )
@@ -139,3 +141,50 @@ func Tools(text string, calls ...llm.ToolCall) llm.Response {
 
 // Text is a final reply.
 func Text(text string) llm.Response { return llm.Response{Text: text} }
+
+// CompareTurns is the doors' benchmark: b.N turns through viaDoor and as
+// many through the engine's ClientService (one new session each, like a
+// door turn that starts one), alternating so that the machine's drift
+// slows both alike. It reports door_p50-ns, clientservice_p50-ns and
+// door_overhead_p50-ns, what the door adds to a turn.
+func (e *Engine) CompareTurns(b *testing.B, viaDoor func()) {
+	cs := pb.NewClientServiceClient(e.Conn)
+	viaClientService := func() {
+		st, err := cs.SendMessage(context.Background(), &pb.ClientMessageRequest{Content: "check"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			ev, err := st.Recv()
+			if err != nil || ev.GetEventType() == pb.PipelineEventType_PIPELINE_EVENT_TYPE_ERROR {
+				b.Fatal(err, ev)
+			}
+			if ev.GetEventType() == pb.PipelineEventType_PIPELINE_EVENT_TYPE_RESPONSE_COMPLETE {
+				return
+			}
+		}
+	}
+	door, direct := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	timed := func(f func(), into *[]time.Duration) {
+		start := time.Now()
+		f()
+		*into = append(*into, time.Since(start))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			timed(viaDoor, &door)
+			timed(viaClientService, &direct)
+		} else {
+			timed(viaClientService, &direct)
+			timed(viaDoor, &door)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(door)
+	slices.Sort(direct)
+	p50 := func(s []time.Duration) time.Duration { return s[len(s)/2] }
+	b.ReportMetric(float64(p50(door).Nanoseconds()), "door_p50-ns")
+	b.ReportMetric(float64(p50(direct).Nanoseconds()), "clientservice_p50-ns")
+	b.ReportMetric(float64((p50(door) - p50(direct)).Nanoseconds()), "door_overhead_p50-ns")
+}
