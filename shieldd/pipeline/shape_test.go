@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/hex"
 	"slices"
 	"testing"
 	"time"
@@ -124,6 +125,21 @@ func TestConfinementEqualCoversSchema(t *testing.T) {
 					t.Errorf("confinementEqual(%v, %v) = %v, proto.Equal %v", a, bb, got, want)
 				}
 			}
+		}
+	}
+}
+
+// The verdict's action hash is the hex of the canonical hash, every byte
+// value in every position of a 4-byte group included.
+func TestNewVerdictHashIsHex(t *testing.T) {
+	var h [32]byte
+	for b := range 256 {
+		for i := range h {
+			h[i] = byte(b + i*37)
+		}
+		h[b%32] = byte(b)
+		if got, want := newVerdict(&h).ActionHash, hex.EncodeToString(h[:]); got != want {
+			t.Fatalf("ActionHash %s, want %s", got, want)
 		}
 	}
 }
