@@ -3,7 +3,10 @@ package pipeline
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // TestVerdictLRUMatchesModel replays random gets, adds and removes on
@@ -93,5 +96,60 @@ func TestShardedLRU(t *testing.T) {
 	s.add(last, cachedVerdict{})
 	if s.len() != size {
 		t.Errorf("re-added after a remove: len %d; want %d", s.len(), size)
+	}
+}
+
+// Every part of a request is in its cache key, and moving bytes from one
+// field to the next makes another key; so does a request too large for
+// the stack buffer.
+func TestCacheKeySeparatesFields(t *testing.T) {
+	base := func() Input {
+		in := input("read_file", `{"path":"src/main.go"}`)
+		in.Request.Caller = action.Caller{
+			Tenant: "acme", WorkspaceID: "ws", EngineID: "en", UserID: "us", AgentName: "ag",
+			WorkspaceRoot: "/w", Home: "/h",
+		}
+		return in
+	}
+	large := base()
+	large.Request.Payload = []byte(`{"path":"` + strings.Repeat("x", 2*smallKey) + `"}`)
+	variants := map[string]func(in *Input){
+		"base":             func(*Input) {},
+		"policy-sized":     func(in *Input) { in.Request.Caller.Tenant = "acmesha256:x" },
+		"type":             func(in *Input) { in.Request.Type = "write_file" },
+		"payload":          func(in *Input) { in.Request.Payload = []byte(`{"path":"src/main.gp"}`) },
+		"tenant":           func(in *Input) { in.Request.Caller.Tenant = "globex" },
+		"workspace id":     func(in *Input) { in.Request.Caller.WorkspaceID = "wx" },
+		"engine id":        func(in *Input) { in.Request.Caller.EngineID = "ex" },
+		"user id":          func(in *Input) { in.Request.Caller.UserID = "ux" },
+		"agent":            func(in *Input) { in.Request.Caller.AgentName = "ax" },
+		"root":             func(in *Input) { in.Request.Caller.WorkspaceRoot = "/x" },
+		"home":             func(in *Input) { in.Request.Caller.Home = "/y" },
+		"shifted ids":      func(in *Input) { in.Request.Caller.WorkspaceID, in.Request.Caller.EngineID = "wse", "n" },
+		"min tier":         func(in *Input) { in.MinTier = 2 },
+		"attachment":       func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh", Content: "ls"}} },
+		"attachment path":  func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "b.sh", Content: "ls"}} },
+		"unreadable":       func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh", Unreadable: true}} },
+		"two attachments":  func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh"}, {Path: "ls"}} },
+		"shifted contents": func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.s", Content: "hls"}} },
+		"large":            func(in *Input) { *in = large },
+		"large, tier":      func(in *Input) { *in = large; in.MinTier = 1 },
+	}
+	seen := map[cacheKey]string{}
+	for name, change := range variants {
+		in := base()
+		change(&in)
+		k := makeCacheKey("sha256:x", &in)
+		if again := makeCacheKey("sha256:x", &in); again != k {
+			t.Fatalf("%s: the key changed between two calls", name)
+		}
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share a key", name, other)
+		}
+		seen[k] = name
+	}
+	in := base()
+	if makeCacheKey("sha256:x", &in) == makeCacheKey("sha256:y", &in) {
+		t.Error("the policy version is not in the key")
 	}
 }
