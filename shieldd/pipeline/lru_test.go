@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -11,16 +12,35 @@ import (
 
 // TestVerdictLRUMatchesModel replays random gets, adds and removes on
 // verdictLRU and on a plain slice kept in recency order, and compares
-// every answer and the order after each step.
+// every answer and the order after each step. The keys are placed in the
+// index next to each other, all at one home position with one tag (so
+// that every probe reads slots and every removal moves cells), all at
+// the last cell (runs wrap around), or at three homes, interleaved.
 func TestVerdictLRUMatchesModel(t *testing.T) {
-	for _, size := range []int{1, 2, 7, 64} {
+	keyings := map[string]func(n int) cacheKey{
+		"adjacent":  func(n int) cacheKey { return cacheKey{uint64(n), 0} },
+		"one home":  func(n int) cacheKey { return cacheKey{uint64(n) << 40, 0} },
+		"last cell": func(n int) cacheKey { return cacheKey{uint64(n)<<40 | 0xffffffff, 0} },
+		"three homes": func(n int) cacheKey {
+			return cacheKey{[]uint64{0, 5, 0xffffffff}[n%3] | uint64(n)<<36, uint64(n)}
+		},
+	}
+	for name, keyOf := range keyings {
+		for _, size := range []int{1, 2, 7, 64} {
+			t.Run(fmt.Sprintf("%s/%d", name, size), func(t *testing.T) { checkLRUModel(t, size, keyOf) })
+		}
+	}
+}
+
+func checkLRUModel(t *testing.T, size int, keyOf func(n int) cacheKey) {
+	{
 		rng := rand.New(rand.NewPCG(uint64(size), 1))
 		l := newVerdictLRU(size)
 		var model []cacheKey // least recently used first
 		vals := map[cacheKey]int64{}
 		find := func(k cacheKey) int { return slices.Index(model, k) }
 		for step := range 5000 {
-			k := cacheKey{uint64(rng.IntN(3 * size)), 0}
+			k := keyOf(rng.IntN(3 * size))
 			switch op := rng.IntN(10); {
 			case op < 4:
 				v, ok := l.get(k)
@@ -51,6 +71,14 @@ func TestVerdictLRUMatchesModel(t *testing.T) {
 			}
 			if l.len() != len(model) || len(l.slots) > size {
 				t.Fatalf("size %d step %d: len %d (%d slots); model %d", size, step, l.len(), len(l.slots), len(model))
+			}
+			for _, k := range model {
+				if _, i, ok := l.index.find(k, l.slots); !ok || l.slots[i].key != k {
+					t.Fatalf("size %d step %d: the index lost %v", size, step, k)
+				}
+			}
+			if 2*l.index.n > len(l.index.cells) {
+				t.Fatalf("size %d step %d: index more than half full (%d of %d)", size, step, l.index.n, len(l.index.cells))
 			}
 		}
 	}
