@@ -53,7 +53,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("nil policy without error")
 		}
 		// Numbering the program names must not change a decision.
-		ref := unnumbered(t, string(src))
+		ref := unnumbered(t, "fuzz.yaml", string(src))
 		for _, a := range actions {
 			d, i := p.Decide(act(t, a.typ, a.args))
 			if d.Outcome != allow && d.Outcome != block && d.Outcome != escalate {

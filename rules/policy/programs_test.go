@@ -15,9 +15,12 @@ import (
 // unnumbered parses src with every command matcher comparing program
 // names as patterns, as before programs were numbered: the reference the
 // numbered policy must agree with.
-func unnumbered(t *testing.T, src string) *Policy {
+func unnumbered(t *testing.T, source, src string) *Policy {
 	t.Helper()
-	p := mustParse(t, src)
+	p, err := Parse(source, []byte(src))
+	if err != nil {
+		t.Fatalf("parse:\n%v", err)
+	}
 	for _, section := range [][]*rule{p.deny, p.verify, p.allow} {
 		for _, r := range section {
 			m := r.cond.command
@@ -83,7 +86,7 @@ func TestProgramNumberingKeepsDecisions(t *testing.T) {
 		sources[name] = string(src)
 	}
 	for name, src := range sources {
-		p, ref := mustParse(t, src), unnumbered(t, src)
+		p, ref := mustParse(t, src), unnumbered(t, "test.yaml", src)
 		decisions := p.RuleDecisions()
 		for _, a := range actions {
 			d, i := p.Decide(a)
