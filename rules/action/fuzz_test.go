@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"reflect"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -45,6 +47,22 @@ func FuzzCanonicalize(f *testing.F) {
 		// The engine's pre-execution check must compute the same hash.
 		if h, err := HashRequest(req, Limits{}); err != nil || h != a.HashHex() {
 			t.Fatalf("HashRequest = %q, %v; Canonicalize hash %s", h, err, a.HashHex())
+		}
+		// Strings of a payload parseRequest calls plain are left as they
+		// are by Normalize: that is why Canonicalize skips it for them.
+		if args, _, _, plain, err := parseRequest(req, DefaultLimits, &arena{}, nil); err != nil {
+			t.Fatalf("Canonicalize accepted what parseRequest rejects: %v", err)
+		} else if plain {
+			forEachString(args, func(s string) {
+				if !isPlainASCII(s) {
+					t.Fatalf("payload called plain has the string %q", s)
+				}
+			})
+		}
+		for _, s := range a.Strings {
+			if want, _ := Normalize(s.Raw); s.Value != want {
+				t.Fatalf("string %q normalised to %q, Normalize gives %q", s.Raw, s.Value, want)
+			}
 		}
 		b, err := Canonicalize(req, Limits{})
 		if err != nil || b.Hash != a.Hash || !bytes.Equal(a.CanonicalJSON, b.CanonicalJSON) {
@@ -218,4 +236,47 @@ func plainTree(v any) any {
 		return out
 	}
 	return v
+}
+
+// FuzzSimpleURL checks parseURL's fast path against url.Parse: whatever
+// parseSimpleURL accepts, url.Parse reads the same way.
+func FuzzSimpleURL(f *testing.F) {
+	for _, s := range []string{
+		"https://example.com", "http://a.example:8080/x/y.txt", "HTTP://Example.COM./", "https://h:/p", "git+ssh://h/r",
+		"https://h?q=1", "https://u@h/", "https://[::1]:80/", "https://h/%2e", "https://h:8x/", "https://h/a b", "1http://h",
+		"https://h/a:b@c;d=e,f$g&h+i~j", "https://h:1:2/", "s3://bucket/key", "https://h#frag", "https:///p", "http://h\x7f/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		scheme, host, port, path, ok := parseSimpleURL(s)
+		if !ok {
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			t.Fatalf("parseSimpleURL(%q) accepted it; url.Parse: %v, host %q", s, err, u.Host)
+		}
+		if scheme != u.Scheme && strings.ToLower(scheme) != u.Scheme || host != u.Hostname() || port != u.Port() || path != u.EscapedPath() {
+			t.Fatalf("parseSimpleURL(%q) = %q %q %q %q; url.Parse: %q %q %q %q",
+				s, scheme, host, port, path, u.Scheme, u.Hostname(), u.Port(), u.EscapedPath())
+		}
+	})
+}
+
+// forEachString calls fn for every member name and string value in v.
+func forEachString(v any, fn func(string)) {
+	switch x := v.(type) {
+	case Object:
+		for _, m := range x {
+			fn(m.Key)
+			forEachString(m.Value, fn)
+		}
+	case []any:
+		for _, e := range x {
+			forEachString(e, fn)
+		}
+	case string:
+		fn(x)
+	}
 }

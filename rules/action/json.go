@@ -34,6 +34,10 @@ type jsonParser struct {
 	// number JCS would spell differently). Payloads are often canonical
 	// already, and then they are their own canonical form.
 	nonCanonical bool
+	// nonPlainEscape is set when an escape decodes to a character outside
+	// printable ASCII, tab, newline and carriage return: the one way a
+	// payload of such bytes can carry a string Normalize would change.
+	nonPlainEscape bool
 	// topRoom, if the top-level object's members fit, holds them.
 	topRoom []Member
 }
@@ -47,14 +51,17 @@ func parseJSONObject(b []byte, lim Limits) (Object, error) {
 // string values in the document. It copies b into mem, where the decoded
 // strings live too.
 func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (Object, int, error) {
-	m, n, _, err := parseJSONObjectCanonical(b, lim, mem, nil)
+	m, n, _, _, err := parseJSONObjectCanonical(b, lim, mem, nil)
 	return m, n, err
 }
 
 // parseJSONObjectCanonical is parseJSONObjectCount that also returns b's
 // copy in mem when b is already in its RFC 8785 form, nil otherwise. The
 // top-level object's members go in room when they fit.
-func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (m Object, nstrings int, canonical []byte, err error) {
+//
+// escapesPlain reports that no escape in b decodes to a character outside
+// printable ASCII, tab, newline and carriage return.
+func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (m Object, nstrings int, canonical []byte, escapesPlain bool, err error) {
 	mem.reserve(len(b))
 	start := mem.mark()
 	mem.buf = append(mem.buf, b...)
@@ -65,7 +72,7 @@ func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (
 	if err == nil && !p.nonCanonical {
 		canonical = p.b
 	}
-	return m, p.nstrings, canonical, err
+	return m, p.nstrings, canonical, !p.nonPlainEscape, err
 }
 
 func (p *jsonParser) topObject() (Object, error) {
@@ -355,8 +362,10 @@ func (p *jsonParser) string() (string, error) {
 			p.nonCanonical = p.nonCanonical || esc == '/' // RFC 8785 writes "/" as is
 		case 'b':
 			out = append(out, '\b')
+			p.nonPlainEscape = true
 		case 'f':
 			out = append(out, '\f')
+			p.nonPlainEscape = true
 		case 'n':
 			out = append(out, '\n')
 		case 'r':
@@ -381,6 +390,9 @@ func (p *jsonParser) string() (string, error) {
 				if !ok || r == utf8.RuneError {
 					return "", invalidf("payload_json is not valid JSON: invalid surrogate pair in a string at byte %d", p.i)
 				}
+			}
+			if !(r >= 0x20 && r < 0x7f || r == '\t' || r == '\n' || r == '\r') {
+				p.nonPlainEscape = true
 			}
 			out = utf8.AppendRune(out, r)
 		default:

@@ -138,6 +138,19 @@ func cleanRoot(dir string) string {
 	return cleanPath(dir)
 }
 
+// cleanRootNoDots is cleanRoot that also reports isCleanNoDots of the
+// result, with one scan for the usual clean directory.
+func cleanRootNoDots(dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	if isCleanNoDots(dir) {
+		return dir, true
+	}
+	dir = path.Clean(dir)
+	return dir, isCleanNoDots(dir)
+}
+
 // cleanPath is path.Clean without its scan and copy for the usual path
 // that is clean already.
 func cleanPath(p string) string {

@@ -39,3 +39,22 @@ func plainASCIIWord(x uint64) bool {
 func jsonPlainWord(x uint64) bool {
 	return !hasByte(x, '"') && !hasByte(x, '\\') && !hasLess(x, 0x20)
 }
+
+// belowDEL reports whether every byte of s is below 0x7f: ASCII without
+// DEL. Exact per word: with no high bit set, adding one to each byte
+// cannot carry into the next, and sets a high bit only where a byte was
+// 0x7f.
+func belowDEL(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if x := load8(s, i); (x|(x+lows))&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
