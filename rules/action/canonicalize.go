@@ -53,7 +53,7 @@ func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Obje
 	if len(req.Type) > 256 {
 		return nil, 0, nil, false, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
 	}
-	if !utf8.ValidString(req.Type) {
+	if !validUTF8(req.Type) {
 		return nil, 0, nil, false, invalidf("action_type is not valid UTF-8")
 	}
 	if len(req.Payload) > lim.MaxPayloadBytes {
@@ -108,7 +108,7 @@ func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Obje
 // rather than a loop over a table: building the table cost more than the
 // checks on every decision.)
 func checkCallerField(name, v string) error {
-	if !utf8.ValidString(v) {
+	if !validUTF8(v) {
 		return invalidf("%s is not valid UTF-8", name)
 	}
 	if len(v) > 4096 {
@@ -138,7 +138,7 @@ func CheckAttachments(atts []Attachment) error {
 			return invalidf("attachment %d has no path", i)
 		case len(at.Path) > maxAttachmentPathLen:
 			return tooLargef("attachment %d path is %d bytes, limit %d", i, len(at.Path), maxAttachmentPathLen)
-		case !utf8.ValidString(at.Path) || !utf8.ValidString(at.Content):
+		case !validUTF8(at.Path) || !validUTF8(at.Content):
 			return invalidf("attachment %d is not valid UTF-8", i)
 		}
 	}

@@ -116,12 +116,17 @@ func FuzzJoinClean(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/w", "src/main.go"}, {"/", "a"}, {"/w", "./a/../b"}, {"w", "x"}, {".", "a"}, {"..", "a"},
 		{"/w/", "a"}, {"/w", "a//b"}, {"/w", "a/"}, {"/w", ".."}, {"//w", "a"}, {"/w", "..."}, {"/w", ".a/b."},
+		{"/home/dev/project", "src/internal/.git/config"}, {"/home/dev", "a/b/c/d/e/f/g/h/./i"}, {"/", "abcdefg/..//x"},
+		{"/abcdefg", "abcdefgh/../abcdefg"}, {"/", "abcdefghijklmnop/"}, {"/w", "abcdefg/.hidden/x"},
 	} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, root, p string) {
 		if isCleanNoDots(p) && path.Clean(p) != p {
 			t.Fatalf("isCleanNoDots(%q) but path.Clean gives %q", p, path.Clean(p))
+		}
+		if got, want := isCleanNoDots(p), cleanNoDotsElements(p); got != want {
+			t.Fatalf("isCleanNoDots(%q) = %v, element by element %v", p, got, want)
 		}
 		if root == "" {
 			return
@@ -151,6 +156,16 @@ func FuzzScanners(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := isPlainASCII(s), plainASCIIBytes(s); got != want {
 			t.Fatalf("isPlainASCII(%q) = %v, byte loop says %v", s, got, want)
+		}
+		belowDELWant := true
+		for i := 0; i < len(s); i++ {
+			belowDELWant = belowDELWant && s[i] < 0x7f
+		}
+		if got := belowDEL(s); got != belowDELWant {
+			t.Fatalf("belowDEL(%q) = %v, byte loop says %v", s, got, belowDELWant)
+		}
+		if validUTF8(s) != utf8.ValidString(s) {
+			t.Fatalf("validUTF8(%q) = %v, utf8.ValidString says otherwise", s, validUTF8(s))
 		}
 		var want []byte
 		want = append(want, '"')
@@ -279,4 +294,20 @@ func forEachString(v any, fn func(string)) {
 	case string:
 		fn(x)
 	}
+}
+
+// cleanNoDotsElements is isCleanNoDots element by element.
+func cleanNoDotsElements(s string) bool {
+	if s == "" || s != "/" && strings.HasSuffix(s, "/") {
+		return false
+	}
+	if s == "/" {
+		return true
+	}
+	for _, e := range strings.Split(strings.TrimPrefix(s, "/"), "/") {
+		if e == "" || e == "." || e == ".." {
+			return false
+		}
+	}
+	return true
 }

@@ -1,5 +1,7 @@
 package action
 
+import "unicode/utf8"
+
 // Scanning eight bytes at a time ("SIMD within a register"): the scans
 // below run over every string of every uncached decision, and most
 // strings are plain ASCII with nothing to stop at. Each word test may
@@ -20,6 +22,12 @@ func load8(s string, i int) uint64 {
 
 // hasZero flags the words with a zero byte.
 func hasZero(x uint64) bool { return (x-lows)&^x&highs != 0 }
+
+// zeroBytes sets the high bit of exactly the zero bytes of x.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
+}
 
 // hasByte flags the words with byte c.
 func hasByte(x uint64, c byte) bool { return hasZero(x ^ (lows * uint64(c))) }
@@ -45,16 +53,24 @@ func jsonPlainWord(x uint64) bool {
 // cannot carry into the next, and sets a high bit only where a byte was
 // 0x7f.
 func belowDEL(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if s[i] >= 0x7f {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < n-8; i += 8 {
 		if x := load8(s, i); (x|(x+lows))&highs != 0 {
 			return false
 		}
 	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
+	x := load8(s, n-8) // the last word, overlapping the one before
+	return (x|(x+lows))&highs == 0
 }
+
+// validUTF8 is utf8.ValidString, answered by one word-at-a-time pass for
+// the usual ASCII string.
+func validUTF8(s string) bool { return belowDEL(s) || utf8.ValidString(s) }
