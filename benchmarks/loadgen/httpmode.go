@@ -30,6 +30,11 @@ type httpTarget struct {
 	wrapInput  bool
 	base       [][]byte // the corpus as sent when not varied
 	authHeader string
+	// lean, unless --full-client, carries the measured requests
+	// (leanhttp.go); client serves the preflight either way.
+	lean *leanHTTP
+	// evalPath and healthPath are the request targets lean sends.
+	evalPath, healthPath string
 }
 
 func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
@@ -46,12 +51,20 @@ func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
 				IdleConnTimeout:     time.Minute,
 			},
 		},
-		evalURL:   base + cfg.HTTPEvalPath,
-		healthURL: base + cfg.HTTPHealthPath,
-		wrapInput: cfg.HTTPInput,
+		evalURL:    base + cfg.HTTPEvalPath,
+		healthURL:  base + cfg.HTTPHealthPath,
+		evalPath:   cfg.HTTPEvalPath,
+		healthPath: cfg.HTTPHealthPath,
+		wrapInput:  cfg.HTTPInput,
 	}
 	if cfg.Token != "" {
 		t.authHeader = "Bearer " + cfg.Token
+	}
+	if !cfg.FullClient {
+		var err error
+		if t.lean, err = newLeanHTTP(base, cfg.Concurrency, t.client.Timeout, t.authHeader); err != nil {
+			return nil, fmt.Errorf("--http %s: %w", cfg.HTTP, err)
+		}
 	}
 	for _, it := range items {
 		b, err := t.body(it.Proto(""))
@@ -61,6 +74,13 @@ func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
 		t.base = append(t.base, b)
 	}
 	return t, nil
+}
+
+func (t *httpTarget) close() {
+	if t.lean != nil {
+		t.lean.close()
+	}
+	t.client.CloseIdleConnections()
 }
 
 var requestJSON = protojson.MarshalOptions{}
@@ -108,15 +128,24 @@ func (t *httpTarget) do(ctx context.Context, method, url string, body []byte) ([
 	return out, ""
 }
 
-func (r *runner) httpHealth(ctx context.Context, t *tally, _ int) bool {
-	if _, code := r.http.do(ctx, http.MethodGet, r.http.healthURL, nil); code != "" {
+// send is one measured request as worker w: on w's lean connection, or
+// through net/http with --full-client.
+func (t *httpTarget) send(ctx context.Context, w int, method, path, url string, body []byte) ([]byte, string) {
+	if t.lean != nil {
+		return t.lean.do(ctx, w, method, path, body)
+	}
+	return t.do(ctx, method, url, body)
+}
+
+func (r *runner) httpHealth(ctx context.Context, t *tally, w int) bool {
+	if _, code := r.http.send(ctx, w, http.MethodGet, r.http.healthPath, r.http.healthURL, nil); code != "" {
 		t.fail(code)
 		return false
 	}
 	return true
 }
 
-func (r *runner) httpEvaluate(ctx context.Context, t *tally, _ int) bool {
+func (r *runner) httpEvaluate(ctx context.Context, t *tally, w int) bool {
 	i := r.seq.Add(1) - 1
 	k := int(i % uint64(len(r.items)))
 	body := r.http.base[k]
@@ -129,7 +158,7 @@ func (r *runner) httpEvaluate(ctx context.Context, t *tally, _ int) bool {
 			return false
 		}
 	}
-	out, code := r.http.do(ctx, http.MethodPost, r.http.evalURL, body)
+	out, code := r.http.send(ctx, w, http.MethodPost, r.http.evalPath, r.http.evalURL, body)
 	if code != "" {
 		t.fail(code)
 		return false

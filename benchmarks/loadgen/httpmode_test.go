@@ -10,15 +10,17 @@ import (
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
-// TestRunHTTP drives a real shieldd's HTTP mirror: the books balance, the
+// TestRunHTTP drives a real shieldd's HTTP mirror, through the lean
+// client and through net/http (--full-client): the books balance, the
 // decisions are read from the JSON responses, and the server's CPU and GC
 // share are reported (the test process is the server).
 func TestRunHTTP(t *testing.T) {
 	srv := testserver.Start(t, pipeline.Config{})
 	wl := loadWorkload(t)
-	for _, unique := range []bool{false, true} {
+	for _, run := range []struct{ unique, full bool }{{false, false}, {true, false}, {false, true}} {
+		unique := run.unique
 		cfg := baseConfig(srv.GRPCAddr)
-		cfg.Mode, cfg.Unique = ModeBoth, unique
+		cfg.Mode, cfg.Unique, cfg.FullClient = ModeBoth, unique, run.full
 		cfg.HTTP, cfg.HTTPEvalPath, cfg.HTTPHealthPath = "http://"+srv.HTTPAddr, "/v1/evaluate", "/healthz"
 		cfg.ServerPID, cfg.MetricsURL, cfg.Rounds = os.Getpid(), "http://"+srv.HTTPAddr+"/metrics", 2
 		rep, err := Run(t.Context(), cfg, wl)

@@ -133,6 +133,7 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 		if r.http, err = newHTTPTarget(cfg, wl.Items); err != nil {
 			return nil, err
 		}
+		defer r.http.close()
 	}
 	for range cfg.Conns * boolInt(r.http == nil) {
 		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
