@@ -164,6 +164,15 @@ func FuzzScanners(f *testing.F) {
 		if got := belowDEL(s); got != belowDELWant {
 			t.Fatalf("belowDEL(%q) = %v, byte loop says %v", s, got, belowDELWant)
 		}
+		for i := 0; i+8 <= len(s); i++ {
+			m := jsonSpecialBytes(load8(s, i))
+			for j := range 8 {
+				c := s[i+j]
+				if want := c == '"' || c == '\\' || c < 0x20; (m>>(8*j+7)&1 != 0) != want {
+					t.Fatalf("jsonSpecialBytes(%q) = %#x: byte %d wrong", s[i:i+8], m, j)
+				}
+			}
+		}
 		if validUTF8(s) != utf8.ValidString(s) {
 			t.Fatalf("validUTF8(%q) = %v, utf8.ValidString says otherwise", s, validUTF8(s))
 		}

@@ -29,6 +29,20 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&low7 + low7) | x | low7)
 }
 
+// belowBytes sets the high bit of exactly the bytes of x below n (n <= 128).
+func belowBytes(x uint64, n byte) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	// A byte's low seven bits plus 0x80-n cannot carry out of the byte;
+	// the high bit is set when they are at least n, or by the byte's own.
+	return ^((x&low7 + lows*uint64(0x80-n)) | x) & highs
+}
+
+// jsonSpecialBytes sets the high bit of exactly the bytes of x that end a
+// JSON string's plain run: quote, backslash and control characters.
+func jsonSpecialBytes(x uint64) uint64 {
+	return zeroBytes(x^(lows*'"')) | zeroBytes(x^(lows*'\\')) | belowBytes(x, 0x20)
+}
+
 // hasByte flags the words with byte c.
 func hasByte(x uint64, c byte) bool { return hasZero(x ^ (lows * uint64(c))) }
 
