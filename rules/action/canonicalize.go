@@ -465,16 +465,12 @@ func (c *collector) collectCommand() error {
 		switch v := a.Args[i].Value.(type) {
 		case string:
 			lines = append(lines, v)
-		case []any: // argv form: quote each word so the parse sees the same argv
-			words := make([]string, 0, len(v))
-			for j, w := range v {
-				s, ok := w.(string)
-				if !ok {
-					return invalidf("execute_command argument %q[%d] must be a string, got %s", key, j, jsonKind(w))
-				}
-				words = append(words, shellQuote(s))
+		case []any:
+			line, err := argvLine(key, v)
+			if err != nil {
+				return err
 			}
-			lines = append(lines, strings.Join(words, " "))
+			lines = append(lines, line)
 		default:
 			return invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
 		}
@@ -532,6 +528,20 @@ func (c *collector) collectCommand() error {
 		a.Paths = nil // as if never allocated
 	}
 	return nil
+}
+
+// argvLine is the command line of an argv: each word quoted so the parse
+// sees the same argv. (Out of line: a command line is the usual form.)
+func argvLine(key string, argv []any) (string, error) {
+	words := make([]string, 0, len(argv))
+	for j, w := range argv {
+		s, ok := w.(string)
+		if !ok {
+			return "", invalidf("execute_command argument %q[%d] must be a string, got %s", key, j, jsonKind(w))
+		}
+		words = append(words, shellQuote(s))
+	}
+	return strings.Join(words, " "), nil
 }
 
 // commandPathBound is at least the number of paths collectCommand adds.

@@ -40,12 +40,16 @@ func (c *collector) collectURLs() {
 		return
 	}
 	for _, cmd := range a.Script.Commands {
-		m := commandMethod(cmd.Program, cmd.Args)
+		httpClient := isHTTPClient(cmd.Program)
+		m := ""
+		if httpClient {
+			m = commandMethod(cmd.Args)
+		}
 		for i, arg := range cmd.Args {
 			switch {
 			case strings.Contains(arg, "://"):
 				c.addURL("command", arg, m, false)
-			case isHTTPClient(cmd.Program) && looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
+			case httpClient && looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
 				c.addURL("command", "http://"+arg, m, false)
 			}
 		}
@@ -183,11 +187,9 @@ func looksLikeBareHost(arg string) bool {
 		strings.IndexFunc(host, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
 }
 
-// commandMethod infers the HTTP method of a curl / wget invocation.
-func commandMethod(program string, args []string) string {
-	if !isHTTPClient(program) {
-		return ""
-	}
+// commandMethod infers the HTTP method of a curl / wget invocation
+// (isHTTPClient) from its arguments.
+func commandMethod(args []string) string {
 	method := "GET"
 	for i, a := range args {
 		switch {
