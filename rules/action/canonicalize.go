@@ -274,6 +274,9 @@ func (c *collector) addString(field, raw string) {
 		c.a.Evasions = append(c.a.Evasions, e)
 	}
 	c.a.Strings = append(c.a.Strings, String{Field: field, Value: norm, Raw: raw})
+	if len(norm) < minEncodedLen {
+		return // nothing to decode (decodeOnce's own test, without the call)
+	}
 	for _, layer := range decodeLayers(norm, c.lim.MaxDecodeLayers) {
 		layer.Field = field
 		c.a.Strings = append(c.a.Strings, layer)
