@@ -24,9 +24,21 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add("x", `{"a":{"b":[1,2,{"c":null}]}}`, "w", "h")
 	f.Add("x", `{"n":[1e21,1e-7,-0,0.1,123456789012345678901,1.5e300,5e-324],"é":1,"e":"\u0001\"\\\u2028"}`, "", "")
 	f.Add("x", `{"\ud83d\ude00":1,"\uffff":2,"z":3}`, "", "")
+	f.Add("x", "{\"a\":\"\xff\"", "", "")
+	f.Add("x", "{\"a\":\"caf\xc3\xa9 \x7f\\n\"}", "", "")
+	f.Add("x", "{\"a\":[1 \xc3\xa9]}", "", "")
 	f.Fuzz(func(t *testing.T, typ, payload, root, home string) {
 		req := Request{Type: typ, Payload: []byte(payload), Caller: Caller{WorkspaceRoot: root, Home: home}}
 		a, err := Canonicalize(req, Limits{})
+		// Invalid UTF-8 in the payload is reported as such, before any
+		// syntax error, wherever it is.
+		validPayload := utf8.Valid(bytes.TrimSpace(req.Payload))
+		if !validPayload && err == nil {
+			t.Fatalf("payload %q is not UTF-8, and was accepted", payload)
+		}
+		if err != nil && strings.Contains(err.Error(), "payload_json is not valid JSON") && !validPayload {
+			t.Fatalf("payload %q is not UTF-8, and the error is %v", payload, err)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
