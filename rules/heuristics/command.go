@@ -30,6 +30,10 @@ type cmdView struct {
 	// (opsDone says it is set): worked out, and maybe allocated, once.
 	ops     []string
 	opsDone bool
+	// writes caches the paths v writes (see writeTargets), which several
+	// rule families judge; writesDone says it is set.
+	writes     []string
+	writesDone bool
 }
 
 // plainOperands is operands(v.args, "", nil), computed on first use. The
@@ -53,6 +57,9 @@ type cmdScan struct {
 	// same few arguments and redirections again and again (about half
 	// of all calls over the corpus). nil: no memory.
 	resolved *resolveMemo
+	// targets holds the views' write targets (cmdView.writes are
+	// sub-slices of it), in the caller's buffer while they fit.
+	targets []string
 }
 
 // smallScript is how many commands fit the caller's stack buffer.
@@ -61,8 +68,11 @@ const smallScript = 4
 // scanBuf is the scratch of one cmdScan: the views of a short command
 // line and the memory of resolved paths.
 type scanBuf struct {
-	views    [smallScript]cmdView
+	views [smallScript]cmdView
+	// nviews is how many of views the scan used (putViews clears those).
+	nviews   int
 	resolved resolveMemo
+	targets  [8]string
 }
 
 // resolveMemo holds the first few paths resolveIn resolved, by command
@@ -106,9 +116,10 @@ func (m *resolveMemo) reset() {
 // allocation (hence a value result, not a pointer).
 func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
 	buf.resolved.reset()
-	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved}
+	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved, targets: buf.targets[:0]}
 	if len(sc.Commands) <= len(buf.views) {
 		cs.views = buf.views[:len(sc.Commands)]
+		buf.nviews = len(sc.Commands)
 	} else {
 		cs.views = make([]cmdView, len(sc.Commands))
 	}
@@ -179,6 +190,18 @@ func (cs *cmdScan) resolve(c *shell.Command, p string) action.Path {
 		}
 	}
 	return r
+}
+
+// writeTargets returns the paths v writes (forEachWriteTarget), worked out
+// on first use. The result is shared: callers must not write into it.
+func (cs *cmdScan) writeTargets(v *cmdView) []string {
+	if !v.writesDone {
+		start := len(cs.targets)
+		forEachWriteTarget(v, func(t string) { cs.targets = append(cs.targets, t) })
+		end := len(cs.targets)
+		v.writes, v.writesDone = cs.targets[start:end:end], true
+	}
+	return v.writes
 }
 
 // pipelineOf returns the pipeline members (indexes into views) of v, or nil.

@@ -215,7 +215,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	}
 	s.checkHistoryAssigns(v.c.Assigns, ev)
 	// Writes into the kernel's switches and over logs and history.
-	writeTargets(v, func(target string) {
+	for _, target := range cs.writeTargets(v) {
 		p := cs.resolveIn(v.c, target)
 		switch {
 		case p.Abs == "/proc/sys/kernel/randomize_va_space":
@@ -231,7 +231,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		case isLogPath(p.Abs):
 			s.add(rDefLogTamper, "overwrites the system log "+p.Abs+": logs are how anyone finds out what happened; refuse it", target)
 		}
-	})
+	}
 }
 
 // checkHistoryAssigns flags HISTFILE=/dev/null, HISTFILE= and HISTSIZE=0

@@ -37,7 +37,9 @@ func getViews() *scanBuf { return scanBufs.Get().(*scanBuf) }
 
 // putViews clears buf, so the pool keeps no script alive, and returns it.
 func putViews(buf *scanBuf) {
-	buf.views = [smallScript]cmdView{}
+	clear(buf.views[:buf.nviews]) // only those used: clearing pointers costs write barriers
+	buf.nviews = 0
+	clear(buf.targets[:])
 	buf.resolved.reset()
 	scanBufs.Put(buf)
 }

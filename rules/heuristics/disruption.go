@@ -100,12 +100,11 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 	if halt != "" {
 		s.add(rDisruptHalt, halt+" stops or restarts the whole machine: every user and service goes down with it; refuse it", ev())
 	}
-	writeTargets(v, func(target string) {
-		switch p := cs.resolveIn(v.c, target); {
-		case p.Abs == "/proc/sysrq-trigger":
+	for _, target := range cs.writeTargets(v) {
+		if cs.resolveIn(v.c, target).Abs == "/proc/sysrq-trigger" {
 			s.add(rDisruptHalt, "writes /proc/sysrq-trigger: the magic SysRq key can reboot, crash or power off the machine at once; refuse it", target)
 		}
-	})
+	}
 }
 
 // killsEverything says why kill's targets are init or every process, or

@@ -61,12 +61,12 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 			}
 		}
 		// Writes to persistence locations, however they are made.
-		writeTargets(v, func(target string) {
+		for _, target := range cs.writeTargets(v) {
 			p := cs.resolveIn(v.c, target)
 			if r, what, ok := persistTarget(p, cs.home); ok {
 				s.add(r, persistMessage(r, what), target)
 			}
-		})
+		}
 		s.checkPreloadWords(v.c.Assigns)
 		if v.prog == "export" || v.prog == "env" || v.prog == "declare" || v.prog == "typeset" || v.c.Program == "env" {
 			s.checkPreloadWords(v.c.Args)
@@ -221,10 +221,11 @@ func persistMessage(r ruleIndex, what string) string {
 	return "writes " + what
 }
 
-// writeTargets calls fn with each path a command writes: output
+// forEachWriteTarget calls fn with each path a command writes: output
 // redirections, tee, the destination of cp/mv/install/ln/rsync, dd of=,
-// sed -i files and curl/wget output files.
-func writeTargets(v *cmdView, fn func(string)) {
+// sed -i files and curl/wget output files. Rules ask cmdScan.writeTargets,
+// which remembers the answer.
+func forEachWriteTarget(v *cmdView, fn func(string)) {
 	for _, r := range v.c.Redirects {
 		if isOutputRedirect(r.Op) && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
 			fn(r.Target)

@@ -71,9 +71,9 @@ func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 	case "Import-Certificate", "import-certificate":
 		s.add(rTrustRootCA, "Import-Certificate adds a certificate to a Windows store: refuse it", ev())
 	}
-	writeTargets(v, func(target string) {
+	for _, target := range cs.writeTargets(v) {
 		if isTrustStorePath(cs.resolveIn(v.c, target).Abs, cs.home) {
 			s.add(rTrustRootCA, "writes "+target+", where the system's trusted certificate authorities live: refuse it", target)
 		}
-	})
+	}
 }
