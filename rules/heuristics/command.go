@@ -34,6 +34,18 @@ type cmdView struct {
 	// rule families judge; writesDone says it is set.
 	writes     []string
 	writesDone bool
+	// net caches netKind(v), which the exfiltration, metadata and secret
+	// rules all ask (netDone says it is set).
+	net     string
+	netDone bool
+}
+
+// netKind is netKind(v), computed on first use.
+func (v *cmdView) netKind() string {
+	if !v.netDone {
+		v.net, v.netDone = netKind(v), true
+	}
+	return v.net
 }
 
 // plainOperands is operands(v.args, "", nil), computed on first use. The
