@@ -18,6 +18,8 @@ type cmdView struct {
 	elevated string
 	// kind is interpreterKind(prog), computed once.
 	kind string
+	// fam says which program-specific rules can concern the command.
+	fam family
 	// code is the interpreter's inline program (see inlineCode), found
 	// once; hasCode says whether there is one.
 	code    string
@@ -69,6 +71,8 @@ type cmdScan struct {
 	// same few arguments and redirections again and again (about half
 	// of all calls over the corpus). nil: no memory.
 	resolved *resolveMemo
+	// fams is the union of the views' families.
+	fams family
 	// targets holds the views' write targets (cmdView.writes are
 	// sub-slices of it), in the caller's buffer while they fit.
 	targets []string
@@ -141,6 +145,8 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
 		v.c, v.idx = c, i
 		v.prog, v.args, v.elevated = unwrap(c.Name, c.Program, c.Args)
 		v.kind = interpreterKind(v.prog)
+		v.fam = viewFamily(v)
+		cs.fams |= v.fam
 		v.code, v.hasCode = findInlineCode(v)
 	}
 	return cs

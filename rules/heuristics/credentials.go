@@ -156,7 +156,12 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 			}
 			return false
 		})
-		s.checkSecretSearch(cs, v)
+		if v.fam&famSecretSearch != 0 {
+			s.checkSecretSearch(cs, v)
+		}
+		if v.fam&famCLIToken == 0 {
+			continue
+		}
 		if what := cliTokenCommand(v); what != "" {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.

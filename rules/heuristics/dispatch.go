@@ -60,10 +60,16 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	if s.expired() {
 		return
 	}
-	s.checkGitExfil(cs)
+	if cs.fams&famGit != 0 {
+		s.checkGitExfil(cs)
+	}
 	s.checkInlineExfil(cs)
-	s.checkPackageScriptCommands(cs)
-	s.checkPackageFromURL(cs)
+	if cs.fams&famPkgScript != 0 {
+		s.checkPackageScriptCommands(cs)
+	}
+	if cs.fams&famPkgInstall != 0 {
+		s.checkPackageFromURL(cs)
+	}
 	s.checkFamilies(cs)
 	s.checkInterpreterCode(cs)
 	s.checkPlantedCode(cs)

@@ -14,7 +14,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		if v.prog == "" && len(v.c.Assigns) == 0 {
 			continue
 		}
-		fam := progFamily(v.prog)
+		fam := v.fam
 		s.checkDefense(cs, v)
 		s.checkDisruption(cs, v)
 		if fam&famAccounts != 0 {

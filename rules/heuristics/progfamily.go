@@ -1,23 +1,44 @@
 package heuristics
 
-// family marks the per-command rule families that can concern a program.
-// checkFamilies asks once per command, with one switch, and skips the
-// families whose programs it is not: their code is then neither run nor
-// loaded into the instruction cache, which on the varied command lines
-// of real traffic costs more than the comparisons themselves.
+import "strings"
+
+// family marks the rules that can concern a command, by its program.
+// newCmdScan works it out once per command with one switch (cmdView.fam,
+// and cmdScan.fams for the line), and the rules below are skipped for the
+// commands (or lines) they cannot concern: their code is then neither run
+// nor loaded into the instruction cache, which on the varied command
+// lines of real traffic costs more than the comparisons themselves.
 //
-// Only families that judge nothing but their own programs are here; the
-// others (defense, disruption, trust stores, metadata hosts) also judge
-// what any command writes or contacts and run for every command.
-// TestProgFamilyCoversRules checks these lists against the rules' switches.
-type family uint8
+// Only rules that judge nothing but their own programs are here; the
+// others (defense, disruption, trust stores, metadata hosts, …) also
+// judge what any command writes or contacts and run for every command.
+// TestProgFamilyCoversRules checks these lists against the rules' source.
+type family uint16
 
 const (
-	famAccounts family = 1 << iota // checkAccounts
-	famTunnel                      // checkTunnels (tunnelCommand, ssh -o RemoteForward)
-	famTransfer                    // checkTransfer
-	famCluster                     // checkClusterSecrets
+	famAccounts     family = 1 << iota // checkAccounts
+	famTunnel                          // checkTunnels (tunnelCommand, ssh -o RemoteForward)
+	famTransfer                        // checkTransfer
+	famCluster                         // checkClusterSecrets
+	famGit                             // checkGitExfil
+	famNetcat                          // checkNetcat
+	famPkgScript                       // checkPackageScriptCommands
+	famPkgInstall                      // checkPackageFromURL (isPackageInstall)
+	famSecretSearch                    // checkSecretSearch
+	famCLIToken                        // cliTokenCommand
 )
+
+// viewFamily returns the families of a view whose prog and kind are set.
+func viewFamily(v *cmdView) family {
+	f := progFamily(v.prog)
+	if v.kind == "python" {
+		f |= famPkgInstall // python -m pip install
+	}
+	if strings.HasPrefix(v.prog, "docker-credential-") {
+		f |= famCLIToken
+	}
+	return f
+}
 
 // progFamily returns the families that judge prog (an effective program
 // name, cmdView.prog).
@@ -27,16 +48,34 @@ func progFamily(prog string) family {
 		"groupadd", "addgroup", "groupdel", "delgroup", "groupmod", "gpasswd", "chpasswd", "chgpasswd",
 		"passwd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd":
 		return famAccounts
-	case "npx", "bunx", "pnpx", "pnpm", "yarn", "cloudflared", "ngrok", "lt", "localtunnel", "bore",
+	case "npx", "bunx", "pnpx", "cloudflared", "ngrok", "lt", "localtunnel", "bore",
 		"chisel", "rathole", "gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose",
 		"zrok", "code", "code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
-	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "openssl",
-		"python", "python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat",
-		"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "curl", "wget":
+	case "pnpm", "yarn":
+		return famTunnel | famPkgScript | famPkgInstall
+	case "npm":
+		return famPkgScript | famPkgInstall
+	case "bun", "cnpm", "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "gem":
+		return famPkgInstall
+	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone",
+		"python", "python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
 		return famTransfer
-	case "kubectl", "oc", "kubectl-view_secret", "k9s":
+	case "openssl", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
+		return famTransfer | famNetcat
+	case "telnet", "mkfifo", "mknod":
+		return famNetcat
+	case "kubectl":
+		return famCluster | famCLIToken
+	case "oc", "kubectl-view_secret", "k9s":
 		return famCluster
+	case "git":
+		return famGit | famSecretSearch
+	case "find", "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
+		return famSecretSearch
+	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass",
+		"vault", "heroku", "secret-tool", "gpg", "gpg2":
+		return famCLIToken
 	}
 	return 0
 }
