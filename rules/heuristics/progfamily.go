@@ -26,6 +26,8 @@ const (
 	famPkgInstall                      // checkPackageFromURL (isPackageInstall)
 	famSecretSearch                    // checkSecretSearch
 	famCLIToken                        // cliTokenCommand
+	famDestroy                         // checkDestructive's program switches
+	famPriv                            // checkPrivilege's program switch
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -37,6 +39,9 @@ func viewFamily(v *cmdView) family {
 	if strings.HasPrefix(v.prog, "docker-credential-") {
 		f |= famCLIToken
 	}
+	if strings.HasPrefix(v.prog, "mkfs") {
+		f |= famDestroy // mkfs, mkfs.ext4, …
+	}
 	return f
 }
 
@@ -44,38 +49,49 @@ func viewFamily(v *cmdView) family {
 // name, cmdView.prog).
 func progFamily(prog string) family {
 	switch prog {
-	case "useradd", "adduser", "newusers", "userdel", "deluser", "usermod", "chsh", "chfn", "vigr",
-		"groupadd", "addgroup", "groupdel", "delgroup", "groupmod", "gpasswd", "chpasswd", "chgpasswd",
-		"passwd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd":
+	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
+		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd":
 		return famAccounts
-	case "npx", "bunx", "pnpx", "cloudflared", "ngrok", "lt", "localtunnel", "bore",
-		"chisel", "rathole", "gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose",
-		"zrok", "code", "code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
+	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
+		return famAccounts | famPriv
+	case "npx", "bunx", "pnpx", "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
+		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok", "code",
+		"code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall
-	case "npm":
-		return famPkgScript | famPkgInstall
-	case "bun", "cnpm", "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "gem":
-		return famPkgInstall
-	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone",
-		"python", "python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
+	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "python",
+		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
 		return famTransfer
 	case "openssl", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
-	case "telnet", "mkfifo", "mknod":
-		return famNetcat
-	case "kubectl":
-		return famCluster | famCLIToken
 	case "oc", "kubectl-view_secret", "k9s":
 		return famCluster
+	case "kubectl":
+		return famCluster | famCLIToken
 	case "git":
-		return famGit | famSecretSearch
-	case "find", "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
+		return famGit | famSecretSearch | famPriv
+	case "telnet", "mkfifo", "mknod":
+		return famNetcat
+	case "npm":
+		return famPkgScript | famPkgInstall
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "gem":
+		return famPkgInstall
+	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
 		return famSecretSearch
-	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass",
-		"vault", "heroku", "secret-tool", "gpg", "gpg2":
+	case "find":
+		return famSecretSearch | famDestroy
+	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass", "vault",
+		"heroku", "secret-tool", "gpg", "gpg2":
 		return famCLIToken
+	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
+		"mkswap", "truncate", "mke2fs", "newfs":
+		return famDestroy
+	case "chmod", "crontab":
+		return famDestroy | famPriv
+	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
+		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset":
+		return famPriv
 	}
 	return 0
 }
