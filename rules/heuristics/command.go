@@ -551,28 +551,47 @@ func isShell(prog string) bool {
 }
 
 // interpreterKind returns "shell", "python", "perl", "ruby", "node", "php",
-// "lua", "powershell" or "" for other programs.
+// "lua", "powershell" or "" for other programs. One switch on the name,
+// then the versioned names (python3.12, perl5.36, php8, lua5.4): it is
+// asked for every command, most of which are none of these.
 func interpreterKind(prog string) string {
-	if isShell(prog) {
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "yash":
 		return "shell"
-	}
-	switch {
-	case prog == "python" || prog == "pypy" || prog == "pypy3" || strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
+	case "python", "pypy", "pypy3":
 		return "python"
-	case prog == "perl" || strings.HasPrefix(prog, "perl5"):
+	case "perl":
 		return "perl"
-	case prog == "ruby" || prog == "irb":
+	case "ruby", "irb":
 		return "ruby"
-	case prog == "node" || prog == "nodejs" || prog == "deno" || prog == "bun":
+	case "node", "nodejs", "deno", "bun":
 		return "node"
-	case prog == "php" || strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
+	case "php":
 		return "php"
-	case prog == "lua" || strings.HasPrefix(prog, "lua5") || prog == "luajit":
+	case "lua", "luajit":
 		return "lua"
-	case prog == "pwsh" || prog == "powershell" || prog == "powershell.exe":
+	case "pwsh", "powershell", "powershell.exe":
 		return "powershell"
-	case prog == "osascript" || prog == "tclsh" || prog == "expect":
+	case "osascript", "tclsh", "expect":
 		return "other"
+	}
+	if len(prog) < 4 {
+		return ""
+	}
+	switch prog[0] {
+	case 'p':
+		switch {
+		case strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
+			return "python"
+		case strings.HasPrefix(prog, "perl5"):
+			return "perl"
+		case strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
+			return "php"
+		}
+	case 'l':
+		if strings.HasPrefix(prog, "lua5") {
+			return "lua"
+		}
 	}
 	return ""
 }
