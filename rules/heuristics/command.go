@@ -74,8 +74,9 @@ type cmdScan struct {
 	// fams is the union of the views' families.
 	fams family
 	// targets holds the views' write targets (cmdView.writes are
-	// sub-slices of it), in the caller's buffer while they fit.
+	// sub-slices of it), in buf.targets while they fit.
 	targets []string
+	buf     *scanBuf
 }
 
 // smallScript is how many commands fit the caller's stack buffer.
@@ -89,6 +90,8 @@ type scanBuf struct {
 	nviews   int
 	resolved resolveMemo
 	targets  [8]string
+	// ntargets is how many of targets the scan used.
+	ntargets int
 }
 
 // resolveMemo holds the first few paths resolveIn resolved, by command
@@ -132,7 +135,7 @@ func (m *resolveMemo) reset() {
 // allocation (hence a value result, not a pointer).
 func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
 	buf.resolved.reset()
-	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved, targets: buf.targets[:0]}
+	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved, targets: buf.targets[:0], buf: buf}
 	if len(sc.Commands) <= len(buf.views) {
 		cs.views = buf.views[:len(sc.Commands)]
 		buf.nviews = len(sc.Commands)
@@ -218,6 +221,7 @@ func (cs *cmdScan) writeTargets(v *cmdView) []string {
 		forEachWriteTarget(v, func(t string) { cs.targets = append(cs.targets, t) })
 		end := len(cs.targets)
 		v.writes, v.writesDone = cs.targets[start:end:end], true
+		cs.buf.ntargets = min(end, len(cs.buf.targets))
 	}
 	return v.writes
 }

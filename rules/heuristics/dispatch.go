@@ -39,7 +39,8 @@ func getViews() *scanBuf { return scanBufs.Get().(*scanBuf) }
 func putViews(buf *scanBuf) {
 	clear(buf.views[:buf.nviews]) // only those used: clearing pointers costs write barriers
 	buf.nviews = 0
-	clear(buf.targets[:])
+	clear(buf.targets[:buf.ntargets])
+	buf.ntargets = 0
 	buf.resolved.reset()
 	scanBufs.Put(buf)
 }

@@ -36,11 +36,18 @@ func viewFamily(v *cmdView) family {
 	if v.kind == "python" {
 		f |= famPkgInstall // python -m pip install
 	}
-	if strings.HasPrefix(v.prog, "docker-credential-") {
-		f |= famCLIToken
+	if f != 0 || len(v.prog) < 4 {
+		return f // the prefixes below name none of the programs above
 	}
-	if strings.HasPrefix(v.prog, "mkfs") {
-		f |= famDestroy // mkfs, mkfs.ext4, …
+	switch v.prog[0] {
+	case 'd':
+		if strings.HasPrefix(v.prog, "docker-credential-") {
+			f |= famCLIToken
+		}
+	case 'm':
+		if strings.HasPrefix(v.prog, "mkfs") {
+			f |= famDestroy // mkfs, mkfs.ext4, …
+		}
 	}
 	return f
 }
