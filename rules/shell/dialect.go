@@ -117,7 +117,7 @@ func (w *walker) checkOtherShell(program, src string) {
 	var arr [12]fpTok
 	// Globs, braces, $NAME, comments, assignments, tabs and newlines are
 	// bash's reading, not theirs.
-	if _, class, ok := lexPlain(src, arr[:0]); !ok || class&(clGlob|clBrace|clExt|clDollar) != 0 {
+	if _, flags, ok := lexPlain(src, arr[:0]); !ok || flags&uint16(clGlob|clBrace|clExt|clDollar) != 0 {
 		w.evasion("dialect", program+" runs a script that is not plain commands: "+src)
 	}
 }

@@ -3,7 +3,8 @@ package shell
 import "strings"
 
 // The fast path analyses everyday command lines without the full parser:
-// plain words (see scanPlainWord), which may hold $NAME, in simple
+// plain words (see scanPlainWord), which may hold $NAME and backslash
+// escapes, in simple
 // commands joined by | && || ; and newlines, with prefix assignments
 // (CGO_ENABLED=0 go build), comments and redirections to plain words
 // (> out, >> log, < in, 2>&1, &> all). It
@@ -24,6 +25,7 @@ const (
 	clBad                      // anything else: the full parse decides
 	clExt                      // # ] }; on a line: tabs, newlines, comments, assignments
 	clDollar                   // $NAME, a parameter expansion
+	clEscape                   // \: a backslash escaping the next byte
 )
 
 var byteClass = func() (t [256]uint8) {
@@ -51,11 +53,19 @@ var byteClass = func() (t [256]uint8) {
 	t['{'] = clBrace
 	t['\''], t['"'] = clQuote, clQuote
 	t['$'] = clDollar
+	t['\\'] = clEscape
 	for _, c := range " \t\n|&;<>" {
 		t[c] = clStop
 	}
 	return t
 }()
+
+// Line flags lexPlain reports besides the union of its words' classes.
+const (
+	lfList   uint16 = 1 << (8 + iota) // | && || ; or newline: more than one simple command
+	lfRedir                           // a redirection
+	lfAssign                          // a prefix assignment
+)
 
 // quotable marks the bytes the fast path accepts inside single quotes
 // (qSingle: printable ASCII, tab, newline) and double quotes (qDouble:
@@ -78,16 +88,17 @@ var quotable = func() (t [256]uint8) {
 	return t
 }()
 
-// keywords are first words the parser treats specially (reserved words,
-// declaration builtins, time/coproc); commands starting with one take the
-// full parse.
-var keywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true,
-	"do": true, "done": true, "case": true, "esac": true, "while": true,
-	"until": true, "for": true, "in": true, "function": true, "select": true,
-	"time": true, "coproc": true, "declare": true, "local": true,
-	"export": true, "readonly": true, "typeset": true, "nameref": true,
-	"let": true, "[[": true, "]]": true, "{": true, "}": true,
+// isKeyword reports whether a first word is one the parser treats
+// specially (reserved words, declaration builtins, time/coproc), so that
+// the command takes the full parse. (A switch: no hashing on every line.)
+func isKeyword(word string) bool {
+	switch word {
+	case "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
+		"until", "for", "in", "function", "select", "time", "coproc", "declare", "local",
+		"export", "readonly", "typeset", "nameref", "let", "[[", "]]", "{", "}":
+		return true
+	}
+	return false
 }
 
 // fpKind is the kind of a fast-path token.
@@ -147,14 +158,21 @@ func (w *walker) fastPath(src string, fr frame) bool {
 		return false
 	}
 	var arr [12]fpTok
-	toks, class, ok := lexPlain(src, arr[:0])
+	toks, flags, ok := lexPlain(src, arr[:0])
 	if !ok {
 		return false
 	}
 	// $NAME renders as written while the line gives no variable a known
 	// value; the walker renders a known value (assignVar) in its place.
-	if class&clDollar != 0 && w.sem.anyKnown() {
+	if flags&uint16(clDollar) != 0 && w.sem.anyKnown() {
 		return false
+	}
+	if flags&lfList == 0 {
+		// The usual line: one simple command (parse's room fits it).
+		if len(toks) > 0 {
+			w.fastCommand(src, toks, flags, fr)
+		}
+		return true
 	}
 	if len(w.s.Commands) == 0 {
 		// Most lines run one program per command: size for that, and
@@ -199,9 +217,9 @@ func (w *walker) fastPath(src string, fr frame) bool {
 				elemEnd++
 			}
 			if pipe {
-				w.fastPipeline(src, toks[j:elemEnd], sfr)
+				w.fastPipeline(src, toks[j:elemEnd], flags, sfr)
 			} else {
-				w.fastCommand(src, toks[j:elemEnd], sfr)
+				w.fastCommand(src, toks[j:elemEnd], flags, sfr)
 			}
 			j = elemEnd + 1
 		}
@@ -212,7 +230,7 @@ func (w *walker) fastPath(src string, fr frame) bool {
 
 // fastPipeline emits the commands of a | b | c and records the pipeline,
 // as walker.pipeline does.
-func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
+func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) {
 	fr.nest++
 	n := 1
 	for _, t := range toks {
@@ -228,7 +246,7 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 		}
 		start := len(w.s.Commands)
 		saved := w.sem.save() // each element runs in a subshell
-		w.fastCommand(src, toks[i:end], fr)
+		w.fastCommand(src, toks[i:end], flags, fr)
 		w.sem = saved
 		members = w.appendMembers(members, start, fr.depth)
 		i = end + 1
@@ -238,25 +256,28 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 }
 
 // fastCommand emits one simple command made of assignments, words and
-// redirections, rendering them in the order the walker does.
-func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
+// redirections, rendering them in the order the walker does. flags are
+// the line's (lexPlain).
+func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 	nredirs, nassigns := 0, 0
 	// The first &> or &>> redirection, if words follow it (checkAllRedirOrder).
 	allRedir := -1
-	for k, t := range toks {
-		switch t.kind {
-		case fpRedir:
-			nredirs++
-			if allRedir == -1 && (t.op == opAppAll || t.op == opAll) {
-				allRedir = k
-			}
-		case fpAssign:
-			nassigns++
-		default:
-			if allRedir >= 0 {
-				r := toks[allRedir]
-				w.allRedirBeforeWord(src[r.fdEnd:r.end], fr)
-				allRedir = -2
+	if flags&(lfRedir|lfAssign) != 0 {
+		for k, t := range toks {
+			switch t.kind {
+			case fpRedir:
+				nredirs++
+				if allRedir == -1 && (t.op == opAppAll || t.op == opAll) {
+					allRedir = k
+				}
+			case fpAssign:
+				nassigns++
+			default:
+				if allRedir >= 0 {
+					r := toks[allRedir]
+					w.allRedirBeforeWord(src[r.fdEnd:r.end], fr)
+					allRedir = -2
+				}
 			}
 		}
 	}
@@ -311,14 +332,18 @@ func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
 	w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
 }
 
-// lexPlain splits src into fast-path tokens, appending to toks. ok is
-// false when the line needs the full parser: anything but plain words,
+// lexPlain splits src into fast-path tokens, appending to toks, and
+// reports the line's flags (lfList, lfRedir, lfAssign) with the union of
+// its words' byte classes (and clExt for tabs, newlines, comments and
+// assignments). ok is false when the line needs the full parser:
+// anything but plain words,
 // prefix assignments, comments, the operators | && || ; and newline, and
 // redirections of plain words; a command that starts with a keyword or a
 // redirection, or has only assignments; an operator with no command
 // before it, or (except ; and newline) after it.
-func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
-	words := 0 // words of the current simple command
+func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
+	var class uint8 // the union of the words' classes, clExt for the line
+	words := 0      // words of the current simple command
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch c {
@@ -333,6 +358,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 			class |= clExt
 			if words > 0 {
 				toks = append(toks, fpTok{kind: fpSemi, start: int32(i), end: int32(i + 1)})
+				flags |= lfList
 				words = 0
 			} else if len(toks) > 0 && toks[len(toks)-1].kind != fpSemi {
 				return nil, 0, false // a | b, a && b, … continued on the next line; A=1 alone
@@ -363,6 +389,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 				return nil, 0, false
 			}
 			toks = append(toks, fpTok{kind: kind, start: int32(i), end: int32(i + n)})
+			flags |= lfList
 			words = 0
 			i += n
 			continue
@@ -372,6 +399,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 					return nil, 0, false
 				}
 				toks = append(toks, fpTok{kind: fpAnd, start: int32(i), end: int32(i + 2)})
+				flags |= lfList
 				words = 0
 				i += 2
 				continue
@@ -393,7 +421,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 					raw := src[i:end]
 					// The parser reads NAME[ as the start of an array
 					// element assignment.
-					if keywords[raw] || wclass&clGlob != 0 && raw != "[" && strings.IndexByte(raw, '[') >= 0 {
+					if isKeyword(raw) || raw != "[" && strings.IndexByte(raw, '[') >= 0 {
 						return nil, 0, false
 					}
 					if strings.IndexByte(raw, '=') >= 0 {
@@ -404,6 +432,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 						}
 						kind = fpAssign
 						class |= clExt
+						flags |= lfAssign
 					}
 				}
 				toks = append(toks, fpTok{kind: kind, class: wclass, start: int32(i), end: int32(end)})
@@ -435,6 +464,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 			return nil, 0, false
 		}
 		class |= wclass
+		flags |= lfRedir
 		toks = append(toks, fpTok{kind: fpRedir, class: wclass, start: int32(i), end: int32(end),
 			op: op, fdStart: int32(fdStart), fdEnd: int32(fdEnd)})
 		i = end
@@ -442,7 +472,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, class uint8, ok bool) {
 	if len(toks) > 0 && words == 0 && toks[len(toks)-1].kind != fpSemi {
 		return nil, 0, false // | && || need a command after them, assignments a program
 	}
-	return toks, class, true
+	return toks, flags | uint16(class), true
 }
 
 // redirOp returns the redirection operator src starts with, as an index
@@ -477,9 +507,10 @@ func allDigits(s string) bool {
 
 // scanPlainWord returns the end of the word starting at src[i] and the
 // union of the byte classes in it outside quotes, with clQuote if it
-// holds quotes, clDollar if it holds $NAME (outside single quotes) and
-// clExt if quotes hold a newline; ok is false if it needs the full
-// parser. A word ends at a blank, a newline or one of the operator
+// holds quotes or backslashes (unquotePlainWord renders it), clDollar if
+// it holds $NAME (outside single quotes) and clExt if it holds a
+// backslash or quotes holding a newline; escaped bytes add no class. ok
+// is false if it needs the full parser. A word ends at a blank, a newline or one of the operator
 // characters | & ; < >.
 func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 	for i < len(src) {
@@ -492,6 +523,14 @@ func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 		switch {
 		case c&clStop != 0:
 			return i, class, true
+		case c&clEscape != 0:
+			// Only a printable byte: \ newline joins lines.
+			if i+1 == len(src) || src[i+1] < ' ' || src[i+1] > '~' {
+				return 0, 0, false
+			}
+			class |= clQuote | clExt
+			i += 2
+			continue
 		case c&clDollar != 0:
 			n := paramNameLen(src[i+1:])
 			if n == 0 {
@@ -561,18 +600,15 @@ func paramNameLen(s string) int {
 	return n
 }
 
-// unquotePlainWord removes the quotes of a word accepted by scanPlainWord,
+// unquotePlainWord removes the quotes and backslashes of a word accepted
+// by scanPlainWord,
 // flagging quote-splitting exactly as the full parse's wordBuilder does
 // (see wordBuilder.quoted and wordBuilder.boundary): an empty quoted part
 // in a word of several parts, or a part boundary next to a quoted part
 // with letters or digits on both sides ("r"m, c'u'rl).
 func unquotePlainWord(raw string) field {
 	f := field{raw: raw}
-	parts := 0
-	for i := 0; i < len(raw); parts++ {
-		i = plainPartEnd(raw, i)
-	}
-	if parts == 1 {
+	if q := raw[0]; (q == '\'' || q == '"') && plainPartEnd(raw, 0) == len(raw) {
 		// One quoted part: the text is what the quotes hold.
 		f.text = raw[1 : len(raw)-1]
 		return f
@@ -590,7 +626,19 @@ func unquotePlainWord(raw string) field {
 				f.quoteSplit = true
 			}
 		} else {
-			buf = append(buf, raw[i:end]...)
+			// A backslash escapes the next byte. \r\m: an escaped letter
+			// right after a letter only hides the word (wordBuilder.lit).
+			for j := i; j < end; j++ {
+				c := raw[j]
+				if c == '\\' {
+					j++
+					c = raw[j]
+					if isAlnum(c) && len(buf) > 0 && isAlnum(buf[len(buf)-1]) {
+						f.quoteSplit = true
+					}
+				}
+				buf = append(buf, c)
+			}
 		}
 		if n > 0 && (quoted || prevQuoted) && before > 0 && len(buf) > before &&
 			isAlnum(buf[before-1]) && isAlnum(buf[before]) {
@@ -609,6 +657,9 @@ func plainPartEnd(raw string, i int) int {
 		return i + 1 + strings.IndexByte(raw[i+1:], q) + 1
 	}
 	for i < len(raw) && raw[i] != '\'' && raw[i] != '"' {
+		if raw[i] == '\\' {
+			i++ // the escaped byte
+		}
 		i++
 	}
 	return i

@@ -148,6 +148,16 @@ func TestFastPathEligibility(t *testing.T) {
 		{"echo $-", false},
 		{"echo $(id)", false},
 		{"echo $'x'", false},
+		{`find . -exec rm {} \; \$x \"a\" \'b\' a\ b \#c r\m`, true},
+		{`\rm x`, true},
+		{`\if x`, true},
+		{`A=\; make`, true},
+		{`A\=1 make`, false},
+		{`a\[1] x`, false},
+		{"echo a\\", false},
+		{"echo a\\\nb", false},
+		{"echo a\\\tb", false},
+		{"echo \\\x80", false},
 	}
 	for _, tt := range tests {
 		if ok := fastPathEligible(tt.src); ok != tt.fast {
@@ -202,6 +212,10 @@ func TestFastPathMatchesFullParse(t *testing.T) {
 		"mkdir -p src/{api,web,cli} out/{bin,lib}", "touch part{1..3}.txt x{a..c}", "cp {/etc/hosts,/tmp/h}",
 		"{rm,-rf,/}", "{a,b}", "[ -f x ] && [ x ]", "sh -c 'echo {a,b}' && dash -c 'ls {x,y}z'",
 		"a'{'b,c} \"x\"{1,2}", "a }", "a ]]", "a=1 {x,y}", "/???/r? *", "e{cho,x} hi",
+		`find . -name '*.pem' -exec cat {} \; -o -exec sh -c 'a | b' \;`, `\rm -rf x; r\m x; \r\m x; a\'b\"c`,
+		`\if x; \{ a; \[ x ]; \[[ y; \]] z; \} w`, `echo \$x \${y} \$(id) \* \? \[a] \{a,b} a\ b \#c \\ \|`,
+		`python3 -c 'import os\nos.system('\''id'\'')\n'`, `A=\; B=a\ b C=\$x make`, `a > \$f 2>&\1 >&\- < a\ b`,
+		`c\url x | s\h && 'r'\m x && r\''m' x`, `a\#b \#c #d`, `zsh -c 'echo \x'`, `sh -c "a\\b"`,
 		"cat $HOME/.ssh/id_rsa a$B_c/x \"$D\" \"x $E y\" '$F' > $G", "$CMD -rf x", "A=$B make",
 		"cd $HOME && ls; cd $D/x; cd \"$E\"", "$A$B x", "'r'$M \"$N\"'m' $X'y' x$Y''", "echo $a[1] $b{c,d}",
 		"X=/ bash -c 'rm -rf $X' && Y=1 sh -c 'echo \"$Y\" $Z'", "LESSOPEN='|$X %s' less f", "sudo A=$B env C=$D $E",
