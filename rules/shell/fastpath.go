@@ -65,6 +65,7 @@ const (
 	lfList   uint16 = 1 << (8 + iota) // | && || ; or newline: more than one simple command
 	lfRedir                           // a redirection
 	lfAssign                          // a prefix assignment
+	lfDecl                            // export NAME[=value]…
 )
 
 // quotable marks the bytes the fast path accepts inside single quotes
@@ -259,6 +260,10 @@ func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) 
 // redirections, rendering them in the order the walker does. flags are
 // the line's (lexPlain).
 func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
+	if flags&lfDecl != 0 && src[toks[0].start:toks[0].end] == "export" {
+		w.fastExport(src, toks, fr)
+		return
+	}
 	nredirs, nassigns := 0, 0
 	// The first &> or &>> redirection, if words follow it (checkAllRedirOrder).
 	allRedir := -1
@@ -332,6 +337,47 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 	w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
 }
 
+// fastExport emits export NAME=value… (words only) and records what it
+// sets, as walker.stmt does for the declaration clause: the operands as
+// rendered are the arguments, and the variables become exported, with
+// known values (the line holds no $NAME that could show them).
+func (w *walker) fastExport(src string, toks []fpTok, fr frame) {
+	var arr [6]field
+	fields := arr[:0]
+	for _, t := range toks {
+		text := src[t.start:t.end]
+		if t.class&clQuote != 0 {
+			text = unquotePlainWord(text).text
+		}
+		fields = append(fields, field{text: text, raw: text})
+	}
+	w.emitCall(fields, nil, joinRedirs(fr.redirs, nil), fr)
+	for _, f := range fields[1:] {
+		name, val, hasValue := strings.Cut(f.text, "=")
+		if name == "CDPATH" {
+			w.cdpathSet = true
+		}
+		if !hasValue {
+			v := w.sem.vars[name]
+			v.exported = true
+			w.setVar(name, v)
+			continue
+		}
+		w.assignVar(name, val, true, true, fr.cond)
+	}
+	w.execEnv(texts(fields[1:]), fr)
+}
+
+// isName reports whether s is a variable name.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || isAlnum(c)) || (i == 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
 // lexPlain splits src into fast-path tokens, appending to toks, and
 // reports the line's flags (lfList, lfRedir, lfAssign) with the union of
 // its words' byte classes (and clExt for tabs, newlines, comments and
@@ -344,6 +390,9 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 	var class uint8 // the union of the words' classes, clExt for the line
 	words := 0      // words of the current simple command
+	// decl: the command is export NAME[=value]…; assigned: it has prefix
+	// assignments.
+	decl, assigned := false, false
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch c {
@@ -359,7 +408,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			if words > 0 {
 				toks = append(toks, fpTok{kind: fpSemi, start: int32(i), end: int32(i + 1)})
 				flags |= lfList
-				words = 0
+				words, decl, assigned = 0, false, false
 			} else if len(toks) > 0 && toks[len(toks)-1].kind != fpSemi {
 				return nil, 0, false // a | b, a && b, … continued on the next line; A=1 alone
 			}
@@ -390,7 +439,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			}
 			toks = append(toks, fpTok{kind: kind, start: int32(i), end: int32(i + n)})
 			flags |= lfList
-			words = 0
+			words, decl, assigned = 0, false, false
 			i += n
 			continue
 		case '&':
@@ -400,7 +449,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 				}
 				toks = append(toks, fpTok{kind: fpAnd, start: int32(i), end: int32(i + 2)})
 				flags |= lfList
-				words = 0
+				words, decl, assigned = 0, false, false
 				i += 2
 				continue
 			}
@@ -414,23 +463,36 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			if !ok {
 				return nil, 0, false
 			}
-			// A number right before < or > is the descriptor it redirects.
+			// A number right before < or > is the descriptor it redirects;
+			// {NAME} there names a descriptor variable ({fd}>f).
+			if end < len(src) && src[end-1] == '}' && (src[end] == '>' || src[end] == '<' || src[end] == '&') {
+				return nil, 0, false
+			}
 			if end == len(src) || (src[end] != '>' && src[end] != '<') || !allDigits(src[i:end]) {
 				kind := fpWord
-				if words == 0 {
-					raw := src[i:end]
-					// The parser reads NAME[ as the start of an array
-					// element assignment.
-					if isKeyword(raw) || raw != "[" && strings.IndexByte(raw, '[') >= 0 {
+				if words > 0 {
+					// export's operands: NAME=value or NAME, nothing else.
+					if decl && !isAssignment(src[i:end]) && !isName(src[i:end]) {
 						return nil, 0, false
 					}
-					if strings.IndexByte(raw, '=') >= 0 {
+				} else {
+					switch raw := src[i:end]; {
+					case raw == "export" && !assigned:
+						decl = true
+						class |= clExt
+						flags |= lfDecl
+					// The parser reads NAME[ as the start of an array
+					// element assignment.
+					case isKeyword(raw) || raw != "[" && strings.IndexByte(raw, '[') >= 0:
+						return nil, 0, false
+					case strings.IndexByte(raw, '=') >= 0:
 						// NAME=value is an assignment; any other first
 						// word with = is left to the parser.
 						if !isAssignment(raw) {
 							return nil, 0, false
 						}
 						kind = fpAssign
+						assigned = true
 						class |= clExt
 						flags |= lfAssign
 					}
@@ -445,8 +507,8 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			}
 			fdEnd, i = end, end
 		}
-		if words == 0 {
-			return nil, 0, false // redirection before the program
+		if words == 0 || decl {
+			return nil, 0, false // redirection before the program, or of export
 		}
 		op, ok := redirOp(src[i:])
 		if !ok {
@@ -471,6 +533,9 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 	}
 	if len(toks) > 0 && words == 0 && toks[len(toks)-1].kind != fpSemi {
 		return nil, 0, false // | && || need a command after them, assignments a program
+	}
+	if flags&lfDecl != 0 && class&clDollar != 0 {
+		return nil, 0, false // export gives variables values that $NAME would show
 	}
 	return toks, flags | uint16(class), true
 }
