@@ -43,7 +43,8 @@ type Config struct {
 	Unique bool
 	// FullClient makes unary Evaluate calls with the generated client,
 	// decoding every response in full, instead of the lean client
-	// (leanclient.go).
+	// (leanclient.go); in HTTP mode it sends through net/http instead of
+	// the lean HTTP/1.1 connections (leanhttp.go).
 	FullClient bool
 	// MaxRequests bounds the measured requests of each phase (0: no bound).
 	MaxRequests int64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,15 +25,32 @@ import (
 
 // httpTarget is what the HTTP mode sends where.
 type httpTarget struct {
-	client     *http.Client
-	evalURL    string
-	healthURL  string
-	wrapInput  bool
-	base       [][]byte // the corpus as sent when not varied
+	client    *http.Client
+	evalURL   string
+	healthURL string
+	wrapInput bool
+	base      [][]byte // the corpus as sent when not varied
+	// distinct is each corpus body split around the number that makes
+	// its workspace id distinct (workload.DistinctID), so a unique
+	// request is two copies and a number, not a protojson encoding.
+	distinct   []distinctBody
+	bodies     [][]byte // each worker's distinct body, reused
 	authHeader string
+	// lean, unless --full-client, carries the measured requests
+	// (leanhttp.go); client serves the preflight either way.
+	lean *leanHTTP
+	// evalPath and healthPath are the request targets lean sends.
+	evalPath, healthPath string
 }
 
-func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
+// distinctBody is a request body before and after its distinct number.
+type distinctBody struct{ head, tail []byte }
+
+// numberMark stands for the distinct number while the bodies are encoded:
+// JSON encodes it as it is, and no corpus request contains it.
+const numberMark = "{{loadgen-distinct-number}}"
+
+func newHTTPTarget(cfg Config, items []workload.Item, nonce string) (*httpTarget, error) {
 	base := strings.TrimRight(cfg.HTTP, "/")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, fmt.Errorf("--http must be a URL such as http://127.0.0.1:7701, got %q", cfg.HTTP)
@@ -46,12 +64,21 @@ func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
 				IdleConnTimeout:     time.Minute,
 			},
 		},
-		evalURL:   base + cfg.HTTPEvalPath,
-		healthURL: base + cfg.HTTPHealthPath,
-		wrapInput: cfg.HTTPInput,
+		evalURL:    base + cfg.HTTPEvalPath,
+		healthURL:  base + cfg.HTTPHealthPath,
+		evalPath:   cfg.HTTPEvalPath,
+		healthPath: cfg.HTTPHealthPath,
+		wrapInput:  cfg.HTTPInput,
+		bodies:     make([][]byte, cfg.Concurrency),
 	}
 	if cfg.Token != "" {
 		t.authHeader = "Bearer " + cfg.Token
+	}
+	if !cfg.FullClient {
+		var err error
+		if t.lean, err = newLeanHTTP(base, cfg.Concurrency, t.client.Timeout, t.authHeader); err != nil {
+			return nil, fmt.Errorf("--http %s: %w", cfg.HTTP, err)
+		}
 	}
 	for _, it := range items {
 		b, err := t.body(it.Proto(""))
@@ -59,8 +86,37 @@ func newHTTPTarget(cfg Config, items []workload.Item) (*httpTarget, error) {
 			return nil, err
 		}
 		t.base = append(t.base, b)
+		if cfg.Unique || cfg.Distinct > 0 {
+			m, err := t.body(it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, nonce, 0) + numberMark))
+			if err != nil {
+				return nil, err
+			}
+			head, tail, ok := bytes.Cut(m, []byte("0"+numberMark))
+			if !ok || bytes.Contains(tail, []byte(numberMark)) {
+				return nil, fmt.Errorf("%s: the distinct workspace id is not once in the encoded request", it.Name)
+			}
+			t.distinct = append(t.distinct, distinctBody{head, tail})
+		}
 	}
 	return t, nil
+}
+
+// distinctBody returns corpus body k with the workspace id
+// workload.DistinctID(…, nonce, i), in worker w's buffer.
+func (t *httpTarget) distinctBody(w, k int, i uint64) []byte {
+	d := t.distinct[k]
+	b := append(t.bodies[w][:0], d.head...)
+	b = strconv.AppendUint(b, i, 10)
+	b = append(b, d.tail...)
+	t.bodies[w] = b
+	return b
+}
+
+func (t *httpTarget) close() {
+	if t.lean != nil {
+		t.lean.close()
+	}
+	t.client.CloseIdleConnections()
 }
 
 var requestJSON = protojson.MarshalOptions{}
@@ -108,28 +164,32 @@ func (t *httpTarget) do(ctx context.Context, method, url string, body []byte) ([
 	return out, ""
 }
 
-func (r *runner) httpHealth(ctx context.Context, t *tally, _ int) bool {
-	if _, code := r.http.do(ctx, http.MethodGet, r.http.healthURL, nil); code != "" {
+// send is one measured request as worker w: on w's lean connection, or
+// through net/http with --full-client.
+func (t *httpTarget) send(ctx context.Context, w int, method, path, url string, body []byte) ([]byte, string) {
+	if t.lean != nil {
+		return t.lean.do(ctx, w, method, path, body)
+	}
+	return t.do(ctx, method, url, body)
+}
+
+func (r *runner) httpHealth(ctx context.Context, t *tally, w int) bool {
+	if _, code := r.http.send(ctx, w, http.MethodGet, r.http.healthPath, r.http.healthURL, nil); code != "" {
 		t.fail(code)
 		return false
 	}
 	return true
 }
 
-func (r *runner) httpEvaluate(ctx context.Context, t *tally, _ int) bool {
+func (r *runner) httpEvaluate(ctx context.Context, t *tally, w int) bool {
 	i := r.seq.Add(1) - 1
 	k := int(i % uint64(len(r.items)))
 	body := r.http.base[k]
 	if r.cfg.Unique || i < r.cfg.Distinct {
-		it := r.items[k]
 		t.distinct++
-		var err error
-		if body, err = r.http.body(it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))); err != nil {
-			t.fail("encode")
-			return false
-		}
+		body = r.http.distinctBody(w, k, i)
 	}
-	out, code := r.http.do(ctx, http.MethodPost, r.http.evalURL, body)
+	out, code := r.http.send(ctx, w, http.MethodPost, r.http.evalPath, r.http.evalURL, body)
 	if code != "" {
 		t.fail(code)
 		return false

@@ -1,24 +1,31 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/parapet-dev/parapet/benchmarks/internal/testserver"
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
-// TestRunHTTP drives a real shieldd's HTTP mirror: the books balance, the
+// TestRunHTTP drives a real shieldd's HTTP mirror, through the lean
+// client and through net/http (--full-client): the books balance, the
 // decisions are read from the JSON responses, and the server's CPU and GC
 // share are reported (the test process is the server).
 func TestRunHTTP(t *testing.T) {
 	srv := testserver.Start(t, pipeline.Config{})
 	wl := loadWorkload(t)
-	for _, unique := range []bool{false, true} {
+	for _, run := range []struct{ unique, full bool }{{false, false}, {true, false}, {false, true}} {
+		unique := run.unique
 		cfg := baseConfig(srv.GRPCAddr)
-		cfg.Mode, cfg.Unique = ModeBoth, unique
+		cfg.Mode, cfg.Unique, cfg.FullClient = ModeBoth, unique, run.full
 		cfg.HTTP, cfg.HTTPEvalPath, cfg.HTTPHealthPath = "http://"+srv.HTTPAddr, "/v1/evaluate", "/healthz"
 		cfg.ServerPID, cfg.MetricsURL, cfg.Rounds = os.Getpid(), "http://"+srv.HTTPAddr+"/metrics", 2
 		rep, err := Run(t.Context(), cfg, wl)
@@ -71,5 +78,39 @@ func TestParseStatCPU(t *testing.T) {
 	}
 	if _, err := processCPU(os.Getpid()); err != nil {
 		t.Errorf("processCPU(self): %v", err)
+	}
+}
+
+// TestDistinctBodies: a unique HTTP body spliced from its corpus template
+// is the request workload.DistinctID names, for every corpus action, bare
+// and wrapped for OPA.
+func TestDistinctBodies(t *testing.T) {
+	wl := loadWorkload(t)
+	for _, wrap := range []bool{false, true} {
+		cfg := baseConfig("127.0.0.1:1")
+		cfg.Unique, cfg.HTTP, cfg.HTTPInput = true, "http://127.0.0.1:1", wrap
+		ht, err := newHTTPTarget(cfg, wl.Items, "n0nce")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, it := range wl.Items {
+			for _, i := range []uint64{0, 7, 1234567890123} {
+				body := ht.distinctBody(k%cfg.Concurrency, k, i)
+				if wrap {
+					inner, ok := bytes.CutPrefix(body, []byte(`{"input":`))
+					if !ok || !bytes.HasSuffix(inner, []byte("}")) {
+						t.Fatalf("%s: not wrapped: %s", it.Name, body)
+					}
+					body = inner[:len(inner)-1]
+				}
+				got := &pb.EvaluateRequest{}
+				if err := protojson.Unmarshal(body, got); err != nil {
+					t.Fatalf("%s: %v\n%s", it.Name, err, body)
+				}
+				if want := it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, "n0nce", i)); !proto.Equal(got, want) {
+					t.Fatalf("%s, %d: spliced body\n%v\nwant\n%v", it.Name, i, got, want)
+				}
+			}
+		}
 	}
 }

@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&corpusDir, "corpus", "", "directory of case files (default: the embedded rules/corpus)")
 	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "make the first `N` evaluate requests (warm-up included) unique, filling the cache with N verdicts")
 	fs.BoolVar(&cfg.Unique, "unique", false, "make every evaluate request unique (the uncached server path)")
-	fs.BoolVar(&cfg.FullClient, "full-client", false, "gRPC evaluate: call with the generated client and decode every response in full (default: corpus requests encoded once, only each verdict's decision read, so the load tool spends less of the CPU it may share with the server)")
+	fs.BoolVar(&cfg.FullClient, "full-client", false, "gRPC evaluate: call with the generated client and decode every response in full (default: corpus requests encoded once, only each verdict's decision read); --http: send through net/http's client (default: one lean HTTP/1.1 keep-alive connection per worker). The defaults keep the load tool's CPU, which it may share with the server, small")
 	fs.Int64Var(&cfg.MaxRequests, "max-requests", 0, "bound on measured requests per mode (0: none)")
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "shieldd /metrics `URL` to scrape after the run, e.g. http://127.0.0.1:7701/metrics")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")

@@ -130,9 +130,10 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	}
 	if cfg.HTTP != "" {
 		var err error
-		if r.http, err = newHTTPTarget(cfg, wl.Items); err != nil {
+		if r.http, err = newHTTPTarget(cfg, wl.Items, r.nonce); err != nil {
 			return nil, err
 		}
+		defer r.http.close()
 	}
 	for range cfg.Conns * boolInt(r.http == nil) {
 		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
