@@ -258,8 +258,42 @@ func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) 
 
 // fastCommand emits one simple command made of assignments, words and
 // redirections, rendering them in the order the walker does. flags are
-// the line's (lexPlain).
+// the line's (lexPlain). The usual command, words only, stays in this
+// small function; the rest is fastCommandWith's.
 func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
+	if flags&(lfRedir|lfAssign|lfDecl) != 0 {
+		w.fastCommandWith(src, toks, flags, fr)
+		return
+	}
+	var arr [6]field
+	w.emitCall(w.fastFields(src, toks, arr[:0], fr), nil, joinRedirs(fr.redirs, nil), fr)
+}
+
+// fastFields appends the fields of the word tokens in toks to fields.
+func (w *walker) fastFields(src string, toks []fpTok, fields []field, fr frame) []field {
+	for _, t := range toks {
+		if t.kind != fpWord {
+			continue
+		}
+		raw := src[t.start:t.end]
+		f := field{text: raw, raw: raw}
+		if t.class&clQuote != 0 {
+			f = unquotePlainWord(raw)
+		}
+		f.glob, f.brace, f.dynamic = t.class&clGlob != 0, t.class&clBrace != 0, t.class&clDollar != 0
+		fields = append(fields, f)
+		if f.brace {
+			fields = w.expandBraceFields(fields, len(fields)-1, fr)
+		}
+	}
+	return fields
+}
+
+// fastCommandWith is fastCommand for a line with redirections, prefix
+// assignments or export.
+//
+//go:noinline
+func (w *walker) fastCommandWith(src string, toks []fpTok, flags uint16, fr frame) {
 	if flags&lfDecl != 0 && src[toks[0].start:toks[0].end] == "export" {
 		w.fastExport(src, toks, fr)
 		return
@@ -267,22 +301,20 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 	nredirs, nassigns := 0, 0
 	// The first &> or &>> redirection, if words follow it (checkAllRedirOrder).
 	allRedir := -1
-	if flags&(lfRedir|lfAssign) != 0 {
-		for k, t := range toks {
-			switch t.kind {
-			case fpRedir:
-				nredirs++
-				if allRedir == -1 && (t.op == opAppAll || t.op == opAll) {
-					allRedir = k
-				}
-			case fpAssign:
-				nassigns++
-			default:
-				if allRedir >= 0 {
-					r := toks[allRedir]
-					w.allRedirBeforeWord(src[r.fdEnd:r.end], fr)
-					allRedir = -2
-				}
+	for k, t := range toks {
+		switch t.kind {
+		case fpRedir:
+			nredirs++
+			if allRedir == -1 && (t.op == opAppAll || t.op == opAll) {
+				allRedir = k
+			}
+		case fpAssign:
+			nassigns++
+		default:
+			if allRedir >= 0 {
+				r := toks[allRedir]
+				w.allRedirBeforeWord(src[r.fdEnd:r.end], fr)
+				allRedir = -2
 			}
 		}
 	}
@@ -309,32 +341,22 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 			redirs = append(redirs, Redirect{Op: op, FD: src[t.fdStart:t.fdEnd], Target: target})
 		}
 	}
-	var arr [6]field
-	fields := arr[:0]
 	var assigns []string
 	if nassigns > 0 {
 		assigns = make([]string, 0, nassigns)
-	}
-	for _, t := range toks {
-		if t.kind == fpRedir {
-			continue
-		}
-		raw := src[t.start:t.end]
-		f := field{text: raw, raw: raw}
-		if t.class&clQuote != 0 {
-			f = unquotePlainWord(raw)
-		}
-		if t.kind == fpAssign {
-			assigns = append(assigns, f.text)
-			continue
-		}
-		f.glob, f.brace, f.dynamic = t.class&clGlob != 0, t.class&clBrace != 0, t.class&clDollar != 0
-		fields = append(fields, f)
-		if f.brace {
-			fields = w.expandBraceFields(fields, len(fields)-1, fr)
+		for _, t := range toks {
+			if t.kind != fpAssign {
+				continue
+			}
+			raw := src[t.start:t.end]
+			if t.class&clQuote != 0 {
+				raw = unquotePlainWord(raw).text
+			}
+			assigns = append(assigns, raw)
 		}
 	}
-	w.emitCall(fields, assigns, joinRedirs(fr.redirs, redirs), fr)
+	var arr [6]field
+	w.emitCall(w.fastFields(src, toks, arr[:0], fr), assigns, joinRedirs(fr.redirs, redirs), fr)
 }
 
 // fastExport emits export NAME=value… (words only) and records what it
@@ -510,26 +532,14 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 		if words == 0 || decl {
 			return nil, 0, false // redirection before the program, or of export
 		}
-		op, ok := redirOp(src[i:])
+		tok, ok := lexRedir(src, i, fdStart, fdEnd)
 		if !ok {
 			return nil, 0, false
 		}
-		i += len(redirOps[op])
-		for i < len(src) && src[i] == ' ' {
-			i++
-		}
-		if i == len(src) || src[i] == '#' {
-			return nil, 0, false
-		}
-		end, wclass, ok := scanPlainWord(src, i)
-		if !ok || end == i {
-			return nil, 0, false
-		}
-		class |= wclass
+		class |= tok.class
 		flags |= lfRedir
-		toks = append(toks, fpTok{kind: fpRedir, class: wclass, start: int32(i), end: int32(end),
-			op: op, fdStart: int32(fdStart), fdEnd: int32(fdEnd)})
-		i = end
+		toks = append(toks, tok)
+		i = int(tok.end)
 	}
 	if len(toks) > 0 && words == 0 && toks[len(toks)-1].kind != fpSemi {
 		return nil, 0, false // | && || need a command after them, assignments a program
@@ -538,6 +548,32 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 		return nil, 0, false // export gives variables values that $NAME would show
 	}
 	return toks, flags | uint16(class), true
+}
+
+// lexRedir reads the redirection whose operator starts at src[i] (after
+// the descriptor number in src[fdStart:fdEnd], if any). ok is false for
+// one the fast path leaves to the parser. (Out of lexPlain: most lines
+// have none.)
+//
+//go:noinline
+func lexRedir(src string, i, fdStart, fdEnd int) (_ fpTok, ok bool) {
+	op, ok := redirOp(src[i:])
+	if !ok {
+		return fpTok{}, false
+	}
+	i += len(redirOps[op])
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	if i == len(src) || src[i] == '#' {
+		return fpTok{}, false
+	}
+	end, class, ok := scanPlainWord(src, i)
+	if !ok || end == i {
+		return fpTok{}, false
+	}
+	return fpTok{kind: fpRedir, class: class, start: int32(i), end: int32(end),
+		op: op, fdStart: int32(fdStart), fdEnd: int32(fdEnd)}, true
 }
 
 // redirOp returns the redirection operator src starts with, as an index
