@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/parapet-dev/parapet/internal/textcut"
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -42,63 +43,72 @@ func (l Limits) withDefaults() Limits {
 
 // parseRequest validates req and returns its decoded arguments, their
 // string count and their RFC 8785 form: everything the action hash needs.
-// The strings it makes live in mem.
-func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, err error) {
+// The strings it makes live in mem. plain reports that every string in
+// args is printable ASCII, tab, newline or carriage return only, which
+// Normalize leaves as it is.
+func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, plain bool, err error) {
 	if strings.TrimSpace(req.Type) == "" {
-		return nil, 0, nil, invalidf("action_type is empty")
+		return nil, 0, nil, false, invalidf("action_type is empty")
 	}
 	if len(req.Type) > 256 {
-		return nil, 0, nil, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
+		return nil, 0, nil, false, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
 	}
-	if !utf8.ValidString(req.Type) {
-		return nil, 0, nil, invalidf("action_type is not valid UTF-8")
+	if !validUTF8(req.Type) {
+		return nil, 0, nil, false, invalidf("action_type is not valid UTF-8")
 	}
 	if len(req.Payload) > lim.MaxPayloadBytes {
-		return nil, 0, nil, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
+		return nil, 0, nil, false, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
 	}
 	if err := checkCallerField("caller.workspace_root", req.Caller.WorkspaceRoot); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, false, err
 	}
 	if err := checkCallerField("caller.home_dir", req.Caller.Home); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, false, err
 	}
 	if err := checkCallerField("caller.tenant", req.Caller.Tenant); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, false, err
 	}
 
 	payload := bytes.TrimSpace(req.Payload)
 	if len(payload) == 0 {
 		payload = []byte("{}")
 	}
-	if i := invalidUTF8At(payload); i >= 0 {
-		return nil, 0, nil, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
+	// ASCII is valid UTF-8: one pass answers both for the usual payload.
+	asciiText := belowDEL(unsafe.String(unsafe.SliceData(payload), len(payload)))
+	if !asciiText {
+		if i := invalidUTF8At(payload); i >= 0 {
+			return nil, 0, nil, false, invalidf("payload_json is not valid UTF-8 (byte %d)", i)
+		}
 	}
 	// Room for the payload and its canonical form (rarely longer), and
 	// a little for what the payload decodes to and the paths derived
 	// from it; more buffers follow if needed.
 	mem.reserve(2*len(payload) + 64)
-	args, nstrings, canon, err = parseJSONObjectCanonical(payload, lim, mem, room)
+	args, nstrings, canon, escapesPlain, err := parseJSONObjectCanonical(payload, lim, mem, room)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, false, err
 	}
+	// Raw control characters are not valid in a JSON string, so only an
+	// escape could add one to an ASCII payload's strings.
+	plain = asciiText && escapesPlain
 	if canon != nil {
 		// Already canonical. (Its numbers are small integers, so the
 		// conversion below could not have failed either.)
-		return args, nstrings, canon, nil
+		return args, nstrings, canon, plain, nil
 	}
 	start := mem.mark()
 	if mem.buf, err = appendCanonical(mem.buf, args); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, false, err
 	}
 	end := mem.mark()
-	return args, nstrings, mem.buf[start:end:end], nil
+	return args, nstrings, mem.buf[start:end:end], plain, nil
 }
 
 // checkCallerField validates one of the caller's strings. (Three calls
 // rather than a loop over a table: building the table cost more than the
 // checks on every decision.)
 func checkCallerField(name, v string) error {
-	if !utf8.ValidString(v) {
+	if !validUTF8(v) {
 		return invalidf("%s is not valid UTF-8", name)
 	}
 	if len(v) > 4096 {
@@ -128,7 +138,7 @@ func CheckAttachments(atts []Attachment) error {
 			return invalidf("attachment %d has no path", i)
 		case len(at.Path) > maxAttachmentPathLen:
 			return tooLargef("attachment %d path is %d bytes, limit %d", i, len(at.Path), maxAttachmentPathLen)
-		case !utf8.ValidString(at.Path) || !utf8.ValidString(at.Content):
+		case !validUTF8(at.Path) || !validUTF8(at.Content):
 			return invalidf("attachment %d is not valid UTF-8", i)
 		}
 	}
@@ -144,20 +154,21 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 		return nil, err
 	}
 	a := actionPool.Get().(*Action)
-	args, nstrings, canon, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
+	args, nstrings, canon, plain, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
 		a.Release()
 		return nil, err
 	}
 
-	t, known := ResolveType(req.Type)
-	a.Type, a.RawType, a.Known, a.Args, a.Caller, a.CanonicalJSON = t, req.Type, known, args, req.Caller, canon
-	a.Caller.WorkspaceRoot = cleanRoot(req.Caller.WorkspaceRoot)
+	rt := resolveType(req.Type)
+	a.Type, a.RawType, a.Known, a.Args, a.Caller, a.CanonicalJSON = rt.canonical, req.Type, rt.known, args, req.Caller, canon
+	var rootNoDots bool
+	a.Caller.WorkspaceRoot, rootNoDots = cleanRootNoDots(req.Caller.WorkspaceRoot)
 	a.Caller.Home = cleanRoot(req.Caller.Home)
 	a.Hash = hashAction(a.Type, canon, a.Caller.WorkspaceRoot, a.Caller.Home)
 	a.Attachments = req.Attachments
 
-	c := collector{a: a, lim: lim, rootNoDots: isCleanNoDots(a.Caller.WorkspaceRoot)}
+	c := collector{a: a, lim: lim, rootNoDots: rootNoDots, plainArgs: plain}
 	if nstrings > 0 {
 		// Room for the values as sent; decoded layers may grow it.
 		if n := min(nstrings, lim.MaxStrings); n <= len(a.stringRoom) {
@@ -171,7 +182,7 @@ func Canonicalize(req Request, lim Limits) (*Action, error) {
 		return nil, err
 	}
 	a.Paths, a.URLs = a.pathRoom[:0], a.urlRoom[:0]
-	if err := c.collectByType(); err != nil {
+	if err := c.collectByType(rt.derive); err != nil {
 		a.Release()
 		return nil, err
 	}
@@ -205,6 +216,17 @@ type collector struct {
 	lim Limits
 	// rootNoDots is isCleanNoDots of the workspace root, for resolvePath.
 	rootNoDots bool
+	// plainArgs: every string in the arguments is plain ASCII (see
+	// parseRequest), so normalising one changes nothing.
+	plainArgs bool
+}
+
+// normArg is Normalize for a string of the arguments.
+func (c *collector) normArg(s string) (string, []Evasion) {
+	if c.plainArgs {
+		return s, nil
+	}
+	return Normalize(s)
 }
 
 // collectStrings records every string value, normalised, with its field
@@ -246,12 +268,15 @@ func (c *collector) walk(prefix string, v any) error {
 }
 
 func (c *collector) addString(field, raw string) {
-	norm, ev := Normalize(raw)
+	norm, ev := c.normArg(raw)
 	for _, e := range ev {
 		e.Field = field
 		c.a.Evasions = append(c.a.Evasions, e)
 	}
 	c.a.Strings = append(c.a.Strings, String{Field: field, Value: norm, Raw: raw})
+	if len(norm) < minEncodedLen {
+		return // nothing to decode (decodeOnce's own test, without the call)
+	}
 	for _, layer := range decodeLayers(norm, c.lim.MaxDecodeLayers) {
 		layer.Field = field
 		c.a.Strings = append(c.a.Strings, layer)
@@ -269,26 +294,58 @@ func (a *Action) String(key string) string {
 	return norm
 }
 
-// collectByType derives paths, the command and URLs from the arguments.
-// A command tool whose command cannot be read is an error: what would run
-// is unknown.
-func (c *collector) collectByType() error {
-	a := c.a
-	switch a.Type {
+// derivation says what collectByType derives from the arguments of an
+// action type.
+type derivation uint8
+
+const (
+	deriveUnknownPaths derivation = iota // paths of unknown use
+	deriveCommand
+	deriveReadPaths
+	deriveWritePaths
+	deriveDeletePaths
+	deriveMovePaths
+	deriveAttachments
+)
+
+// derivationOf is the derivation for canonical action type t.
+func derivationOf(t string) derivation {
+	switch t {
 	case "execute_command":
+		return deriveCommand
+	case "read_file", "list_directory", "search_files", "glob_files", "git_status", "git_diff", "git_log":
+		return deriveReadPaths
+	case "write_file", "edit_file", "create_directory", "git_add", "git_commit", "git_checkout", "git_branch", "git_pull":
+		return deriveWritePaths
+	case "delete_file":
+		return deriveDeletePaths
+	case "move_file", "copy_file":
+		return deriveMovePaths
+	case "send_email", "send_message":
+		return deriveAttachments
+	}
+	return deriveUnknownPaths
+}
+
+// collectByType derives paths, the command and URLs from the arguments,
+// as derivationOf(a.Type) says. A command tool whose command cannot be
+// read is an error: what would run is unknown.
+func (c *collector) collectByType(d derivation) error {
+	switch d {
+	case deriveCommand:
 		if err := c.collectCommand(); err != nil {
 			return err
 		}
-	case "read_file", "list_directory", "search_files", "glob_files", "git_status", "git_diff", "git_log":
+	case deriveReadPaths:
 		c.pathsWhere(isPathKey, AccessRead)
-	case "write_file", "edit_file", "create_directory", "git_add", "git_commit", "git_checkout", "git_branch", "git_pull":
+	case deriveWritePaths:
 		c.pathsWhere(isPathKey, AccessWrite)
-	case "delete_file":
+	case deriveDeletePaths:
 		c.pathsWhere(isPathKey, AccessDelete)
-	case "move_file", "copy_file":
+	case deriveMovePaths:
 		c.pathsWhere(isPathKey, AccessRead)
 		c.pathsWhere(isDestinationKey, AccessWrite)
-	case "send_email", "send_message":
+	case deriveAttachments:
 		c.pathsWhere(isAttachmentKey, AccessRead)
 	default:
 		c.pathsWhere(isPathKey, AccessUnknown)
@@ -355,21 +412,26 @@ func (c *collector) pathsWhere(role func(string) bool, access Access) {
 func (c *collector) addPathArg(key string, value any, access Access) {
 	switch v := value.(type) {
 	case string:
-		c.addPath(key, v, access)
+		c.addPath(key, v, access, c.plainArgs)
 	case []any:
 		for _, e := range v {
 			if s, ok := e.(string); ok {
-				c.addPath(key, s, access)
+				c.addPath(key, s, access, c.plainArgs)
 			}
 		}
 	}
 }
 
-func (c *collector) addPath(field, raw string, access Access) {
+// addPath adds the path raw. plain says raw is plain ASCII, which
+// normalisation leaves as it is.
+func (c *collector) addPath(field, raw string, access Access, plain bool) {
 	if raw == "" {
 		return
 	}
-	norm, _ := Normalize(raw)
+	norm := raw
+	if !plain {
+		norm, _ = Normalize(raw)
+	}
 	p, encoded := resolvePath(norm, c.a.Caller.WorkspaceRoot, c.a.Caller.Home, c.rootNoDots, &c.a.mem)
 	if encoded {
 		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: "encoded-path", Field: field, Evidence: textcut.Truncate(raw, 80)})
@@ -395,7 +457,7 @@ func (c *collector) collectCommand() error {
 				return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(a.Args[i].Value))
 			}
 			if startDir == "" {
-				startDir, _ = Normalize(d)
+				startDir, _ = c.normArg(d)
 			}
 			continue
 		}
@@ -406,16 +468,12 @@ func (c *collector) collectCommand() error {
 		switch v := a.Args[i].Value.(type) {
 		case string:
 			lines = append(lines, v)
-		case []any: // argv form: quote each word so the parse sees the same argv
-			words := make([]string, 0, len(v))
-			for j, w := range v {
-				s, ok := w.(string)
-				if !ok {
-					return invalidf("execute_command argument %q[%d] must be a string, got %s", key, j, jsonKind(w))
-				}
-				words = append(words, shellQuote(s))
+		case []any:
+			line, err := argvLine(key, v)
+			if err != nil {
+				return err
 			}
-			lines = append(lines, strings.Join(words, " "))
+			lines = append(lines, line)
 		default:
 			return invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
 		}
@@ -432,7 +490,9 @@ func (c *collector) collectCommand() error {
 			}
 		}
 	}
-	line, _ = Normalize(line)
+	// The line is the arguments' strings, shell-quoted and joined with
+	// plain ASCII: plain when they are.
+	line, _ = c.normArg(line)
 	a.Command = line
 	a.Script = shell.Parse(line)
 	// A command run in a directory the caller names (a hook's or an MCP
@@ -450,7 +510,7 @@ func (c *collector) collectCommand() error {
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {
 			if looksLikePath(arg) {
-				c.addPath("command", cmd.PathOf(arg), access)
+				c.addPath("command", cmd.PathOf(arg), access, false)
 			}
 		}
 		for _, r := range cmd.Redirects {
@@ -464,13 +524,27 @@ func (c *collector) collectCommand() error {
 			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
 				continue
 			}
-			c.addPath("command", cmd.PathOf(r.Target), acc)
+			c.addPath("command", cmd.PathOf(r.Target), acc, false)
 		}
 	}
 	if len(a.Paths) == 0 {
 		a.Paths = nil // as if never allocated
 	}
 	return nil
+}
+
+// argvLine is the command line of an argv: each word quoted so the parse
+// sees the same argv. (Out of line: a command line is the usual form.)
+func argvLine(key string, argv []any) (string, error) {
+	words := make([]string, 0, len(argv))
+	for j, w := range argv {
+		s, ok := w.(string)
+		if !ok {
+			return "", invalidf("execute_command argument %q[%d] must be a string, got %s", key, j, jsonKind(w))
+		}
+		words = append(words, shellQuote(s))
+	}
+	return strings.Join(words, " "), nil
 }
 
 // commandPathBound is at least the number of paths collectCommand adds.
@@ -486,7 +560,9 @@ func (c *collector) commandPathBound() int {
 	}
 	for _, cmd := range c.a.Script.Commands {
 		for _, arg := range cmd.Args {
-			if looksLikePath(arg) {
+			// looksLikePath's cheap half: a bound need not be exact,
+			// and its scans are left to the one pass that adds paths.
+			if arg != "" && arg[0] != '-' {
 				n++
 			}
 		}

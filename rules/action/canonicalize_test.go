@@ -309,11 +309,15 @@ func TestCommandMethod(t *testing.T) {
 		"PATCH":  {"--request=PATCH", "https://x"},
 	}
 	for want, args := range cases {
-		if got := commandMethod("curl", args); got != want {
+		if got := commandMethod(args); got != want {
 			t.Errorf("commandMethod(curl %v) = %q, want %q", args, got, want)
 		}
 	}
-	if got := commandMethod("ls", []string{"-d"}); got != "" {
+	a, err := Canonicalize(Request{Type: "execute_command", Payload: []byte(`{"command":"ls -d https://x.example"}`)}, Limits{})
+	if err != nil || len(a.URLs) != 1 {
+		t.Fatalf("ls -d https://x.example: %v, URLs %+v", err, a.URLs)
+	}
+	if got := a.URLs[0].Method; got != "" {
 		t.Errorf("non-HTTP program got method %q", got)
 	}
 }

@@ -40,8 +40,11 @@ type decoded struct {
 	text, encoding string
 }
 
+// minEncodedLen is the length below which decodeOnce finds nothing.
+const minEncodedLen = 8
+
 func decodeOnce(s string) []decoded {
-	if len(s) < 8 {
+	if len(s) < minEncodedLen {
 		return nil
 	}
 	// Find which decoders could apply; most strings need none.

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"reflect"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,9 +24,21 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add("x", `{"a":{"b":[1,2,{"c":null}]}}`, "w", "h")
 	f.Add("x", `{"n":[1e21,1e-7,-0,0.1,123456789012345678901,1.5e300,5e-324],"é":1,"e":"\u0001\"\\\u2028"}`, "", "")
 	f.Add("x", `{"\ud83d\ude00":1,"\uffff":2,"z":3}`, "", "")
+	f.Add("x", "{\"a\":\"\xff\"", "", "")
+	f.Add("x", "{\"a\":\"caf\xc3\xa9 \x7f\\n\"}", "", "")
+	f.Add("x", "{\"a\":[1 \xc3\xa9]}", "", "")
 	f.Fuzz(func(t *testing.T, typ, payload, root, home string) {
 		req := Request{Type: typ, Payload: []byte(payload), Caller: Caller{WorkspaceRoot: root, Home: home}}
 		a, err := Canonicalize(req, Limits{})
+		// Invalid UTF-8 in the payload is reported as such, before any
+		// syntax error, wherever it is.
+		validPayload := utf8.Valid(bytes.TrimSpace(req.Payload))
+		if !validPayload && err == nil {
+			t.Fatalf("payload %q is not UTF-8, and was accepted", payload)
+		}
+		if err != nil && strings.Contains(err.Error(), "payload_json is not valid JSON") && !validPayload {
+			t.Fatalf("payload %q is not UTF-8, and the error is %v", payload, err)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
@@ -45,6 +59,22 @@ func FuzzCanonicalize(f *testing.F) {
 		// The engine's pre-execution check must compute the same hash.
 		if h, err := HashRequest(req, Limits{}); err != nil || h != a.HashHex() {
 			t.Fatalf("HashRequest = %q, %v; Canonicalize hash %s", h, err, a.HashHex())
+		}
+		// Strings of a payload parseRequest calls plain are left as they
+		// are by Normalize: that is why Canonicalize skips it for them.
+		if args, _, _, plain, err := parseRequest(req, DefaultLimits, &arena{}, nil); err != nil {
+			t.Fatalf("Canonicalize accepted what parseRequest rejects: %v", err)
+		} else if plain {
+			forEachString(args, func(s string) {
+				if !isPlainASCII(s) {
+					t.Fatalf("payload called plain has the string %q", s)
+				}
+			})
+		}
+		for _, s := range a.Strings {
+			if want, _ := Normalize(s.Raw); s.Value != want {
+				t.Fatalf("string %q normalised to %q, Normalize gives %q", s.Raw, s.Value, want)
+			}
 		}
 		b, err := Canonicalize(req, Limits{})
 		if err != nil || b.Hash != a.Hash || !bytes.Equal(a.CanonicalJSON, b.CanonicalJSON) {
@@ -98,12 +128,17 @@ func FuzzJoinClean(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/w", "src/main.go"}, {"/", "a"}, {"/w", "./a/../b"}, {"w", "x"}, {".", "a"}, {"..", "a"},
 		{"/w/", "a"}, {"/w", "a//b"}, {"/w", "a/"}, {"/w", ".."}, {"//w", "a"}, {"/w", "..."}, {"/w", ".a/b."},
+		{"/home/dev/project", "src/internal/.git/config"}, {"/home/dev", "a/b/c/d/e/f/g/h/./i"}, {"/", "abcdefg/..//x"},
+		{"/abcdefg", "abcdefgh/../abcdefg"}, {"/", "abcdefghijklmnop/"}, {"/w", "abcdefg/.hidden/x"},
 	} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, root, p string) {
 		if isCleanNoDots(p) && path.Clean(p) != p {
 			t.Fatalf("isCleanNoDots(%q) but path.Clean gives %q", p, path.Clean(p))
+		}
+		if got, want := isCleanNoDots(p), cleanNoDotsElements(p); got != want {
+			t.Fatalf("isCleanNoDots(%q) = %v, element by element %v", p, got, want)
 		}
 		if root == "" {
 			return
@@ -133,6 +168,25 @@ func FuzzScanners(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := isPlainASCII(s), plainASCIIBytes(s); got != want {
 			t.Fatalf("isPlainASCII(%q) = %v, byte loop says %v", s, got, want)
+		}
+		belowDELWant := true
+		for i := 0; i < len(s); i++ {
+			belowDELWant = belowDELWant && s[i] < 0x7f
+		}
+		if got := belowDEL(s); got != belowDELWant {
+			t.Fatalf("belowDEL(%q) = %v, byte loop says %v", s, got, belowDELWant)
+		}
+		for i := 0; i+8 <= len(s); i++ {
+			m := jsonSpecialBytes(load8(s, i))
+			for j := range 8 {
+				c := s[i+j]
+				if want := c == '"' || c == '\\' || c < 0x20; (m>>(8*j+7)&1 != 0) != want {
+					t.Fatalf("jsonSpecialBytes(%q) = %#x: byte %d wrong", s[i:i+8], m, j)
+				}
+			}
+		}
+		if validUTF8(s) != utf8.ValidString(s) {
+			t.Fatalf("validUTF8(%q) = %v, utf8.ValidString says otherwise", s, validUTF8(s))
 		}
 		var want []byte
 		want = append(want, '"')
@@ -218,4 +272,63 @@ func plainTree(v any) any {
 		return out
 	}
 	return v
+}
+
+// FuzzSimpleURL checks parseURL's fast path against url.Parse: whatever
+// parseSimpleURL accepts, url.Parse reads the same way.
+func FuzzSimpleURL(f *testing.F) {
+	for _, s := range []string{
+		"https://example.com", "http://a.example:8080/x/y.txt", "HTTP://Example.COM./", "https://h:/p", "git+ssh://h/r",
+		"https://h?q=1", "https://u@h/", "https://[::1]:80/", "https://h/%2e", "https://h:8x/", "https://h/a b", "1http://h",
+		"https://h/a:b@c;d=e,f$g&h+i~j", "https://h:1:2/", "s3://bucket/key", "https://h#frag", "https:///p", "http://h\x7f/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		scheme, host, port, path, ok := parseSimpleURL(s)
+		if !ok {
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			t.Fatalf("parseSimpleURL(%q) accepted it; url.Parse: %v, host %q", s, err, u.Host)
+		}
+		if scheme != u.Scheme && strings.ToLower(scheme) != u.Scheme || host != u.Hostname() || port != u.Port() || path != u.EscapedPath() {
+			t.Fatalf("parseSimpleURL(%q) = %q %q %q %q; url.Parse: %q %q %q %q",
+				s, scheme, host, port, path, u.Scheme, u.Hostname(), u.Port(), u.EscapedPath())
+		}
+	})
+}
+
+// forEachString calls fn for every member name and string value in v.
+func forEachString(v any, fn func(string)) {
+	switch x := v.(type) {
+	case Object:
+		for _, m := range x {
+			fn(m.Key)
+			forEachString(m.Value, fn)
+		}
+	case []any:
+		for _, e := range x {
+			forEachString(e, fn)
+		}
+	case string:
+		fn(x)
+	}
+}
+
+// cleanNoDotsElements is isCleanNoDots element by element.
+func cleanNoDotsElements(s string) bool {
+	if s == "" || s != "/" && strings.HasSuffix(s, "/") {
+		return false
+	}
+	if s == "/" {
+		return true
+	}
+	for _, e := range strings.Split(strings.TrimPrefix(s, "/"), "/") {
+		if e == "" || e == "." || e == ".." {
+			return false
+		}
+	}
+	return true
 }

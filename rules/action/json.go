@@ -1,6 +1,7 @@
 package action
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -34,6 +35,10 @@ type jsonParser struct {
 	// number JCS would spell differently). Payloads are often canonical
 	// already, and then they are their own canonical form.
 	nonCanonical bool
+	// nonPlainEscape is set when an escape decodes to a character outside
+	// printable ASCII, tab, newline and carriage return: the one way a
+	// payload of such bytes can carry a string Normalize would change.
+	nonPlainEscape bool
 	// topRoom, if the top-level object's members fit, holds them.
 	topRoom []Member
 }
@@ -47,14 +52,17 @@ func parseJSONObject(b []byte, lim Limits) (Object, error) {
 // string values in the document. It copies b into mem, where the decoded
 // strings live too.
 func parseJSONObjectCount(b []byte, lim Limits, mem *arena) (Object, int, error) {
-	m, n, _, err := parseJSONObjectCanonical(b, lim, mem, nil)
+	m, n, _, _, err := parseJSONObjectCanonical(b, lim, mem, nil)
 	return m, n, err
 }
 
 // parseJSONObjectCanonical is parseJSONObjectCount that also returns b's
 // copy in mem when b is already in its RFC 8785 form, nil otherwise. The
 // top-level object's members go in room when they fit.
-func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (m Object, nstrings int, canonical []byte, err error) {
+//
+// escapesPlain reports that no escape in b decodes to a character outside
+// printable ASCII, tab, newline and carriage return.
+func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (m Object, nstrings int, canonical []byte, escapesPlain bool, err error) {
 	mem.reserve(len(b))
 	start := mem.mark()
 	mem.buf = append(mem.buf, b...)
@@ -65,7 +73,7 @@ func parseJSONObjectCanonical(b []byte, lim Limits, mem *arena, room []Member) (
 	if err == nil && !p.nonCanonical {
 		canonical = p.b
 	}
-	return m, p.nstrings, canonical, err
+	return m, p.nstrings, canonical, !p.nonPlainEscape, err
 }
 
 func (p *jsonParser) topObject() (Object, error) {
@@ -296,9 +304,15 @@ func (p *jsonParser) array() (any, error) {
 func (p *jsonParser) string() (string, error) {
 	p.i++ // opening quote
 	start := p.i
-	// Fast path: no escapes.
+	// Fast path: no escapes. Whole words are passed over, and the scan
+	// stops right at the first quote, backslash or control character of
+	// a word, rather than stepping a byte at a time to the closing quote.
 	for p.i < len(p.b) {
-		for p.i+8 <= len(p.s) && jsonPlainWord(load8(p.s, p.i)) {
+		for p.i+8 <= len(p.s) {
+			if m := jsonSpecialBytes(load8(p.s, p.i)); m != 0 {
+				p.i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			p.i += 8
 		}
 		if p.i >= len(p.b) {
@@ -355,8 +369,10 @@ func (p *jsonParser) string() (string, error) {
 			p.nonCanonical = p.nonCanonical || esc == '/' // RFC 8785 writes "/" as is
 		case 'b':
 			out = append(out, '\b')
+			p.nonPlainEscape = true
 		case 'f':
 			out = append(out, '\f')
+			p.nonPlainEscape = true
 		case 'n':
 			out = append(out, '\n')
 		case 'r':
@@ -381,6 +397,9 @@ func (p *jsonParser) string() (string, error) {
 				if !ok || r == utf8.RuneError {
 					return "", invalidf("payload_json is not valid JSON: invalid surrogate pair in a string at byte %d", p.i)
 				}
+			}
+			if !(r >= 0x20 && r < 0x7f || r == '\t' || r == '\n' || r == '\r') {
+				p.nonPlainEscape = true
 			}
 			out = utf8.AppendRune(out, r)
 		default:

@@ -138,6 +138,19 @@ func cleanRoot(dir string) string {
 	return cleanPath(dir)
 }
 
+// cleanRootNoDots is cleanRoot that also reports isCleanNoDots of the
+// result, with one scan for the usual clean directory.
+func cleanRootNoDots(dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	if isCleanNoDots(dir) {
+		return dir, true
+	}
+	dir = path.Clean(dir)
+	return dir, isCleanNoDots(dir)
+}
+
 // cleanPath is path.Clean without its scan and copy for the usual path
 // that is clean already.
 func cleanPath(p string) string {
@@ -169,28 +182,57 @@ func joinRoot(root string, rootNoDots bool, p string, mem *arena) string {
 // for Clean to do: non-empty, no empty, "." or ".." elements and no
 // trailing slash (except "/" itself).
 func isCleanNoDots(s string) bool {
-	if s == "" {
+	n := len(s)
+	if n == 0 {
 		return false
 	}
-	if s == "/" {
+	if n == 1 && s[0] == '/' {
 		return true
 	}
-	if s[len(s)-1] == '/' {
+	if s[n-1] == '/' {
 		return false
 	}
-	start := 0
+	// Only an element that starts with "/" or "." can be "", "." or
+	// "..": words where no element starts with either are passed over
+	// eight bytes at a time, and the rest is left to the byte loop.
+	i := 0
 	if s[0] == '/' {
-		start = 1
+		i = 1
 	}
-	for i := start; i <= len(s); i++ {
-		if i < len(s) && s[i] != '/' {
-			continue
+	if n-i >= 8 {
+		// starts marks, in the word at i, the bytes that begin an element.
+		starts := uint64(0x80)
+		for ; i+8 <= n; i += 8 {
+			x := load8(s, i)
+			slashes := zeroBytes(x ^ (lows * '/'))
+			starts |= slashes << 8
+			if starts&(slashes|zeroBytes(x^(lows*'.'))) != 0 {
+				return cleanNoDotsFrom(s, i, i == 0 || s[i-1] == '/')
+			}
+			starts = slashes >> 56 // the next word's first byte, if this one ended in "/"
 		}
-		switch s[start:i] {
-		case "", ".", "..":
-			return false
+		return cleanNoDotsFrom(s, i, starts != 0)
+	}
+	return cleanNoDotsFrom(s, i, true)
+}
+
+// cleanNoDotsFrom is isCleanNoDots's byte loop over s[i:], where an element
+// starts at i when atStart (i is 0 or follows a "/").
+func cleanNoDotsFrom(s string, i int, atStart bool) bool {
+	n := len(s)
+	for ; i < n; i++ {
+		c := s[i]
+		if atStart {
+			switch {
+			case c == '/':
+				return false // an empty element
+			case c == '.' && (i+1 == n || s[i+1] == '/'):
+				return false // "."
+			case c == '.' && s[i+1] == '.' && (i+2 == n || s[i+2] == '/'):
+				return false // ".."
+			}
 		}
-		start = i + 1
+		atStart = c == '/'
 	}
 	return true
 }

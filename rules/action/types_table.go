@@ -72,14 +72,20 @@ func isCanonicalName(s string) bool {
 // ResolveType normalises a type or tool name and resolves aliases. It
 // returns the canonical name and whether it is a known action type.
 func ResolveType(raw string) (string, bool) {
+	r := resolveType(raw)
+	return r.canonical, r.known
+}
+
+// resolveType is ResolveType with what collectByType derives for the type.
+func resolveType(raw string) resolvedType {
 	t := raw
 	if !isCanonicalName(t) {
 		t = typeSeparators.Replace(strings.ToLower(strings.TrimSpace(raw)))
 	}
 	if r, ok := resolvedTypes[t]; ok {
-		return r.canonical, r.known
+		return r
 	}
-	return t, false
+	return resolvedType{t, false, derivationOf(t)}
 }
 
 // resolvedTypes answers ResolveType for every alias and known type with
@@ -87,11 +93,11 @@ func ResolveType(raw string) (string, bool) {
 var resolvedTypes = func() map[string]resolvedType {
 	m := make(map[string]resolvedType, len(knownTypes)+len(aliases))
 	for t := range knownTypes {
-		m[t] = resolvedType{t, true}
+		m[t] = resolvedType{t, true, derivationOf(t)}
 	}
 	for alias, t := range aliases { // an alias wins over a type of its name
 		_, known := knownTypes[t]
-		m[alias] = resolvedType{t, known}
+		m[alias] = resolvedType{t, known, derivationOf(t)}
 	}
 	return m
 }()
@@ -99,6 +105,9 @@ var resolvedTypes = func() map[string]resolvedType {
 type resolvedType struct {
 	canonical string
 	known     bool
+	// derive is derivationOf(canonical), worked out once per type
+	// instead of once per decision.
+	derive derivation
 }
 
 // KnownTypes lists the canonical action type names.

@@ -16,7 +16,10 @@ func isURLKey(k string) bool {
 
 func (c *collector) collectURLs() {
 	a := c.a
-	method := strings.ToUpper(a.String("method"))
+	methodArg, _ := a.Args.Get("method")
+	method, _ := methodArg.(string)
+	method, _ = c.normArg(method)
+	method = strings.ToUpper(method)
 	for i := range a.Args {
 		k := a.Args[i].Key
 		if !isURLKey(k) {
@@ -24,11 +27,11 @@ func (c *collector) collectURLs() {
 		}
 		switch v := a.Args[i].Value.(type) {
 		case string:
-			c.addURL(k, v, method)
+			c.addURL(k, v, method, c.plainArgs)
 		case []any:
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					c.addURL(k, s, method)
+					c.addURL(k, s, method, c.plainArgs)
 				}
 			}
 		}
@@ -37,31 +40,116 @@ func (c *collector) collectURLs() {
 		return
 	}
 	for _, cmd := range a.Script.Commands {
-		m := commandMethod(cmd.Program, cmd.Args)
+		httpClient := isHTTPClient(cmd.Program)
+		m := ""
+		if httpClient {
+			m = commandMethod(cmd.Args)
+		}
 		for i, arg := range cmd.Args {
 			switch {
 			case strings.Contains(arg, "://"):
-				c.addURL("command", arg, m)
-			case isHTTPClient(cmd.Program) && looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
-				c.addURL("command", "http://"+arg, m)
+				c.addURL("command", arg, m, false)
+			case httpClient && looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
+				c.addURL("command", "http://"+arg, m, false)
 			}
 		}
 	}
 }
 
-func (c *collector) addURL(field, raw, method string) {
-	norm, _ := Normalize(strings.TrimSpace(raw))
-	u, err := url.Parse(norm)
-	if err != nil || u.Host == "" {
-		// Keep what we can: an unparseable URL is still a contact attempt.
-		c.a.URLs = append(c.a.URLs, URL{Raw: raw, Method: method, Field: field})
-		return
+// addURL adds the URL raw; plain says it is plain ASCII, which
+// normalisation leaves as it is.
+func (c *collector) addURL(field, raw, method string, plain bool) {
+	norm := strings.TrimSpace(raw)
+	if !plain {
+		norm, _ = Normalize(norm)
 	}
-	c.a.URLs = append(c.a.URLs, URL{
-		Raw: raw, Scheme: strings.ToLower(u.Scheme), Host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."),
-		Port: u.Port(), Path: u.EscapedPath(), Method: method, Field: field,
-	})
+	c.a.URLs = append(c.a.URLs, parseURL(norm, raw, method, field))
 }
+
+// parseURL reads the normalised URL norm into a URL with Raw, Method and
+// Field as given.
+func parseURL(norm, raw, method, field string) URL {
+	scheme, host, port, path, ok := parseSimpleURL(norm)
+	if !ok {
+		u, err := url.Parse(norm)
+		if err != nil || u.Host == "" {
+			// Keep what we can: an unparseable URL is still a contact attempt.
+			return URL{Raw: raw, Method: method, Field: field}
+		}
+		scheme, host, port, path = u.Scheme, u.Hostname(), u.Port(), u.EscapedPath()
+	}
+	return URL{
+		Raw: raw, Scheme: strings.ToLower(scheme), Host: strings.TrimSuffix(strings.ToLower(host), "."),
+		Port: port, Path: path, Method: method, Field: field,
+	}
+}
+
+// parseSimpleURL reads the usual URL, scheme://host[:port][/path], when
+// url.Parse would take every part of it as written: no user, query,
+// fragment, bracketed address or percent-escape, and only characters
+// that need no escaping. It returns url.Parse's Scheme, Hostname(),
+// Port() and EscapedPath() for it; ok is false for anything else, which
+// is left to url.Parse. (url.Parse allocates and checks for much that
+// the usual URL does not have.)
+func parseSimpleURL(s string) (scheme, host, port, path string, ok bool) {
+	i := 0
+	for i < len(s) && urlByte[s[i]]&urlScheme != 0 {
+		i++
+	}
+	if i == 0 || !isASCIILetter(s[0]) || !strings.HasPrefix(s[i:], "://") {
+		return "", "", "", "", false
+	}
+	scheme = s[:i]
+	i += len("://")
+	start := i
+	for i < len(s) && urlByte[s[i]]&urlHost != 0 {
+		i++
+	}
+	host, end := s[start:i], i
+	if i < len(s) && s[i] == ':' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		port = s[end+1 : i]
+	}
+	if host == "" || i < len(s) && s[i] != '/' {
+		return "", "", "", "", false
+	}
+	path = s[i:]
+	for j := 0; j < len(path); j++ {
+		if urlByte[path[j]]&urlPath == 0 {
+			return "", "", "", "", false
+		}
+	}
+	return scheme, host, port, path, true
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// Classes of URL bytes for parseSimpleURL.
+const (
+	urlScheme = 1 << iota // may follow a scheme's first letter
+	urlHost               // a host name url.Parse keeps as is (no ":")
+	urlPath               // a path character EscapedPath writes as is
+)
+
+var urlByte = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		alnum := isASCIILetter(b) || b >= '0' && b <= '9'
+		if alnum || strings.IndexByte("+-.", b) >= 0 {
+			t[c] |= urlScheme
+		}
+		if alnum || strings.IndexByte("-._~", b) >= 0 {
+			t[c] |= urlHost
+		}
+		if alnum || strings.IndexByte("-._~$&+,/:;=@", b) >= 0 {
+			t[c] |= urlPath
+		}
+	}
+	return t
+}()
 
 func isHTTPClient(program string) bool {
 	switch program {
@@ -99,11 +187,9 @@ func looksLikeBareHost(arg string) bool {
 		strings.IndexFunc(host, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
 }
 
-// commandMethod infers the HTTP method of a curl / wget invocation.
-func commandMethod(program string, args []string) string {
-	if !isHTTPClient(program) {
-		return ""
-	}
+// commandMethod infers the HTTP method of a curl / wget invocation
+// (isHTTPClient) from its arguments.
+func commandMethod(args []string) string {
 	method := "GET"
 	for i, a := range args {
 		switch {

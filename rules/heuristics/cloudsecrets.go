@@ -237,7 +237,7 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 	if !s.enabled(rCredMetadata) {
 		return
 	}
-	kind := netKind(v)
+	kind := v.netKind()
 	for _, a := range v.args {
 		if a == "" || a[0] == '-' {
 			continue

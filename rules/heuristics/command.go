@@ -18,6 +18,8 @@ type cmdView struct {
 	elevated string
 	// kind is interpreterKind(prog), computed once.
 	kind string
+	// fam says which program-specific rules can concern the command.
+	fam family
 	// code is the interpreter's inline program (see inlineCode), found
 	// once; hasCode says whether there is one.
 	code    string
@@ -30,6 +32,22 @@ type cmdView struct {
 	// (opsDone says it is set): worked out, and maybe allocated, once.
 	ops     []string
 	opsDone bool
+	// writes caches the paths v writes (see writeTargets), which several
+	// rule families judge; writesDone says it is set.
+	writes     []string
+	writesDone bool
+	// net caches netKind(v), which the exfiltration, metadata and secret
+	// rules all ask (netDone says it is set).
+	net     string
+	netDone bool
+}
+
+// netKind is netKind(v), computed on first use.
+func (v *cmdView) netKind() string {
+	if !v.netDone {
+		v.net, v.netDone = netKind(v), true
+	}
+	return v.net
 }
 
 // plainOperands is operands(v.args, "", nil), computed on first use. The
@@ -53,6 +71,12 @@ type cmdScan struct {
 	// same few arguments and redirections again and again (about half
 	// of all calls over the corpus). nil: no memory.
 	resolved *resolveMemo
+	// fams is the union of the views' families.
+	fams family
+	// targets holds the views' write targets (cmdView.writes are
+	// sub-slices of it), in buf.targets while they fit.
+	targets []string
+	buf     *scanBuf
 }
 
 // smallScript is how many commands fit the caller's stack buffer.
@@ -61,8 +85,13 @@ const smallScript = 4
 // scanBuf is the scratch of one cmdScan: the views of a short command
 // line and the memory of resolved paths.
 type scanBuf struct {
-	views    [smallScript]cmdView
+	views [smallScript]cmdView
+	// nviews is how many of views the scan used (putViews clears those).
+	nviews   int
 	resolved resolveMemo
+	targets  [8]string
+	// ntargets is how many of targets the scan used.
+	ntargets int
 }
 
 // resolveMemo holds the first few paths resolveIn resolved, by command
@@ -106,9 +135,10 @@ func (m *resolveMemo) reset() {
 // allocation (hence a value result, not a pointer).
 func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
 	buf.resolved.reset()
-	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved}
+	cs := cmdScan{script: sc, act: act, root: act.Caller.WorkspaceRoot, home: act.Caller.Home, resolved: &buf.resolved, targets: buf.targets[:0], buf: buf}
 	if len(sc.Commands) <= len(buf.views) {
 		cs.views = buf.views[:len(sc.Commands)]
+		buf.nviews = len(sc.Commands)
 	} else {
 		cs.views = make([]cmdView, len(sc.Commands))
 	}
@@ -118,6 +148,8 @@ func newCmdScan(sc *shell.Script, act *action.Action, buf *scanBuf) cmdScan {
 		v.c, v.idx = c, i
 		v.prog, v.args, v.elevated = unwrap(c.Name, c.Program, c.Args)
 		v.kind = interpreterKind(v.prog)
+		v.fam = viewFamily(v)
+		cs.fams |= v.fam
 		v.code, v.hasCode = findInlineCode(v)
 	}
 	return cs
@@ -179,6 +211,19 @@ func (cs *cmdScan) resolve(c *shell.Command, p string) action.Path {
 		}
 	}
 	return r
+}
+
+// writeTargets returns the paths v writes (forEachWriteTarget), worked out
+// on first use. The result is shared: callers must not write into it.
+func (cs *cmdScan) writeTargets(v *cmdView) []string {
+	if !v.writesDone {
+		start := len(cs.targets)
+		forEachWriteTarget(v, func(t string) { cs.targets = append(cs.targets, t) })
+		end := len(cs.targets)
+		v.writes, v.writesDone = cs.targets[start:end:end], true
+		cs.buf.ntargets = min(end, len(cs.buf.targets))
+	}
+	return v.writes
 }
 
 // pipelineOf returns the pipeline members (indexes into views) of v, or nil.
@@ -510,28 +555,47 @@ func isShell(prog string) bool {
 }
 
 // interpreterKind returns "shell", "python", "perl", "ruby", "node", "php",
-// "lua", "powershell" or "" for other programs.
+// "lua", "powershell" or "" for other programs. One switch on the name,
+// then the versioned names (python3.12, perl5.36, php8, lua5.4): it is
+// asked for every command, most of which are none of these.
 func interpreterKind(prog string) string {
-	if isShell(prog) {
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "yash":
 		return "shell"
-	}
-	switch {
-	case prog == "python" || prog == "pypy" || prog == "pypy3" || strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
+	case "python", "pypy", "pypy3":
 		return "python"
-	case prog == "perl" || strings.HasPrefix(prog, "perl5"):
+	case "perl":
 		return "perl"
-	case prog == "ruby" || prog == "irb":
+	case "ruby", "irb":
 		return "ruby"
-	case prog == "node" || prog == "nodejs" || prog == "deno" || prog == "bun":
+	case "node", "nodejs", "deno", "bun":
 		return "node"
-	case prog == "php" || strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
+	case "php":
 		return "php"
-	case prog == "lua" || strings.HasPrefix(prog, "lua5") || prog == "luajit":
+	case "lua", "luajit":
 		return "lua"
-	case prog == "pwsh" || prog == "powershell" || prog == "powershell.exe":
+	case "pwsh", "powershell", "powershell.exe":
 		return "powershell"
-	case prog == "osascript" || prog == "tclsh" || prog == "expect":
+	case "osascript", "tclsh", "expect":
 		return "other"
+	}
+	if len(prog) < 4 {
+		return ""
+	}
+	switch prog[0] {
+	case 'p':
+		switch {
+		case strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
+			return "python"
+		case strings.HasPrefix(prog, "perl5"):
+			return "perl"
+		case strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
+			return "php"
+		}
+	case 'l':
+		if strings.HasPrefix(prog, "lua5") {
+			return "lua"
+		}
 	}
 	return ""
 }

@@ -10,16 +10,22 @@ import (
 // Credential access: reading keys, tokens and password stores, through
 // file tools or commands.
 
-// nonReaders are programs that name a path without revealing its
+// isNonReader reports programs that name a path without revealing its
 // contents (chmod 600 ~/.ssh/id_rsa, ssh -i key, docker --env-file .env).
-var nonReaders = map[string]bool{
-	"ls": true, "stat": true, "test": true, "[": true, "[[": true, "chmod": true, "chown": true, "chgrp": true,
-	"mkdir": true, "touch": true, "rm": true, "rmdir": true, "unlink": true, "ssh": true, "ssh-add": true,
-	"ssh-keygen": true, "ssh-copy-id": true, "which": true, "type": true, "realpath": true, "readlink": true,
-	"dirname": true, "basename": true, "cd": true, "pushd": true, "echo": true, "export": true, "du": true,
-	"docker": true, "podman": true, "docker-compose": true, "dotenv": true, "direnv": true, "env-cmd": true,
-	"node": true, "chattr": true, "file": true, "setfacl": true, "getfacl": true, "shred": true, "wc": true,
-	"git": true, "kubectl": true, "helm": true, "terraform": true, "visudo": true,
+// A switch, not a map: it is asked for every command, and hashing the
+// name costs more than the compiled comparison.
+func isNonReader(prog string) bool {
+	switch prog {
+	case "ls", "stat", "test", "[", "[[", "chmod", "chown", "chgrp",
+		"mkdir", "touch", "rm", "rmdir", "unlink", "ssh", "ssh-add",
+		"ssh-keygen", "ssh-copy-id", "which", "type", "realpath", "readlink",
+		"dirname", "basename", "cd", "pushd", "echo", "export", "du",
+		"docker", "podman", "docker-compose", "dotenv", "direnv", "env-cmd",
+		"node", "chattr", "file", "setfacl", "getfacl", "shred", "wc",
+		"git", "kubectl", "helm", "terraform", "visudo":
+		return true
+	}
+	return false
 }
 
 // credentialRule maps a sensitivity to the rule for reading it.
@@ -108,7 +114,7 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 			}
 		}
 	}
-	if nonReaders[v.prog] || v.prog == "" {
+	if v.prog == "" || isNonReader(v.prog) {
 		return false
 	}
 	dst := copyDestination(v)
@@ -150,7 +156,12 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 			}
 			return false
 		})
-		s.checkSecretSearch(cs, v)
+		if v.fam&famSecretSearch != 0 {
+			s.checkSecretSearch(cs, v)
+		}
+		if v.fam&famCLIToken == 0 {
+			continue
+		}
 		if what := cliTokenCommand(v); what != "" {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.

@@ -40,6 +40,11 @@ func serviceUnit(u string) string {
 // (systemctl stop|disable|mask|kill, service X stop, rc-service, update-rc.d
 // X disable|remove, chkconfig X off, launchctl unload|bootout).
 func serviceStops(v *cmdView, fn func(unit, verb string)) {
+	switch v.prog {
+	case "systemctl", "service", "rc-service", "update-rc.d", "rc-update", "chkconfig", "launchctl":
+	default:
+		return // the operands are worked out only for the programs below
+	}
 	ops := v.plainOperands()
 	switch v.prog {
 	case "systemctl":
@@ -77,6 +82,9 @@ func serviceStops(v *cmdView, fn func(unit, verb string)) {
 	}
 }
 
+// firstIs reports whether ops starts with w.
+func firstIs(ops []string, w string) bool { return len(ops) > 0 && ops[0] == w }
+
 // checkDefense judges one command for defense impairment.
 func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
@@ -92,9 +100,8 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefLogTamper, v.prog+" "+verb+" "+unit+" stops the machine's logging: nothing after it would be recorded; leave it running", ev())
 		}
 	})
-	ops := v.plainOperands()
 	// /etc/init.d/auditd stop, /etc/rc.d/rsyslog stop: an init script.
-	if d := parentDir(v.c.Name); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && len(ops) > 0 && ops[0] == "stop" {
+	if d := parentDir(v.c.Name); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && firstIs(v.plainOperands(), "stop") {
 		switch {
 		case securityServices[v.prog]:
 			s.add(rDefSecurityOff, v.c.Name+" stop turns off a security control: leave it running", ev())
@@ -117,6 +124,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefSecurityOff, "auditctl deletes the audit rules or turns auditing off: actions would no longer be recorded; refuse it", ev())
 		}
 	case "setenforce":
+		ops := v.plainOperands()
 		if len(ops) > 0 && (ops[0] == "0" || strings.EqualFold(ops[0], "permissive")) {
 			s.add(rDefSecurityOff, "setenforce 0 switches SELinux to permissive: its confinement stops; refuse it", ev())
 		}
@@ -131,6 +139,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefSecurityOff, v.prog+" flushes the firewall or opens its default policy: every port becomes reachable; refuse it", ev())
 		}
 	case "nft":
+		ops := v.plainOperands()
 		if len(ops) == 1 {
 			ops = strings.Fields(ops[0]) // nft 'flush ruleset'
 		}
@@ -139,6 +148,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefSecurityOff, "nft flushes or deletes firewall rules: refuse it", ev())
 		}
 	case "ufw":
+		ops := v.plainOperands()
 		if len(ops) > 0 && (ops[0] == "disable" || ops[0] == "reset") || len(ops) >= 3 && ops[0] == "default" && ops[1] == "allow" && ops[2] == "incoming" {
 			s.add(rDefSecurityOff, "ufw "+strings.Join(ops, " ")+" turns the firewall off: refuse it", ev())
 		}
@@ -175,6 +185,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			s.add(rDefLogTamper, "journalctl --vacuum deletes the system journal: refuse it", ev())
 		}
 	case "history":
+		ops := v.plainOperands()
 		if hasShortFlag(v.args, 'c') || hasShortFlag(v.args, 'd') && len(ops) == 0 {
 			s.add(rDefHistory, "history -c erases the shell history: leave it as it is", ev())
 		}
@@ -191,6 +202,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			}
 		}
 	case "unset":
+		ops := v.plainOperands()
 		for _, a := range ops {
 			if isHistoryVar(a) {
 				s.add(rDefHistory, "unset "+a+" turns shell history off: leave it on", ev())
@@ -199,6 +211,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 	case "export", "declare", "typeset", "local", "readonly":
 		s.checkHistoryAssigns(v.args, ev)
 	case "rm", "shred", "unlink", "truncate", "srm", "wipe":
+		ops := v.plainOperands()
 		for _, op := range ops {
 			p := cs.resolveIn(v.c, op)
 			switch {
@@ -209,13 +222,14 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			}
 		}
 	case "ln":
+		ops := v.plainOperands()
 		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolveIn(v.c, ops[len(ops)-1]).Abs, cs.home) {
 			s.add(rDefHistory, "links the shell history file to /dev/null: history would no longer be kept; refuse it", ev())
 		}
 	}
 	s.checkHistoryAssigns(v.c.Assigns, ev)
 	// Writes into the kernel's switches and over logs and history.
-	writeTargets(v, func(target string) {
+	for _, target := range cs.writeTargets(v) {
 		p := cs.resolveIn(v.c, target)
 		switch {
 		case p.Abs == "/proc/sys/kernel/randomize_va_space":
@@ -231,7 +245,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		case isLogPath(p.Abs):
 			s.add(rDefLogTamper, "overwrites the system log "+p.Abs+": logs are how anyone finds out what happened; refuse it", target)
 		}
-	})
+	}
 }
 
 // checkHistoryAssigns flags HISTFILE=/dev/null, HISTFILE= and HISTSIZE=0

@@ -54,52 +54,54 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
-		switch v.prog {
-		case "rm", "srm", "shred", "wipe", "unlink", "mv":
-			s.checkCredentialDestroy(cs, v)
-		}
-		switch v.prog {
-		case "rm", "srm":
-			s.checkRm(cs, v)
-		case "find":
-			s.checkFindDelete(cs, v)
-		case "chmod", "chown", "chgrp":
-			if hasFlag(v.args, 'R', "recursive") {
-				s.checkRecursivePerms(cs, v)
+		if v.fam&famDestroy != 0 { // the programs below
+			switch v.prog {
+			case "rm", "srm", "shred", "wipe", "unlink", "mv":
+				s.checkCredentialDestroy(cs, v)
 			}
-		case "dd":
-			for _, a := range v.args {
-				if strings.HasPrefix(a, "of=") && isDiskDevice(a[3:]) {
-					s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+evJoin(v.args))
+			switch v.prog {
+			case "rm", "srm":
+				s.checkRm(cs, v)
+			case "find":
+				s.checkFindDelete(cs, v)
+			case "chmod", "chown", "chgrp":
+				if hasFlag(v.args, 'R', "recursive") {
+					s.checkRecursivePerms(cs, v)
 				}
-			}
-		case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
-			if diskToolReadOnly(v) {
-				break
-			}
-			for _, op := range operands(v.args, diskToolValued(v.prog), nil) {
-				if isDiskDevice(op) || (v.prog != "shred" && strings.HasPrefix(op, "/dev/")) {
-					s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+evJoin(v.args))
+			case "dd":
+				for _, a := range v.args {
+					if strings.HasPrefix(a, "of=") && isDiskDevice(a[3:]) {
+						s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+evJoin(v.args))
+					}
+				}
+			case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
+				if diskToolReadOnly(v) {
 					break
 				}
-			}
-		case "crontab":
-			// -r removes the whole table (-ri asks first, but an agent
-			// answers for the user); -l lists it, -e and a file install.
-			if s.enabled(rDelCrontab) && hasShortFlag(v.args, 'r') {
-				s.add(rDelCrontab, "crontab -r removes every scheduled job of the user and keeps no copy: save it first (crontab -l > crontab.bak) and remove only the lines you mean with crontab -e, or let a human confirm",
-					"crontab "+evJoin(v.args))
-			}
-		case "truncate":
-			for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
-				if p := cs.resolveIn(v.c, op); isSystemFile(p.Abs) {
-					s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+evJoin(v.args))
-					break
+				for _, op := range operands(v.args, diskToolValued(v.prog), nil) {
+					if isDiskDevice(op) || (v.prog != "shred" && strings.HasPrefix(op, "/dev/")) {
+						s.add(rDiskWipe, v.prog+" erases the device "+op+": this destroys its data; refuse it", v.prog+" "+evJoin(v.args))
+						break
+					}
+				}
+			case "crontab":
+				// -r removes the whole table (-ri asks first, but an agent
+				// answers for the user); -l lists it, -e and a file install.
+				if s.enabled(rDelCrontab) && hasShortFlag(v.args, 'r') {
+					s.add(rDelCrontab, "crontab -r removes every scheduled job of the user and keeps no copy: save it first (crontab -l > crontab.bak) and remove only the lines you mean with crontab -e, or let a human confirm",
+						"crontab "+evJoin(v.args))
+				}
+			case "truncate":
+				for _, op := range operands(v.args, "sr", []string{"--size", "--reference"}) {
+					if p := cs.resolveIn(v.c, op); isSystemFile(p.Abs) {
+						s.add(rTruncateSystem, "truncates the system file "+p.Abs+": this breaks the system or erases its logs; refuse it", "truncate "+evJoin(v.args))
+						break
+					}
 				}
 			}
-		}
-		if (strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs") && !cs.formatsImageFile(v) {
-			s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+evJoin(v.args))
+			if (strings.HasPrefix(v.prog, "mkfs") || v.prog == "mke2fs" || v.prog == "newfs") && !cs.formatsImageFile(v) {
+				s.add(rDiskWipe, v.prog+" formats a file system, erasing everything on the device; refuse it unless a human runs it", v.prog+" "+evJoin(v.args))
+			}
 		}
 		for _, r := range v.c.Redirects {
 			if !isOutputRedirect(r.Op) {

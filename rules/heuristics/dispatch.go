@@ -37,7 +37,10 @@ func getViews() *scanBuf { return scanBufs.Get().(*scanBuf) }
 
 // putViews clears buf, so the pool keeps no script alive, and returns it.
 func putViews(buf *scanBuf) {
-	buf.views = [smallScript]cmdView{}
+	clear(buf.views[:buf.nviews]) // only those used: clearing pointers costs write barriers
+	buf.nviews = 0
+	clear(buf.targets[:buf.ntargets])
+	buf.ntargets = 0
 	buf.resolved.reset()
 	scanBufs.Put(buf)
 }
@@ -58,10 +61,16 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	if s.expired() {
 		return
 	}
-	s.checkGitExfil(cs)
+	if cs.fams&famGit != 0 {
+		s.checkGitExfil(cs)
+	}
 	s.checkInlineExfil(cs)
-	s.checkPackageScriptCommands(cs)
-	s.checkPackageFromURL(cs)
+	if cs.fams&famPkgScript != 0 {
+		s.checkPackageScriptCommands(cs)
+	}
+	if cs.fams&famPkgInstall != 0 {
+		s.checkPackageFromURL(cs)
+	}
 	s.checkFamilies(cs)
 	s.checkInterpreterCode(cs)
 	s.checkPlantedCode(cs)

@@ -11,7 +11,6 @@ import (
 // checkDisruption judges one command for system disruption.
 func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
-	ops := v.plainOperands()
 	halt := ""
 	switch v.prog {
 	case "shutdown", "reboot", "halt", "poweroff", "kexec":
@@ -22,10 +21,12 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 			halt = v.prog
 		}
 	case "init", "telinit":
+		ops := v.plainOperands()
 		if len(ops) == 1 && (ops[0] == "0" || ops[0] == "6" || ops[0] == "1" || strings.EqualFold(ops[0], "s")) {
 			halt = v.prog + " " + ops[0]
 		}
 	case "systemctl", "loginctl":
+		ops := v.plainOperands()
 		if len(ops) > 0 {
 			switch ops[0] {
 			case "poweroff", "reboot", "halt", "kexec", "soft-reboot", "emergency", "rescue", "suspend", "hibernate", "hybrid-sleep":
@@ -56,19 +57,23 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 	case "shutdown.exe":
 		halt = v.prog
 	case "ip":
+		ops := v.plainOperands()
 		// ip link set DEV down: the machine drops off the network.
 		if len(ops) >= 4 && (ops[0] == "link" || ops[0] == "l") && ops[1] == "set" && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[2]) {
 			halt = "ip link set " + ops[2] + " down (cuts the machine off the network)"
 		}
 	case "ifconfig":
+		ops := v.plainOperands()
 		if len(ops) >= 2 && ops[len(ops)-1] == "down" && !isLoopbackDevice(ops[0]) {
 			halt = "ifconfig " + ops[0] + " down (cuts the machine off the network)"
 		}
 	case "ifdown":
+		ops := v.plainOperands()
 		if len(ops) > 0 && !isLoopbackDevice(ops[0]) || hasShortFlag(v.args, 'a') {
 			halt = "ifdown (cuts the machine off the network)"
 		}
 	case "nmcli":
+		ops := v.plainOperands()
 		if len(ops) >= 2 && (ops[0] == "networking" || ops[0] == "n") && ops[1] == "off" || len(ops) >= 3 && ops[0] == "radio" && ops[2] == "off" && ops[1] == "all" {
 			halt = "nmcli " + ops[0] + " off (cuts the machine off the network)"
 		}
@@ -100,12 +105,11 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 	if halt != "" {
 		s.add(rDisruptHalt, halt+" stops or restarts the whole machine: every user and service goes down with it; refuse it", ev())
 	}
-	writeTargets(v, func(target string) {
-		switch p := cs.resolveIn(v.c, target); {
-		case p.Abs == "/proc/sysrq-trigger":
+	for _, target := range cs.writeTargets(v) {
+		if cs.resolveIn(v.c, target).Abs == "/proc/sysrq-trigger" {
 			s.add(rDisruptHalt, "writes /proc/sysrq-trigger: the magic SysRq key can reboot, crash or power off the machine at once; refuse it", target)
 		}
-	})
+	}
 }
 
 // killsEverything says why kill's targets are init or every process, or

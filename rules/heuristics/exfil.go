@@ -119,7 +119,7 @@ func (s *scan) allTrusted(hosts []string) bool {
 func (s *scan) checkExfilCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
-		kind := netKind(v)
+		kind := v.netKind()
 		if kind == "" {
 			continue
 		}
@@ -403,7 +403,7 @@ func (cs *cmdScan) commandDestination() (destination, bool) {
 	found := false
 	for i := range cs.views {
 		v := &cs.views[i]
-		kind := netKind(v)
+		kind := v.netKind()
 		if kind == "" {
 			continue
 		}

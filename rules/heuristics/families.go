@@ -14,13 +14,22 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		if v.prog == "" && len(v.c.Assigns) == 0 {
 			continue
 		}
+		fam := v.fam
 		s.checkDefense(cs, v)
 		s.checkDisruption(cs, v)
-		s.checkAccounts(v)
+		if fam&famAccounts != 0 {
+			s.checkAccounts(v)
+		}
 		s.checkTrustStore(cs, v)
-		s.checkTunnels(v)
-		s.checkTransfer(cs, v)
+		if fam&famTunnel != 0 {
+			s.checkTunnels(v)
+		}
+		if fam&famTransfer != 0 {
+			s.checkTransfer(cs, v)
+		}
 		s.checkMetadataHosts(v)
-		s.checkClusterSecrets(cs, v)
+		if fam&famCluster != 0 {
+			s.checkClusterSecrets(cs, v)
+		}
 	}
 }

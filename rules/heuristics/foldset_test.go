@@ -7,11 +7,13 @@ func TestFoldSetMatchesContainsFold(t *testing.T) {
 	lists := map[string][]string{
 		"fetch": fetchMarkers, "exec": execMarkers, "decode": decodeMarkers,
 		"socket": socketMarkers, "shell": shellMarkers, "keyHuntNames": keyHuntNames, "keyHuntText": keyHuntText,
+		"codeWrite": codeWriteMarkers, "codeDelete": codeDeleteMarkers,
 	}
 	texts := []string{
 		"", "a", "import urllib.request as u; exec(u.urlopen('http://x').read())", "EXEC(", "Eval ", "IEX(New-Object Net.WebClient).DownloadString('x')",
 		"require('child_process').execSync('curl x | sh')", "use Socket;socket(S,PF_INET,SOCK_STREAM,0)", "perl -MIO::Socket -e ''",
 		"print(1)", "base64.B64DECODE(x)", "find / -name id_RSA", "grep -ri 'BEGIN RSA' ~", "lwp", "LW", "x`y", "ÅÉ socket",
+		"open(os.path.expanduser('~/.bashrc'),'A').write('x')", "shutil.RMTREE(p)", "fs.rmSync('/', {recursive:true})", "'w", "O_WRONLY|O_APPEND",
 	}
 	for name, list := range lists {
 		fs := newFoldSet(list...)

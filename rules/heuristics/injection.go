@@ -461,7 +461,7 @@ func (s *scan) sendsOut(field string) bool {
 
 // sendsData reports network commands that upload a body.
 func sendsData(v *cmdView) bool {
-	switch netKind(v) {
+	switch v.netKind() {
 	case "mail", "socket", "upload":
 		return true
 	case "http":

@@ -23,6 +23,13 @@ var codeWriteMarkers = []string{"'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "'ab'", 
 var codeDeleteMarkers = []string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdirsync", "unlink", "remove(", "removedirs",
 	"rmdir", "rimraf", "remove_tree", "delete(", "rm(", "rmpath", "fileutils.rm", "os.remove", "truncate"}
 
+// The marker sets search code once for all their markers, not once per
+// marker (a one-liner is searched for both sets at most once).
+var (
+	codeWriteSet  = newFoldSet(codeWriteMarkers...)
+	codeDeleteSet = newFoldSet(codeDeleteMarkers...)
+)
+
 func (s *scan) checkInterpreterCode(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
@@ -36,10 +43,10 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 		// The markers are searched only once a literal names a path
 		// (most one-liners name none): 0 unknown, 1 no, 2 yes.
 		var writes, deletes uint8
-		has := func(memo *uint8, markers []string) bool {
+		has := func(memo *uint8, markers *foldSet) bool {
 			if *memo == 0 {
 				*memo = 1
-				if containsAnyFold(code, markers) {
+				if markers.in(code) {
 					*memo = 2
 				}
 			}
@@ -56,7 +63,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 				return
 			}
 			p := cs.resolveIn(v.c, lit)
-			if has(&writes, codeWriteMarkers) {
+			if has(&writes, codeWriteSet) {
 				if r, what, ok := persistTarget(p, cs.home); ok {
 					s.add(r, persistMessage(r, what)+" (from "+v.prog+" code)", lit)
 				}
@@ -66,7 +73,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 					}
 				}
 			}
-			if has(&deletes, codeDeleteMarkers) {
+			if has(&deletes, codeDeleteSet) {
 				if why := criticalDir(p, cs.root, cs.home); why != "" {
 					s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", lit)
 				}
@@ -86,13 +93,4 @@ func looksLikeCodePath(lit string) bool {
 	}
 	return lit[0] == '/' || lit[0] == '~' || strings.HasPrefix(lit, "$HOME") || strings.HasPrefix(lit, ".env") ||
 		strings.HasPrefix(lit, ".ssh") || strings.HasPrefix(lit, ".aws")
-}
-
-func containsAnyFold(s string, needles []string) bool {
-	for _, n := range needles {
-		if containsFold(s, n) {
-			return true
-		}
-	}
-	return false
 }

@@ -21,52 +21,54 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 			s.add(rPrivElevation, "runs a command with "+who+": a human should approve anything run with elevated rights",
 				v.c.Name+" "+evJoin(v.c.Args))
 		}
-		switch v.prog {
-		case "chmod":
-			s.checkChmod(cs, v)
-		case "at", "batch":
-			if !hasShortFlag(v.args, 'l') && !hasShortFlag(v.args, 'c') && !hasShortFlag(v.args, 'r') && !hasShortFlag(v.args, 'd') {
-				s.add(rPersistCron, v.prog+" schedules a job to run later, after this session: run it now or add it by hand", v.prog+" "+evJoin(v.args))
-			}
-		case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "vipw", "visudo", "passwd":
-			if why := accountTamper(v); why != "" {
-				s.add(rPrivAccount, why+": this changes who can log in or become root; refuse it", v.prog+" "+evJoin(v.args))
-			}
-		case "docker", "podman", "nerdctl":
-			if why := containerEscape(v); why != "" {
-				s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
-			}
-		case "crontab":
-			if crontabWrites(v.args) {
-				s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
-					"crontab "+evJoin(v.args))
-			}
-		case "systemctl":
-			if verb := firstOperand(v.args); verb == "enable" || verb == "reenable" || verb == "link" || verb == "preset" || verb == "add-wants" || verb == "set-default" || verb == "edit" {
-				s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+evJoin(v.args))
-			}
-		case "update-rc.d", "chkconfig", "rc-update":
-			s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+evJoin(v.args))
-		case "launchctl":
-			switch firstOperand(v.args) {
-			case "load", "bootstrap", "submit", "enable":
-				s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
-			}
-		case "git":
-			for _, a := range v.args {
-				if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
-					s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+evJoin(v.args))
-					break
+		if v.fam&famPriv != 0 { // the programs below
+			switch v.prog {
+			case "chmod":
+				s.checkChmod(cs, v)
+			case "at", "batch":
+				if !hasShortFlag(v.args, 'l') && !hasShortFlag(v.args, 'c') && !hasShortFlag(v.args, 'r') && !hasShortFlag(v.args, 'd') {
+					s.add(rPersistCron, v.prog+" schedules a job to run later, after this session: run it now or add it by hand", v.prog+" "+evJoin(v.args))
+				}
+			case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "vipw", "visudo", "passwd":
+				if why := accountTamper(v); why != "" {
+					s.add(rPrivAccount, why+": this changes who can log in or become root; refuse it", v.prog+" "+evJoin(v.args))
+				}
+			case "docker", "podman", "nerdctl":
+				if why := containerEscape(v); why != "" {
+					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
+				}
+			case "crontab":
+				if crontabWrites(v.args) {
+					s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
+						"crontab "+evJoin(v.args))
+				}
+			case "systemctl":
+				if verb := firstOperand(v.args); verb == "enable" || verb == "reenable" || verb == "link" || verb == "preset" || verb == "add-wants" || verb == "set-default" || verb == "edit" {
+					s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+evJoin(v.args))
+				}
+			case "update-rc.d", "chkconfig", "rc-update":
+				s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+evJoin(v.args))
+			case "launchctl":
+				switch firstOperand(v.args) {
+				case "load", "bootstrap", "submit", "enable":
+					s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
+				}
+			case "git":
+				for _, a := range v.args {
+					if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
+						s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+evJoin(v.args))
+						break
+					}
 				}
 			}
 		}
 		// Writes to persistence locations, however they are made.
-		writeTargets(v, func(target string) {
+		for _, target := range cs.writeTargets(v) {
 			p := cs.resolveIn(v.c, target)
 			if r, what, ok := persistTarget(p, cs.home); ok {
 				s.add(r, persistMessage(r, what), target)
 			}
-		})
+		}
 		s.checkPreloadWords(v.c.Assigns)
 		if v.prog == "export" || v.prog == "env" || v.prog == "declare" || v.prog == "typeset" || v.c.Program == "env" {
 			s.checkPreloadWords(v.c.Args)
@@ -221,10 +223,11 @@ func persistMessage(r ruleIndex, what string) string {
 	return "writes " + what
 }
 
-// writeTargets calls fn with each path a command writes: output
+// forEachWriteTarget calls fn with each path a command writes: output
 // redirections, tee, the destination of cp/mv/install/ln/rsync, dd of=,
-// sed -i files and curl/wget output files.
-func writeTargets(v *cmdView, fn func(string)) {
+// sed -i files and curl/wget output files. Rules ask cmdScan.writeTargets,
+// which remembers the answer.
+func forEachWriteTarget(v *cmdView, fn func(string)) {
 	for _, r := range v.c.Redirects {
 		if isOutputRedirect(r.Op) && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
 			fn(r.Target)

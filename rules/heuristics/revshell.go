@@ -28,7 +28,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 			}
 		}
 	}
-	if s.enabled(rRevNetcat) {
+	if cs.fams&famNetcat != 0 && s.enabled(rRevNetcat) {
 		s.checkNetcat(cs)
 	}
 	// Prefilter: "-display" / "--display" arguments and DISPLAY= settings.

@@ -67,23 +67,16 @@ func standingExfil(sentence string) bool {
 		words = append(words, w)
 		j = k
 	}
-	standing, verbAt := false, -1
+	// The disclosing verb first: most sentences have none, and then
+	// whether they are standing does not matter.
+	verbAt := -1
 	for i, w := range words {
-		if wordIn(w, standingWords) {
-			standing = true
-		}
-		if i+1 < len(words) {
-			for _, p := range standingPairs {
-				if wordIs(w, p[0]) && wordIs(words[i+1], p[1]) {
-					standing = true
-				}
-			}
-		}
-		if verbAt < 0 && wordIn(w, discloseVerbs) {
+		if wordIn(w, discloseVerbs) {
 			verbAt = i
+			break
 		}
 	}
-	if !standing || verbAt < 0 {
+	if verbAt < 0 || !isStanding(words) {
 		return false
 	}
 	for i := 0; i < verbAt; i++ {
@@ -106,6 +99,24 @@ func standingExfil(sentence string) bool {
 	for _, p := range secretPathBits {
 		if k := strings.Index(lower, p); k >= 0 && (p != ".env" || k+4 == len(lower) || !isLetter(lower[k+4])) {
 			return true
+		}
+	}
+	return false
+}
+
+// isStanding reports words that make a sentence a standing order
+// (always, from now on, every time, ...).
+func isStanding(words []string) bool {
+	for i, w := range words {
+		if wordIn(w, standingWords) {
+			return true
+		}
+		if i+1 < len(words) {
+			for _, p := range standingPairs {
+				if wordIs(w, p[0]) && wordIs(words[i+1], p[1]) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -39,9 +39,9 @@ func isTrustStorePath(abs, home string) bool {
 // checkTrustStore judges one command for trust-store changes.
 func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
-	ops := v.plainOperands()
 	switch v.prog {
 	case "trust":
+		ops := v.plainOperands()
 		if len(ops) > 0 && ops[0] == "anchor" && !hasLongFlag(v.args, "remove") {
 			s.add(rTrustRootCA, "trust anchor adds a root certificate to the system trust store: refuse it", ev())
 		}
@@ -54,6 +54,7 @@ func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 			s.add(rTrustRootCA, "certutil adds a trusted certificate authority: refuse it", ev())
 		}
 	case "security":
+		ops := v.plainOperands()
 		if len(ops) > 0 && (ops[0] == "add-trusted-cert") {
 			s.add(rTrustRootCA, "security "+ops[0]+" makes macOS trust a certificate: refuse it", ev())
 		}
@@ -71,9 +72,9 @@ func (s *scan) checkTrustStore(cs *cmdScan, v *cmdView) {
 	case "Import-Certificate", "import-certificate":
 		s.add(rTrustRootCA, "Import-Certificate adds a certificate to a Windows store: refuse it", ev())
 	}
-	writeTargets(v, func(target string) {
+	for _, target := range cs.writeTargets(v) {
 		if isTrustStorePath(cs.resolveIn(v.c, target).Abs, cs.home) {
 			s.add(rTrustRootCA, "writes "+target+", where the system's trusted certificate authorities live: refuse it", target)
 		}
-	})
+	}
 }

@@ -1,0 +1,104 @@
+package heuristics
+
+import "strings"
+
+// family marks the rules that can concern a command, by its program.
+// newCmdScan works it out once per command with one switch (cmdView.fam,
+// and cmdScan.fams for the line), and the rules below are skipped for the
+// commands (or lines) they cannot concern: their code is then neither run
+// nor loaded into the instruction cache, which on the varied command
+// lines of real traffic costs more than the comparisons themselves.
+//
+// Only rules that judge nothing but their own programs are here; the
+// others (defense, disruption, trust stores, metadata hosts, …) also
+// judge what any command writes or contacts and run for every command.
+// TestProgFamilyCoversRules checks these lists against the rules' source.
+type family uint16
+
+const (
+	famAccounts     family = 1 << iota // checkAccounts
+	famTunnel                          // checkTunnels (tunnelCommand, ssh -o RemoteForward)
+	famTransfer                        // checkTransfer
+	famCluster                         // checkClusterSecrets
+	famGit                             // checkGitExfil
+	famNetcat                          // checkNetcat
+	famPkgScript                       // checkPackageScriptCommands
+	famPkgInstall                      // checkPackageFromURL (isPackageInstall)
+	famSecretSearch                    // checkSecretSearch
+	famCLIToken                        // cliTokenCommand
+	famDestroy                         // checkDestructive's program switches
+	famPriv                            // checkPrivilege's program switch
+)
+
+// viewFamily returns the families of a view whose prog and kind are set.
+func viewFamily(v *cmdView) family {
+	f := progFamily(v.prog)
+	if v.kind == "python" {
+		f |= famPkgInstall // python -m pip install
+	}
+	if f != 0 || len(v.prog) < 4 {
+		return f // the prefixes below name none of the programs above
+	}
+	switch v.prog[0] {
+	case 'd':
+		if strings.HasPrefix(v.prog, "docker-credential-") {
+			f |= famCLIToken
+		}
+	case 'm':
+		if strings.HasPrefix(v.prog, "mkfs") {
+			f |= famDestroy // mkfs, mkfs.ext4, …
+		}
+	}
+	return f
+}
+
+// progFamily returns the families that judge prog (an effective program
+// name, cmdView.prog).
+func progFamily(prog string) family {
+	switch prog {
+	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
+		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd":
+		return famAccounts
+	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
+		return famAccounts | famPriv
+	case "npx", "bunx", "pnpx", "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
+		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok", "code",
+		"code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
+		return famTunnel
+	case "pnpm", "yarn":
+		return famTunnel | famPkgScript | famPkgInstall
+	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "python",
+		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
+		return famTransfer
+	case "openssl", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
+		return famTransfer | famNetcat
+	case "oc", "kubectl-view_secret", "k9s":
+		return famCluster
+	case "kubectl":
+		return famCluster | famCLIToken
+	case "git":
+		return famGit | famSecretSearch | famPriv
+	case "telnet", "mkfifo", "mknod":
+		return famNetcat
+	case "npm":
+		return famPkgScript | famPkgInstall
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "gem":
+		return famPkgInstall
+	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
+		return famSecretSearch
+	case "find":
+		return famSecretSearch | famDestroy
+	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass", "vault",
+		"heroku", "secret-tool", "gpg", "gpg2":
+		return famCLIToken
+	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
+		"mkswap", "truncate", "mke2fs", "newfs":
+		return famDestroy
+	case "chmod", "crontab":
+		return famDestroy | famPriv
+	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
+		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset":
+		return famPriv
+	}
+	return 0
+}
