@@ -4,13 +4,13 @@ import "strings"
 
 // The fast path analyses everyday command lines without the full parser:
 // plain words (see scanPlainWord), which may hold $NAME and backslash
-// escapes, in simple
-// commands joined by | && || ; and newlines, with prefix assignments
-// (CGO_ENABLED=0 go build), comments and redirections to plain words
-// (> out, >> log, < in, 2>&1, &> all). It
-// lexes the whole line first and gives up, leaving the line to the full
-// parse, on anything else; then it builds the commands exactly as the
-// walker does from the parser's syntax tree, so the result is identical.
+// escapes, in simple commands joined by | && || ; and newlines, with
+// prefix assignments (CGO_ENABLED=0 go build), export NAME=value,
+// comments and redirections to plain words (> out, >> log, < in, 2>&1,
+// &> all). It lexes the whole line first and gives up, leaving the line
+// to the full parse, on anything else; then it builds the commands
+// exactly as the walker does from the parser's syntax tree, so the result
+// is identical.
 
 // Byte classes of the fast-path lexer. Bytes of class 0 never change
 // meaning inside a word: letters, digits and ._/-,:@+%=~. Glob, brace and
