@@ -115,7 +115,9 @@ func (w *walker) checkOtherShell(program, src string) {
 		return
 	}
 	var arr [12]fpTok
-	if _, ok := lexPlain(src, arr[:0]); !ok {
+	// Globs, braces, $NAME, comments, assignments, tabs and newlines are
+	// bash's reading, not theirs.
+	if _, flags, ok := lexPlain(src, arr[:0]); !ok || flags&uint16(clGlob|clBrace|clExt|clDollar) != 0 {
 		w.evasion("dialect", program+" runs a script that is not plain commands: "+src)
 	}
 }

@@ -26,7 +26,9 @@ const (
 // follows what it runs: nested scripts (bash -c, eval, a shell reading a
 // heredoc) and wrapped programs (sudo, xargs, find -exec, …).
 func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, fr frame) {
-	w.checkRedirDialect(redirs, fr)
+	if fr.dialect != "" && len(redirs) > 0 {
+		w.checkRedirDialect(redirs, fr)
+	}
 	if len(fields) == 0 {
 		if len(assigns) > 0 || len(redirs) > 0 {
 			w.add(Command{Assigns: assigns, Redirects: redirs}, fr)
@@ -43,21 +45,81 @@ func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, f
 		Redirects: redirs,
 	}
 	args := fields[1:]
-	cmd.Dir = commandDir(cmd.Program, args, w.curDir(fr))
+	// Most programs (ls, go, npm, …) have none of the follow-ups below:
+	// one lookup says which can do anything, and the rest are skipped.
+	traits := traitsOf(cmd.Program)
+	if traits&ptDir != 0 {
+		cmd.Dir = commandDir(cmd.Program, args, w.curDir(fr))
+	}
 	w.add(cmd, fr)
-	w.checkBashSettings(cmd.Program, args, assigns)
-	w.track(cmd.Program, args, fr)
-	w.execEnv(assigns, fr)
+	if traits&ptSettings != 0 || len(assigns) > 0 {
+		w.checkBashSettings(cmd.Program, args, assigns)
+	}
+	if traits&ptTrack != 0 {
+		w.track(cmd.Program, args, fr)
+	}
+	if len(assigns) > 0 {
+		w.execEnv(assigns, fr)
+	}
 	if cmd.Program == "" {
 		return
 	}
-	if w.nestedScript(cmd.Program, args, assigns, redirs, fr) {
+	if traits&ptNested != 0 && w.nestedScript(cmd.Program, args, assigns, redirs, fr) {
 		return
 	}
-	if w.runsCode(cmd.Program, args, redirs, fr) {
+	if traits&(ptRuns|ptInterp) != 0 && w.runsCode(cmd.Program, args, redirs, fr) {
 		return
 	}
-	w.unwrap(cmd.Program, args, redirs, fr)
+	if traits&ptWrap != 0 {
+		w.unwrap(cmd.Program, args, redirs, fr)
+	}
+}
+
+// Program traits say which of emitCall's follow-ups can do anything for
+// a program: those whose switch names it (TestProgramTraits checks that
+// every name they test is here).
+const (
+	ptNested   uint16 = 1 << iota // nestedScript: shells, eval, su, busybox
+	ptRuns                        // runsCode's own cases
+	ptInterp                      // interpreterLang knows it
+	ptWrap                        // unwrap: find and the wrappers
+	ptTrack                       // track: cd, pushd, popd
+	ptDir                         // commandDir: -C and --directory options
+	ptSettings                    // checkBashSettings: shopt, enable, set
+)
+
+var programTraits = func() map[string]uint16 {
+	m := map[string]uint16{}
+	add := func(t uint16, names ...string) {
+		for _, n := range names {
+			m[n] |= t
+		}
+	}
+	for n := range shells {
+		add(ptNested, n)
+	}
+	add(ptNested, "eval", "su", "busybox")
+	add(ptRuns, "script", "flock", "busybox", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff",
+		"ssh", "scp", "sftp", "rsync", "tar", "bsdtar", "sed", "gsed", "make", "gmake", "git")
+	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",
+		"jrunscript", "rhino", "jjs", "php", "lua", "luajit", "julia", "awk", "gawk", "mawk", "nawk", "Rscript")
+	for n := range wrappers {
+		add(ptWrap, n)
+	}
+	add(ptWrap, "find")
+	add(ptTrack, "cd", "pushd", "popd")
+	add(ptDir, "git", "make", "gmake", "tar", "bsdtar")
+	add(ptSettings, "shopt", "enable", "set")
+	return m
+}()
+
+// traitsOf returns the traits of a program.
+func traitsOf(program string) uint16 {
+	t := programTraits[program]
+	if t == 0 && len(program) > 3 && (program[0] == 'p' || program[0] == 'l') && interpreterLang(program) != "" {
+		t = ptInterp // python3.12, perl5.36, php8, lua5.4
+	}
+	return t
 }
 
 // programOf derives Program from the program word, recording evasions.

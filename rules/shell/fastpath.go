@@ -3,60 +3,124 @@ package shell
 import "strings"
 
 // The fast path analyses everyday command lines without the full parser:
-// plain words (see scanPlainWord) in simple commands joined by | && || and
-// ;, with redirections to plain words (> out, >> log, < in, 2>&1, &> all).
-// It lexes the whole line first and gives up, leaving the line to the full
-// parse, on anything else; then it builds the commands exactly as the
-// walker does from the parser's syntax tree, so the result is identical.
+// plain words (see scanPlainWord), which may hold $NAME and backslash
+// escapes, in simple commands joined by | && || ; and newlines, with
+// prefix assignments (CGO_ENABLED=0 go build), export NAME=value,
+// comments and redirections to plain words (> out, >> log, < in, 2>&1,
+// &> all). It lexes the whole line first and gives up, leaving the line
+// to the full parse, on anything else; then it builds the commands
+// exactly as the walker does from the parser's syntax tree, so the result
+// is identical.
 
-// plainByte marks bytes that never change meaning in bash: letters,
-// digits, space and ._/-,:@+%=. A line made only of these is a list of
-// plain words separated by spaces.
-var plainByte = func() (t [256]bool) {
+// Byte classes of the fast-path lexer. Bytes of class 0 never change
+// meaning inside a word: letters, digits and ._/-,:@+%=~. Glob, brace and
+// clExt bytes are plain too, but glob and brace bytes flag the word as
+// the parser's literal does (field.glob, field.brace), and clExt marks
+// what only bash reads as plain (see checkOtherShell).
+const (
+	clGlob   uint8 = 1 << iota // * ? [
+	clBrace                    // {
+	clQuote                    // ' "
+	clStop                     // blanks, newline and | & ; < >: end a word
+	clBad                      // anything else: the full parse decides
+	clExt                      // # ] }; on a line: tabs, newlines, comments, assignments
+	clDollar                   // $NAME, a parameter expansion
+	clEscape                   // \: a backslash escaping the next byte
+)
+
+var byteClass = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = clBad
+	}
 	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
+		t[c] = 0
 	}
 	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = true
+		t[c] = 0
 	}
 	for c := '0'; c <= '9'; c++ {
-		t[c] = true
+		t[c] = 0
 	}
-	for _, c := range " ._/-,:@+%=~" {
-		t[c] = true
+	for _, c := range "._/-,:@+%=~" {
+		t[c] = 0
+	}
+	for _, c := range "#]}" {
+		t[c] = clExt
+	}
+	for _, c := range "*?[" {
+		t[c] = clGlob
+	}
+	t['{'] = clBrace
+	t['\''], t['"'] = clQuote, clQuote
+	t['$'] = clDollar
+	t['\\'] = clEscape
+	for _, c := range " \t\n|&;<>" {
+		t[c] = clStop
 	}
 	return t
 }()
 
-// keywords are first words the parser treats specially (reserved words,
-// declaration builtins, time/coproc); commands starting with one take the
-// full parse.
-var keywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true,
-	"do": true, "done": true, "case": true, "esac": true, "while": true,
-	"until": true, "for": true, "in": true, "function": true, "select": true,
-	"time": true, "coproc": true, "declare": true, "local": true,
-	"export": true, "readonly": true, "typeset": true, "nameref": true,
-	"let": true,
+// Line flags lexPlain reports besides the union of its words' classes.
+const (
+	lfList   uint16 = 1 << (8 + iota) // | && || ; or newline: more than one simple command
+	lfRedir                           // a redirection
+	lfAssign                          // a prefix assignment
+	lfDecl                            // export NAME[=value]…
+)
+
+// quotable marks the bytes the fast path accepts inside single quotes
+// (qSingle: printable ASCII, tab, newline) and double quotes (qDouble:
+// those but $ ` and \, which the parser reads as expansions or escapes;
+// $NAME is read separately), and those that are not a newline (qOneLine).
+const (
+	qSingle uint8 = 1 << iota
+	qDouble
+	qOneLine
+)
+
+var quotable = func() (t [256]uint8) {
+	for c := ' '; c <= '~'; c++ {
+		t[c] = qSingle | qDouble | qOneLine
+	}
+	t['\t'], t['\n'] = qSingle|qDouble|qOneLine, qSingle|qDouble
+	for _, c := range "$`\\" {
+		t[c] = qSingle | qOneLine
+	}
+	return t
+}()
+
+// isKeyword reports whether a first word is one the parser treats
+// specially (reserved words, declaration builtins, time/coproc), so that
+// the command takes the full parse. (A switch: no hashing on every line.)
+func isKeyword(word string) bool {
+	switch word {
+	case "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
+		"until", "for", "in", "function", "select", "time", "coproc", "declare", "local",
+		"export", "readonly", "typeset", "nameref", "let", "[[", "]]", "{", "}":
+		return true
+	}
+	return false
 }
 
 // fpKind is the kind of a fast-path token.
 type fpKind uint8
 
 const (
-	fpWord  fpKind = iota // a plain word
-	fpRedir               // a redirection: [fd]op target
-	fpPipe                // |
-	fpAnd                 // &&
-	fpOr                  // ||
-	fpSemi                // ;
+	fpWord   fpKind = iota // a plain word
+	fpAssign               // NAME=value before the program
+	fpRedir                // a redirection: [fd]op target
+	fpPipe                 // |
+	fpAnd                  // &&
+	fpOr                   // ||
+	fpSemi                 // ; or newline
 )
 
 // fpTok is one token of a fast-path line. Offsets index the source.
 type fpTok struct {
 	kind fpKind
-	// quoted: the word (or redirection target) holds quotes.
-	quoted bool
+	// class is the union of the byte classes of the word (or redirection
+	// target) outside quotes, plus clQuote if it holds quotes.
+	class uint8
 	// start, end delimit the word, the operator, or the redirection's
 	// target word.
 	start, end int32
@@ -70,6 +134,14 @@ type fpTok struct {
 // first where one is the prefix of another.
 var redirOps = [...]string{"&>>", "&>", ">>", ">&", "<&", ">", "<"}
 
+// Indexes into redirOps that the fast path tests for.
+const (
+	opAppAll = 0 // &>>
+	opAll    = 1 // &>
+	opDplOut = 3 // >&
+	opDplIn  = 4 // <&
+)
+
 // fpMaxNest is the compound nesting past which the fast path leaves a
 // line to the full parse: a list and a pipeline each add one level, and
 // the walker reports nesting beyond maxNesting as too deep.
@@ -81,10 +153,27 @@ func (w *walker) fastPath(src string, fr frame) bool {
 	if fr.nest >= fpMaxNest || len(src) > 1<<30 {
 		return false
 	}
+	// Brackets (even quoted) nested deeper than the parser is given make
+	// the full parse report the line too deep; only a long line has them.
+	if len(src) > maxSyntaxNesting && syntaxTooDeep(src) {
+		return false
+	}
 	var arr [12]fpTok
-	toks, ok := lexPlain(src, arr[:0])
+	toks, flags, ok := lexPlain(src, arr[:0])
 	if !ok {
 		return false
+	}
+	// $NAME renders as written while the line gives no variable a known
+	// value; the walker renders a known value (assignVar) in its place.
+	if flags&uint16(clDollar) != 0 && w.sem.anyKnown() {
+		return false
+	}
+	if flags&lfList == 0 {
+		// The usual line: one simple command (parse's room fits it).
+		if len(toks) > 0 {
+			w.fastCommand(src, toks, flags, fr)
+		}
+		return true
 	}
 	if len(w.s.Commands) == 0 {
 		// Most lines run one program per command: size for that, and
@@ -95,7 +184,7 @@ func (w *walker) fastPath(src string, fr frame) bool {
 			switch t.kind {
 			case fpWord:
 				nwords++
-			case fpRedir:
+			case fpRedir, fpAssign:
 			default:
 				ncmds++
 			}
@@ -129,9 +218,9 @@ func (w *walker) fastPath(src string, fr frame) bool {
 				elemEnd++
 			}
 			if pipe {
-				w.fastPipeline(src, toks[j:elemEnd], sfr)
+				w.fastPipeline(src, toks[j:elemEnd], flags, sfr)
 			} else {
-				w.fastCommand(src, toks[j:elemEnd], sfr)
+				w.fastCommand(src, toks[j:elemEnd], flags, sfr)
 			}
 			j = elemEnd + 1
 		}
@@ -142,7 +231,7 @@ func (w *walker) fastPath(src string, fr frame) bool {
 
 // fastPipeline emits the commands of a | b | c and records the pipeline,
 // as walker.pipeline does.
-func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
+func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) {
 	fr.nest++
 	n := 1
 	for _, t := range toks {
@@ -158,7 +247,7 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 		}
 		start := len(w.s.Commands)
 		saved := w.sem.save() // each element runs in a subshell
-		w.fastCommand(src, toks[i:end], fr)
+		w.fastCommand(src, toks[i:end], flags, fr)
 		w.sem = saved
 		members = w.appendMembers(members, start, fr.depth)
 		i = end + 1
@@ -167,30 +256,66 @@ func (w *walker) fastPipeline(src string, toks []fpTok, fr frame) {
 	w.pipeData(members, fr)
 }
 
-// fastCommand emits one simple command made of words and redirections.
-func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
+// fastCommand emits one simple command made of assignments, words and
+// redirections, rendering them in the order the walker does. flags are
+// the line's (lexPlain). The usual command, words only, stays in this
+// small function; the rest is fastCommandWith's.
+func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
+	if flags&(lfRedir|lfAssign|lfDecl) != 0 {
+		w.fastCommandWith(src, toks, flags, fr)
+		return
+	}
 	var arr [6]field
-	fields := arr[:0]
-	nredirs := 0
-	// A &> or &>> redirection with words after it (checkAllRedirOrder).
-	allRedir, allRedirEnd := -1, 0
+	w.emitCall(w.fastFields(src, toks, arr[:0], fr), nil, joinRedirs(fr.redirs, nil), fr)
+}
+
+// fastFields appends the fields of the word tokens in toks to fields.
+func (w *walker) fastFields(src string, toks []fpTok, fields []field, fr frame) []field {
 	for _, t := range toks {
-		if t.kind == fpRedir {
-			nredirs++
-			if op := redirOps[t.op]; (op == "&>" || op == "&>>") && allRedir == -1 {
-				allRedir, allRedirEnd = int(t.fdEnd), int(t.end)
-			}
+		if t.kind != fpWord {
 			continue
 		}
-		if allRedir >= 0 {
-			w.allRedirBeforeWord(src[allRedir:allRedirEnd], fr)
-			allRedir = -2
-		}
 		raw := src[t.start:t.end]
-		if t.quoted {
-			fields = append(fields, unquotePlainWord(raw))
-		} else {
-			fields = append(fields, field{text: raw, raw: raw})
+		f := field{text: raw, raw: raw}
+		if t.class&clQuote != 0 {
+			f = unquotePlainWord(raw)
+		}
+		f.glob, f.brace, f.dynamic = t.class&clGlob != 0, t.class&clBrace != 0, t.class&clDollar != 0
+		fields = append(fields, f)
+		if f.brace {
+			fields = w.expandBraceFields(fields, len(fields)-1, fr)
+		}
+	}
+	return fields
+}
+
+// fastCommandWith is fastCommand for a line with redirections, prefix
+// assignments or export.
+//
+//go:noinline
+func (w *walker) fastCommandWith(src string, toks []fpTok, flags uint16, fr frame) {
+	if flags&lfDecl != 0 && src[toks[0].start:toks[0].end] == "export" {
+		w.fastExport(src, toks, fr)
+		return
+	}
+	nredirs, nassigns := 0, 0
+	// The first &> or &>> redirection, if words follow it (checkAllRedirOrder).
+	allRedir := -1
+	for k, t := range toks {
+		switch t.kind {
+		case fpRedir:
+			nredirs++
+			if allRedir == -1 && (t.op == opAppAll || t.op == opAll) {
+				allRedir = k
+			}
+		case fpAssign:
+			nassigns++
+		default:
+			if allRedir >= 0 {
+				r := toks[allRedir]
+				w.allRedirBeforeWord(src[r.fdEnd:r.end], fr)
+				allRedir = -2
+			}
 		}
 	}
 	var redirs []Redirect
@@ -200,13 +325,14 @@ func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
 			if t.kind != fpRedir {
 				continue
 			}
+			quoted := t.class&clQuote != 0
 			target := src[t.start:t.end]
-			if t.quoted {
+			if quoted {
 				target = unquotePlainWord(target).text
 			}
 			op := redirOps[t.op]
-			if (op == ">&" || op == "<&") && isFDWord(target) {
-				if !t.quoted && src[t.start-1] == '&' {
+			if (t.op == opDplOut || t.op == opDplIn) && isFDWord(target) {
+				if !quoted && src[t.start-1] == '&' {
 					target = src[t.start-1 : t.end] // 2>&1: no need to copy
 				} else {
 					target = "&" + target
@@ -215,21 +341,110 @@ func (w *walker) fastCommand(src string, toks []fpTok, fr frame) {
 			redirs = append(redirs, Redirect{Op: op, FD: src[t.fdStart:t.fdEnd], Target: target})
 		}
 	}
-	w.emitCall(fields, nil, joinRedirs(fr.redirs, redirs), fr)
+	var assigns []string
+	if nassigns > 0 {
+		assigns = make([]string, 0, nassigns)
+		for _, t := range toks {
+			if t.kind != fpAssign {
+				continue
+			}
+			raw := src[t.start:t.end]
+			if t.class&clQuote != 0 {
+				raw = unquotePlainWord(raw).text
+			}
+			assigns = append(assigns, raw)
+		}
+	}
+	var arr [6]field
+	w.emitCall(w.fastFields(src, toks, arr[:0], fr), assigns, joinRedirs(fr.redirs, redirs), fr)
 }
 
-// lexPlain splits src into fast-path tokens, appending to toks. ok is
-// false when the line needs the full parser: anything but plain words,
-// the operators | && || ; and redirections of plain words; a command that
-// starts with a keyword, an assignment or a redirection; an operator with
-// no command before it, or (except ;) after it.
-func lexPlain(src string, toks []fpTok) (_ []fpTok, ok bool) {
-	words := 0 // words of the current simple command
+// fastExport emits export NAME=value… (words only) and records what it
+// sets, as walker.stmt does for the declaration clause: the operands as
+// rendered are the arguments, and the variables become exported, with
+// known values (the line holds no $NAME that could show them).
+func (w *walker) fastExport(src string, toks []fpTok, fr frame) {
+	var arr [6]field
+	fields := arr[:0]
+	for _, t := range toks {
+		text := src[t.start:t.end]
+		if t.class&clQuote != 0 {
+			text = unquotePlainWord(text).text
+		}
+		fields = append(fields, field{text: text, raw: text})
+	}
+	w.emitCall(fields, nil, joinRedirs(fr.redirs, nil), fr)
+	for _, f := range fields[1:] {
+		name, val, hasValue := strings.Cut(f.text, "=")
+		if name == "CDPATH" {
+			w.cdpathSet = true
+		}
+		if !hasValue {
+			v := w.sem.vars[name]
+			v.exported = true
+			w.setVar(name, v)
+			continue
+		}
+		w.assignVar(name, val, true, true, fr.cond)
+	}
+	w.execEnv(texts(fields[1:]), fr)
+}
+
+// isName reports whether s is a variable name.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || isAlnum(c)) || (i == 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// lexPlain splits src into fast-path tokens, appending to toks, and
+// reports the line's flags (lfList, lfRedir, lfAssign) with the union of
+// its words' byte classes (and clExt for tabs, newlines, comments and
+// assignments). ok is false when the line needs the full parser:
+// anything but plain words,
+// prefix assignments, comments, the operators | && || ; and newline, and
+// redirections of plain words; a command that starts with a keyword or a
+// redirection, or has only assignments; an operator with no command
+// before it, or (except ; and newline) after it.
+func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
+	var class uint8 // the union of the words' classes, clExt for the line
+	words := 0      // words of the current simple command
+	// decl: the command is export NAME[=value]…; assigned: it has prefix
+	// assignments.
+	decl, assigned := false, false
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch c {
 		case ' ':
 			i++
+			continue
+		case '\t':
+			class |= clExt
+			i++
+			continue
+		case '\n':
+			class |= clExt
+			if words > 0 {
+				toks = append(toks, fpTok{kind: fpSemi, start: int32(i), end: int32(i + 1)})
+				flags |= lfList
+				words, decl, assigned = 0, false, false
+			} else if len(toks) > 0 && toks[len(toks)-1].kind != fpSemi {
+				return nil, 0, false // a | b, a && b, … continued on the next line; A=1 alone
+			}
+			i++
+			continue
+		case '#':
+			// A comment: # starting a word, up to the end of the line.
+			class |= clExt
+			for i < len(src) && src[i] != '\n' {
+				if quotable[src[i]]&qOneLine == 0 {
+					return nil, 0, false
+				}
+				i++
+			}
 			continue
 		case '|', ';':
 			kind, n := fpPipe, 1
@@ -239,74 +454,126 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, ok bool) {
 			case i+1 < len(src) && src[i+1] == '|':
 				kind, n = fpOr, 2
 			case i+1 < len(src) && src[i+1] == '&':
-				return nil, false // |&
+				return nil, 0, false // |&
 			}
 			if words == 0 {
-				return nil, false
+				return nil, 0, false
 			}
 			toks = append(toks, fpTok{kind: kind, start: int32(i), end: int32(i + n)})
-			words = 0
+			flags |= lfList
+			words, decl, assigned = 0, false, false
 			i += n
 			continue
 		case '&':
 			if i+1 < len(src) && src[i+1] == '&' {
 				if words == 0 {
-					return nil, false
+					return nil, 0, false
 				}
 				toks = append(toks, fpTok{kind: fpAnd, start: int32(i), end: int32(i + 2)})
-				words = 0
+				flags |= lfList
+				words, decl, assigned = 0, false, false
 				i += 2
 				continue
 			}
 			if i+1 == len(src) || src[i+1] != '>' {
-				return nil, false // background
+				return nil, 0, false // background
 			}
 		}
 		fdStart, fdEnd := i, i
 		if c != '>' && c != '<' && c != '&' {
-			end, quoted, ok := scanPlainWord(src, i)
+			end, wclass, ok := scanPlainWord(src, i)
 			if !ok {
-				return nil, false
+				return nil, 0, false
 			}
-			raw := src[i:end]
-			// A number right before < or > is the descriptor it redirects.
-			if end == len(src) || (src[end] != '>' && src[end] != '<') || quoted || !allDigits(raw) {
-				if words == 0 && keywordOrAssignment(raw) {
-					return nil, false
+			// A number right before < or > is the descriptor it redirects;
+			// {NAME} there names a descriptor variable ({fd}>f).
+			if end < len(src) && src[end-1] == '}' && (src[end] == '>' || src[end] == '<' || src[end] == '&') {
+				return nil, 0, false
+			}
+			if end == len(src) || (src[end] != '>' && src[end] != '<') || !allDigits(src[i:end]) {
+				kind := fpWord
+				if words > 0 {
+					// export's operands: NAME=value or NAME, nothing else.
+					if decl && !isAssignment(src[i:end]) && !isName(src[i:end]) {
+						return nil, 0, false
+					}
+				} else {
+					switch raw := src[i:end]; {
+					case raw == "export" && !assigned:
+						decl = true
+						class |= clExt
+						flags |= lfDecl
+					// The parser reads NAME[ as the start of an array
+					// element assignment.
+					case isKeyword(raw) || raw != "[" && strings.IndexByte(raw, '[') >= 0:
+						return nil, 0, false
+					case strings.IndexByte(raw, '=') >= 0:
+						// NAME=value is an assignment; any other first
+						// word with = is left to the parser.
+						if !isAssignment(raw) {
+							return nil, 0, false
+						}
+						kind = fpAssign
+						assigned = true
+						class |= clExt
+						flags |= lfAssign
+					}
 				}
-				toks = append(toks, fpTok{kind: fpWord, quoted: quoted, start: int32(i), end: int32(end)})
-				words++
+				toks = append(toks, fpTok{kind: kind, class: wclass, start: int32(i), end: int32(end)})
+				class |= wclass
+				if kind == fpWord {
+					words++
+				}
 				i = end
 				continue
 			}
 			fdEnd, i = end, end
 		}
-		if words == 0 {
-			return nil, false // redirection before the program
+		if words == 0 || decl {
+			return nil, 0, false // redirection before the program, or of export
 		}
-		op, ok := redirOp(src[i:])
+		tok, ok := lexRedir(src, i, fdStart, fdEnd)
 		if !ok {
-			return nil, false
+			return nil, 0, false
 		}
-		i += len(redirOps[op])
-		for i < len(src) && src[i] == ' ' {
-			i++
-		}
-		if i == len(src) {
-			return nil, false
-		}
-		end, quoted, ok := scanPlainWord(src, i)
-		if !ok || end == i {
-			return nil, false
-		}
-		toks = append(toks, fpTok{kind: fpRedir, quoted: quoted, start: int32(i), end: int32(end),
-			op: op, fdStart: int32(fdStart), fdEnd: int32(fdEnd)})
-		i = end
+		class |= tok.class
+		flags |= lfRedir
+		toks = append(toks, tok)
+		i = int(tok.end)
 	}
 	if len(toks) > 0 && words == 0 && toks[len(toks)-1].kind != fpSemi {
-		return nil, false // | && || need a command after them
+		return nil, 0, false // | && || need a command after them, assignments a program
 	}
-	return toks, true
+	if flags&lfDecl != 0 && class&clDollar != 0 {
+		return nil, 0, false // export gives variables values that $NAME would show
+	}
+	return toks, flags | uint16(class), true
+}
+
+// lexRedir reads the redirection whose operator starts at src[i] (after
+// the descriptor number in src[fdStart:fdEnd], if any). ok is false for
+// one the fast path leaves to the parser. (Out of lexPlain: most lines
+// have none.)
+//
+//go:noinline
+func lexRedir(src string, i, fdStart, fdEnd int) (_ fpTok, ok bool) {
+	op, ok := redirOp(src[i:])
+	if !ok {
+		return fpTok{}, false
+	}
+	i += len(redirOps[op])
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	if i == len(src) || src[i] == '#' {
+		return fpTok{}, false
+	}
+	end, class, ok := scanPlainWord(src, i)
+	if !ok || end == i {
+		return fpTok{}, false
+	}
+	return fpTok{kind: fpRedir, class: class, start: int32(i), end: int32(end),
+		op: op, fdStart: int32(fdStart), fdEnd: int32(fdEnd)}, true
 }
 
 // redirOp returns the redirection operator src starts with, as an index
@@ -339,58 +606,110 @@ func allDigits(s string) bool {
 	return len(s) > 0
 }
 
-// scanPlainWord returns the end of the word starting at src[i] and
-// whether it holds quotes; ok is false if it needs the full parser. A
-// word ends at a space or at one of the operator characters | & ; < >.
-func scanPlainWord(src string, i int) (end int, quoted, ok bool) {
+// scanPlainWord returns the end of the word starting at src[i] and the
+// union of the byte classes in it outside quotes, with clQuote if it
+// holds quotes or backslashes (unquotePlainWord renders it), clDollar if
+// it holds $NAME (outside single quotes) and clExt if it holds a
+// backslash or quotes holding a newline; escaped bytes add no class. ok
+// is false if it needs the full parser. A word ends at a blank, a newline or one of the operator
+// characters | & ; < >.
+func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 	for i < len(src) {
-		switch c := src[i]; c {
-		case ' ', '|', '&', ';', '<', '>':
-			return i, quoted, true
-		case '\'', '"':
-			close := i + 1
-			for close < len(src) && src[close] != c {
-				if !quotableByte(src[close], c == '"') {
-					return 0, false, false
-				}
-				close++
-			}
-			if close == len(src) {
-				return 0, false, false // unterminated: let the parser report it
-			}
-			quoted = true
-			i = close + 1
-		default:
-			if !plainByte[c] {
-				return 0, false, false
-			}
+		c := byteClass[src[i]]
+		if c&^(clGlob|clBrace|clExt) == 0 {
+			class |= c
 			i++
+			continue
 		}
+		switch {
+		case c&clStop != 0:
+			return i, class, true
+		case c&clEscape != 0:
+			// Only a printable byte: \ newline joins lines.
+			if i+1 == len(src) || src[i+1] < ' ' || src[i+1] > '~' {
+				return 0, 0, false
+			}
+			class |= clQuote | clExt
+			i += 2
+			continue
+		case c&clDollar != 0:
+			n := paramNameLen(src[i+1:])
+			if n == 0 {
+				return 0, 0, false
+			}
+			class |= clDollar
+			i += 1 + n
+			continue
+		case c&clQuote == 0:
+			return 0, 0, false
+		}
+		q := src[i]
+		n := strings.IndexByte(src[i+1:], q)
+		if n < 0 {
+			return 0, 0, false // unterminated: let the parser report it
+		}
+		inner := src[i+1 : i+1+n]
+		all := qSingle | qDouble | qOneLine
+		for _, b := range []byte(inner) {
+			all &= quotable[b]
+		}
+		if q == '\'' {
+			if all&qSingle == 0 {
+				return 0, 0, false
+			}
+		} else if all&qDouble == 0 {
+			// $NAME may be the reason; anything else needs the parser.
+			for j := 0; j < len(inner); j++ {
+				if quotable[inner[j]]&qDouble != 0 {
+					continue
+				}
+				if inner[j] != '$' {
+					return 0, 0, false
+				}
+				n := paramNameLen(inner[j+1:])
+				if n == 0 {
+					return 0, 0, false
+				}
+				class |= clDollar
+				j += n
+			}
+		}
+		if all&qOneLine == 0 {
+			class |= clExt
+		}
+		class |= clQuote
+		i += n + 2
 	}
-	return i, quoted, true
+	return i, class, true
 }
 
-// quotableByte reports whether c may appear inside quotes on the fast
-// path: printable ASCII or tab, and in double quotes not $ ` or \.
-func quotableByte(c byte, double bool) bool {
-	if c != '\t' && (c < ' ' || c > '~') {
-		return false
+// paramNameLen returns the length of the variable name s starts with, as
+// the parser reads $NAME, or 0 if the fast path leaves it to the parser:
+// no name (special parameters, ${…}, $(…), …) or IFS (the walker splits
+// words at $IFS).
+func paramNameLen(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == '_' || isAlnum(s[n])) {
+		if n == 0 && s[0] >= '0' && s[0] <= '9' {
+			return 0
+		}
+		n++
 	}
-	return !double || (c != '$' && c != '`' && c != '\\')
+	if s[:n] == "IFS" {
+		return 0
+	}
+	return n
 }
 
-// unquotePlainWord removes the quotes of a word accepted by scanPlainWord,
+// unquotePlainWord removes the quotes and backslashes of a word accepted
+// by scanPlainWord,
 // flagging quote-splitting exactly as the full parse's wordBuilder does
 // (see wordBuilder.quoted and wordBuilder.boundary): an empty quoted part
 // in a word of several parts, or a part boundary next to a quoted part
 // with letters or digits on both sides ("r"m, c'u'rl).
 func unquotePlainWord(raw string) field {
 	f := field{raw: raw}
-	parts := 0
-	for i := 0; i < len(raw); parts++ {
-		i = plainPartEnd(raw, i)
-	}
-	if parts == 1 {
+	if q := raw[0]; (q == '\'' || q == '"') && plainPartEnd(raw, 0) == len(raw) {
 		// One quoted part: the text is what the quotes hold.
 		f.text = raw[1 : len(raw)-1]
 		return f
@@ -408,7 +727,19 @@ func unquotePlainWord(raw string) field {
 				f.quoteSplit = true
 			}
 		} else {
-			buf = append(buf, raw[i:end]...)
+			// A backslash escapes the next byte. \r\m: an escaped letter
+			// right after a letter only hides the word (wordBuilder.lit).
+			for j := i; j < end; j++ {
+				c := raw[j]
+				if c == '\\' {
+					j++
+					c = raw[j]
+					if isAlnum(c) && len(buf) > 0 && isAlnum(buf[len(buf)-1]) {
+						f.quoteSplit = true
+					}
+				}
+				buf = append(buf, c)
+			}
 		}
 		if n > 0 && (quoted || prevQuoted) && before > 0 && len(buf) > before &&
 			isAlnum(buf[before-1]) && isAlnum(buf[before]) {
@@ -427,13 +758,10 @@ func plainPartEnd(raw string, i int) int {
 		return i + 1 + strings.IndexByte(raw[i+1:], q) + 1
 	}
 	for i < len(raw) && raw[i] != '\'' && raw[i] != '"' {
+		if raw[i] == '\\' {
+			i++ // the escaped byte
+		}
 		i++
 	}
 	return i
-}
-
-// keywordOrAssignment reports whether a first word needs the full parser
-// because the shell gives it a meaning of its own.
-func keywordOrAssignment(raw string) bool {
-	return keywords[raw] || strings.IndexByte(raw, '=') >= 0
 }

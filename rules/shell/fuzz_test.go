@@ -57,6 +57,10 @@ var fuzzSeeds = []string{
 	"awk 'BEGIN{system(\"id\"); \"a\" | getline; print 1 | \"b\"}'; sed -e '1e id' -e 's/a/b/e'; julia -e 'run(`id`)'",
 	"script -c id; flock l -c id; flock l id; busybox id; vim -c ':!id' '+r !x'; ssh -oProxyCommand=id h",
 	"tar --checkpoint-action=exec=id --to-command=x -I y; make -f - <<< $'all:\\n\\tid'; git -c core.pager=id config alias.x '!y'",
+	"CGO_ENABLED=0 A='x y' B= go build # c\n#!x\nls *.go ?x [a]b; find . -exec rm {} + && mkdir a{b,c}\n",
+	"sh -c 'A=1 cp {x,y}' | X=/ bash -c 'ls\n# c\nrm -rf $X' &>/dev/null a",
+	`find . -exec rm {} \; && \rm x; r\m y; python3 -c 'a\nb('\''c'\'')' > a\ b`,
+	"export A=1 B C='x y' EDITOR=vi && bash -c 'echo $A' | export CDPATH=/; cd x",
 	"GIT_SSH_COMMAND=id git fetch; export PAGER=x; LESSOPEN='|y %s' less f; echo a b | xargs -I{} cat {}; printf x | xargs rm",
 }
 

@@ -19,27 +19,41 @@ const maxCodeScan = 64 << 10
 const maxLiteralWindow = 4 << 10
 
 // interpreterLang returns the language an interpreter program runs, or "".
+// (It runs for every command: the names are one switch, which the
+// compiler turns into a search, before the few prefixes.)
 func interpreterLang(program string) string {
-	switch {
-	case program == "python" || program == "pypy" || program == "pypy3" ||
-		strings.HasPrefix(program, "python2") || strings.HasPrefix(program, "python3"):
+	switch program {
+	case "python", "pypy", "pypy3":
 		return "python"
-	case program == "perl" || strings.HasPrefix(program, "perl5"):
+	case "perl":
 		return "perl"
-	case program == "ruby" || program == "jruby":
+	case "ruby", "jruby":
 		return "ruby"
-	case program == "node" || program == "nodejs" || program == "deno" || program == "bun" || program == "jrunscript" || program == "rhino" || program == "jjs":
+	case "node", "nodejs", "deno", "bun", "jrunscript", "rhino", "jjs":
 		return "js"
-	case program == "php" || strings.HasPrefix(program, "php") && len(program) <= 6 && len(program) > 3 && program[3] >= '0' && program[3] <= '9':
+	case "php":
 		return "php"
-	case program == "lua" || strings.HasPrefix(program, "lua5") || program == "luajit":
+	case "lua", "luajit":
 		return "lua"
-	case program == "julia":
+	case "julia":
 		return "julia"
-	case program == "awk" || program == "gawk" || program == "mawk" || program == "nawk":
+	case "awk", "gawk", "mawk", "nawk":
 		return "awk"
-	case program == "Rscript":
+	case "Rscript":
 		return "r"
+	}
+	if len(program) < 4 || program[0] != 'p' && program[0] != 'l' {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(program, "python2") || strings.HasPrefix(program, "python3"):
+		return "python"
+	case strings.HasPrefix(program, "perl5"):
+		return "perl"
+	case strings.HasPrefix(program, "php") && len(program) <= 6 && program[3] >= '0' && program[3] <= '9':
+		return "php"
+	case strings.HasPrefix(program, "lua5"):
+		return "lua"
 	}
 	return ""
 }

@@ -11,9 +11,10 @@ import (
 // Parse analyses src as a bash command line. It never panics, always
 // returns a Script, and is safe for concurrent use.
 //
-// Everyday command lines (plain words, | && || ; and simple redirections)
-// take a fast path that skips the full parser; the result is identical to
-// what the full parse gives.
+// Everyday command lines (plain words and $NAME, | && || ; and newlines,
+// prefix assignments, export, comments and simple redirections) take a
+// fast path that skips the full parser; the result is identical to what
+// the full parse gives.
 func Parse(src string) *Script {
 	return parse(src, true)
 }

@@ -40,6 +40,16 @@ type semState struct {
 	vars        map[string]varVal
 }
 
+// anyKnown reports whether the line gave some variable a known value.
+func (st *semState) anyKnown() bool {
+	for _, v := range st.vars {
+		if v.known {
+			return true
+		}
+	}
+	return false
+}
+
 // save returns a copy of the state to restore after a subshell.
 func (st *semState) save() semState {
 	c := *st
