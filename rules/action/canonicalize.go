@@ -127,6 +127,42 @@ const (
 // CheckAttachments bounds the attachments a request carries (count, size,
 // UTF-8); Canonicalize checks them too.
 func CheckAttachments(atts []Attachment) error {
+	if len(atts) == 0 {
+		return nil
+	}
+	return checkAttachments(atts)
+}
+
+// AttachmentCheck records that CheckAttachments passed for one slice of
+// attachments (its first element and length), so CanonicalizeChecked
+// need not check the same content again. The zero value covers only an
+// empty slice, which always passes.
+type AttachmentCheck struct {
+	first *Attachment
+	n     int
+}
+
+// CheckAttachmentsOnce is CheckAttachments that also returns the proof of
+// the check for CanonicalizeChecked.
+func CheckAttachmentsOnce(atts []Attachment) (AttachmentCheck, error) {
+	if err := CheckAttachments(atts); err != nil {
+		return AttachmentCheck{}, err
+	}
+	if len(atts) == 0 {
+		return AttachmentCheck{}, nil
+	}
+	return AttachmentCheck{first: &atts[0], n: len(atts)}, nil
+}
+
+// covers reports whether the check was of exactly atts: the same slice,
+// not merely equal content.
+func (c AttachmentCheck) covers(atts []Attachment) bool {
+	return len(atts) == c.n && (c.n == 0 || &atts[0] == c.first)
+}
+
+// checkAttachments is CheckAttachments for a non-empty slice, out of line
+// because most requests carry none.
+func checkAttachments(atts []Attachment) error {
 	if len(atts) > maxAttachments {
 		return tooLargef("%d attachments, limit %d", len(atts), maxAttachments)
 	}
@@ -149,9 +185,19 @@ func CheckAttachments(atts []Attachment) error {
 // *Error values whose message names the problem. An owner that is done
 // with the Action may give it back with Release.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
+	return CanonicalizeChecked(req, AttachmentCheck{}, lim)
+}
+
+// CanonicalizeChecked is Canonicalize for a caller that has checked the
+// request's attachments with CheckAttachmentsOnce: check is its result.
+// Attachments the check does not cover (another slice) are checked here,
+// so every path checks them once.
+func CanonicalizeChecked(req Request, check AttachmentCheck, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
-	if err := CheckAttachments(req.Attachments); err != nil {
-		return nil, err
+	if !check.covers(req.Attachments) {
+		if err := checkAttachments(req.Attachments); err != nil {
+			return nil, err
+		}
 	}
 	a := actionPool.Get().(*Action)
 	args, nstrings, canon, plain, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
@@ -440,55 +486,15 @@ func (c *collector) addPath(field, raw string, access Access, plain bool) {
 	c.a.Paths = append(c.a.Paths, p)
 }
 
+// collectCommand reads the command line, parses it and adds the paths
+// it names. Only the usual case (one command line, no redirection) runs
+// here; the rest is in separate functions, so the code every command
+// decision runs stays small.
 func (c *collector) collectCommand() error {
 	a := c.a
-	// Every command-bearing argument is analysed: if a caller sends both
-	// "command" and "cmd", which one runs is the engine's business, so
-	// the shield judges both. One it cannot read is an error, never an
-	// empty command: whatever runs would not have been judged.
-	var lineBuf [2]string
-	lines := lineBuf[:0]
-	commands, startDir := 0, ""
-	for i := range a.Args {
-		key := a.Args[i].Key
-		if isWorkingDirKey(key) {
-			d, ok := a.Args[i].Value.(string)
-			if !ok {
-				return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(a.Args[i].Value))
-			}
-			if startDir == "" {
-				startDir, _ = c.normArg(d)
-			}
-			continue
-		}
-		if !isCommandKey(key) {
-			continue
-		}
-		commands++
-		switch v := a.Args[i].Value.(type) {
-		case string:
-			lines = append(lines, v)
-		case []any:
-			line, err := argvLine(key, v)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, line)
-		default:
-			return invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
-		}
-	}
-	if commands == 0 {
-		return invalidf("execute_command has no command: give the command line in \"command\"")
-	}
-	line := strings.Join(lines, "\n")
-	argsValue, _ := a.Args.Get("args")
-	if extra, ok := argsValue.([]any); ok && line != "" {
-		for _, w := range extra {
-			if s, ok := w.(string); ok {
-				line += " " + shellQuote(s)
-			}
-		}
+	line, startDir, hasDir, err := c.commandLine()
+	if err != nil {
+		return err
 	}
 	// The line is the arguments' strings, shell-quoted and joined with
 	// plain ASCII: plain when they are.
@@ -498,39 +504,139 @@ func (c *collector) collectCommand() error {
 	// A command run in a directory the caller names (a hook's or an MCP
 	// tool's cwd) has its relative paths there, not in the workspace.
 	a.Script.StartIn(startDir)
-	for _, e := range a.Script.Evasions {
-		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
+	if len(a.Script.Evasions) > 0 {
+		c.addScriptEvasions()
 	}
 	// Size Paths once: every plain argument of every command is a path.
 	if n := c.commandPathBound(); n > cap(a.Paths)-len(a.Paths) {
 		a.Paths = append(make([]Path, 0, len(a.Paths)+n), a.Paths...)
 	}
-	c.pathsWhere(isWorkingDirKey, AccessUnknown)
-	for _, cmd := range a.Script.Commands {
+	if hasDir {
+		c.pathsWhere(isWorkingDirKey, AccessUnknown)
+	}
+	for i := range a.Script.Commands {
+		cmd := &a.Script.Commands[i]
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {
 			if looksLikePath(arg) {
 				c.addPath("command", cmd.PathOf(arg), access, false)
 			}
 		}
-		for _, r := range cmd.Redirects {
-			if r.Target == "" || strings.HasPrefix(r.Target, "&") {
-				continue
-			}
-			acc := AccessWrite
-			if strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
-				acc = AccessRead
-			}
-			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
-				continue
-			}
-			c.addPath("command", cmd.PathOf(r.Target), acc, false)
+		if len(cmd.Redirects) > 0 {
+			c.redirectPaths(cmd)
 		}
 	}
 	if len(a.Paths) == 0 {
 		a.Paths = nil // as if never allocated
 	}
 	return nil
+}
+
+// commandLine is the command line the arguments give, the working
+// directory they name (normalised) and whether they name one (a string
+// under a working-directory key).
+//
+// Every command-bearing argument is analysed: if a caller sends both
+// "command" and "cmd", which one runs is the engine's business, so the
+// shield judges both. One it cannot read is an error, never an empty
+// command: whatever runs would not have been judged.
+func (c *collector) commandLine() (line, startDir string, hasDir bool, err error) {
+	a := c.a
+	var lineBuf [2]string
+	lines := lineBuf[:0]
+	extraArgs := false
+	for i := range a.Args {
+		key := a.Args[i].Key
+		if isWorkingDirKey(key) {
+			d, ok := a.Args[i].Value.(string)
+			if !ok {
+				return "", "", false, badWorkingDir(key, a.Args[i].Value)
+			}
+			hasDir = true
+			if startDir == "" {
+				startDir, _ = c.normArg(d)
+			}
+			continue
+		}
+		if !isCommandKey(key) {
+			extraArgs = extraArgs || key == "args"
+			continue
+		}
+		if v, ok := a.Args[i].Value.(string); ok {
+			lines = append(lines, v)
+			continue
+		}
+		l, err := argvArgument(key, a.Args[i].Value)
+		if err != nil {
+			return "", "", false, err
+		}
+		lines = append(lines, l)
+	}
+	switch len(lines) {
+	case 0:
+		return "", "", false, invalidf("execute_command has no command: give the command line in \"command\"")
+	case 1:
+		line = lines[0]
+	default:
+		line = strings.Join(lines, "\n")
+	}
+	if extraArgs && line != "" {
+		line = appendExtraArgs(line, a.Args)
+	}
+	return line, startDir, hasDir, nil
+}
+
+// badWorkingDir is the error for a working directory that is not a
+// string. (Errors are built out of line: they are rare.)
+func badWorkingDir(key string, v any) error {
+	return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(v))
+}
+
+// argvArgument is the command line of a command argument that is not a
+// string: an argv, or an error.
+func argvArgument(key string, v any) (string, error) {
+	if argv, ok := v.([]any); ok {
+		return argvLine(key, argv)
+	}
+	return "", invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
+}
+
+// appendExtraArgs appends the strings of an "args" array to line, each
+// shell-quoted.
+func appendExtraArgs(line string, args Object) string {
+	argsValue, _ := args.Get("args")
+	if extra, ok := argsValue.([]any); ok {
+		for _, w := range extra {
+			if s, ok := w.(string); ok {
+				line += " " + shellQuote(s)
+			}
+		}
+	}
+	return line
+}
+
+// addScriptEvasions records the evasions the shell parse found.
+func (c *collector) addScriptEvasions() {
+	for _, e := range c.a.Script.Evasions {
+		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
+	}
+}
+
+// redirectPaths adds the files cmd's redirections read or write.
+func (c *collector) redirectPaths(cmd *shell.Command) {
+	for _, r := range cmd.Redirects {
+		if r.Target == "" || strings.HasPrefix(r.Target, "&") {
+			continue
+		}
+		acc := AccessWrite
+		if strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
+			acc = AccessRead
+		}
+		if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
+			continue
+		}
+		c.addPath("command", cmd.PathOf(r.Target), acc, false)
+	}
 }
 
 // argvLine is the command line of an argv: each word quoted so the parse
