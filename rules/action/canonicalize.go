@@ -46,7 +46,7 @@ func (l Limits) withDefaults() Limits {
 // The strings it makes live in mem. plain reports that every string in
 // args is printable ASCII, tab, newline or carriage return only, which
 // Normalize leaves as it is.
-func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, plain bool, err error) {
+func parseRequest(req *Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, plain bool, err error) {
 	if !requestInBounds(req, lim) {
 		return nil, 0, nil, false, requestError(req, lim)
 	}
@@ -88,7 +88,7 @@ func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Obje
 
 // requestInBounds reports whether requestError would find nothing wrong
 // with req, in one straight test for the usual request.
-func requestInBounds(req Request, lim Limits) bool {
+func requestInBounds(req *Request, lim Limits) bool {
 	c := &req.Caller
 	return len(req.Type) <= 256 && len(req.Payload) <= lim.MaxPayloadBytes &&
 		len(c.WorkspaceRoot) <= maxCallerField && len(c.Home) <= maxCallerField && len(c.Tenant) <= maxCallerField &&
@@ -114,7 +114,7 @@ const maxCallerField = 4096
 // requestError is the error for a request requestInBounds rejects: the
 // first of its tests that fails, in a fixed order. (Out of line: the
 // messages cost code the usual request need not fetch.)
-func requestError(req Request, lim Limits) error {
+func requestError(req *Request, lim Limits) error {
 	if strings.TrimSpace(req.Type) == "" {
 		return invalidf("action_type is empty")
 	}
@@ -233,7 +233,7 @@ func CanonicalizeChecked(req Request, check AttachmentCheck, lim Limits) (*Actio
 		}
 	}
 	a := actionPool.Get().(*Action)
-	args, nstrings, canon, plain, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
+	args, nstrings, canon, plain, err := parseRequest(&req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
 		a.Release()
 		return nil, err
@@ -348,9 +348,8 @@ func (c *collector) walk(prefix string, v any) error {
 
 func (c *collector) addString(field, raw string) {
 	norm, ev := c.normArg(raw)
-	for _, e := range ev {
-		e.Field = field
-		c.a.Evasions = append(c.a.Evasions, e)
+	if len(ev) > 0 {
+		c.addEvasions(field, ev)
 	}
 	c.a.Strings = append(c.a.Strings, String{Field: field, Value: norm, Raw: raw})
 	if len(norm) < minEncodedLen {
@@ -359,6 +358,14 @@ func (c *collector) addString(field, raw string) {
 	for _, layer := range decodeLayers(norm, c.lim.MaxDecodeLayers) {
 		layer.Field = field
 		c.a.Strings = append(c.a.Strings, layer)
+	}
+}
+
+// addEvasions records the evasions Normalize found in field.
+func (c *collector) addEvasions(field string, ev []Evasion) {
+	for _, e := range ev {
+		e.Field = field
+		c.a.Evasions = append(c.a.Evasions, e)
 	}
 }
 
@@ -460,22 +467,7 @@ func isAttachmentKey(k string) bool {
 	return false
 }
 
-func isWorkingDirKey(k string) bool {
-	switch k {
-	case "cwd", "working_dir", "workdir", "dir", "directory":
-		return true
-	}
-	return false
-}
-
-// isCommandKey reports argument names that hold a shell command line.
-func isCommandKey(k string) bool {
-	switch k {
-	case "command", "cmd", "script", "commandLine", "command_line", "code":
-		return true
-	}
-	return false
-}
+func isWorkingDirKey(k string) bool { return commandArgRole(k) == roleWorkingDir }
 
 // pathsWhere adds the paths of the arguments whose name has the role.
 // (Arguments are walked by name and matched by role, which beats probing
@@ -580,7 +572,11 @@ func (c *collector) commandLine() (line, startDir string, hasDir bool, err error
 	extraArgs := false
 	for i := range a.Args {
 		key := a.Args[i].Key
-		if isWorkingDirKey(key) {
+		role := commandArgRole(key)
+		if role == roleOther {
+			continue
+		}
+		if role == roleWorkingDir {
 			d, ok := a.Args[i].Value.(string)
 			if !ok {
 				return "", "", false, badWorkingDir(key, a.Args[i].Value)
@@ -591,8 +587,8 @@ func (c *collector) commandLine() (line, startDir string, hasDir bool, err error
 			}
 			continue
 		}
-		if !isCommandKey(key) {
-			extraArgs = extraArgs || key == "args"
+		if role == roleExtraArgs {
+			extraArgs = true
 			continue
 		}
 		if v, ok := a.Args[i].Value.(string); ok {
@@ -617,6 +613,28 @@ func (c *collector) commandLine() (line, startDir string, hasDir bool, err error
 		line = appendExtraArgs(line, a.Args)
 	}
 	return line, startDir, hasDir, nil
+}
+
+// Roles of execute_command's arguments, for commandLine.
+const (
+	roleOther      = iota
+	roleWorkingDir // isWorkingDirKey
+	roleCommand    // holds a shell command line, or its argv
+	roleExtraArgs  // "args": words appended to the command line
+)
+
+// commandArgRole is the role of an execute_command argument: one switch
+// where commandLine would otherwise test each key against several.
+func commandArgRole(k string) uint8 {
+	switch k {
+	case "cwd", "working_dir", "workdir", "dir", "directory":
+		return roleWorkingDir
+	case "command", "cmd", "script", "commandLine", "command_line", "code":
+		return roleCommand
+	case "args":
+		return roleExtraArgs
+	}
+	return roleOther
 }
 
 // badWorkingDir is the error for a working directory that is not a

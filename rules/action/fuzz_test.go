@@ -36,7 +36,7 @@ func FuzzCanonicalize(f *testing.F) {
 		fieldOK := func(v string) bool { return utf8.ValidString(v) && len(v) <= 4096 }
 		inBounds := strings.TrimSpace(typ) != "" && len(typ) <= 256 && utf8.ValidString(typ) &&
 			len(payload) <= DefaultLimits.MaxPayloadBytes && fieldOK(root) && fieldOK(home)
-		if got := requestInBounds(req, DefaultLimits); got != inBounds {
+		if got := requestInBounds(&req, DefaultLimits); got != inBounds {
 			t.Fatalf("requestInBounds = %v, the rules say %v", got, inBounds)
 		}
 		a, err := Canonicalize(req, Limits{})
@@ -72,7 +72,7 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 		// Strings of a payload parseRequest calls plain are left as they
 		// are by Normalize: that is why Canonicalize skips it for them.
-		if args, _, _, plain, err := parseRequest(req, DefaultLimits, &arena{}, nil); err != nil {
+		if args, _, _, plain, err := parseRequest(&req, DefaultLimits, &arena{}, nil); err != nil {
 			t.Fatalf("Canonicalize accepted what parseRequest rejects: %v", err)
 		} else if plain {
 			forEachString(args, func(s string) {
