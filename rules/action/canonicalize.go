@@ -46,27 +46,9 @@ func (l Limits) withDefaults() Limits {
 // The strings it makes live in mem. plain reports that every string in
 // args is printable ASCII, tab, newline or carriage return only, which
 // Normalize leaves as it is.
-func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, plain bool, err error) {
-	if strings.TrimSpace(req.Type) == "" {
-		return nil, 0, nil, false, invalidf("action_type is empty")
-	}
-	if len(req.Type) > 256 {
-		return nil, 0, nil, false, tooLargef("action_type is %d bytes, limit 256", len(req.Type))
-	}
-	if !validUTF8(req.Type) {
-		return nil, 0, nil, false, invalidf("action_type is not valid UTF-8")
-	}
-	if len(req.Payload) > lim.MaxPayloadBytes {
-		return nil, 0, nil, false, tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
-	}
-	if err := checkCallerField("caller.workspace_root", req.Caller.WorkspaceRoot); err != nil {
-		return nil, 0, nil, false, err
-	}
-	if err := checkCallerField("caller.home_dir", req.Caller.Home); err != nil {
-		return nil, 0, nil, false, err
-	}
-	if err := checkCallerField("caller.tenant", req.Caller.Tenant); err != nil {
-		return nil, 0, nil, false, err
+func parseRequest(req *Request, lim Limits, mem *arena, room []Member) (args Object, nstrings int, canon []byte, plain bool, err error) {
+	if !requestInBounds(req, lim) {
+		return nil, 0, nil, false, requestError(req, lim)
 	}
 
 	payload := bytes.TrimSpace(req.Payload)
@@ -104,15 +86,66 @@ func parseRequest(req Request, lim Limits, mem *arena, room []Member) (args Obje
 	return args, nstrings, mem.buf[start:end:end], plain, nil
 }
 
-// checkCallerField validates one of the caller's strings. (Three calls
-// rather than a loop over a table: building the table cost more than the
-// checks on every decision.)
+// requestInBounds reports whether requestError would find nothing wrong
+// with req, in one straight test for the usual request.
+func requestInBounds(req *Request, lim Limits) bool {
+	c := &req.Caller
+	return len(req.Type) <= 256 && len(req.Payload) <= lim.MaxPayloadBytes &&
+		len(c.WorkspaceRoot) <= maxCallerField && len(c.Home) <= maxCallerField && len(c.Tenant) <= maxCallerField &&
+		typeNotBlank(req.Type) && validUTF8(req.Type) &&
+		validUTF8(c.WorkspaceRoot) && validUTF8(c.Home) && validUTF8(c.Tenant)
+}
+
+// typeNotBlank is strings.TrimSpace(t) != "", without the trim for the
+// usual type that starts with an ASCII byte other than white space.
+func typeNotBlank(t string) bool {
+	if t != "" && t[0] < utf8.RuneSelf && asciiSpace[t[0]] == 0 {
+		return true
+	}
+	return strings.TrimSpace(t) != ""
+}
+
+// asciiSpace marks the bytes strings.TrimSpace trims as ASCII white space.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// maxCallerField bounds each of the caller's strings.
+const maxCallerField = 4096
+
+// requestError is the error for a request requestInBounds rejects: the
+// first of its tests that fails, in a fixed order. (Out of line: the
+// messages cost code the usual request need not fetch.)
+func requestError(req *Request, lim Limits) error {
+	if strings.TrimSpace(req.Type) == "" {
+		return invalidf("action_type is empty")
+	}
+	if len(req.Type) > 256 {
+		return tooLargef("action_type is %d bytes, limit 256", len(req.Type))
+	}
+	if !validUTF8(req.Type) {
+		return invalidf("action_type is not valid UTF-8")
+	}
+	if len(req.Payload) > lim.MaxPayloadBytes {
+		return tooLargef("payload_json is %d bytes, limit %d", len(req.Payload), lim.MaxPayloadBytes)
+	}
+	if err := checkCallerField("caller.workspace_root", req.Caller.WorkspaceRoot); err != nil {
+		return err
+	}
+	if err := checkCallerField("caller.home_dir", req.Caller.Home); err != nil {
+		return err
+	}
+	if err := checkCallerField("caller.tenant", req.Caller.Tenant); err != nil {
+		return err
+	}
+	return invalidf("request rejected") // unreachable while the two agree
+}
+
+// checkCallerField validates one of the caller's strings.
 func checkCallerField(name, v string) error {
 	if !validUTF8(v) {
 		return invalidf("%s is not valid UTF-8", name)
 	}
-	if len(v) > 4096 {
-		return tooLargef("%s is %d bytes, limit 4096", name, len(v))
+	if len(v) > maxCallerField {
+		return tooLargef("%s is %d bytes, limit %d", name, len(v), maxCallerField)
 	}
 	return nil
 }
@@ -127,6 +160,42 @@ const (
 // CheckAttachments bounds the attachments a request carries (count, size,
 // UTF-8); Canonicalize checks them too.
 func CheckAttachments(atts []Attachment) error {
+	if len(atts) == 0 {
+		return nil
+	}
+	return checkAttachments(atts)
+}
+
+// AttachmentCheck records that CheckAttachments passed for one slice of
+// attachments (its first element and length), so CanonicalizeChecked
+// need not check the same content again. The zero value covers only an
+// empty slice, which always passes.
+type AttachmentCheck struct {
+	first *Attachment
+	n     int
+}
+
+// CheckAttachmentsOnce is CheckAttachments that also returns the proof of
+// the check for CanonicalizeChecked.
+func CheckAttachmentsOnce(atts []Attachment) (AttachmentCheck, error) {
+	if err := CheckAttachments(atts); err != nil {
+		return AttachmentCheck{}, err
+	}
+	if len(atts) == 0 {
+		return AttachmentCheck{}, nil
+	}
+	return AttachmentCheck{first: &atts[0], n: len(atts)}, nil
+}
+
+// covers reports whether the check was of exactly atts: the same slice,
+// not merely equal content.
+func (c AttachmentCheck) covers(atts []Attachment) bool {
+	return len(atts) == c.n && (c.n == 0 || &atts[0] == c.first)
+}
+
+// checkAttachments is CheckAttachments for a non-empty slice, out of line
+// because most requests carry none.
+func checkAttachments(atts []Attachment) error {
 	if len(atts) > maxAttachments {
 		return tooLargef("%d attachments, limit %d", len(atts), maxAttachments)
 	}
@@ -149,12 +218,22 @@ func CheckAttachments(atts []Attachment) error {
 // *Error values whose message names the problem. An owner that is done
 // with the Action may give it back with Release.
 func Canonicalize(req Request, lim Limits) (*Action, error) {
+	return CanonicalizeChecked(req, AttachmentCheck{}, lim)
+}
+
+// CanonicalizeChecked is Canonicalize for a caller that has checked the
+// request's attachments with CheckAttachmentsOnce: check is its result.
+// Attachments the check does not cover (another slice) are checked here,
+// so every path checks them once.
+func CanonicalizeChecked(req Request, check AttachmentCheck, lim Limits) (*Action, error) {
 	lim = lim.withDefaults()
-	if err := CheckAttachments(req.Attachments); err != nil {
-		return nil, err
+	if !check.covers(req.Attachments) {
+		if err := checkAttachments(req.Attachments); err != nil {
+			return nil, err
+		}
 	}
 	a := actionPool.Get().(*Action)
-	args, nstrings, canon, plain, err := parseRequest(req, lim, &a.mem, a.argRoom[:0])
+	args, nstrings, canon, plain, err := parseRequest(&req, lim, &a.mem, a.argRoom[:0])
 	if err != nil {
 		a.Release()
 		return nil, err
@@ -269,9 +348,8 @@ func (c *collector) walk(prefix string, v any) error {
 
 func (c *collector) addString(field, raw string) {
 	norm, ev := c.normArg(raw)
-	for _, e := range ev {
-		e.Field = field
-		c.a.Evasions = append(c.a.Evasions, e)
+	if len(ev) > 0 {
+		c.addEvasions(field, ev)
 	}
 	c.a.Strings = append(c.a.Strings, String{Field: field, Value: norm, Raw: raw})
 	if len(norm) < minEncodedLen {
@@ -280,6 +358,14 @@ func (c *collector) addString(field, raw string) {
 	for _, layer := range decodeLayers(norm, c.lim.MaxDecodeLayers) {
 		layer.Field = field
 		c.a.Strings = append(c.a.Strings, layer)
+	}
+}
+
+// addEvasions records the evasions Normalize found in field.
+func (c *collector) addEvasions(field string, ev []Evasion) {
+	for _, e := range ev {
+		e.Field = field
+		c.a.Evasions = append(c.a.Evasions, e)
 	}
 }
 
@@ -381,22 +467,7 @@ func isAttachmentKey(k string) bool {
 	return false
 }
 
-func isWorkingDirKey(k string) bool {
-	switch k {
-	case "cwd", "working_dir", "workdir", "dir", "directory":
-		return true
-	}
-	return false
-}
-
-// isCommandKey reports argument names that hold a shell command line.
-func isCommandKey(k string) bool {
-	switch k {
-	case "command", "cmd", "script", "commandLine", "command_line", "code":
-		return true
-	}
-	return false
-}
+func isWorkingDirKey(k string) bool { return commandArgRole(k) == roleWorkingDir }
 
 // pathsWhere adds the paths of the arguments whose name has the role.
 // (Arguments are walked by name and matched by role, which beats probing
@@ -440,55 +511,15 @@ func (c *collector) addPath(field, raw string, access Access, plain bool) {
 	c.a.Paths = append(c.a.Paths, p)
 }
 
+// collectCommand reads the command line, parses it and adds the paths
+// it names. Only the usual case (one command line, no redirection) runs
+// here; the rest is in separate functions, so the code every command
+// decision runs stays small.
 func (c *collector) collectCommand() error {
 	a := c.a
-	// Every command-bearing argument is analysed: if a caller sends both
-	// "command" and "cmd", which one runs is the engine's business, so
-	// the shield judges both. One it cannot read is an error, never an
-	// empty command: whatever runs would not have been judged.
-	var lineBuf [2]string
-	lines := lineBuf[:0]
-	commands, startDir := 0, ""
-	for i := range a.Args {
-		key := a.Args[i].Key
-		if isWorkingDirKey(key) {
-			d, ok := a.Args[i].Value.(string)
-			if !ok {
-				return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(a.Args[i].Value))
-			}
-			if startDir == "" {
-				startDir, _ = c.normArg(d)
-			}
-			continue
-		}
-		if !isCommandKey(key) {
-			continue
-		}
-		commands++
-		switch v := a.Args[i].Value.(type) {
-		case string:
-			lines = append(lines, v)
-		case []any:
-			line, err := argvLine(key, v)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, line)
-		default:
-			return invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
-		}
-	}
-	if commands == 0 {
-		return invalidf("execute_command has no command: give the command line in \"command\"")
-	}
-	line := strings.Join(lines, "\n")
-	argsValue, _ := a.Args.Get("args")
-	if extra, ok := argsValue.([]any); ok && line != "" {
-		for _, w := range extra {
-			if s, ok := w.(string); ok {
-				line += " " + shellQuote(s)
-			}
-		}
+	line, startDir, hasDir, err := c.commandLine()
+	if err != nil {
+		return err
 	}
 	// The line is the arguments' strings, shell-quoted and joined with
 	// plain ASCII: plain when they are.
@@ -498,39 +529,165 @@ func (c *collector) collectCommand() error {
 	// A command run in a directory the caller names (a hook's or an MCP
 	// tool's cwd) has its relative paths there, not in the workspace.
 	a.Script.StartIn(startDir)
-	for _, e := range a.Script.Evasions {
-		a.Evasions = append(a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
+	if len(a.Script.Evasions) > 0 {
+		c.addScriptEvasions()
 	}
 	// Size Paths once: every plain argument of every command is a path.
 	if n := c.commandPathBound(); n > cap(a.Paths)-len(a.Paths) {
 		a.Paths = append(make([]Path, 0, len(a.Paths)+n), a.Paths...)
 	}
-	c.pathsWhere(isWorkingDirKey, AccessUnknown)
-	for _, cmd := range a.Script.Commands {
+	if hasDir {
+		c.pathsWhere(isWorkingDirKey, AccessUnknown)
+	}
+	for i := range a.Script.Commands {
+		cmd := &a.Script.Commands[i]
 		access := commandAccess(cmd.Program)
 		for _, arg := range cmd.Args {
 			if looksLikePath(arg) {
 				c.addPath("command", cmd.PathOf(arg), access, false)
 			}
 		}
-		for _, r := range cmd.Redirects {
-			if r.Target == "" || strings.HasPrefix(r.Target, "&") {
-				continue
-			}
-			acc := AccessWrite
-			if strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
-				acc = AccessRead
-			}
-			if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
-				continue
-			}
-			c.addPath("command", cmd.PathOf(r.Target), acc, false)
+		if len(cmd.Redirects) > 0 {
+			c.redirectPaths(cmd)
 		}
 	}
 	if len(a.Paths) == 0 {
 		a.Paths = nil // as if never allocated
 	}
 	return nil
+}
+
+// commandLine is the command line the arguments give, the working
+// directory they name (normalised) and whether they name one (a string
+// under a working-directory key).
+//
+// Every command-bearing argument is analysed: if a caller sends both
+// "command" and "cmd", which one runs is the engine's business, so the
+// shield judges both. One it cannot read is an error, never an empty
+// command: whatever runs would not have been judged.
+func (c *collector) commandLine() (line, startDir string, hasDir bool, err error) {
+	a := c.a
+	var lineBuf [2]string
+	lines := lineBuf[:0]
+	extraArgs := false
+	for i := range a.Args {
+		key := a.Args[i].Key
+		role := commandArgRole(key)
+		if role == roleOther {
+			continue
+		}
+		if role == roleWorkingDir {
+			d, ok := a.Args[i].Value.(string)
+			if !ok {
+				return "", "", false, badWorkingDir(key, a.Args[i].Value)
+			}
+			hasDir = true
+			if startDir == "" {
+				startDir, _ = c.normArg(d)
+			}
+			continue
+		}
+		if role == roleExtraArgs {
+			extraArgs = true
+			continue
+		}
+		if v, ok := a.Args[i].Value.(string); ok {
+			lines = append(lines, v)
+			continue
+		}
+		l, err := argvArgument(key, a.Args[i].Value)
+		if err != nil {
+			return "", "", false, err
+		}
+		lines = append(lines, l)
+	}
+	switch len(lines) {
+	case 0:
+		return "", "", false, invalidf("execute_command has no command: give the command line in \"command\"")
+	case 1:
+		line = lines[0]
+	default:
+		line = strings.Join(lines, "\n")
+	}
+	if extraArgs && line != "" {
+		line = appendExtraArgs(line, a.Args)
+	}
+	return line, startDir, hasDir, nil
+}
+
+// Roles of execute_command's arguments, for commandLine.
+const (
+	roleOther      = iota
+	roleWorkingDir // isWorkingDirKey
+	roleCommand    // holds a shell command line, or its argv
+	roleExtraArgs  // "args": words appended to the command line
+)
+
+// commandArgRole is the role of an execute_command argument: one switch
+// where commandLine would otherwise test each key against several.
+func commandArgRole(k string) uint8 {
+	switch k {
+	case "cwd", "working_dir", "workdir", "dir", "directory":
+		return roleWorkingDir
+	case "command", "cmd", "script", "commandLine", "command_line", "code":
+		return roleCommand
+	case "args":
+		return roleExtraArgs
+	}
+	return roleOther
+}
+
+// badWorkingDir is the error for a working directory that is not a
+// string. (Errors are built out of line: they are rare.)
+func badWorkingDir(key string, v any) error {
+	return invalidf("execute_command argument %q must be a directory path (a string), got %s", key, jsonKind(v))
+}
+
+// argvArgument is the command line of a command argument that is not a
+// string: an argv, or an error.
+func argvArgument(key string, v any) (string, error) {
+	if argv, ok := v.([]any); ok {
+		return argvLine(key, argv)
+	}
+	return "", invalidf("execute_command argument %q must be a command line (a string) or an argv (an array of strings), got %s", key, jsonKind(v))
+}
+
+// appendExtraArgs appends the strings of an "args" array to line, each
+// shell-quoted.
+func appendExtraArgs(line string, args Object) string {
+	argsValue, _ := args.Get("args")
+	if extra, ok := argsValue.([]any); ok {
+		for _, w := range extra {
+			if s, ok := w.(string); ok {
+				line += " " + shellQuote(s)
+			}
+		}
+	}
+	return line
+}
+
+// addScriptEvasions records the evasions the shell parse found.
+func (c *collector) addScriptEvasions() {
+	for _, e := range c.a.Script.Evasions {
+		c.a.Evasions = append(c.a.Evasions, Evasion{Kind: e.Kind, Field: "command", Evidence: e.Evidence})
+	}
+}
+
+// redirectPaths adds the files cmd's redirections read or write.
+func (c *collector) redirectPaths(cmd *shell.Command) {
+	for _, r := range cmd.Redirects {
+		if r.Target == "" || strings.HasPrefix(r.Target, "&") {
+			continue
+		}
+		acc := AccessWrite
+		if strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
+			acc = AccessRead
+		}
+		if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
+			continue
+		}
+		c.addPath("command", cmd.PathOf(r.Target), acc, false)
+	}
 }
 
 // argvLine is the command line of an argv: each word quoted so the parse

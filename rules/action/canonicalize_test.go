@@ -343,3 +343,46 @@ func TestEncodedPathSyntax(t *testing.T) {
 		t.Fatalf("no encoded-path evasion in %+v", a.Evasions)
 	}
 }
+
+// A check made for one slice of attachments must not excuse another: the
+// attachments Canonicalize is given are checked exactly once either way.
+func TestCanonicalizeCheckedAttachments(t *testing.T) {
+	good := []Attachment{{Path: "run.sh", Content: "echo hi\n"}}
+	bad := []Attachment{{Path: "", Content: "echo hi\n"}}
+	req := Request{Type: "execute_command", Payload: []byte(`{"command":"bash run.sh"}`)}
+
+	check, err := CheckAttachmentsOnce(good)
+	if err != nil {
+		t.Fatalf("CheckAttachmentsOnce(good): %v", err)
+	}
+	req.Attachments = good
+	a, err := CanonicalizeChecked(req, check, Limits{})
+	if err != nil {
+		t.Fatalf("CanonicalizeChecked(good, its check): %v", err)
+	}
+	if len(a.Attachments) != 1 || a.Attachments[0].Path != "run.sh" {
+		t.Fatalf("attachments = %+v", a.Attachments)
+	}
+	a.Release()
+
+	if _, err := CheckAttachmentsOnce(bad); err == nil {
+		t.Fatal("CheckAttachmentsOnce(bad) passed an attachment without a path")
+	}
+	// The check of good, or none, does not cover bad.
+	req.Attachments = bad
+	for name, c := range map[string]AttachmentCheck{"check of another slice": check, "no check": {}} {
+		if _, err := CanonicalizeChecked(req, c, Limits{}); err == nil {
+			t.Errorf("CanonicalizeChecked(bad, %s) passed", name)
+		}
+	}
+	// Nor does a check of a shorter prefix of the same array.
+	both := append(append([]Attachment{}, good...), bad...)
+	prefix, err := CheckAttachmentsOnce(both[:1])
+	if err != nil {
+		t.Fatalf("CheckAttachmentsOnce(prefix): %v", err)
+	}
+	req.Attachments = both
+	if _, err := CanonicalizeChecked(req, prefix, Limits{}); err == nil {
+		t.Error("CanonicalizeChecked(both, check of its first element) passed")
+	}
+}

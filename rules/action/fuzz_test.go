@@ -27,8 +27,18 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add("x", "{\"a\":\"\xff\"", "", "")
 	f.Add("x", "{\"a\":\"caf\xc3\xa9 \x7f\\n\"}", "", "")
 	f.Add("x", "{\"a\":[1 \xc3\xa9]}", "", "")
+	f.Add(" \u00a0\t", `{}`, "", "")
+	f.Add("\u2003x", `{}`, "/w\xff", "")
+	f.Add("read_file", `{}`, "", strings.Repeat("h", 4097))
 	f.Fuzz(func(t *testing.T, typ, payload, root, home string) {
 		req := Request{Type: typ, Payload: []byte(payload), Caller: Caller{WorkspaceRoot: root, Home: home}}
+		// The one-test bounds check agrees with the rules as written.
+		fieldOK := func(v string) bool { return utf8.ValidString(v) && len(v) <= 4096 }
+		inBounds := strings.TrimSpace(typ) != "" && len(typ) <= 256 && utf8.ValidString(typ) &&
+			len(payload) <= DefaultLimits.MaxPayloadBytes && fieldOK(root) && fieldOK(home)
+		if got := requestInBounds(&req, DefaultLimits); got != inBounds {
+			t.Fatalf("requestInBounds = %v, the rules say %v", got, inBounds)
+		}
 		a, err := Canonicalize(req, Limits{})
 		// Invalid UTF-8 in the payload is reported as such, before any
 		// syntax error, wherever it is.
@@ -62,7 +72,7 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 		// Strings of a payload parseRequest calls plain are left as they
 		// are by Normalize: that is why Canonicalize skips it for them.
-		if args, _, _, plain, err := parseRequest(req, DefaultLimits, &arena{}, nil); err != nil {
+		if args, _, _, plain, err := parseRequest(&req, DefaultLimits, &arena{}, nil); err != nil {
 			t.Fatalf("Canonicalize accepted what parseRequest rejects: %v", err)
 		} else if plain {
 			forEachString(args, func(s string) {

@@ -40,7 +40,7 @@ func (a *Action) HashHex() string { return hex.EncodeToString(a.Hash[:]) }
 // without the analysis Canonicalize does. The engine uses it to check, just
 // before executing, that a verdict is for exactly the action it will run.
 func HashRequest(req Request, lim Limits) (string, error) {
-	_, _, canon, _, err := parseRequest(req, lim.withDefaults(), &arena{}, nil)
+	_, _, canon, _, err := parseRequest(&req, lim.withDefaults(), &arena{}, nil)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,8 @@ package action
 import (
 	"net/url"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // isURLKey reports argument names that hold a URL.
@@ -16,14 +18,15 @@ func isURLKey(k string) bool {
 
 func (c *collector) collectURLs() {
 	a := c.a
-	methodArg, _ := a.Args.Get("method")
-	method, _ := methodArg.(string)
-	method, _ = c.normArg(method)
-	method = strings.ToUpper(method)
+	// The method is read only for an action that has a URL argument.
+	method, haveMethod := "", false
 	for i := range a.Args {
 		k := a.Args[i].Key
 		if !isURLKey(k) {
 			continue
+		}
+		if !haveMethod {
+			method, haveMethod = c.methodArg(), true
 		}
 		switch v := a.Args[i].Value.(type) {
 		case string:
@@ -39,19 +42,38 @@ func (c *collector) collectURLs() {
 	if a.Script == nil {
 		return
 	}
-	for _, cmd := range a.Script.Commands {
-		httpClient := isHTTPClient(cmd.Program)
-		m := ""
-		if httpClient {
-			m = commandMethod(cmd.Args)
+	for i := range a.Script.Commands {
+		cmd := &a.Script.Commands[i]
+		if isHTTPClient(cmd.Program) {
+			c.httpClientURLs(cmd)
+			continue
 		}
-		for i, arg := range cmd.Args {
-			switch {
-			case strings.Contains(arg, "://"):
-				c.addURL("command", arg, m, false)
-			case httpClient && looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
-				c.addURL("command", "http://"+arg, m, false)
+		for _, arg := range cmd.Args {
+			if strings.Contains(arg, "://") {
+				c.addURL("command", arg, "", false)
 			}
+		}
+	}
+}
+
+// methodArg is the "method" argument, normalised, in upper case.
+func (c *collector) methodArg() string {
+	v, _ := c.a.Args.Get("method")
+	method, _ := v.(string)
+	method, _ = c.normArg(method)
+	return strings.ToUpper(method)
+}
+
+// httpClientURLs adds the URLs an HTTP client's command names, with the
+// method its flags imply: a bare host is a URL too.
+func (c *collector) httpClientURLs(cmd *shell.Command) {
+	m := commandMethod(cmd.Args)
+	for i, arg := range cmd.Args {
+		switch {
+		case strings.Contains(arg, "://"):
+			c.addURL("command", arg, m, false)
+		case looksLikeBareHost(arg) && !takesValue(cmd.Args, i):
+			c.addURL("command", "http://"+arg, m, false)
 		}
 	}
 }

@@ -21,10 +21,11 @@ const (
 	escalate = pb.VerdictDecision_VERDICT_DECISION_ESCALATE
 )
 
-// decide runs the tiers on a cache miss and caches the verdict. key is the
+// decide runs the tiers on a cache miss and caches the verdict. checked is
+// the check of in's attachments Evaluate made. key is the
 // request's cache key (zero when there is no cache); spans, when not nil,
 // records a span per stage.
-func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instant, key cacheKey, spans *stageSpans) (*pb.Verdict, error) {
+func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, checked action.AttachmentCheck, now instant, key cacheKey, spans *stageSpans) (*pb.Verdict, error) {
 	req := in.Request
 	// Verdicts are cached across sessions, so nothing may depend on the session.
 	req.Caller.SessionID = ""
@@ -32,7 +33,7 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	if spans != nil {
 		_, sp = spans.start(SpanCanonicalize)
 	}
-	act, err := action.Canonicalize(req, p.limits)
+	act, err := action.CanonicalizeChecked(req, checked, p.limits)
 	if spans != nil {
 		endStage(sp, err)
 	}

@@ -223,7 +223,10 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 	if limit := p.limits.MaxPayloadBytesOrDefault(); len(in.Request.Payload) > limit {
 		return nil, &action.Error{Kind: action.TooLarge, Msg: fmt.Sprintf("payload_json is %d bytes, limit %d", len(in.Request.Payload), limit)}
 	}
-	if err := action.CheckAttachments(in.Request.Attachments); err != nil {
+	// Checked once here, before the cache key includes them; decide's
+	// Canonicalize takes the check as done.
+	checked, err := action.CheckAttachmentsOnce(in.Request.Attachments)
+	if err != nil {
 		return nil, err
 	}
 
@@ -249,7 +252,7 @@ func (p *Pipeline) Evaluate(ctx context.Context, in Input) (*pb.Verdict, error) 
 		p.counters.misses.Add(1)
 	}
 
-	v, err := p.decide(ctx, rs, in, start, key, spans)
+	v, err := p.decide(ctx, rs, in, checked, start, key, spans)
 	if err != nil {
 		p.counters.errors.Add(1)
 		return nil, err
