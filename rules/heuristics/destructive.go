@@ -47,7 +47,9 @@ func isFuncNameByte(c byte) bool {
 }
 
 func (s *scan) checkDestructive(cs *cmdScan, src string) {
-	if s.enabled(rForkBomb) && strings.Contains(src, "()") && strings.IndexByte(src, '|') >= 0 && strings.IndexByte(src, '&') >= 0 {
+	// The byte tests first: most lines hold no '&' or '|', and a byte
+	// search is cheaper than a substring search.
+	if s.enabled(rForkBomb) && strings.IndexByte(src, '&') >= 0 && strings.IndexByte(src, '|') >= 0 && strings.Contains(src, "()") {
 		if m := findForkBomb(src); m != "" {
 			s.add(rForkBomb, "defines a function that forks itself without limit (a fork bomb): it would freeze the machine; refuse it", m)
 		}

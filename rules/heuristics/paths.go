@@ -14,7 +14,7 @@ import (
 // (action.ResolvePath), so "~/x", "$HOME/x" and "/home/dev/x" are the same.
 
 // systemDirs are top-level directories whose loss or corruption breaks the
-// machine.
+// machine. criticalClass looks up only paths directly under /.
 var systemDirs = map[string]bool{
 	"/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true, "/lib32": true,
 	"/lib64": true, "/libx32": true, "/media": true, "/mnt": true, "/opt": true, "/proc": true, "/root": true,
@@ -144,10 +144,12 @@ func criticalClass(p action.Path, root, home string) (critKind, string) {
 	case home != "" && isBelow(home, d):
 		return critHoldsHome, d
 	}
-	if systemDirs[d] {
+	parent := parentDir(d)
+	// Every system directory sits right under the root
+	// (TestSystemDirsAreTopLevel): deeper paths skip the map.
+	if parent == "/" && systemDirs[d] {
 		return critSystem, d
 	}
-	parent := parentDir(d)
 	switch parent {
 	case "/usr", "/etc", "/boot", "/System", "/Library", "/var/lib", "/usr/lib", "/usr/local", "/usr/share":
 		return critSystem, d
