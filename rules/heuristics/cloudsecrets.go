@@ -245,7 +245,7 @@ func (s *scan) checkMetadataHosts(v *cmdView) {
 		i := strings.Index(a, "://")
 		u := "" // urlHost(a), worked out once
 		if i >= 0 {
-			u = urlHost(a)
+			u = hostAfterScheme(a[i+3:])
 		}
 		if i > 0 && (u == "" || !hasPrefixFold(a, "http")) {
 			// A URL inside a longer argument: an interpreter's code, a

@@ -175,7 +175,7 @@ func (cs *cmdScan) judged(p action.Path) bool {
 	if sens, _ := classify(p.Abs, cs.home); sens != sensNone {
 		return true
 	}
-	if stripGlobChild(p.Abs) != p.Abs && criticalDir(p, cs.root, cs.home) != "" {
+	if stripGlobChild(p.Abs) != p.Abs && criticalKind(p, cs.root, cs.home) != critNone {
 		return true // d/*: every child of a protected directory
 	}
 	_, _, ok := persistTarget(p, cs.home)

@@ -370,7 +370,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 			continue
 		}
 		r := cs.resolveIn(v.c, a)
-		if why := criticalDir(r, cs.root, cs.home); why != "" && why != "the whole workspace" && !holdsOnlyCode(r.Abs) {
+		if k, _ := criticalClass(r, cs.root, cs.home); k != critNone && k != critWorkspace && !holdsOnlyCode(r.Abs) {
 			wideStart = true
 		}
 	}

@@ -94,9 +94,9 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			name = name[i+1:] // launchd labels: com.crowdstrike.falcond
 		}
 		switch {
-		case securityServices[name] || securityServices[unit]:
+		case securityServices[name] || name != unit && securityServices[unit]:
 			s.add(rDefSecurityOff, v.prog+" "+verb+" "+unit+" turns off a security control: leave it running", ev())
-		case logServices[name] || logServices[unit]:
+		case logServices[name] || name != unit && logServices[unit]:
 			s.add(rDefLogTamper, v.prog+" "+verb+" "+unit+" stops the machine's logging: nothing after it would be recorded; leave it running", ev())
 		}
 	})

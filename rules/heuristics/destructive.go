@@ -47,7 +47,9 @@ func isFuncNameByte(c byte) bool {
 }
 
 func (s *scan) checkDestructive(cs *cmdScan, src string) {
-	if s.enabled(rForkBomb) && strings.Contains(src, "()") && strings.IndexByte(src, '|') >= 0 && strings.IndexByte(src, '&') >= 0 {
+	// The byte tests first: most lines hold no '&' or '|', and a byte
+	// search is cheaper than a substring search.
+	if s.enabled(rForkBomb) && strings.IndexByte(src, '&') >= 0 && strings.IndexByte(src, '|') >= 0 && strings.Contains(src, "()") {
 		if m := findForkBomb(src); m != "" {
 			s.add(rForkBomb, "defines a function that forks itself without limit (a fork bomb): it would freeze the machine; refuse it", m)
 		}
@@ -290,16 +292,16 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			break
 		}
 		p := cs.resolveIn(v.c, a)
-		why := criticalDir(p, cs.root, cs.home)
-		if why == "" {
+		k, name := criticalClass(p, cs.root, cs.home)
+		if k == critNone {
 			continue
 		}
 		// A filtered find inside the workspace is housekeeping; over the
 		// whole system or a home it is not.
-		if filtered && why == "the whole workspace" {
+		if filtered && k == critWorkspace {
 			continue
 		}
-		s.add(rFindDelete, "find deletes files across "+why+": limit it to a project subdirectory and a narrow -name",
+		s.add(rFindDelete, "find deletes files across "+k.describe(name)+": limit it to a project subdirectory and a narrow -name",
 			"find "+evJoin(v.args))
 		return
 	}
@@ -310,8 +312,8 @@ func (s *scan) checkRecursivePerms(cs *cmdScan, v *cmdView) {
 		if i == 0 {
 			continue // the mode or owner
 		}
-		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" && why != "the whole workspace" {
-			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+why+": this can break the system and its security; target a specific directory",
+		if k, name := criticalClass(cs.resolveIn(v.c, op), cs.root, cs.home); k != critNone && k != critWorkspace {
+			s.add(rRecursivePerms, v.prog+" -R changes ownership or permissions of "+k.describe(name)+": this can break the system and its security; target a specific directory",
 				v.prog+" "+evJoin(v.args))
 			return
 		}

@@ -14,7 +14,7 @@ import (
 // (action.ResolvePath), so "~/x", "$HOME/x" and "/home/dev/x" are the same.
 
 // systemDirs are top-level directories whose loss or corruption breaks the
-// machine.
+// machine. criticalClass looks up only paths directly under /.
 var systemDirs = map[string]bool{
 	"/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true, "/lib32": true,
 	"/lib64": true, "/libx32": true, "/media": true, "/mnt": true, "/opt": true, "/proc": true, "/root": true,
@@ -104,47 +104,98 @@ func stripGlobChild(abs string) string {
 	}
 }
 
-// criticalDir says why deleting (or chmod -R'ing) p would wreck the
-// machine, the user's home or the whole workspace, or returns "".
-func criticalDir(p action.Path, root, home string) string {
+// critKind is the class of directory criticalDir describes; callers that
+// only test or compare the class need no description string built.
+type critKind uint8
+
+const (
+	critNone critKind = iota
+	critWorkspace
+	critRoot
+	critHome
+	critHoldsWorkspace
+	critHoldsHome
+	critSystem
+	critUserDir
+)
+
+// criticalClass classifies p for criticalDir: the class, and the directory (or
+// for critUserDir the home-relative name) its description names.
+func criticalClass(p action.Path, root, home string) (critKind, string) {
 	if p.Rel == "." {
-		return "the whole workspace"
+		return critWorkspace, ""
 	}
 	d := stripGlobChild(p.Abs)
 	if d == "." && root == "" {
-		return "the whole workspace"
+		return critWorkspace, ""
 	}
 	switch {
 	case d == "/":
-		return "the filesystem root"
+		return critRoot, ""
 	case root != "" && d == root:
-		return "the whole workspace"
+		return critWorkspace, ""
 	}
 	if _, isHome, _ := homeRel(d, home); isHome {
-		return "a home directory (" + d + ")"
+		return critHome, d
 	}
 	switch {
 	case root != "" && isBelow(root, d):
-		return "a directory containing the workspace (" + d + ")"
+		return critHoldsWorkspace, d
 	case home != "" && isBelow(home, d):
-		return "a directory containing your home (" + d + ")"
-	}
-	if systemDirs[d] {
-		return "the system directory " + d
+		return critHoldsHome, d
 	}
 	parent := parentDir(d)
+	// Every system directory sits right under the root
+	// (TestSystemDirsAreTopLevel): deeper paths skip the map.
+	if parent == "/" && systemDirs[d] {
+		return critSystem, d
+	}
 	switch parent {
 	case "/usr", "/etc", "/boot", "/System", "/Library", "/var/lib", "/usr/lib", "/usr/local", "/usr/share":
-		return "the system directory " + d
+		return critSystem, d
 	case "/var":
 		if d != "/var/tmp" {
-			return "the system directory " + d
+			return critSystem, d
 		}
 	}
 	if rest, _, ok := homeRel(d, home); ok && (rest == ".ssh" || rest == ".config" || rest == ".local" || rest == "Library") {
-		return "your " + rest + " directory"
+		return critUserDir, rest
+	}
+	return critNone, ""
+}
+
+// criticalKind is criticalClass without the name.
+func criticalKind(p action.Path, root, home string) critKind {
+	k, _ := criticalClass(p, root, home)
+	return k
+}
+
+// describe is the phrase criticalDir returns for a class and its name.
+func (k critKind) describe(name string) string {
+	switch k {
+	case critWorkspace:
+		return "the whole workspace"
+	case critRoot:
+		return "the filesystem root"
+	case critHome:
+		return "a home directory (" + name + ")"
+	case critHoldsWorkspace:
+		return "a directory containing the workspace (" + name + ")"
+	case critHoldsHome:
+		return "a directory containing your home (" + name + ")"
+	case critSystem:
+		return "the system directory " + name
+	case critUserDir:
+		return "your " + name + " directory"
 	}
 	return ""
+}
+
+// criticalDir says why deleting (or chmod -R'ing) p would wreck the
+// machine, the user's home or the whole workspace, or returns "".
+func criticalDir(p action.Path, root, home string) string {
+	k, name := criticalClass(p, root, home)
+	return k.describe(name)
 }
 
 // isSystemFile reports whether abs is a file the system depends on, or a

@@ -80,7 +80,12 @@ func urlHost(w string) string {
 	if i < 0 {
 		return ""
 	}
-	rest := w[i+3:]
+	return hostAfterScheme(w[i+3:])
+}
+
+// hostAfterScheme is urlHost for the text after "://", for callers that
+// already found it.
+func hostAfterScheme(rest string) string {
 	if at := strings.IndexByte(rest, '@'); at >= 0 {
 		if sl := strings.IndexAny(rest, "/?#"); sl < 0 || at < sl {
 			rest = rest[at+1:]
