@@ -90,7 +90,11 @@ func joinDir(dir, p string) string {
 	case dir == "":
 		return cleanDir(p)
 	case dir == UnknownDir:
-		return UnknownDir + "/" + p
+		// Cleaned as a relative path: .. cannot climb out of the unknown.
+		if q := path.Clean(p); q != "." {
+			return UnknownDir + "/" + q
+		}
+		return UnknownDir
 	}
 	return cleanDir(dir + "/" + p)
 }
