@@ -422,6 +422,9 @@ func (w *walker) substValue(x *syntax.CmdSubst, fr frame) (string, bool) {
 		}
 		words = append(words, t)
 	}
+	if len(words) == 0 {
+		return "", false // the words expanded to nothing: $(${K}) with K empty
+	}
 	args := words[1:]
 	switch path.Base(words[0]) {
 	case "echo":
