@@ -10,7 +10,9 @@ import (
 // escapes, in simple commands joined by | && || ; and newlines, with
 // prefix assignments (CGO_ENABLED=0 go build), export NAME=value,
 // comments and redirections to plain words (> out, >> log, < in, 2>&1,
-// &> all). It lexes the whole line first and gives up, leaving the line
+// &> all), and command substitutions $(…) of such scripts in a
+// command's words (one level; see lexSubst). It lexes the whole line,
+// substitutions included, first and gives up, leaving the line
 // to the full parse, on anything else; then it builds the commands
 // exactly as the walker does from the parser's syntax tree, so the result
 // is identical.
@@ -862,7 +864,8 @@ func scanDoubleQuoted(src string, i int, allowSubst bool) (end int, class uint8,
 // lexSubst returns the end of the command substitution $(…) starting at
 // src[i] ($). ok is false, leaving the line to the parser, unless
 // allowSubst and its script is plain (lexTokens) with no substitution
-// of its own, and the walker would not give it a known value
+// of its own and no # in its words, and the walker would not give it a
+// known value
 // (substValue): a lone command of echo, printf, pwd, dirname or
 // basename, or one whose words the fast path cannot tell apart from
 // those (a $NAME or brace program word, brace expansion), takes the full
@@ -876,8 +879,13 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	commands, first := 0, -1
+	commands, first, multi := 0, -1, false
 	for k, t := range toks {
+		// In a substitution the parser may read # after a quote as a
+		// comment ($(''#x)): no # in words there.
+		if t.class&clExt != 0 && strings.IndexByte(src[t.start:t.end], '#') >= 0 {
+			return 0, false
+		}
 		switch t.kind {
 		case fpWord:
 			if k == 0 || toks[k-1].kind == fpSemi {
@@ -886,10 +894,10 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 			}
 		case fpSemi:
 		default:
-			return end, true // not one call with words only: no value
+			multi = true // not one call with words only: no value
 		}
 	}
-	if commands != 1 {
+	if multi || commands != 1 {
 		return end, true
 	}
 	for _, t := range toks {

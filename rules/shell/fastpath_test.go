@@ -173,6 +173,8 @@ func TestFastPathEligibility(t *testing.T) {
 		{"x $(a)) y", false},
 		{`x $(a\))`, true},
 		{"x $(a\n# c)\nb)", true},
+		{"$(0|0)$(''#0)", false},
+		{"x ''#0 $(a#b)", false},
 		{"x $(a `b`)", false},
 		{"echo $'x'", false},
 		{`find . -exec rm {} \; \$x \"a\" \'b\' a\ b \#c r\m`, true},
@@ -282,6 +284,7 @@ func TestFastPathMatchesFullParse(t *testing.T) {
 		"{a,b}$(c) $(d){e,f} x$(g,h)", "r''$(m) \"r\"$(m)x x$(a)\"b\" ''$(a)", "a $(b \\) c) $(d\nb) $(e\n)",
 		"bash -c 'a $(b $(c))'; x $(a $(b))",
 		"x \"$(a)\"'$(b)' \"x$(c)y$(d)\"z$(e) '\"'$(f)'\"'",
+		"x ''#0 \"\"#1 $(a#b)", "$(0|0)$(''#0)", "x $(a ''#0) $(a > f#) $(a\n#b\n)",
 		strRepeat("{", 201) + " x", "echo" + strRepeat(" $(a)", 4097), "echo '" + strRepeat("(", 201) + "'", "a " + strRepeat("[", 300),
 	} {
 		fast, full := parse(src, true), parse(src, false)
