@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"sync"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
@@ -13,43 +12,39 @@ import (
 // allows; otherwise the defaults apply. Unknown action types meet allow
 // rules only when a rule names them (custom:…).
 func (p *Policy) Evaluate(a *action.Action) Decision {
-	if p == nil || a == nil {
-		return failClosed("no policy or no action to evaluate")
-	}
-	// The matchers are called through an interface, so the state they
-	// share would escape to the heap: a pooled one costs no allocation.
-	st := evalStates.Get().(*evalState)
-	st.act = a
-	d, matched := p.index.lookup(a).first(st)
-	*st = evalState{} // the pool keeps no action alive
-	evalStates.Put(st)
-	if matched {
-		return d
-	}
-	return p.defaultDecision(a)
+	d, _ := p.Decide(a)
+	return d
 }
 
-var evalStates = sync.Pool{New: func() any { return new(evalState) }}
+// Decide is Evaluate, and also says which of RuleDecisions the decision
+// is: index is its position there, or -1 for a decision not listed (an
+// unknown action type's default, or a fail-closed block). Callers that
+// prepared work per decision find it by index instead of by rule id.
+func (p *Policy) Decide(a *action.Action) (d Decision, index int) {
+	if p == nil || a == nil {
+		return failClosed("no policy or no action to evaluate"), -1
+	}
+	st := evalState{act: a, programs: p.programs}
+	e := p.index.lookup(a).first(&st)
+	st.release()
+	if e != nil {
+		return e.rule.decision, e.index
+	}
+	if !a.Known {
+		return p.defaultDecision(a), -1
+	}
+	return p.defaultDecision(a), p.RuleCount()
+}
 
-// first returns the decision of the first rule of set that matches: deny
-// rules, then verify rules, then allow rules.
-func (set *ruleSet) first(st *evalState) (Decision, bool) {
-	for _, r := range set.deny {
-		if r.matches(st) {
-			return r.decision, true
+// first returns the first entry of set whose rule matches: the set lists
+// deny rules, then verify rules, then allow rules.
+func (set *ruleSet) first(st *evalState) *ruleEntry {
+	for i := range set.rules {
+		if e := &set.rules[i]; e.cond.hold(st) {
+			return e
 		}
 	}
-	for _, r := range set.verify {
-		if r.matches(st) {
-			return r.decision, true
-		}
-	}
-	for _, r := range set.allow {
-		if r.matches(st) {
-			return r.decision, true
-		}
-	}
-	return Decision{}, false
+	return nil
 }
 
 // defaultDecision is the outcome when no rule matched.
@@ -97,5 +92,35 @@ func failClosed(why string) Decision {
 	return Decision{
 		Outcome: pb.VerdictDecision_VERDICT_DECISION_BLOCK, Section: SectionDefault, RuleID: RuleNoMatch,
 		Reason: "Blocked: " + why + ".",
+	}
+}
+
+// evalState is what one evaluation carries between rules: what several
+// rules would otherwise each work out again about the action.
+type evalState struct {
+	act *action.Action
+	// programs is the policy's table of program names (see programTable).
+	programs programTable
+	// cel is taken from celActivations on first use: most actions never
+	// reach a `when`.
+	cel *celActivation
+	// cmds caches, for the script's first commands, what command matchers
+	// derive from each; programsDone says their program bits, and
+	// programUnion those of all commands, are set (numberPrograms).
+	cmds         [cachedCommands]commandFacts
+	programUnion uint64
+	programsDone bool
+}
+
+// cachedCommands bounds the commands whose facts an evaluation keeps; the
+// facts of later ones (rare: long scripts) are worked out on each use.
+const cachedCommands = 8
+
+// release returns what st borrowed.
+func (st *evalState) release() {
+	if st.cel != nil {
+		*st.cel = celActivation{} // the pool keeps no action alive
+		celActivations.Put(st.cel)
+		st.cel = nil
 	}
 }

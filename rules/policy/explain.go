@@ -17,7 +17,8 @@ func (p *Policy) Explain(a *action.Action) []Explanation {
 		return []Explanation{{Section: d.Section, RuleID: d.RuleID, Matched: true, Why: d.Reason}}
 	}
 	var out []Explanation
-	st := evalState{act: a}
+	st := evalState{act: a, programs: p.programs}
+	defer st.release()
 	for _, section := range [][]*rule{p.deny, p.verify, p.allow} {
 		for _, r := range section {
 			e := explainRule(r, &st)
@@ -53,7 +54,7 @@ func explainRule(r *rule, st *evalState) Explanation {
 	if r.section == SectionAllow {
 		quantifier = "every"
 	}
-	for _, m := range r.matchers {
+	for _, m := range r.cond.list() {
 		ok, witness := m.eval(st)
 		why = append(why, describe(m.kind(), quantifier, ok, witness))
 		if !ok {

@@ -4,9 +4,21 @@ import (
 	"github.com/parapet-dev/parapet/rules/action"
 )
 
-// ruleSet is the rules that can apply to one action type, in policy order.
+// ruleSet is the rules that can apply to one action type, in policy
+// order: deny rules, then verify rules, then allow rules, so the first
+// entry that matches decides.
 type ruleSet struct {
-	deny, verify, allow []*rule
+	rules []ruleEntry
+}
+
+// ruleEntry is one rule of a ruleSet. The conditions are copied in, so
+// that walking a set reads one array rather than following a pointer to
+// each rule.
+type ruleEntry struct {
+	cond conditions
+	rule *rule
+	// index is the rule's position in Policy.RuleDecisions.
+	index int
 }
 
 // ruleIndex holds a ruleSet per action type, so Evaluate skips rules
@@ -45,20 +57,20 @@ func buildIndex(deny, verify, allow []*rule) ruleIndex {
 // allow rules apply only when they name the type explicitly.
 func filterRules(deny, verify, allow []*rule, t string, known bool) *ruleSet {
 	s := &ruleSet{}
-	for _, r := range deny {
+	for i, r := range deny {
 		if r.actions == nil || r.actions.covers(t) {
-			s.deny = append(s.deny, r)
+			s.rules = append(s.rules, ruleEntry{cond: r.cond, rule: r, index: i})
 		}
 	}
-	for _, r := range verify {
+	for i, r := range verify {
 		if r.actions == nil || r.actions.covers(t) {
-			s.verify = append(s.verify, r)
+			s.rules = append(s.rules, ruleEntry{cond: r.cond, rule: r, index: len(deny) + i})
 		}
 	}
-	for _, r := range allow {
+	for i, r := range allow {
 		if known && (r.actions == nil || r.actions.covers(t)) ||
 			!known && r.actions != nil && t != "" && r.actions.namesExplicitly(t) {
-			s.allow = append(s.allow, r)
+			s.rules = append(s.rules, ruleEntry{cond: r.cond, rule: r, index: len(deny) + len(verify) + i})
 		}
 	}
 	return s

@@ -6,9 +6,7 @@ import (
 
 var matchKeys = []string{"action", "path", "path_not", "access", "command", "url", "fields", "when"}
 
-// match compiles a rule's `match:` mapping into r.actions and r.matchers.
-// Matchers are ordered cheapest first, CEL last, so most rules are decided
-// by string comparisons.
+// match compiles a rule's `match:` mapping into r.actions and r.cond.
 func (c *compiler) match(r *rule, label string, n *yaml.Node) {
 	kvs := c.ps.entries(n, label, "match")
 	if n.Kind == yaml.MappingNode && len(kvs) == 0 {
@@ -29,28 +27,18 @@ func (c *compiler) match(r *rule, label string, n *yaml.Node) {
 		r.actions = c.actionMatcher(label, v)
 	}
 	if pathNode, notNode, accessNode := get("path"), get("path_not"), get("access"); pathNode != nil || notNode != nil || accessNode != nil {
-		if m := c.pathMatcher(label, pathNode, notNode, accessNode, every); m != nil {
-			r.matchers = append(r.matchers, m)
-		}
+		r.cond.path = c.pathMatcher(label, pathNode, notNode, accessNode, every)
 	}
 	if v := get("command"); v != nil {
-		if m := c.commandMatcher(label, v, every); m != nil {
-			r.matchers = append(r.matchers, m)
-		}
+		r.cond.command = c.commandMatcher(label, v, every)
 	}
 	if v := get("url"); v != nil {
-		if m := c.urlMatcher(label, v, every); m != nil {
-			r.matchers = append(r.matchers, m)
-		}
+		r.cond.url = c.urlMatcher(label, v, every)
 	}
 	if v := get("fields"); v != nil {
-		if m := c.fieldsMatcher(label, v, every); m != nil {
-			r.matchers = append(r.matchers, m)
-		}
+		r.cond.fields = c.fieldsMatcher(label, v, every)
 	}
 	if v := get("when"); v != nil {
-		if m := c.celMatcher(label, v, every); m != nil {
-			r.matchers = append(r.matchers, m)
-		}
+		r.cond.when = c.celMatcher(label, v, every)
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/checker"
@@ -37,8 +38,8 @@ func (m *celMatcher) eval(st *evalState) (bool, string) {
 // run evaluates the expression; errText is set when it failed.
 func (m *celMatcher) run(st *evalState) (result bool, errText string) {
 	if st.cel == nil {
-		st.celStore = celActivation{act: st.act}
-		st.cel = &st.celStore
+		st.cel = celActivations.Get().(*celActivation)
+		st.cel.act = st.act
 	}
 	out, _, err := m.prg.Eval(st.cel)
 	if err != nil {
@@ -128,6 +129,10 @@ type celActivation struct {
 }
 
 var _ interpreter.Activation = (*celActivation)(nil)
+
+// celActivations lends evaluations their activation: CEL holds it as an
+// interface, so one on the evaluation's stack would move it to the heap.
+var celActivations = sync.Pool{New: func() any { return new(celActivation) }}
 
 func (a *celActivation) Parent() interpreter.Activation { return nil }
 

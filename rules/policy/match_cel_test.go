@@ -81,12 +81,7 @@ func TestCELCostTrackedOnlyWhenUnbounded(t *testing.T) {
 		`'string(args.ref).matches("^main$")'`:                                             true,
 	} {
 		p := oneRule(t, "deny", "when: "+src)
-		var m *celMatcher
-		for _, mm := range p.deny[0].matchers {
-			if c, ok := mm.(*celMatcher); ok {
-				m = c
-			}
-		}
+		m := p.deny[0].cond.when
 		if m == nil || m.costTracked != want {
 			t.Errorf("%s: cost tracked = %v, want %v", src, m != nil && m.costTracked, want)
 		}

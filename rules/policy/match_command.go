@@ -12,19 +12,32 @@ import (
 // its raw text. `command:` is one spec or a list of alternative specs; a
 // simple command matches when it satisfies any alternative.
 type commandMatcher struct {
-	alts  []*commandSpec
+	alts  []commandSpec
 	every bool
+	// programs is the union of the alternatives' programBits. Unless open
+	// is set (some alternative admits a program without a bit: it names
+	// none, or a pattern), a command whose program has none of these bits
+	// satisfies no alternative, and the alternatives need not be read.
+	programs uint64
+	open     bool
 }
 
 // commandSpec is one alternative: all of its given parts must hold for
 // the same simple command.
 type commandSpec struct {
-	program, subcommand wordGlobs
-	argsAny, argsNone   wordGlobs
-	argsAll             []wordGlob
-	flags               []flagSpec
-	assigns             wordGlobs
-	hasAssigns          bool
+	// program is the `program:` patterns as written, nil when not given.
+	// Matching uses programBits and programRest instead: the literal
+	// names that have a bit in the policy's programTable, and the rest.
+	program     wordGlobs
+	programBits uint64
+	programRest wordGlobs
+	subcommand  wordGlobs
+	argsAny     wordGlobs
+	argsNone    wordGlobs
+	argsAll     []wordGlob
+	flags       []flagSpec
+	assigns     wordGlobs
+	hasAssigns  bool
 }
 
 func (m *commandMatcher) kind() string { return "command" }
@@ -41,35 +54,46 @@ func (m *commandMatcher) eval(st *evalState) (bool, string) {
 			return false, ""
 		}
 		for i := range s.Commands {
-			if !m.holdsFor(&s.Commands[i]) {
+			if !m.holdsFor(st, i, &s.Commands[i]) {
 				return false, s.Commands[i].Name
 			}
 		}
 		return true, ""
 	}
+	if !m.open && st.scriptPrograms()&m.programs == 0 {
+		return false, "" // no command runs one of the programs
+	}
 	for i := range s.Commands {
-		if m.holdsFor(&s.Commands[i]) {
+		if m.holdsFor(st, i, &s.Commands[i]) {
 			return true, s.Commands[i].Name
 		}
 	}
 	return false, ""
 }
 
-func (m *commandMatcher) holdsFor(cmd *shell.Command) bool {
-	for _, a := range m.alts {
-		if a.holdsFor(cmd, m.every) {
+// holdsFor reports whether cmd, the script's command i, satisfies an
+// alternative.
+func (m *commandMatcher) holdsFor(st *evalState, i int, cmd *shell.Command) bool {
+	bit := st.programBit(i, cmd)
+	if !m.open && bit&m.programs == 0 {
+		return false
+	}
+	for j := range m.alts {
+		if m.alts[j].holdsFor(st, i, cmd, bit, m.every) {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *commandSpec) holdsFor(cmd *shell.Command, every bool) bool {
-	if s.program != nil && (cmd.Program == "" || !s.program.match(cmd.Program)) {
+// holdsFor reports whether cmd, the script's command i, whose program
+// has bit in the policy's programTable, satisfies s.
+func (s *commandSpec) holdsFor(st *evalState, i int, cmd *shell.Command, bit uint64, every bool) bool {
+	if s.program != nil && (cmd.Program == "" || bit&s.programBits == 0 && !s.programRest.match(cmd.Program)) {
 		return false
 	}
 	if s.subcommand != nil {
-		sub := subcommandOf(cmd)
+		sub := st.subcommand(i, cmd)
 		if sub == "" || !s.subcommand.match(sub) {
 			return false
 		}
@@ -89,6 +113,85 @@ func (s *commandSpec) holdsFor(cmd *shell.Command, every bool) bool {
 		return false
 	}
 	return s.assignsHold(cmd.Assigns, every)
+}
+
+// programTable numbers the literal program names of a policy's command
+// matchers, up to 64 of them: an evaluation looks each command's program
+// up once (commandFacts), and every spec then tests a bit instead of
+// comparing strings. A name past the 64th stays a pattern (programRest).
+type programTable map[string]uint8
+
+// add returns name's bit, numbering it if it is new; 0 when the table is full.
+func (t programTable) add(name string) uint64 {
+	id, ok := t[name]
+	if !ok {
+		if len(t) >= 64 {
+			return 0
+		}
+		id = uint8(len(t))
+		t[name] = id
+	}
+	return 1 << id
+}
+
+// bit returns name's bit, 0 for a name the table does not hold.
+func (t programTable) bit(name string) uint64 {
+	if id, ok := t[name]; ok {
+		return 1 << id
+	}
+	return 0
+}
+
+// commandFacts is what an evaluation works out once per simple command
+// for all the command matchers that read it.
+type commandFacts struct {
+	program    uint64 // the program's bit in the programTable
+	subcommand string // subcommandOf
+	subDone    bool
+}
+
+// numberPrograms sets the program bits of the script's commands and
+// their union, on the first call.
+func (st *evalState) numberPrograms() {
+	if st.programsDone {
+		return
+	}
+	st.programsDone = true
+	for i := range st.act.Script.Commands {
+		bit := st.programs.bit(st.act.Script.Commands[i].Program)
+		if i < len(st.cmds) {
+			st.cmds[i].program = bit
+		}
+		st.programUnion |= bit
+	}
+}
+
+// scriptPrograms returns the union of the bits of the script's programs.
+func (st *evalState) scriptPrograms() uint64 {
+	st.numberPrograms()
+	return st.programUnion
+}
+
+// programBit returns the bit of the program of cmd, the script's command
+// i, in the policy's programTable.
+func (st *evalState) programBit(i int, cmd *shell.Command) uint64 {
+	if i >= len(st.cmds) {
+		return st.programs.bit(cmd.Program)
+	}
+	st.numberPrograms()
+	return st.cmds[i].program
+}
+
+// subcommand returns subcommandOf(cmd) for cmd, the script's command i.
+func (st *evalState) subcommand(i int, cmd *shell.Command) string {
+	if i >= len(st.cmds) {
+		return subcommandOf(cmd)
+	}
+	f := &st.cmds[i]
+	if !f.subDone {
+		f.subcommand, f.subDone = subcommandOf(cmd), true
+	}
+	return f.subcommand
 }
 
 // assignsHold applies `assigns:`. Environment assignments can change what
@@ -203,23 +306,27 @@ var commandKeys = []string{"program", "subcommand", "args_any", "args_all", "arg
 
 func (c *compiler) commandMatcher(label string, n *yaml.Node, every bool) *commandMatcher {
 	m := &commandMatcher{every: every}
+	var alts []*yaml.Node
 	switch n.Kind {
 	case yaml.MappingNode:
-		if s := c.commandSpec(label, n); s != nil {
-			m.alts = append(m.alts, s)
-		}
+		alts = []*yaml.Node{n}
 	case yaml.SequenceNode:
 		if len(n.Content) == 0 {
 			c.ps.add(n.Line, label, "command is an empty list")
 		}
-		for _, alt := range n.Content {
-			if s := c.commandSpec(label, alt); s != nil {
-				m.alts = append(m.alts, s)
-			}
-		}
+		alts = n.Content
 	default:
 		c.ps.add(n.Line, label, "command must be a mapping (program, subcommand, args_any, …) or a list of them, got %s", kindName(n))
 		return nil
+	}
+	for _, alt := range alts {
+		s := c.commandSpec(label, alt)
+		if s == nil {
+			continue
+		}
+		m.alts = append(m.alts, *s)
+		m.programs |= s.programBits
+		m.open = m.open || s.program == nil || s.programRest != nil
 	}
 	return m
 }
@@ -251,6 +358,17 @@ func (c *compiler) commandSpec(label string, n *yaml.Node) *commandSpec {
 		switch kv.key {
 		case "program":
 			s.program = globs(kv)
+			s.programBits, s.programRest = 0, nil
+			for _, g := range s.program {
+				bit := uint64(0)
+				if g.literal {
+					bit = c.programs.add(g.pattern)
+				}
+				if bit == 0 {
+					s.programRest = append(s.programRest, g)
+				}
+				s.programBits |= bit
+			}
 		case "subcommand":
 			s.subcommand = globs(kv)
 		case "args_any":

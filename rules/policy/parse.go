@@ -105,7 +105,7 @@ func parse(ps *problems, source string, src []byte) *Policy {
 		p.Heuristics = parseHeuristics(ps, kv.value)
 	}
 
-	c := &compiler{ps: ps, trustedHosts: p.Heuristics.TrustedHosts, ids: map[string]int{}}
+	c := &compiler{ps: ps, trustedHosts: p.Heuristics.TrustedHosts, ids: map[string]int{}, programs: programTable{}}
 	for _, s := range []struct {
 		name string
 		dst  *[]*rule
@@ -118,6 +118,7 @@ func parse(ps *problems, source string, src []byte) *Policy {
 		return nil
 	}
 	p.index = buildIndex(p.deny, p.verify, p.allow)
+	p.programs = c.programs
 	p.noMatchReason = noMatchReason(p)
 	return p
 }

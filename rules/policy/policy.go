@@ -35,6 +35,8 @@ type Policy struct {
 	// index holds, per action type, the rules that can apply to it, in
 	// policy order; see index.go.
 	index ruleIndex
+	// programs numbers the program names command matchers compare with.
+	programs programTable
 	// noMatchReason is generated at load so Evaluate does not format.
 	noMatchReason string
 }

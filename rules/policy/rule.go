@@ -9,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
-	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // rule is one compiled rule.
@@ -19,16 +18,80 @@ type rule struct {
 	line    int
 	// actions restricts the action types; nil means any type.
 	actions *actionMatcher
-	// matchers run cheapest first; all must hold.
-	matchers []matcher
+	cond    conditions
 	// decision is what a match returns, built at load so Evaluate does
 	// not allocate.
 	decision Decision
 }
 
-// matcher is one condition of a rule. every is fixed when it is compiled:
-// deny and verify rules hold when ANY path/command/URL matches, allow
-// rules only when EVERY one does.
+// conditions are a rule's matchers, nil where the rule has none of that
+// kind; all must hold. They run in field order, cheapest first and CEL
+// last, so most rules are decided by string comparisons. Typed fields
+// rather than a list of interfaces let Evaluate call them directly, so
+// its evalState stays on the stack.
+type conditions struct {
+	path    *pathMatcher
+	command *commandMatcher
+	url     *urlMatcher
+	fields  *fieldsMatcher
+	when    *celMatcher
+}
+
+// hold reports whether every condition holds (the action type was
+// already checked through the index).
+func (c *conditions) hold(st *evalState) bool {
+	if c.path != nil {
+		if ok, _ := c.path.eval(st); !ok {
+			return false
+		}
+	}
+	if c.command != nil {
+		if ok, _ := c.command.eval(st); !ok {
+			return false
+		}
+	}
+	if c.url != nil {
+		if ok, _ := c.url.eval(st); !ok {
+			return false
+		}
+	}
+	if c.fields != nil {
+		if ok, _ := c.fields.eval(st); !ok {
+			return false
+		}
+	}
+	if c.when != nil {
+		if ok, _ := c.when.eval(st); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// list returns the conditions in the order they run, for Explain.
+func (c *conditions) list() []matcher {
+	var out []matcher
+	if c.path != nil {
+		out = append(out, c.path)
+	}
+	if c.command != nil {
+		out = append(out, c.command)
+	}
+	if c.url != nil {
+		out = append(out, c.url)
+	}
+	if c.fields != nil {
+		out = append(out, c.fields)
+	}
+	if c.when != nil {
+		out = append(out, c.when)
+	}
+	return out
+}
+
+// matcher is one condition of a rule, as Explain sees it. every is fixed
+// when it is compiled: deny and verify rules hold when ANY
+// path/command/URL matches, allow rules only when EVERY one does.
 type matcher interface {
 	// kind names the matcher in explanations ("path", "command", …).
 	kind() string
@@ -36,26 +99,6 @@ type matcher interface {
 	// decided it (the matching one, or for allow rules the one that did
 	// not match); "" when there is none.
 	eval(st *evalState) (bool, string)
-}
-
-// evalState is what one evaluation carries between rules.
-type evalState struct {
-	act *action.Action
-	// cel is built on first use, in celStore: most actions never reach a
-	// `when`.
-	cel      *celActivation
-	celStore celActivation
-}
-
-// matches reports whether every matcher of r holds (the action type was
-// already checked through the index).
-func (r *rule) matches(st *evalState) bool {
-	for _, m := range r.matchers {
-		if ok, _ := m.eval(st); !ok {
-			return false
-		}
-	}
-	return true
 }
 
 var ruleKeys = map[string][]string{
@@ -70,6 +113,8 @@ type compiler struct {
 	trustedHosts []string
 	// ids maps a rule id to the line that first defined it.
 	ids map[string]int
+	// programs numbers the literal program names of command matchers.
+	programs programTable
 }
 
 func (c *compiler) section(name string, n *yaml.Node) []*rule {

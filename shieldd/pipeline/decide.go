@@ -50,8 +50,8 @@ func (p *Pipeline) decide(ctx context.Context, rs *ruleset, in Input, now instan
 	if spans != nil {
 		_, sp = spans.start(SpanPolicy)
 	}
-	pol := rs.policy.Evaluate(act)
-	t0 := rs.tier0For(&pol)
+	pol, polIndex := rs.policy.Decide(act)
+	t0 := rs.tier0For(&pol, polIndex)
 	if spans != nil {
 		endPolicy(sp, &pol, t0.outcome)
 	}
@@ -296,21 +296,26 @@ func (t *tier0Verdict) reasoning(d pb.VerdictDecision, reasons []string, noEvalu
 }
 
 // prepareTier0 builds the tier0Verdict of every decision pol can return
-// for a known action type.
-func prepareTier0(pol *policy.Policy) map[string]*tier0Verdict {
+// for a known action type, in the order of pol.RuleDecisions.
+func prepareTier0(pol *policy.Policy) []*tier0Verdict {
 	ds := pol.RuleDecisions()
-	m := make(map[string]*tier0Verdict, len(ds))
-	for _, d := range ds {
-		m[d.RuleID] = newTier0Verdict(d)
+	out := make([]*tier0Verdict, len(ds))
+	for i, d := range ds {
+		out[i] = newTier0Verdict(d)
 	}
-	return m
+	return out
 }
 
-// tier0For returns the prepared tier0Verdict of d, or builds one (an
-// unknown action type's decision names the type, so it is not prepared).
-func (rs *ruleset) tier0For(d *policy.Decision) *tier0Verdict {
-	if t, ok := rs.tier0[d.RuleID]; ok && t.decision == *d {
-		return t
+// tier0For returns the prepared tier0Verdict of d, the decision at index
+// in the policy's RuleDecisions (-1: none), or builds one (an unknown
+// action type's decision names the type, so it is not prepared).
+func (rs *ruleset) tier0For(d *policy.Decision, index int) *tier0Verdict {
+	if index >= 0 && index < len(rs.tier0) {
+		// Equal unless the policy's defaults were changed after it was
+		// prepared: then the verdict follows the decision made.
+		if t := rs.tier0[index]; t.decision == *d {
+			return t
+		}
 	}
 	return newTier0Verdict(*d)
 }

@@ -15,8 +15,8 @@ import (
 // made it so.
 type verdictLRU struct {
 	mu    sync.Mutex
-	index map[cacheKey]int32 // key → slot
-	slots []lruSlot          // grows as entries come, then slots are reused
+	index slotIndex // key → slot
+	slots []lruSlot // grows as entries come, then slots are reused
 	// total counts the entries of every shard sharing this cache's
 	// capacity, size (one shard: just this one's).
 	total *atomic.Int64
@@ -38,14 +38,14 @@ type lruSlot struct {
 func newVerdictLRU(size int) *verdictLRU { return newSharedLRU(size, new(atomic.Int64)) }
 
 func newSharedLRU(size int, total *atomic.Int64) *verdictLRU {
-	return &verdictLRU{index: make(map[cacheKey]int32), size: int64(size), total: total, head: none, tail: none, free: none}
+	return &verdictLRU{size: int64(size), total: total, head: none, tail: none, free: none}
 }
 
 // get returns k's value and makes it the most recently used.
 func (l *verdictLRU) get(k cacheKey) (cachedVerdict, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, ok := l.index[k]
+	_, i, ok := l.index.find(k, l.slots)
 	if !ok {
 		return cachedVerdict{}, false
 	}
@@ -58,7 +58,7 @@ func (l *verdictLRU) get(k cacheKey) (cachedVerdict, bool) {
 func (l *verdictLRU) peek(k cacheKey) (cachedVerdict, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, ok := l.index[k]
+	_, i, ok := l.index.find(k, l.slots)
 	if !ok {
 		return cachedVerdict{}, false
 	}
@@ -70,7 +70,7 @@ func (l *verdictLRU) peek(k cacheKey) (cachedVerdict, bool) {
 func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if i, ok := l.index[k]; ok {
+	if _, i, ok := l.index.find(k, l.slots); ok {
 		l.slots[i].value = v
 		l.unlink(i)
 		l.pushFront(i)
@@ -81,7 +81,7 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 	case l.total.Load() >= l.size && l.tail != none: // full: reuse the least recently used slot
 		i = l.tail
 		l.unlink(i)
-		delete(l.index, l.slots[i].key)
+		l.index.remove(l.slots[i].key, l.slots)
 	case l.free != none:
 		i, l.free = l.free, l.slots[l.free].next
 		l.total.Add(1)
@@ -91,7 +91,7 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 		l.total.Add(1)
 	}
 	l.slots[i] = lruSlot{key: k, value: v}
-	l.index[k] = i
+	l.index.insert(k, i)
 	l.pushFront(i)
 }
 
@@ -99,11 +99,10 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 func (l *verdictLRU) remove(k cacheKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, ok := l.index[k]
+	i, ok := l.index.remove(k, l.slots)
 	if !ok {
 		return
 	}
-	delete(l.index, k)
 	l.total.Add(-1)
 	l.unlink(i)
 	l.slots[i] = lruSlot{next: l.free} // drop the shape pointer too
@@ -114,7 +113,7 @@ func (l *verdictLRU) remove(k cacheKey) {
 func (l *verdictLRU) len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.index)
+	return l.index.n
 }
 
 // keys lists the keys from least to most recently used (tests).
@@ -152,6 +151,103 @@ func (l *verdictLRU) pushFront(i int32) {
 	l.head = i
 	if l.tail == none {
 		l.tail = i
+	}
+}
+
+// slotIndex maps keys to slots: an open-addressing table with linear
+// probing, placed by the key itself. A key is already a keyed 128-bit
+// hash (random per process, see cacheKey), so it needs no hashing again,
+// and no caller can choose keys that crowd one part of the table. A map
+// hashed every key on each of the three or four lookups, inserts and
+// deletes of a cache miss.
+//
+// A cell is 0 when empty, else the slot number plus one in the high 32
+// bits and the low 32 bits of key[0] (the cell's home position and a tag
+// that spares most slot reads) in the low 32 bits. The table is at most
+// half full, so every probe ends at an empty cell.
+type slotIndex struct {
+	cells []uint64
+	mask  uint64 // len(cells) - 1
+	n     int    // keys held
+}
+
+// find returns the cell holding k and its slot, or, when k is absent,
+// the empty cell where its probe ended.
+func (x *slotIndex) find(k cacheKey, slots []lruSlot) (cell uint64, slot int32, ok bool) {
+	if x.n == 0 {
+		return 0, 0, false
+	}
+	tag := uint32(k[0])
+	for p := uint64(tag) & x.mask; ; p = (p + 1) & x.mask {
+		c := x.cells[p]
+		if c == 0 {
+			return p, 0, false
+		}
+		if uint32(c) == tag {
+			if s := int32(c>>32) - 1; slots[s].key == k {
+				return p, s, true
+			}
+		}
+	}
+}
+
+// insert adds k, which the index does not hold, at slot.
+func (x *slotIndex) insert(k cacheKey, slot int32) {
+	if 2*(x.n+1) > len(x.cells) {
+		x.grow()
+	}
+	tag := uint32(k[0])
+	p := uint64(tag) & x.mask
+	for x.cells[p] != 0 {
+		p = (p + 1) & x.mask
+	}
+	x.cells[p] = uint64(slot+1)<<32 | uint64(tag)
+	x.n++
+}
+
+// grow doubles the table (16 cells at first) and places every key again.
+func (x *slotIndex) grow() {
+	old := x.cells
+	x.cells = make([]uint64, max(16, 2*len(old)))
+	x.mask = uint64(len(x.cells) - 1)
+	for _, c := range old {
+		if c == 0 {
+			continue
+		}
+		p := uint64(uint32(c)) & x.mask
+		for x.cells[p] != 0 {
+			p = (p + 1) & x.mask
+		}
+		x.cells[p] = c
+	}
+}
+
+// remove drops k and returns its slot, if the index holds it.
+func (x *slotIndex) remove(k cacheKey, slots []lruSlot) (int32, bool) {
+	p, slot, ok := x.find(k, slots)
+	if !ok {
+		return 0, false
+	}
+	x.n--
+	// Close the gap: a later cell of the same run moves into it when the
+	// gap lies between that cell's home and the cell, so that no probe
+	// stops short of it (Knuth's algorithm R; no tombstones).
+	for {
+		x.cells[p] = 0
+		q := p
+		for {
+			q = (q + 1) & x.mask
+			c := x.cells[q]
+			if c == 0 {
+				return slot, true
+			}
+			home := uint64(uint32(c)) & x.mask
+			if (q-home)&x.mask >= (q-p)&x.mask {
+				x.cells[p] = c
+				p = q
+				break
+			}
+		}
 	}
 }
 

@@ -1,23 +1,46 @@
 package pipeline
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // TestVerdictLRUMatchesModel replays random gets, adds and removes on
 // verdictLRU and on a plain slice kept in recency order, and compares
-// every answer and the order after each step.
+// every answer and the order after each step. The keys are placed in the
+// index next to each other, all at one home position with one tag (so
+// that every probe reads slots and every removal moves cells), all at
+// the last cell (runs wrap around), or at three homes, interleaved.
 func TestVerdictLRUMatchesModel(t *testing.T) {
-	for _, size := range []int{1, 2, 7, 64} {
+	keyings := map[string]func(n int) cacheKey{
+		"adjacent":  func(n int) cacheKey { return cacheKey{uint64(n), 0} },
+		"one home":  func(n int) cacheKey { return cacheKey{uint64(n) << 40, 0} },
+		"last cell": func(n int) cacheKey { return cacheKey{uint64(n)<<40 | 0xffffffff, 0} },
+		"three homes": func(n int) cacheKey {
+			return cacheKey{[]uint64{0, 5, 0xffffffff}[n%3] | uint64(n)<<36, uint64(n)}
+		},
+	}
+	for name, keyOf := range keyings {
+		for _, size := range []int{1, 2, 7, 64} {
+			t.Run(fmt.Sprintf("%s/%d", name, size), func(t *testing.T) { checkLRUModel(t, size, keyOf) })
+		}
+	}
+}
+
+func checkLRUModel(t *testing.T, size int, keyOf func(n int) cacheKey) {
+	{
 		rng := rand.New(rand.NewPCG(uint64(size), 1))
 		l := newVerdictLRU(size)
 		var model []cacheKey // least recently used first
 		vals := map[cacheKey]int64{}
 		find := func(k cacheKey) int { return slices.Index(model, k) }
 		for step := range 5000 {
-			k := cacheKey{uint64(rng.IntN(3 * size)), 0}
+			k := keyOf(rng.IntN(3 * size))
 			switch op := rng.IntN(10); {
 			case op < 4:
 				v, ok := l.get(k)
@@ -48,6 +71,14 @@ func TestVerdictLRUMatchesModel(t *testing.T) {
 			}
 			if l.len() != len(model) || len(l.slots) > size {
 				t.Fatalf("size %d step %d: len %d (%d slots); model %d", size, step, l.len(), len(l.slots), len(model))
+			}
+			for _, k := range model {
+				if _, i, ok := l.index.find(k, l.slots); !ok || l.slots[i].key != k {
+					t.Fatalf("size %d step %d: the index lost %v", size, step, k)
+				}
+			}
+			if 2*l.index.n > len(l.index.cells) {
+				t.Fatalf("size %d step %d: index more than half full (%d of %d)", size, step, l.index.n, len(l.index.cells))
 			}
 		}
 	}
@@ -93,5 +124,60 @@ func TestShardedLRU(t *testing.T) {
 	s.add(last, cachedVerdict{})
 	if s.len() != size {
 		t.Errorf("re-added after a remove: len %d; want %d", s.len(), size)
+	}
+}
+
+// Every part of a request is in its cache key, and moving bytes from one
+// field to the next makes another key; so does a request too large for
+// the stack buffer.
+func TestCacheKeySeparatesFields(t *testing.T) {
+	base := func() Input {
+		in := input("read_file", `{"path":"src/main.go"}`)
+		in.Request.Caller = action.Caller{
+			Tenant: "acme", WorkspaceID: "ws", EngineID: "en", UserID: "us", AgentName: "ag",
+			WorkspaceRoot: "/w", Home: "/h",
+		}
+		return in
+	}
+	large := base()
+	large.Request.Payload = []byte(`{"path":"` + strings.Repeat("x", 2*smallKey) + `"}`)
+	variants := map[string]func(in *Input){
+		"base":             func(*Input) {},
+		"policy-sized":     func(in *Input) { in.Request.Caller.Tenant = "acmesha256:x" },
+		"type":             func(in *Input) { in.Request.Type = "write_file" },
+		"payload":          func(in *Input) { in.Request.Payload = []byte(`{"path":"src/main.gp"}`) },
+		"tenant":           func(in *Input) { in.Request.Caller.Tenant = "globex" },
+		"workspace id":     func(in *Input) { in.Request.Caller.WorkspaceID = "wx" },
+		"engine id":        func(in *Input) { in.Request.Caller.EngineID = "ex" },
+		"user id":          func(in *Input) { in.Request.Caller.UserID = "ux" },
+		"agent":            func(in *Input) { in.Request.Caller.AgentName = "ax" },
+		"root":             func(in *Input) { in.Request.Caller.WorkspaceRoot = "/x" },
+		"home":             func(in *Input) { in.Request.Caller.Home = "/y" },
+		"shifted ids":      func(in *Input) { in.Request.Caller.WorkspaceID, in.Request.Caller.EngineID = "wse", "n" },
+		"min tier":         func(in *Input) { in.MinTier = 2 },
+		"attachment":       func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh", Content: "ls"}} },
+		"attachment path":  func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "b.sh", Content: "ls"}} },
+		"unreadable":       func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh", Unreadable: true}} },
+		"two attachments":  func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.sh"}, {Path: "ls"}} },
+		"shifted contents": func(in *Input) { in.Request.Attachments = []action.Attachment{{Path: "a.s", Content: "hls"}} },
+		"large":            func(in *Input) { *in = large },
+		"large, tier":      func(in *Input) { *in = large; in.MinTier = 1 },
+	}
+	seen := map[cacheKey]string{}
+	for name, change := range variants {
+		in := base()
+		change(&in)
+		k := makeCacheKey("sha256:x", &in)
+		if again := makeCacheKey("sha256:x", &in); again != k {
+			t.Fatalf("%s: the key changed between two calls", name)
+		}
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share a key", name, other)
+		}
+		seen[k] = name
+	}
+	in := base()
+	if makeCacheKey("sha256:x", &in) == makeCacheKey("sha256:y", &in) {
+		t.Error("the policy version is not in the key")
 	}
 }

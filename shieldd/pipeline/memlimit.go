@@ -15,7 +15,7 @@ const (
 	// flight.
 	memoryBase = 24 << 20
 	// memoryPerVerdict covers one cached verdict: about 117 live bytes
-	// (its LRU slot and map entry; verdict shapes are shared), with room
+	// (its LRU slot and index cell; verdict shapes are shared), with room
 	// for the garbage a busy cache makes between collections.
 	memoryPerVerdict = 160
 )

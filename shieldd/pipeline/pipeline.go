@@ -94,8 +94,9 @@ type Pipeline struct {
 type ruleset struct {
 	policy   *policy.Policy
 	analyzer *heuristics.Analyzer
-	// tier0 holds, by rule id, what each policy decision puts into a verdict.
-	tier0 map[string]*tier0Verdict
+	// tier0 holds what each policy decision puts into a verdict, in the
+	// order of policy.RuleDecisions (see Policy.Decide).
+	tier0 []*tier0Verdict
 }
 
 func newRuleset(pol *policy.Policy) (*ruleset, error) {

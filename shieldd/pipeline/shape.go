@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
@@ -48,7 +50,17 @@ type shapeTable struct {
 	mu     sync.RWMutex
 	byHash map[uint64][]*verdictShape
 	n      int
+	// recent remembers shapes by where their parts live (see placement):
+	// a verdict built from the same parts as an earlier one, as every
+	// verdict of a rule without Tier 1 findings is (its rule ids, findings
+	// and reasoning are prepared once per rule), finds its shape by
+	// comparing pointers instead of hashing every string. Direct-mapped:
+	// a slot holds the last shape stored there.
+	recent [recentShapes]atomic.Pointer[verdictShape]
 }
+
+// recentShapes is the number of slots of shapeTable.recent.
+const recentShapes = 256
 
 // shapeSeed keys the fingerprints of every table (it never leaves the process).
 var shapeSeed = maphash.MakeSeed()
@@ -56,6 +68,22 @@ var shapeSeed = maphash.MakeSeed()
 // intern returns the table's shape equal to s, or s on the heap (added
 // to the table while it has room).
 func (t *shapeTable) intern(s *verdictShape) *verdictShape {
+	slot := &t.recent[s.placement()%recentShapes]
+	if known := slot.Load(); known != nil && known.sameParts(s) {
+		return known
+	}
+	shape := t.lookup(s)
+	if shape.sameParts(s) {
+		// Only then can the slot serve the next verdict with s's parts:
+		// a verdict with parts of its own (findings copied for it) would
+		// take the slot from shapes that recur.
+		slot.Store(shape)
+	}
+	return shape
+}
+
+// lookup is intern without the recent slots.
+func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	h := s.fingerprint(shapeSeed)
 	t.mu.RLock()
 	known := t.find(h, s)
@@ -94,6 +122,38 @@ func (t *shapeTable) reset() {
 	t.mu.Lock()
 	t.byHash, t.n = nil, 0
 	t.mu.Unlock()
+	for i := range t.recent {
+		t.recent[i].Store(nil)
+	}
+}
+
+// placement picks s's slot in shapeTable.recent from where its parts
+// live and its numbers, without reading a string: it only spreads
+// shapes over the slots (sameParts decides), so a collision costs a
+// lookup, never a wrong shape.
+func (s *verdictShape) placement() uint64 {
+	h := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.ruleIDs))))
+	mix := func(n uint64) { h = bits.RotateLeft64((h^n)*0x9e3779b97f4a7c15, 29) }
+	mix(uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.findings)))))
+	mix(uint64(uintptr(unsafe.Pointer(unsafe.StringData(s.reasoning)))))
+	mix(uint64(len(s.actionType))<<32 | uint64(s.decision)<<8 | uint64(uint8(s.requiredTier)))
+	return h ^ h>>32
+}
+
+// sameParts reports whether s and o are built from the same parts: the
+// same rule ids and findings (the same slices, which verdicts never
+// change in place), equal strings, numbers and confinement. Then they
+// are equal; shapes with equal parts kept elsewhere are not the same.
+func (s *verdictShape) sameParts(o *verdictShape) bool {
+	return s.decision == o.decision && s.tier == o.tier && s.requiredTier == o.requiredTier &&
+		s.confidence == o.confidence && s.confinement == o.confinement &&
+		sameSlice(s.ruleIDs, o.ruleIDs) && sameSlice(s.findings, o.findings) &&
+		s.reasoning == o.reasoning && s.policyVersion == o.policyVersion && s.actionType == o.actionType
+}
+
+// sameSlice reports whether a and b are the same elements in memory.
+func sameSlice[E any](a, b []E) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // fingerprint hashes every field equal compares. Each string is hashed

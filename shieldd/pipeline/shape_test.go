@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/hex"
 	"slices"
 	"testing"
 	"time"
@@ -125,5 +126,71 @@ func TestConfinementEqualCoversSchema(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The verdict's action hash is the hex of the canonical hash, every byte
+// value in every position of a 4-byte group included.
+func TestNewVerdictHashIsHex(t *testing.T) {
+	var h [32]byte
+	for b := range 256 {
+		for i := range h {
+			h[i] = byte(b + i*37)
+		}
+		h[b%32] = byte(b)
+		if got, want := newVerdict(&h).ActionHash, hex.EncodeToString(h[:]); got != want {
+			t.Fatalf("ActionHash %s, want %s", got, want)
+		}
+	}
+}
+
+// A verdict built from the parts of an earlier one finds its shape in the
+// recent slots; shapes that share a slot, or equal shapes with parts of
+// their own, still intern as their content says.
+func TestRecentShapes(t *testing.T) {
+	var tbl shapeTable
+	prepared := tier1Verdict()
+	withParts := func(actionType string) *verdictShape {
+		v := *shapeOf(prepared)
+		v.actionType = actionType
+		return &v
+	}
+	read := tbl.intern(withParts("read_file"))
+	if got := tbl.intern(withParts("read_file")); got != read {
+		t.Fatal("the same parts did not find their shape")
+	}
+	slot := &tbl.recent[read.placement()%recentShapes]
+	if slot.Load() != read {
+		t.Fatal("the shape is not in its recent slot")
+	}
+	// Same parts, same length of action type: the same slot, another shape.
+	edit := withParts("edit_file")
+	if edit.placement() != read.placement() {
+		t.Fatal("placement reads the action type's content")
+	}
+	if got := tbl.intern(edit); got == read || !got.equal(edit) {
+		t.Fatalf("edit_file interned as %+v", got)
+	}
+	if got := tbl.intern(withParts("read_file")); got != read || slot.Load() != read {
+		t.Fatal("read_file lost its shape after sharing the slot")
+	}
+	// Equal content in parts of its own: the interned shape, and the slot
+	// is left to the parts that recur.
+	fresh := shapeOf(proto.Clone(prepared).(*pb.Verdict))
+	fresh.actionType = "read_file"
+	if got := tbl.intern(fresh); got != read {
+		t.Fatal("an equal shape with parts of its own was not shared")
+	}
+	if tbl.recent[fresh.placement()%recentShapes].Load() == fresh {
+		t.Fatal("a verdict's own parts took a recent slot")
+	}
+	tbl.reset()
+	for i := range tbl.recent {
+		if tbl.recent[i].Load() != nil {
+			t.Fatal("reset kept a recent shape")
+		}
+	}
+	if got := tbl.intern(withParts("read_file")); got == read || !got.equal(read) {
+		t.Fatal("after reset, a recent shape was served")
 	}
 }
