@@ -1,13 +1,18 @@
 package shell
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // The fast path analyses everyday command lines without the full parser:
 // plain words (see scanPlainWord), which may hold $NAME and backslash
 // escapes, in simple commands joined by | && || ; and newlines, with
 // prefix assignments (CGO_ENABLED=0 go build), export NAME=value,
 // comments and redirections to plain words (> out, >> log, < in, 2>&1,
-// &> all). It lexes the whole line first and gives up, leaving the line
+// &> all), and command substitutions $(…) of such scripts in a
+// command's words (one level; see lexSubst). It lexes the whole line,
+// substitutions included, first and gives up, leaving the line
 // to the full parse, on anything else; then it builds the commands
 // exactly as the walker does from the parser's syntax tree, so the result
 // is identical.
@@ -54,11 +59,15 @@ var byteClass = func() (t [256]uint8) {
 	t['\''], t['"'] = clQuote, clQuote
 	t['$'] = clDollar
 	t['\\'] = clEscape
-	for _, c := range " \t\n|&;<>" {
+	for _, c := range " \t\n|&;<>)" {
 		t[c] = clStop
 	}
 	return t
 }()
+
+// clSubst, in a word's class (where clBad never is), marks a command
+// substitution $(…) in the word.
+const clSubst = clBad
 
 // Line flags lexPlain reports besides the union of its words' classes.
 const (
@@ -66,6 +75,7 @@ const (
 	lfRedir                           // a redirection
 	lfAssign                          // a prefix assignment
 	lfDecl                            // export NAME[=value]…
+	lfSubst                           // a command substitution $(…) in a word
 )
 
 // quotable marks the bytes the fast path accepts inside single quotes
@@ -165,7 +175,14 @@ func (w *walker) fastPath(src string, fr frame) bool {
 	}
 	// $NAME renders as written while the line gives no variable a known
 	// value; the walker renders a known value (assignVar) in its place.
+	// (A substitution counts as $NAME: its script may hold some.)
 	if flags&uint16(clDollar) != 0 && w.sem.anyKnown() {
+		return false
+	}
+	// A substitution one level past MaxDepth is reported too deep; a line
+	// with more substitutions and commands than the parser is given, not
+	// analysed.
+	if flags&lfSubst != 0 && (fr.depth >= MaxDepth || len(src) > maxCommandMarks && commandMarks(src) > maxCommandMarks) {
 		return false
 	}
 	if flags&lfList == 0 {
@@ -267,6 +284,76 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 	}
 	var arr [6]field
 	w.emitCall(w.fastFields(src, toks, arr[:0], fr), nil, joinRedirs(fr.redirs, nil), fr)
+	if flags&lfSubst != 0 {
+		w.fastSubsts(src, toks, fr)
+	}
+}
+
+// fastSubsts analyses the command substitutions in the words of one
+// command, after it, one level deeper, as walker.substitutions does:
+// what they change (cd, variables) stays in them.
+//
+//go:noinline
+func (w *walker) fastSubsts(src string, toks []fpTok, fr frame) {
+	inner := fr
+	inner.depth++
+	inner.redirs = nil
+	inner.background = false
+	inner.nest = 0
+	inner.wrap = 0
+	inner.via = "$()"
+	saved := w.sem.save()
+	for _, t := range toks {
+		if t.kind != fpWord || t.class&clSubst == 0 {
+			continue
+		}
+		word := src[t.start:t.end]
+		inDouble := false
+		for i := 0; ; {
+			start, end, dq := nextSubst(word, i, inDouble)
+			if start < 0 {
+				break
+			}
+			inDouble = dq
+			// The lexer accepted the script as a plain one, so this takes
+			// the fast path.
+			w.parseScript(word[start+2:end-1], inner, false)
+			i = end
+		}
+	}
+	w.sem = saved
+}
+
+// nextSubst returns where the first command substitution $(…) at or
+// after word[i] starts and ends, or -1, in a word lexPlain accepted, and
+// whether it is inside double quotes; inDouble: word[i] is.
+func nextSubst(word string, i int, inDouble bool) (start, end int, inDoubleAt bool) {
+	for i < len(word) {
+		switch word[i] {
+		case '\\':
+			i++ // the escaped byte (never inside double quotes)
+		case '\'':
+			if !inDouble {
+				i += 1 + strings.IndexByte(word[i+1:], '\'')
+			}
+		case '"':
+			inDouble = !inDouble
+		case '$':
+			if i+1 < len(word) && word[i+1] == '(' {
+				return i, substEnd(word, i), inDouble
+			}
+		}
+		i++
+	}
+	return -1, -1, false
+}
+
+// substEnd returns the end of the command substitution starting at
+// s[i] ($), accepted by the lexer.
+func substEnd(s string, i int) int {
+	var arr [8]fpTok
+	_, _, end, _ := lexTokens(s, i+2, arr[:0], true)
+	return end
 }
 
 // fastFields appends the fields of the word tokens in toks to fields.
@@ -357,6 +444,9 @@ func (w *walker) fastCommandWith(src string, toks []fpTok, flags uint16, fr fram
 	}
 	var arr [6]field
 	w.emitCall(w.fastFields(src, toks, arr[:0], fr), assigns, joinRedirs(fr.redirs, redirs), fr)
+	if flags&lfSubst != 0 {
+		w.fastSubsts(src, toks, fr)
+	}
 }
 
 // fastExport emits export NAME=value… (words only) and records what it
@@ -410,13 +500,30 @@ func isName(s string) bool {
 // redirection, or has only assignments; an operator with no command
 // before it, or (except ; and newline) after it.
 func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
+	toks, flags, _, ok = lexTokens(src, 0, toks, false)
+	return toks, flags, ok
+}
+
+// lexTokens is lexPlain from src[i]; inSubst: the script of a command
+// substitution, which ends at an unquoted ) (end is past it) and may
+// hold no substitution of its own.
+func lexTokens(src string, i int, toks []fpTok, inSubst bool) (_ []fpTok, flags uint16, end int, ok bool) {
 	var class uint8 // the union of the words' classes, clExt for the line
 	words := 0      // words of the current simple command
 	// decl: the command is export NAME[=value]…; assigned: it has prefix
 	// assignments.
 	decl, assigned := false, false
-	for i := 0; i < len(src); {
+	closed := false
+	for i < len(src) {
 		c := src[i]
+		if c == ')' {
+			if !inSubst {
+				return nil, 0, 0, false
+			}
+			closed = true
+			i++
+			break
+		}
 		switch c {
 		case ' ':
 			i++
@@ -432,7 +539,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 				flags |= lfList
 				words, decl, assigned = 0, false, false
 			} else if len(toks) > 0 && toks[len(toks)-1].kind != fpSemi {
-				return nil, 0, false // a | b, a && b, … continued on the next line; A=1 alone
+				return nil, 0, 0, false // a | b, a && b, … continued on the next line; A=1 alone
 			}
 			i++
 			continue
@@ -441,7 +548,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			class |= clExt
 			for i < len(src) && src[i] != '\n' {
 				if quotable[src[i]]&qOneLine == 0 {
-					return nil, 0, false
+					return nil, 0, 0, false
 				}
 				i++
 			}
@@ -454,10 +561,10 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			case i+1 < len(src) && src[i+1] == '|':
 				kind, n = fpOr, 2
 			case i+1 < len(src) && src[i+1] == '&':
-				return nil, 0, false // |&
+				return nil, 0, 0, false // |&
 			}
 			if words == 0 {
-				return nil, 0, false
+				return nil, 0, 0, false
 			}
 			toks = append(toks, fpTok{kind: kind, start: int32(i), end: int32(i + n)})
 			flags |= lfList
@@ -467,7 +574,7 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 		case '&':
 			if i+1 < len(src) && src[i+1] == '&' {
 				if words == 0 {
-					return nil, 0, false
+					return nil, 0, 0, false
 				}
 				toks = append(toks, fpTok{kind: fpAnd, start: int32(i), end: int32(i + 2)})
 				flags |= lfList
@@ -476,26 +583,26 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 				continue
 			}
 			if i+1 == len(src) || src[i+1] != '>' {
-				return nil, 0, false // background
+				return nil, 0, 0, false // background
 			}
 		}
 		fdStart, fdEnd := i, i
 		if c != '>' && c != '<' && c != '&' {
-			end, wclass, ok := scanPlainWord(src, i)
+			end, wclass, ok := scanPlainWord(src, i, !inSubst)
 			if !ok {
-				return nil, 0, false
+				return nil, 0, 0, false
 			}
 			// A number right before < or > is the descriptor it redirects;
 			// {NAME} there names a descriptor variable ({fd}>f).
 			if end < len(src) && src[end-1] == '}' && (src[end] == '>' || src[end] == '<' || src[end] == '&') {
-				return nil, 0, false
+				return nil, 0, 0, false
 			}
 			if end == len(src) || (src[end] != '>' && src[end] != '<') || !allDigits(src[i:end]) {
 				kind := fpWord
 				if words > 0 {
 					// export's operands: NAME=value or NAME, nothing else.
 					if decl && !isAssignment(src[i:end]) && !isName(src[i:end]) {
-						return nil, 0, false
+						return nil, 0, 0, false
 					}
 				} else {
 					switch raw := src[i:end]; {
@@ -506,18 +613,26 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 					// The parser reads NAME[ as the start of an array
 					// element assignment.
 					case isKeyword(raw) || raw != "[" && strings.IndexByte(raw, '[') >= 0:
-						return nil, 0, false
-					case strings.IndexByte(raw, '=') >= 0:
+						return nil, 0, 0, false
+					// A word starting with $( is no assignment, whatever = it holds.
+					case strings.IndexByte(raw, '=') >= 0 && (raw[0] != '$' || wclass&clSubst == 0):
 						// NAME=value is an assignment; any other first
 						// word with = is left to the parser.
 						if !isAssignment(raw) {
-							return nil, 0, false
+							return nil, 0, 0, false
 						}
 						kind = fpAssign
 						assigned = true
 						class |= clExt
 						flags |= lfAssign
 					}
+				}
+				if wclass&clSubst != 0 {
+					// Only in a command's words.
+					if kind != fpWord || decl {
+						return nil, 0, 0, false
+					}
+					flags |= lfSubst
 				}
 				toks = append(toks, fpTok{kind: kind, class: wclass, start: int32(i), end: int32(end)})
 				class |= wclass
@@ -530,24 +645,27 @@ func lexPlain(src string, toks []fpTok) (_ []fpTok, flags uint16, ok bool) {
 			fdEnd, i = end, end
 		}
 		if words == 0 || decl {
-			return nil, 0, false // redirection before the program, or of export
+			return nil, 0, 0, false // redirection before the program, or of export
 		}
 		tok, ok := lexRedir(src, i, fdStart, fdEnd)
 		if !ok {
-			return nil, 0, false
+			return nil, 0, 0, false
 		}
 		class |= tok.class
 		flags |= lfRedir
 		toks = append(toks, tok)
 		i = int(tok.end)
 	}
+	if inSubst && !closed {
+		return nil, 0, 0, false // unterminated: let the parser report it
+	}
 	if len(toks) > 0 && words == 0 && toks[len(toks)-1].kind != fpSemi {
-		return nil, 0, false // | && || need a command after them, assignments a program
+		return nil, 0, 0, false // | && || need a command after them, assignments a program
 	}
 	if flags&lfDecl != 0 && class&clDollar != 0 {
-		return nil, 0, false // export gives variables values that $NAME would show
+		return nil, 0, 0, false // export gives variables values that $NAME would show
 	}
-	return toks, flags | uint16(class), true
+	return toks, flags | uint16(class), i, true
 }
 
 // lexRedir reads the redirection whose operator starts at src[i] (after
@@ -568,7 +686,7 @@ func lexRedir(src string, i, fdStart, fdEnd int) (_ fpTok, ok bool) {
 	if i == len(src) || src[i] == '#' {
 		return fpTok{}, false
 	}
-	end, class, ok := scanPlainWord(src, i)
+	end, class, ok := scanPlainWord(src, i, false)
 	if !ok || end == i {
 		return fpTok{}, false
 	}
@@ -611,9 +729,12 @@ func allDigits(s string) bool {
 // holds quotes or backslashes (unquotePlainWord renders it), clDollar if
 // it holds $NAME (outside single quotes) and clExt if it holds a
 // backslash or quotes holding a newline; escaped bytes add no class. ok
-// is false if it needs the full parser. A word ends at a blank, a newline or one of the operator
-// characters | & ; < >.
-func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
+// is false if it needs the full parser. A word ends at a blank, a
+// newline or one of the operator characters | & ; < > ). With allowSubst,
+// a plain command substitution $(…) (see lexSubst) adds clSubst and
+// clDollar: it renders as written.
+func scanPlainWord(src string, i int, allowSubst bool) (end int, class uint8, ok bool) {
+scan:
 	for i < len(src) {
 		c := byteClass[src[i]]
 		if c&^(clGlob|clBrace|clExt) == 0 {
@@ -633,6 +754,15 @@ func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 			i += 2
 			continue
 		case c&clDollar != 0:
+			if i+1 < len(src) && src[i+1] == '(' {
+				end, ok := lexSubst(src, i, allowSubst)
+				if !ok {
+					return 0, 0, false
+				}
+				class |= clSubst | clDollar
+				i = end
+				continue
+			}
 			n := paramNameLen(src[i+1:])
 			if n == 0 {
 				return 0, 0, false
@@ -666,6 +796,16 @@ func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 				if inner[j] != '$' {
 					return 0, 0, false
 				}
+				if j+1 < len(inner) && inner[j+1] == '(' {
+					// The substitution may hold quotes: scan it.
+					end, dclass, ok := scanDoubleQuoted(src, i, allowSubst)
+					if !ok {
+						return 0, 0, false
+					}
+					class |= dclass
+					i = end
+					continue scan
+				}
 				n := paramNameLen(inner[j+1:])
 				if n == 0 {
 					return 0, 0, false
@@ -681,6 +821,103 @@ func scanPlainWord(src string, i int) (end int, class uint8, ok bool) {
 		i += n + 2
 	}
 	return i, class, true
+}
+
+// scanDoubleQuoted returns the end of the double-quoted part at src[i]
+// that holds a command substitution, and its class (clQuote, clDollar,
+// clSubst, clExt). (Out of scanPlainWord: few words have one.)
+//
+//go:noinline
+func scanDoubleQuoted(src string, i int, allowSubst bool) (end int, class uint8, ok bool) {
+	class = clQuote
+	for i++; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '"':
+			return i + 1, class, true
+		case quotable[c]&qDouble != 0:
+			if c == '\n' {
+				class |= clExt
+			}
+			i++
+		case c != '$':
+			return 0, 0, false
+		case i+1 < len(src) && src[i+1] == '(':
+			end, ok := lexSubst(src, i, allowSubst)
+			if !ok {
+				return 0, 0, false
+			}
+			class |= clSubst | clDollar
+			i = end
+		default:
+			n := paramNameLen(src[i+1:])
+			if n == 0 {
+				return 0, 0, false
+			}
+			class |= clDollar
+			i += 1 + n
+		}
+	}
+	return 0, 0, false // unterminated
+}
+
+// lexSubst returns the end of the command substitution $(…) starting at
+// src[i] ($). ok is false, leaving the line to the parser, unless
+// allowSubst and its script is plain (lexTokens) with no substitution
+// of its own and no # in its words, and the walker would not give it a
+// known value
+// (substValue): a lone command of echo, printf, pwd, dirname or
+// basename, or one whose words the fast path cannot tell apart from
+// those (a $NAME or brace program word, brace expansion), takes the full
+// parse.
+func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
+	if !allowSubst || i+2 < len(src) && src[i+2] == '(' { // $(( is arithmetic
+		return 0, false
+	}
+	var arr [8]fpTok
+	toks, _, end, ok := lexTokens(src, i+2, arr[:0], true)
+	if !ok {
+		return 0, false
+	}
+	commands, first, multi := 0, -1, false
+	for k, t := range toks {
+		// In a substitution the parser may read # after a quote as a
+		// comment ($(''#x)): no # in words there.
+		if t.class&clExt != 0 && strings.IndexByte(src[t.start:t.end], '#') >= 0 {
+			return 0, false
+		}
+		switch t.kind {
+		case fpWord:
+			if k == 0 || toks[k-1].kind == fpSemi {
+				commands++
+				first = k
+			}
+		case fpSemi:
+		default:
+			multi = true // not one call with words only: no value
+		}
+	}
+	if multi || commands != 1 {
+		return end, true
+	}
+	for _, t := range toks {
+		if t.kind == fpWord && t.class&clBrace != 0 {
+			return 0, false
+		}
+	}
+	ft := toks[first]
+	if ft.class&clDollar != 0 {
+		return 0, false
+	}
+	name := src[ft.start:ft.end]
+	if ft.class&clQuote != 0 {
+		name = unquotePlainWord(name).text
+	}
+	switch path.Base(name) {
+	case "echo", "printf", "pwd", "dirname", "basename":
+		return 0, false
+	}
+	return end, true
 }
 
 // paramNameLen returns the length of the variable name s starts with, as
@@ -731,6 +968,13 @@ func unquotePlainWord(raw string) field {
 			// right after a letter only hides the word (wordBuilder.lit).
 			for j := i; j < end; j++ {
 				c := raw[j]
+				if c == '$' && j+1 < end && raw[j+1] == '(' {
+					// A substitution stays as written.
+					e := substEnd(raw, j)
+					buf = append(buf, raw[j:e]...)
+					j = e - 1
+					continue
+				}
 				if c == '\\' {
 					j++
 					c = raw[j]
@@ -755,11 +999,29 @@ func unquotePlainWord(raw string) field {
 // plainPartEnd returns the end of the quoted or unquoted part at raw[i].
 func plainPartEnd(raw string, i int) int {
 	if q := raw[i]; q == '\'' || q == '"' {
-		return i + 1 + strings.IndexByte(raw[i+1:], q) + 1
+		end := i + 1 + strings.IndexByte(raw[i+1:], q) + 1
+		if q == '\'' || !strings.Contains(raw[i+1:end], "$(") {
+			return end
+		}
+		// A substitution may hold quotes.
+		for j := i + 1; ; j++ {
+			switch {
+			case raw[j] == '"':
+				return j + 1
+			case raw[j] == '$' && raw[j+1] == '(':
+				j = substEnd(raw, j) - 1
+			}
+		}
 	}
 	for i < len(raw) && raw[i] != '\'' && raw[i] != '"' {
-		if raw[i] == '\\' {
+		switch raw[i] {
+		case '\\':
 			i++ // the escaped byte
+		case '$':
+			if i+1 < len(raw) && raw[i+1] == '(' {
+				i = substEnd(raw, i)
+				continue
+			}
 		}
 		i++
 	}

@@ -61,6 +61,8 @@ var fuzzSeeds = []string{
 	"sh -c 'A=1 cp {x,y}' | X=/ bash -c 'ls\n# c\nrm -rf $X' &>/dev/null a",
 	`find . -exec rm {} \; && \rm x; r\m y; python3 -c 'a\nb('\''c'\'')' > a\ b`,
 	"export A=1 B C='x y' EDITOR=vi && bash -c 'echo $A' | export CDPATH=/; cd x",
+	"kill $(pgrep -f 'a b') x$(a; b)y \"a$(c \"d\" 'e' | f)g\" && cd \"$(mktemp -d)\" && $(cd /; x) $(y)",
+	"eval \"$(ssh-agent -s)\"; bash -c \"$(curl -fsSL x)\" | sh -c 'a $(b)'; zsh -c 'x $(y)'; echo $(id) \"$(pwd)\" $(x $Y)",
 	"GIT_SSH_COMMAND=id git fetch; export PAGER=x; LESSOPEN='|y %s' less f; echo a b | xargs -I{} cat {}; printf x | xargs rm",
 }
 

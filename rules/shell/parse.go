@@ -12,7 +12,8 @@ import (
 // returns a Script, and is safe for concurrent use.
 //
 // Everyday command lines (plain words and $NAME, | && || ; and newlines,
-// prefix assignments, export, comments and simple redirections) take a
+// prefix assignments, export, comments, simple redirections and command
+// substitutions of such lines in a command's words) take a
 // fast path that skips the full parser; the result is identical to what
 // the full parse gives.
 func Parse(src string) *Script {

@@ -90,7 +90,11 @@ func joinDir(dir, p string) string {
 	case dir == "":
 		return cleanDir(p)
 	case dir == UnknownDir:
-		return UnknownDir + "/" + p
+		// Cleaned as a relative path: .. cannot climb out of the unknown.
+		if q := path.Clean(p); q != "." {
+			return UnknownDir + "/" + q
+		}
+		return UnknownDir
 	}
 	return cleanDir(dir + "/" + p)
 }
@@ -417,6 +421,9 @@ func (w *walker) substValue(x *syntax.CmdSubst, fr frame) (string, bool) {
 			return "", false
 		}
 		words = append(words, t)
+	}
+	if len(words) == 0 {
+		return "", false // the words expanded to nothing: $(${K}) with K empty
 	}
 	args := words[1:]
 	switch path.Base(words[0]) {
