@@ -63,8 +63,8 @@ func writeText(w io.Writer, rep *Report) {
 	}
 	var p50Ratio, tputRatio string
 	if r := rep.Ratios; r != nil {
-		p50Ratio = fmt.Sprintf("%.2f (target ≤ %.1f: %s)", r.P50, targetP50Ratio, verdict(r.P50 <= targetP50Ratio))
-		tputRatio = fmt.Sprintf("%.2f (target ≥ %.1f: %s)", r.Throughput, targetThroughputRatio, verdict(r.Throughput >= targetThroughputRatio))
+		p50Ratio = fmt.Sprintf("%.2f (target ≤ %g: %s)", r.P50, targetP50Ratio, verdict(r.P50 <= targetP50Ratio))
+		tputRatio = fmt.Sprintf("%.2f (target ≥ %g: %s)", r.Throughput, targetThroughputRatio, verdict(r.Throughput >= targetThroughputRatio))
 	}
 	header := ""
 	if rep.Ratios != nil {
@@ -73,7 +73,7 @@ func writeText(w io.Writer, rep *Report) {
 	if r := rep.StreamRatios; r != nil {
 		header = "stream / evaluate"
 		p50Ratio = fmt.Sprintf("%.2f", r.P50)
-		tputRatio = fmt.Sprintf("%.2f (target ≥ %.1f: %s)", r.Throughput, targetStreamThroughputRatio, verdict(r.Throughput >= targetStreamThroughputRatio))
+		tputRatio = fmt.Sprintf("%.2f (target ≥ %g: %s)", r.Throughput, targetStreamThroughputRatio, verdict(r.Throughput >= targetStreamThroughputRatio))
 	}
 	row("", func(p *Phase) string { return p.Mode }, header)
 	row("requests", func(p *Phase) string { return fmt.Sprint(p.Requests) }, "")
