@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/mem"
@@ -129,4 +130,58 @@ func leanEvaluate(ctx context.Context, cc *grpc.ClientConn, req any) (decisionRe
 	var r decisionReply
 	err := cc.Invoke(ctx, evaluateMethod, req, &r, grpc.ForceCodecV2(leanCodec{}))
 	return r, err
+}
+
+// distinctWire is a corpus request in wire form without its caller, and
+// its caller without the workspace id, so that a request made distinct
+// (workload.DistinctID) is a few appends instead of building and
+// encoding a message per call: field order does not matter on the wire,
+// so the caller goes last with the workspace id at its end.
+type distinctWire struct {
+	rest, callerRest []byte
+	baseID           string // the case's own workspace id
+}
+
+var (
+	callerField    = (&pb.EvaluateRequest{}).ProtoReflect().Descriptor().Fields().ByName("caller").Number()
+	workspaceField = (&pb.CallerContext{}).ProtoReflect().Descriptor().Fields().ByName("workspace_id").Number()
+)
+
+func newDistinctWire(req *pb.EvaluateRequest) (distinctWire, error) {
+	noCaller := proto.Clone(req).(*pb.EvaluateRequest)
+	c := noCaller.GetCaller()
+	noCaller.Caller = nil
+	rest, err := proto.Marshal(noCaller)
+	if err != nil {
+		return distinctWire{}, err
+	}
+	var callerRest []byte
+	if c != nil {
+		c = proto.Clone(c).(*pb.CallerContext)
+		c.WorkspaceId = ""
+		if callerRest, err = proto.Marshal(c); err != nil {
+			return distinctWire{}, err
+		}
+	}
+	return distinctWire{rest: rest, callerRest: callerRest, baseID: req.GetCaller().GetWorkspaceId()}, nil
+}
+
+// encode returns the request with workspace id workload.DistinctID(baseID, run, i).
+func (d distinctWire) encode(run string, i uint64) encodedRequest {
+	var num [20]byte
+	n := strconv.AppendUint(num[:0], i, 10)
+	idLen := len(d.baseID) + len("/bench-") + len(run) + 1 + len(n)
+	inner := len(d.callerRest) + protowire.SizeTag(workspaceField) + protowire.SizeBytes(idLen)
+	b := make([]byte, 0, len(d.rest)+protowire.SizeTag(callerField)+protowire.SizeBytes(inner))
+	b = append(b, d.rest...)
+	b = protowire.AppendTag(b, callerField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(inner))
+	b = append(b, d.callerRest...)
+	b = protowire.AppendTag(b, workspaceField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(idLen))
+	b = append(b, d.baseID...)
+	b = append(b, "/bench-"...)
+	b = append(b, run...)
+	b = append(b, '-')
+	return append(b, n...)
 }

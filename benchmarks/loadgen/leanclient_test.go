@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/testserver"
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
@@ -85,4 +86,24 @@ func FuzzReadDecision(f *testing.F) {
 			t.Fatalf("readDecision %+v; proto.Unmarshal %v", got, &want)
 		}
 	})
+}
+
+// TestDistinctWire: a request made distinct on the wire decodes to the
+// request workload.DistinctID names, for every corpus action.
+func TestDistinctWire(t *testing.T) {
+	for _, it := range loadWorkload(t).Items {
+		d, err := newDistinctWire(it.Proto(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []uint64{0, 9, 1 << 40} {
+			got := &pb.EvaluateRequest{}
+			if err := proto.Unmarshal(d.encode("n0nce", i), got); err != nil {
+				t.Fatalf("%s: %v", it.Name, err)
+			}
+			if want := it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, "n0nce", i)); !proto.Equal(got, want) {
+				t.Fatalf("%s, %d: got\n%v\nwant\n%v", it.Name, i, got, want)
+			}
+		}
+	}
 }

@@ -101,9 +101,12 @@ type runner struct {
 	base  []*pb.EvaluateRequest // the corpus as sent when not varied
 	// encoded is base in its wire form, for the lean client (leanclient.go).
 	encoded []encodedRequest
-	conns   []*grpc.ClientConn
-	eval    []pb.ShieldServiceClient
-	health  []healthpb.HealthClient
+	// distinct is base split for making a request distinct on the wire
+	// (lean client, --unique or --distinct).
+	distinct []distinctWire
+	conns    []*grpc.ClientConn
+	eval     []pb.ShieldServiceClient
+	health   []healthpb.HealthClient
 	// seq numbers evaluate requests across phases; it picks the action
 	// and decides whether the request is made distinct.
 	seq   atomic.Uint64
@@ -127,6 +130,13 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 			return nil, fmt.Errorf("%s: %w", it.Name, err)
 		}
 		r.base, r.encoded = append(r.base, req), append(r.encoded, b)
+		if cfg.Unique || cfg.Distinct > 0 {
+			d, err := newDistinctWire(req)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", it.Name, err)
+			}
+			r.distinct = append(r.distinct, d)
+		}
 	}
 	if cfg.HTTP != "" {
 		var err error
@@ -293,10 +303,12 @@ func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 	if !r.cfg.FullClient {
-		k, fresh := r.pick(t)
-		var req any = r.encoded[k]
-		if fresh != nil {
-			req = fresh
+		i := r.seq.Add(1) - 1
+		k := int(i % uint64(len(r.items)))
+		req := r.encoded[k]
+		if r.cfg.Unique || i < r.cfg.Distinct {
+			t.distinct++
+			req = r.distinct[k].encode(r.nonce, i)
 		}
 		resp, err := leanEvaluate(ctx, r.conns[w%len(r.conns)], req)
 		if err != nil {
