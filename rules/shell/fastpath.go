@@ -295,12 +295,7 @@ func (w *walker) fastCommand(src string, toks []fpTok, flags uint16, fr frame) {
 //
 //go:noinline
 func (w *walker) fastSubsts(src string, toks []fpTok, fr frame) {
-	inner := fr
-	inner.depth++
-	inner.redirs = nil
-	inner.background = false
-	inner.nest = 0
-	inner.wrap = 0
+	inner := fr.substitutionFrame()
 	inner.via = "$()"
 	saved := w.sem.save()
 	for _, t := range toks {

@@ -302,18 +302,26 @@ func flattenBinary(b *syntax.BinaryCmd, op1, op2 syntax.BinCmdOperator) []*synta
 	return rev
 }
 
-// substitutions analyses $(…), `…`, <(…) and >(…) found in a statement's
-// words, one level deeper than the statement.
-func (w *walker) substitutions(subs []subst, fr frame) {
-	if len(subs) == 0 {
-		return
-	}
+// substitutionFrame is the frame a statement's substitutions are
+// analysed in: one level deeper, with none of the statement's
+// redirections, backgrounding or wrapping.
+func (fr frame) substitutionFrame() frame {
 	inner := fr
 	inner.depth++
 	inner.redirs = nil
 	inner.background = false
 	inner.nest = 0
 	inner.wrap = 0
+	return inner
+}
+
+// substitutions analyses $(…), `…`, <(…) and >(…) found in a statement's
+// words, one level deeper than the statement.
+func (w *walker) substitutions(subs []subst, fr frame) {
+	if len(subs) == 0 {
+		return
+	}
+	inner := fr.substitutionFrame()
 	saved := w.sem.save()
 	defer func() { w.sem = saved }()
 	for _, sub := range subs {
