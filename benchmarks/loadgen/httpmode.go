@@ -182,11 +182,9 @@ func (r *runner) httpHealth(ctx context.Context, t *tally, w int) bool {
 }
 
 func (r *runner) httpEvaluate(ctx context.Context, t *tally, w int) bool {
-	i := r.seq.Add(1) - 1
-	k := int(i % uint64(len(r.items)))
+	k, i, distinct := r.choose(t)
 	body := r.http.base[k]
-	if r.cfg.Unique || i < r.cfg.Distinct {
-		t.distinct++
+	if distinct {
 		body = r.http.distinctBody(w, k, i)
 	}
 	out, code := r.http.send(ctx, w, http.MethodPost, r.http.evalPath, r.http.evalURL, body)

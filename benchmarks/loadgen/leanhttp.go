@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -168,18 +169,18 @@ func readResponse(r *bufio.Reader, buf []byte) (status int, body []byte, keep bo
 		}
 		value = bytes.TrimSpace(value)
 		switch {
-		case asciiEqualFold(name, "Content-Length"):
+		case bytes.EqualFold(name, []byte("Content-Length")):
 			n, err := strconv.Atoi(string(value))
 			if err != nil || n < 0 || n > maxLeanBody {
 				return 0, buf, false, errBadResponse
 			}
 			length = n
-		case asciiEqualFold(name, "Transfer-Encoding"):
-			if chunked = asciiEqualFold(value, "chunked"); !chunked {
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			if chunked = bytes.EqualFold(value, []byte("chunked")); !chunked {
 				return 0, buf, false, errBadResponse
 			}
-		case asciiEqualFold(name, "Connection"):
-			if asciiEqualFold(value, "close") {
+		case bytes.EqualFold(name, []byte("Connection")):
+			if bytes.EqualFold(value, []byte("close")) {
 				keep = false
 			}
 		}
@@ -188,7 +189,7 @@ func readResponse(r *bufio.Reader, buf []byte) (status int, body []byte, keep bo
 	case chunked:
 		buf, err = readChunks(r, buf[:0])
 	case length >= 0:
-		buf = grow(buf, length)
+		buf = slices.Grow(buf[:0], length)[:length]
 		_, err = io.ReadFull(r, buf)
 	default: // no length: the body runs to the end of the connection
 		buf, err = io.ReadAll(io.LimitReader(r, maxLeanBody))
@@ -229,7 +230,7 @@ func readChunks(r *bufio.Reader, buf []byte) ([]byte, error) {
 			}
 		}
 		start := len(buf)
-		buf = grow(buf, start+int(n))
+		buf = slices.Grow(buf, int(n))[:start+int(n)]
 		if _, err := io.ReadFull(r, buf[start:]); err != nil {
 			return buf, err
 		}
@@ -237,31 +238,4 @@ func readChunks(r *bufio.Reader, buf []byte) ([]byte, error) {
 			return buf, errBadResponse
 		}
 	}
-}
-
-// grow returns b resized to n bytes, reusing its array when it is large enough.
-func grow(b []byte, n int) []byte {
-	if cap(b) >= n {
-		return b[:n]
-	}
-	return append(b[:cap(b)], make([]byte, n-cap(b))...)
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(s) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -288,14 +288,25 @@ func (r *runner) next(t *tally) *pb.EvaluateRequest {
 	return r.base[k]
 }
 
+// choose numbers the next evaluate request i and picks its corpus action
+// k; distinct says whether the request must be made distinct (--unique,
+// or among the first --distinct), which t counts.
+func (r *runner) choose(t *tally) (k int, i uint64, distinct bool) {
+	i = r.seq.Add(1) - 1
+	k = int(i % uint64(len(r.items)))
+	if r.cfg.Unique || i < r.cfg.Distinct {
+		t.distinct++
+		return k, i, true
+	}
+	return k, i, false
+}
+
 // pick is next's choice: the corpus index, and the request made distinct
 // when it must be (nil: send the corpus's own).
 func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
-	i := r.seq.Add(1) - 1
-	k := int(i % uint64(len(r.items)))
-	if r.cfg.Unique || i < r.cfg.Distinct {
+	k, i, distinct := r.choose(t)
+	if distinct {
 		it := r.items[k]
-		t.distinct++
 		return k, it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
 	}
 	return k, nil
@@ -303,11 +314,9 @@ func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 	if !r.cfg.FullClient {
-		i := r.seq.Add(1) - 1
-		k := int(i % uint64(len(r.items)))
+		k, i, distinct := r.choose(t)
 		req := r.encoded[k]
-		if r.cfg.Unique || i < r.cfg.Distinct {
-			t.distinct++
+		if distinct {
 			req = r.distinct[k].encode(r.nonce, i)
 		}
 		resp, err := leanEvaluate(ctx, r.conns[w%len(r.conns)], req)
