@@ -244,27 +244,23 @@ func (w *walker) appendMembers(members []int, start, depth int) []int {
 	return members
 }
 
-// memberRoom returns an empty slice with room for n pipeline members,
-// from w.ints when it has room. Appending past n copies.
-func (w *walker) memberRoom(n int) []int {
-	l := len(w.ints)
-	if cap(w.ints)-l < n {
-		return make([]int, 0, n)
+// carve returns an empty slice with room for n elements, taken from the
+// unused capacity of *pool when it has room. Appending past n copies, so
+// the slices carved from one pool never overlap.
+func carve[T any](pool *[]T, n int) []T {
+	l := len(*pool)
+	if cap(*pool)-l < n {
+		return make([]T, 0, n)
 	}
-	w.ints = w.ints[:l+n]
-	return w.ints[l : l : l+n]
+	*pool = (*pool)[:l+n]
+	return (*pool)[l : l : l+n]
 }
 
-// redirRoom returns an empty slice with room for n redirections, from
-// w.redirs when it has room. Appending past n copies.
-func (w *walker) redirRoom(n int) []Redirect {
-	l := len(w.redirs)
-	if cap(w.redirs)-l < n {
-		return make([]Redirect, 0, n)
-	}
-	w.redirs = w.redirs[:l+n]
-	return w.redirs[l : l : l+n]
-}
+// memberRoom returns an empty slice with room for n pipeline members.
+func (w *walker) memberRoom(n int) []int { return carve(&w.ints, n) }
+
+// redirRoom returns an empty slice with room for n redirections.
+func (w *walker) redirRoom(n int) []Redirect { return carve(&w.redirs, n) }
 
 // registerPipeline records a pipeline of two or more commands. A command
 // already in an inner pipeline keeps that (innermost) index.
