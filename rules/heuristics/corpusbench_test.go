@@ -37,6 +37,18 @@ func corpusActions(tb testing.TB) []corpusAction {
 	return out
 }
 
+// corpusStrings is every string value of the corpus actions, the texts
+// the string scans run over.
+func corpusStrings(tb testing.TB) []string {
+	var texts []string
+	for _, c := range corpusActions(tb) {
+		for _, s := range c.act.Strings {
+			texts = append(texts, s.Value)
+		}
+	}
+	return texts
+}
+
 func isBenignExpect(e string) bool { return e == policytest.ExpectAllow }
 
 // BenchmarkAnalyzeCorpus times Analyze round-robin over the labelled

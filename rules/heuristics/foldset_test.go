@@ -73,12 +73,7 @@ func FuzzFoldSet(f *testing.F) {
 // code traits and the key-hunting words, as the rules do for inline code
 // and search patterns.
 func BenchmarkFoldSetScan(b *testing.B) {
-	var texts []string
-	for _, c := range corpusActions(b) {
-		for _, s := range c.act.Strings {
-			texts = append(texts, s.Value)
-		}
-	}
+	texts := corpusStrings(b)
 	for b.Loop() {
 		for _, s := range texts {
 			codeMarkers.scanBits(s, allCodeTraits)

@@ -149,12 +149,7 @@ func TestInjectionPrefixesCoverPhrases(t *testing.T) {
 // BenchmarkFindInjection runs findInjection over every string of the
 // corpus actions, as checkInjection does.
 func BenchmarkFindInjection(b *testing.B) {
-	var texts []string
-	for _, c := range corpusActions(b) {
-		for _, s := range c.act.Strings {
-			texts = append(texts, s.Value)
-		}
-	}
+	texts := corpusStrings(b)
 	for b.Loop() {
 		for _, s := range texts {
 			findInjection(s)
