@@ -38,6 +38,9 @@ func TestRunHTTP(t *testing.T) {
 			t.Errorf("unique: %d of %d requests distinct", rep.Evaluate.Distinct, rep.Evaluate.Requests)
 		}
 		for _, p := range []*Phase{rep.Health, rep.Evaluate} {
+			if p.GCCyclesPerSecond == nil || *p.GCCyclesPerSecond < 0 {
+				t.Errorf("%s: GC cycles per second %v", p.Mode, p.GCCyclesPerSecond)
+			}
 			if p.GCCPUShare == nil || *p.GCCPUShare < 0 || *p.GCCPUShare > 1 {
 				t.Errorf("%s: GC CPU share %v, want a fraction", p.Mode, p.GCCPUShare)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,33 @@ func TestRunUnreachableServer(t *testing.T) {
 	cfg.Mode = ModeHealth
 	if _, err := Run(ctx, cfg, loadWorkload(t)); err == nil {
 		t.Fatal("no error for an unreachable server")
+	}
+}
+
+// TestMeteredCountsGCCycles checks the GC cycles per second of a metered
+// turn against collections the turn forces in the server (the test
+// process serves /metrics).
+func TestMeteredCountsGCCycles(t *testing.T) {
+	srv := testserver.Start(t, pipeline.Config{})
+	r := &runner{cfg: Config{MetricsURL: "http://" + srv.HTTPAddr + "/metrics"}, usage: map[string]*usageSum{}}
+	const forced = 5
+	var took time.Duration
+	drive := r.metered(t.Context(), ModeEvaluate, func(time.Duration, int64, bool) ([]*tally, time.Duration) {
+		start := time.Now()
+		for range forced {
+			runtime.GC()
+		}
+		time.Sleep(50 * time.Millisecond)
+		took = time.Since(start)
+		return nil, took
+	})
+	drive(0, 0, true)
+	p := &Phase{Mode: ModeEvaluate, Requests: 1}
+	r.addUsage(p)
+	if p.GCCyclesPerSecond == nil {
+		t.Fatal("no GC cycles per second with --metrics-url")
+	}
+	if low := forced / took.Seconds(); *p.GCCyclesPerSecond < low {
+		t.Errorf("%.1f GC cycles per second, want at least %.1f (%d forced in %v)", *p.GCCyclesPerSecond, low, forced, took)
 	}
 }

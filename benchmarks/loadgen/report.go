@@ -96,6 +96,14 @@ func writeText(w io.Writer, rep *Report) {
 			return fmt.Sprintf("%.1f%%", 100**p.GCCPUShare)
 		}, "")
 	}
+	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCCyclesPerSecond != nil }) {
+		row("GC cycles/s", func(p *Phase) string {
+			if p.GCCyclesPerSecond == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", *p.GCCyclesPerSecond)
+		}, "")
+	}
 	fmt.Fprintln(w)
 
 	for _, e := range []*Phase{rep.Evaluate, rep.Stream} {

@@ -12,8 +12,9 @@ import (
 )
 
 // scrapedPrefixes are the exposition names kept from /metrics: resident
-// memory and Go heap figures, and the decision cache counters (whatever
-// the OpenTelemetry exporter's suffixes are).
+// memory and Go heap figures, the garbage collector's CPU estimates and
+// cycle count, and the decision cache counters (whatever the
+// OpenTelemetry exporter's suffixes are).
 var scrapedPrefixes = []string{
 	"process_resident_memory_bytes",
 	"go_memstats_heap_alloc_bytes",
@@ -21,6 +22,7 @@ var scrapedPrefixes = []string{
 	"go_memstats_sys_bytes",
 	"parapet_shield_cache_",
 	"go_cpu_classes_",
+	"go_gc_duration_seconds_count",
 }
 
 // scrape reads Prometheus text exposition from url and returns the kept

@@ -11,21 +11,28 @@ import (
 
 // Server usage over the measured turns of a mode: the server process's
 // CPU time from /proc/PID/stat (--server-pid; same machine, Linux), and
-// the Go runtime's garbage-collector share of its CPU from /metrics
-// (--metrics-url: go_cpu_classes_gc_total_cpu_seconds_total over
+// from /metrics (--metrics-url) the garbage collector's cycles per second
+// (go_gc_duration_seconds_count) and its share of the CPU
+// (go_cpu_classes_gc_total_cpu_seconds_total over
 // go_cpu_classes_total_cpu_seconds_total, runtime/metrics estimates that
-// count idle time too, so the share is of GOMAXPROCS × wall time).
+// count idle time too, so the share is of GOMAXPROCS × wall time). The
+// runtime updates those estimates only when a cycle ends, so the share
+// is coarse when a turn sees few cycles; the cycle count is exact.
 
 type usageSum struct {
 	cpu       time.Duration
 	gc, total float64
+	cycles    float64
+	wall      time.Duration
 	cpuOK     bool
 	gcOK      bool
+	cyclesOK  bool
 }
 
 const (
 	gcSeconds    = "go_cpu_classes_gc_total_cpu_seconds_total"
 	totalSeconds = "go_cpu_classes_total_cpu_seconds_total"
+	gcCycles     = "go_gc_duration_seconds_count"
 )
 
 // metered wraps drive so that its timed turns add to the mode's usage.
@@ -39,7 +46,7 @@ func (r *runner) metered(ctx context.Context, mode string, drive driveFunc) driv
 		}
 		u := r.usage[mode]
 		if u == nil {
-			u = &usageSum{cpuOK: true, gcOK: true}
+			u = &usageSum{cpuOK: true, gcOK: true, cyclesOK: true}
 			r.usage[mode] = u
 		}
 		var m0 map[string]float64
@@ -64,6 +71,13 @@ func (r *runner) metered(ctx context.Context, mode string, drive driveFunc) driv
 			}
 			u.gc += m1[gcSeconds] - m0[gcSeconds]
 			u.total += m1[totalSeconds] - m0[totalSeconds]
+			_, a = m0[gcCycles]
+			_, b = m1[gcCycles]
+			if !a || !b {
+				u.cyclesOK = false
+			}
+			u.cycles += m1[gcCycles] - m0[gcCycles]
+			u.wall += el
 		}
 		return ts, el
 	}
@@ -81,6 +95,10 @@ func (r *runner) addUsage(p *Phase) {
 	if r.cfg.MetricsURL != "" && u.gcOK && u.total > 0 {
 		share := u.gc / u.total
 		p.GCCPUShare = &share
+	}
+	if r.cfg.MetricsURL != "" && u.cyclesOK && u.wall > 0 {
+		perSecond := u.cycles / u.wall.Seconds()
+		p.GCCyclesPerSecond = &perSecond
 	}
 }
 

@@ -69,6 +69,9 @@ type Phase struct {
 	// GCCPUShare is the garbage collector's share of the server's CPU
 	// over the measured turns (--metrics-url; runtime/metrics).
 	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
+	// GCCyclesPerSecond is how many garbage collections the server
+	// completed per second of the measured turns (--metrics-url).
+	GCCyclesPerSecond *float64 `json:"gc_cycles_per_second,omitempty"`
 }
 
 var decisionNames = [4]string{"unspecified", "allow", "block", "escalate"}
