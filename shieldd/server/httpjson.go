@@ -830,7 +830,7 @@ func (e *jsonEncoder) float(f float64) {
 // In valid UTF-8 no byte of a multi-byte character is below 0x80, so the
 // scan only looks for ASCII bytes to escape.
 func (e *jsonEncoder) str(s string) {
-	if !utf8.ValidString(s) {
+	if !validUTF8(s) {
 		e.ok = false
 	}
 	e.b = append(e.b, '"')
