@@ -74,7 +74,7 @@ func marshalEvaluateResponse(resp *pb.EvaluateResponse) (mem.BufferSlice, bool) 
 // appendTag and appendVarint write the one-byte forms in line: every
 // field number here is below 16 and most lengths below 128, and
 // protowire's general forms (a call and a ten-way switch each) were a
-// tenth of what encoding a verdict cost.
+// fifth of the instructions of writing a cached verdict.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
 	if num < 16 {
 		return append(b, byte(num)<<3|byte(typ))
