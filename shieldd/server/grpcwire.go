@@ -19,38 +19,19 @@ import (
 // proto.Marshal refuses). Like the JSON path it is used only while
 // fastJSON says the schema is the one it knows.
 func appendEvaluateResponseProto(b []byte, resp *pb.EvaluateResponse) ([]byte, bool) {
-	if _, ok := evaluateResponseSize(resp); !ok {
+	var sz wireSizes
+	if !sz.measure(resp) {
 		return nil, false
 	}
-	return appendEvaluateResponseWire(b, resp), true
+	return sz.appendResponse(b, resp), true
 }
 
 // evaluateResponseSize is resp's encoded size; false if resp holds what
 // the fast path leaves to proto.Marshal (see appendEvaluateResponseProto).
 func evaluateResponseSize(resp *pb.EvaluateResponse) (int, bool) {
-	if len(resp.ProtoReflect().GetUnknown()) > 0 || !validUTF8(resp.GetRequestId()) {
-		return 0, false
-	}
-	n := stringSize(2, resp.GetRequestId())
-	if v := resp.GetVerdict(); v != nil {
-		vn, ok := verdictSize(v, true)
-		if !ok {
-			return 0, false
-		}
-		n += protowire.SizeTag(1) + protowire.SizeBytes(vn)
-	}
-	return n, true
-}
-
-// appendEvaluateResponseWire writes resp, which evaluateResponseSize accepted.
-func appendEvaluateResponseWire(b []byte, resp *pb.EvaluateResponse) []byte {
-	if v := resp.GetVerdict(); v != nil {
-		n, _ := verdictSize(v, false)
-		b = appendTag(b, 1, protowire.BytesType)
-		b = appendVarint(b, uint64(n))
-		b = appendVerdict(b, v)
-	}
-	return appendString(b, 2, resp.GetRequestId())
+	var sz wireSizes
+	ok := sz.measure(resp)
+	return sz.response, ok
 }
 
 // marshalEvaluateResponse is the codec's fast path: the response written
@@ -61,14 +42,102 @@ func appendEvaluateResponseWire(b []byte, resp *pb.EvaluateResponse) []byte {
 // per response (three allocations with its wrapping) cost more than the
 // encoding (BenchmarkEvaluateJSON/proto: 450 against 630 ns).
 func marshalEvaluateResponse(resp *pb.EvaluateResponse) (mem.BufferSlice, bool) {
-	n, ok := evaluateResponseSize(resp)
-	if !ok {
+	var sz wireSizes
+	if !sz.measure(resp) {
 		return nil, false
 	}
 	pool := mem.DefaultBufferPool()
-	buf := pool.Get(n)
-	*buf = appendEvaluateResponseWire((*buf)[:0], resp)
+	buf := pool.Get(sz.response)
+	*buf = sz.appendResponse((*buf)[:0], resp)
 	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, true
+}
+
+// wireSizes holds what writing a response needs to know first: the sizes
+// of its nested messages, for their length prefixes. measure works them
+// out and checks the strings in one pass; the writer reads them back
+// instead of sizing each message again.
+type wireSizes struct {
+	response, verdict, confinement int
+	findings                       [8]int // the first findings' sizes
+	moreFindings                   []int  // the rest (an array, not a slice of it, keeps sz on the stack)
+}
+
+func (sz *wireSizes) finding(i int) int {
+	if i < len(sz.findings) {
+		return sz.findings[i]
+	}
+	return sz.moreFindings[i-len(sz.findings)]
+}
+
+// measure sizes resp and reports false for what the fast path leaves to
+// proto.Marshal.
+func (sz *wireSizes) measure(resp *pb.EvaluateResponse) bool {
+	if len(resp.ProtoReflect().GetUnknown()) > 0 || !validUTF8(resp.GetRequestId()) {
+		return false
+	}
+	sz.response = stringSize(resp.GetRequestId())
+	if v := resp.GetVerdict(); v != nil {
+		if !sz.measureVerdict(v) {
+			return false
+		}
+		sz.response += 1 + lenSize(sz.verdict)
+	}
+	return true
+}
+
+func (sz *wireSizes) measureVerdict(v *pb.Verdict) bool {
+	if len(v.ProtoReflect().GetUnknown()) > 0 ||
+		!validUTF8(v.Reasoning) || !validUTF8(v.ActionHash) || !validUTF8(v.PolicyVersion) || !validUTF8(v.ActionType) {
+		return false
+	}
+	n := intSize(int64(v.Decision)) + intSize(int64(v.Tier))
+	if v.Confidence != 0 || math.Signbit(v.Confidence) {
+		n += 1 + 8
+	}
+	n += stringSize(v.Reasoning) + stringSize(v.ActionHash) + intSize(v.EvaluatedAt) + intSize(v.ExpiresAt)
+	for _, id := range v.RuleIds {
+		if !validUTF8(id) {
+			return false
+		}
+		n += 1 + lenSize(len(id))
+	}
+	n += stringSize(v.PolicyVersion)
+	if v.CacheHit {
+		n += 1 + 1
+	}
+	for i, f := range v.Findings {
+		fn, ok := findingSize(f)
+		if !ok {
+			return false
+		}
+		if i < len(sz.findings) {
+			sz.findings[i] = fn
+		} else {
+			sz.moreFindings = append(sz.moreFindings, fn)
+		}
+		n += 1 + lenSize(fn)
+	}
+	n += stringSize(v.ActionType) + intSize(int64(v.RequiredTier))
+	if c := v.Confinement; c != nil {
+		cn, ok := confinementSize(c)
+		if !ok {
+			return false
+		}
+		sz.confinement = cn
+		n += 1 + lenSize(cn)
+	}
+	sz.verdict = n
+	return true
+}
+
+// appendResponse writes resp, which measure accepted.
+func (sz *wireSizes) appendResponse(b []byte, resp *pb.EvaluateResponse) []byte {
+	if v := resp.GetVerdict(); v != nil {
+		b = appendTag(b, 1, protowire.BytesType)
+		b = appendVarint(b, uint64(sz.verdict))
+		b = sz.appendVerdict(b, v)
+	}
+	return appendString(b, 2, resp.GetRequestId())
 }
 
 // appendTag and appendVarint write the one-byte forms in line: every
@@ -94,19 +163,31 @@ func appendLenString(b []byte, s string) []byte {
 	return append(appendVarint(b, uint64(len(s))), s...)
 }
 
-// validUTF8 is utf8.ValidString with a wider stride over ASCII: every
-// string of every verdict is checked on every response (proto refuses
-// invalid UTF-8), nearly all of them ASCII, and the standard check reads
-// eight bytes a step.
+// validUTF8 is utf8.ValidString, faster over ASCII: every string of
+// every verdict is checked on every response (proto refuses invalid
+// UTF-8), nearly all of them ASCII and many short. It reads 32 bytes a
+// step, then 8, then single bytes, and hands the rest to
+// utf8.ValidString from the first word with a byte above 0x7f.
 func validUTF8(s string) bool {
+	const high = 0x8080808080808080
 	i := 0
 	for ; i+32 <= len(s); i += 32 {
 		w := s[i : i+32]
-		if (le64(w[0:8])|le64(w[8:16])|le64(w[16:24])|le64(w[24:32]))&0x8080808080808080 != 0 {
-			break
+		if (le64(w[0:8])|le64(w[8:16])|le64(w[16:24])|le64(w[24:32]))&high != 0 {
+			return utf8.ValidString(s[i:])
 		}
 	}
-	return utf8.ValidString(s[i:])
+	for ; i+8 <= len(s); i += 8 {
+		if le64(s[i:i+8])&high != 0 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return true
 }
 
 // le64 reads eight bytes as a little-endian word (one load once compiled).
@@ -124,11 +205,25 @@ func appendString(b []byte, num protowire.Number, s string) []byte {
 	return appendLenString(b, s)
 }
 
-func stringSize(num protowire.Number, s string) int {
+// The sizes below are of fields numbered under 16, whose tags take one
+// byte, like every field these messages have.
+
+// stringSize is the size of a string field (nothing when empty).
+func stringSize(s string) int {
 	if s == "" {
 		return 0
 	}
-	return protowire.SizeTag(num) + protowire.SizeBytes(len(s))
+	return 1 + lenSize(len(s))
+}
+
+// lenSize is the size of n bytes with their length prefix.
+func lenSize(n int) int { return varintSize(uint64(n)) + n }
+
+func varintSize(v uint64) int {
+	if v < 0x80 {
+		return 1
+	}
+	return protowire.SizeVarint(v)
 }
 
 // appendInt writes an int32, enum or int64 field (negative int32 and enum
@@ -141,80 +236,44 @@ func appendInt(b []byte, num protowire.Number, v int64) []byte {
 	return appendVarint(b, uint64(v))
 }
 
-func intSize(num protowire.Number, v int64) int {
+// intSize is the size of an int32, enum or int64 field (nothing when 0).
+func intSize(v int64) int {
 	if v == 0 {
 		return 0
 	}
-	return protowire.SizeTag(num) + protowire.SizeVarint(uint64(v))
+	return 1 + varintSize(uint64(v))
 }
 
-// verdictSize is v's encoded size. With check, it also reports false if
-// v holds what the fast path leaves to proto.Marshal; writing a verdict
-// already checked sizes its parts without checking them again.
-func verdictSize(v *pb.Verdict, check bool) (int, bool) {
-	if check && len(v.ProtoReflect().GetUnknown()) > 0 {
+// confinementSize is c's encoded size, false if the fast path leaves c
+// to proto.Marshal; connect_ports is packed, as proto3 repeated scalars
+// are.
+func confinementSize(c *pb.Confinement) (int, bool) {
+	if len(c.ProtoReflect().GetUnknown()) > 0 {
 		return 0, false
 	}
-	n := intSize(1, int64(v.Decision)) + intSize(2, int64(v.Tier))
-	if v.Confidence != 0 || math.Signbit(v.Confidence) {
-		n += protowire.SizeTag(3) + protowire.SizeFixed64()
-	}
-	n += stringSize(4, v.Reasoning) + stringSize(5, v.ActionHash) + intSize(6, v.EvaluatedAt) + intSize(7, v.ExpiresAt)
-	valid := !check || validUTF8(v.Reasoning) && validUTF8(v.ActionHash) && validUTF8(v.PolicyVersion) &&
-		validUTF8(v.ActionType)
-	for _, id := range v.RuleIds {
-		n += protowire.SizeTag(8) + protowire.SizeBytes(len(id))
-		valid = valid && (!check || validUTF8(id))
-	}
-	n += stringSize(9, v.PolicyVersion)
-	if v.CacheHit {
-		n += protowire.SizeTag(10) + 1
-	}
-	for _, f := range v.Findings {
-		fn, ok := findingSize(f, check)
-		if !ok {
-			return 0, false
-		}
-		n += protowire.SizeTag(11) + protowire.SizeBytes(fn)
-	}
-	n += stringSize(12, v.ActionType) + intSize(13, int64(v.RequiredTier))
-	if c := v.Confinement; c != nil {
-		cn, ok := confinementSize(c, check)
-		if !ok {
-			return 0, false
-		}
-		n += protowire.SizeTag(14) + protowire.SizeBytes(cn)
-	}
-	return n, valid
-}
-
-// confinementSize is c's encoded size; connect_ports is packed, as proto3
-// repeated scalars are.
-func confinementSize(c *pb.Confinement, check bool) (int, bool) {
-	if check && len(c.ProtoReflect().GetUnknown()) > 0 {
-		return 0, false
-	}
-	n := intSize(1, int64(c.Write))
+	n := intSize(int64(c.Write))
 	if len(c.ConnectPorts) > 0 {
-		n += protowire.SizeTag(2) + protowire.SizeBytes(portsSize(c.ConnectPorts))
+		n += 1 + lenSize(portsSize(c.ConnectPorts))
 	}
-	valid := true
 	for _, p := range c.ReadPaths {
-		n += protowire.SizeTag(4) + protowire.SizeBytes(len(p))
-		valid = valid && (!check || validUTF8(p))
+		if !validUTF8(p) {
+			return 0, false
+		}
+		n += 1 + lenSize(len(p))
 	}
-	return n, valid
+	return n, true
 }
 
 func portsSize(ports []uint32) int {
 	n := 0
 	for _, p := range ports {
-		n += protowire.SizeVarint(uint64(p))
+		n += varintSize(uint64(p))
 	}
 	return n
 }
 
-func appendVerdict(b []byte, v *pb.Verdict) []byte {
+// appendVerdict writes v, which measureVerdict accepted.
+func (sz *wireSizes) appendVerdict(b []byte, v *pb.Verdict) []byte {
 	b = appendInt(b, 1, int64(v.Decision))
 	b = appendInt(b, 2, int64(v.Tier))
 	if v.Confidence != 0 || math.Signbit(v.Confidence) {
@@ -234,18 +293,16 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 		b = appendTag(b, 10, protowire.VarintType)
 		b = append(b, 1)
 	}
-	for _, f := range v.Findings {
-		n, _ := findingSize(f, false)
+	for i, f := range v.Findings {
 		b = appendTag(b, 11, protowire.BytesType)
-		b = appendVarint(b, uint64(n))
+		b = appendVarint(b, uint64(sz.finding(i)))
 		b = appendFinding(b, f)
 	}
 	b = appendString(b, 12, v.ActionType)
 	b = appendInt(b, 13, int64(v.RequiredTier))
 	if c := v.Confinement; c != nil {
-		n, _ := confinementSize(c, false)
 		b = appendTag(b, 14, protowire.BytesType)
-		b = appendVarint(b, uint64(n))
+		b = appendVarint(b, uint64(sz.confinement))
 		b = appendInt(b, 1, int64(c.Write))
 		if len(c.ConnectPorts) > 0 {
 			b = appendTag(b, 2, protowire.BytesType)
@@ -262,14 +319,15 @@ func appendVerdict(b []byte, v *pb.Verdict) []byte {
 	return b
 }
 
-func findingSize(f *pb.Finding, check bool) (int, bool) {
-	if f == nil || check && len(f.ProtoReflect().GetUnknown()) > 0 {
+// findingSize is f's encoded size, false if the fast path leaves f to
+// proto.Marshal.
+func findingSize(f *pb.Finding) (int, bool) {
+	if f == nil || len(f.ProtoReflect().GetUnknown()) > 0 ||
+		!validUTF8(f.RuleId) || !validUTF8(f.Category) || !validUTF8(f.Message) || !validUTF8(f.Evidence) {
 		return 0, false
 	}
-	valid := !check || validUTF8(f.RuleId) && validUTF8(f.Category) && validUTF8(f.Message) &&
-		validUTF8(f.Evidence)
-	return stringSize(1, f.RuleId) + stringSize(2, f.Category) + intSize(3, int64(f.Severity)) +
-		intSize(4, int64(f.Outcome)) + stringSize(5, f.Message) + intSize(6, int64(f.Tier)) + stringSize(7, f.Evidence), valid
+	return stringSize(f.RuleId) + stringSize(f.Category) + intSize(int64(f.Severity)) +
+		intSize(int64(f.Outcome)) + stringSize(f.Message) + intSize(int64(f.Tier)) + stringSize(f.Evidence), true
 }
 
 func appendFinding(b []byte, f *pb.Finding) []byte {

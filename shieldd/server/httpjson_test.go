@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto"
 	"math"
@@ -209,6 +210,15 @@ func TestEncodeEvaluateResponse(t *testing.T) {
 	}
 	checkSameEncode(t, &pb.EvaluateResponse{RequestId: "bad \xff utf-8"})
 	checkSameEncode(t, &pb.EvaluateResponse{Verdict: &pb.Verdict{RuleIds: []string{"\xc3"}}})
+	// More findings than the writer keeps sizes for in its array, one of
+	// them past 127 bytes (a two-byte length), and an invalid one last.
+	many := &pb.Verdict{Decision: pb.VerdictDecision_VERDICT_DECISION_BLOCK}
+	for i := range 12 {
+		many.Findings = append(many.Findings, &pb.Finding{RuleId: fmt.Sprint("r", i), Message: strings.Repeat("m", 20*i), Tier: int32(i)})
+	}
+	checkSameEncode(t, &pb.EvaluateResponse{Verdict: many, RequestId: "r-2"})
+	many.Findings = append(many.Findings, &pb.Finding{Evidence: "\xff"})
+	checkSameEncode(t, &pb.EvaluateResponse{Verdict: many})
 }
 
 func FuzzEvaluateRequestJSON(f *testing.F) {
