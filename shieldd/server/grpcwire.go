@@ -141,14 +141,12 @@ func (sz *wireSizes) appendResponse(b []byte, resp *pb.EvaluateResponse) []byte 
 }
 
 // appendTag and appendVarint write the one-byte forms in line: every
-// field number here is below 16 and most lengths below 128, and
-// protowire's general forms (a call and a ten-way switch each) were a
-// fifth of the instructions of writing a cached verdict.
+// field number here is below 16 (schemaMatches turns the fast paths off
+// otherwise) and most lengths below 128, and protowire's general forms
+// (a call and a ten-way switch each) were a fifth of the instructions of
+// writing a cached verdict.
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	if num < 16 {
-		return append(b, byte(num)<<3|byte(typ))
-	}
-	return protowire.AppendTag(b, num, typ)
+	return append(b, byte(num)<<3|byte(typ))
 }
 
 func appendVarint(b []byte, v uint64) []byte {

@@ -130,6 +130,9 @@ func schemaMatches() bool {
 				fd.Kind() != w.kind || (fd.Cardinality() == protoreflect.Repeated) != w.list {
 				return false
 			}
+			if w.num >= 16 { // the wire writer's tags are one byte (grpcwire.go)
+				return false
+			}
 		}
 	}
 	return enumMatches(pb.VerdictDecision(0).Descriptor(), decisionNames[:]) &&
