@@ -579,25 +579,7 @@ func interpreterKind(prog string) string {
 	case "osascript", "tclsh", "expect":
 		return "other"
 	}
-	if len(prog) < 4 {
-		return ""
-	}
-	switch prog[0] {
-	case 'p':
-		switch {
-		case strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3"):
-			return "python"
-		case strings.HasPrefix(prog, "perl5"):
-			return "perl"
-		case strings.HasPrefix(prog, "php") && len(prog) <= 6 && prog[3] >= '0' && prog[3] <= '9':
-			return "php"
-		}
-	case 'l':
-		if strings.HasPrefix(prog, "lua5") {
-			return "lua"
-		}
-	}
-	return ""
+	return shell.VersionedInterpreter(prog)
 }
 
 // inlineCode returns the program an interpreter was given as an argument:

@@ -42,6 +42,14 @@ func interpreterLang(program string) string {
 	case "Rscript":
 		return "r"
 	}
+	return VersionedInterpreter(program)
+}
+
+// VersionedInterpreter returns the language of an interpreter named with
+// its version (python3.12, python2, perl5.36, php8, lua5.4): "python",
+// "perl", "php", "lua", or "". Most programs are none of these, and the
+// first byte turns them away.
+func VersionedInterpreter(program string) string {
 	if len(program) < 4 || program[0] != 'p' && program[0] != 'l' {
 		return ""
 	}
