@@ -92,8 +92,8 @@ func requestInBounds(req *Request, lim Limits) bool {
 	c := &req.Caller
 	return len(req.Type) <= 256 && len(req.Payload) <= lim.MaxPayloadBytes &&
 		len(c.WorkspaceRoot) <= maxCallerField && len(c.Home) <= maxCallerField && len(c.Tenant) <= maxCallerField &&
-		typeNotBlank(req.Type) && validUTF8(req.Type) &&
-		validUTF8(c.WorkspaceRoot) && validUTF8(c.Home) && validUTF8(c.Tenant)
+		typeNotBlank(req.Type) && textcut.ValidUTF8(req.Type) &&
+		textcut.ValidUTF8(c.WorkspaceRoot) && textcut.ValidUTF8(c.Home) && textcut.ValidUTF8(c.Tenant)
 }
 
 // typeNotBlank is strings.TrimSpace(t) != "", without the trim for the
@@ -121,7 +121,7 @@ func requestError(req *Request, lim Limits) error {
 	if len(req.Type) > 256 {
 		return tooLargef("action_type is %d bytes, limit 256", len(req.Type))
 	}
-	if !validUTF8(req.Type) {
+	if !textcut.ValidUTF8(req.Type) {
 		return invalidf("action_type is not valid UTF-8")
 	}
 	if len(req.Payload) > lim.MaxPayloadBytes {
@@ -141,7 +141,7 @@ func requestError(req *Request, lim Limits) error {
 
 // checkCallerField validates one of the caller's strings.
 func checkCallerField(name, v string) error {
-	if !validUTF8(v) {
+	if !textcut.ValidUTF8(v) {
 		return invalidf("%s is not valid UTF-8", name)
 	}
 	if len(v) > maxCallerField {
@@ -207,7 +207,7 @@ func checkAttachments(atts []Attachment) error {
 			return invalidf("attachment %d has no path", i)
 		case len(at.Path) > maxAttachmentPathLen:
 			return tooLargef("attachment %d path is %d bytes, limit %d", i, len(at.Path), maxAttachmentPathLen)
-		case !validUTF8(at.Path) || !validUTF8(at.Content):
+		case !textcut.ValidUTF8(at.Path) || !textcut.ValidUTF8(at.Content):
 			return invalidf("attachment %d is not valid UTF-8", i)
 		}
 	}

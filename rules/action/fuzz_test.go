@@ -11,8 +11,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
 func FuzzCanonicalize(f *testing.F) {
@@ -195,8 +197,8 @@ func FuzzScanners(f *testing.F) {
 				}
 			}
 		}
-		if validUTF8(s) != utf8.ValidString(s) {
-			t.Fatalf("validUTF8(%q) = %v, utf8.ValidString says otherwise", s, validUTF8(s))
+		if textcut.ValidUTF8(s) != utf8.ValidString(s) {
+			t.Fatalf("textcut.ValidUTF8(%q) = %v, utf8.ValidString says otherwise", s, textcut.ValidUTF8(s))
 		}
 		var want []byte
 		want = append(want, '"')

@@ -1,7 +1,5 @@
 package action
 
-import "unicode/utf8"
-
 // Scanning eight bytes at a time ("SIMD within a register"): the scans
 // below run over every string of every uncached decision, and most
 // strings are plain ASCII with nothing to stop at. Each word test may
@@ -84,7 +82,3 @@ func belowDEL(s string) bool {
 	x := load8(s, n-8) // the last word, overlapping the one before
 	return (x|(x+lows))&highs == 0
 }
-
-// validUTF8 is utf8.ValidString, answered by one word-at-a-time pass for
-// the usual ASCII string.
-func validUTF8(s string) bool { return belowDEL(s) || utf8.ValidString(s) }

@@ -2,11 +2,11 @@ package server
 
 import (
 	"math"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -72,7 +72,7 @@ func (sz *wireSizes) finding(i int) int {
 // measure sizes resp and reports false for what the fast path leaves to
 // proto.Marshal.
 func (sz *wireSizes) measure(resp *pb.EvaluateResponse) bool {
-	if len(resp.ProtoReflect().GetUnknown()) > 0 || !validUTF8(resp.GetRequestId()) {
+	if len(resp.ProtoReflect().GetUnknown()) > 0 || !textcut.ValidUTF8(resp.GetRequestId()) {
 		return false
 	}
 	sz.response = stringSize(resp.GetRequestId())
@@ -87,7 +87,7 @@ func (sz *wireSizes) measure(resp *pb.EvaluateResponse) bool {
 
 func (sz *wireSizes) measureVerdict(v *pb.Verdict) bool {
 	if len(v.ProtoReflect().GetUnknown()) > 0 ||
-		!validUTF8(v.Reasoning) || !validUTF8(v.ActionHash) || !validUTF8(v.PolicyVersion) || !validUTF8(v.ActionType) {
+		!textcut.ValidUTF8(v.Reasoning) || !textcut.ValidUTF8(v.ActionHash) || !textcut.ValidUTF8(v.PolicyVersion) || !textcut.ValidUTF8(v.ActionType) {
 		return false
 	}
 	n := intSize(int64(v.Decision)) + intSize(int64(v.Tier))
@@ -96,7 +96,7 @@ func (sz *wireSizes) measureVerdict(v *pb.Verdict) bool {
 	}
 	n += stringSize(v.Reasoning) + stringSize(v.ActionHash) + intSize(v.EvaluatedAt) + intSize(v.ExpiresAt)
 	for _, id := range v.RuleIds {
-		if !validUTF8(id) {
+		if !textcut.ValidUTF8(id) {
 			return false
 		}
 		n += 1 + lenSize(len(id))
@@ -161,40 +161,6 @@ func appendLenString(b []byte, s string) []byte {
 	return append(appendVarint(b, uint64(len(s))), s...)
 }
 
-// validUTF8 is utf8.ValidString, faster over ASCII: every string of
-// every verdict is checked on every response (proto refuses invalid
-// UTF-8), nearly all of them ASCII and many short. It reads 32 bytes a
-// step, then 8, then single bytes, and hands the rest to
-// utf8.ValidString from the first word with a byte above 0x7f.
-func validUTF8(s string) bool {
-	const high = 0x8080808080808080
-	i := 0
-	for ; i+32 <= len(s); i += 32 {
-		w := s[i : i+32]
-		if (le64(w[0:8])|le64(w[8:16])|le64(w[16:24])|le64(w[24:32]))&high != 0 {
-			return utf8.ValidString(s[i:])
-		}
-	}
-	for ; i+8 <= len(s); i += 8 {
-		if le64(s[i:i+8])&high != 0 {
-			return utf8.ValidString(s[i:])
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return utf8.ValidString(s[i:])
-		}
-	}
-	return true
-}
-
-// le64 reads eight bytes as a little-endian word (one load once compiled).
-func le64(w string) uint64 {
-	_ = w[7]
-	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-}
-
 func appendString(b []byte, num protowire.Number, s string) []byte {
 	if s == "" {
 		return b
@@ -254,7 +220,7 @@ func confinementSize(c *pb.Confinement) (int, bool) {
 		n += 1 + lenSize(portsSize(c.ConnectPorts))
 	}
 	for _, p := range c.ReadPaths {
-		if !validUTF8(p) {
+		if !textcut.ValidUTF8(p) {
 			return 0, false
 		}
 		n += 1 + lenSize(len(p))
@@ -321,7 +287,7 @@ func (sz *wireSizes) appendVerdict(b []byte, v *pb.Verdict) []byte {
 // proto.Marshal.
 func findingSize(f *pb.Finding) (int, bool) {
 	if f == nil || len(f.ProtoReflect().GetUnknown()) > 0 ||
-		!validUTF8(f.RuleId) || !validUTF8(f.Category) || !validUTF8(f.Message) || !validUTF8(f.Evidence) {
+		!textcut.ValidUTF8(f.RuleId) || !textcut.ValidUTF8(f.Category) || !textcut.ValidUTF8(f.Message) || !textcut.ValidUTF8(f.Evidence) {
 		return 0, false
 	}
 	return stringSize(f.RuleId) + stringSize(f.Category) + intSize(int64(f.Severity)) +

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -833,7 +834,7 @@ func (e *jsonEncoder) float(f float64) {
 // In valid UTF-8 no byte of a multi-byte character is below 0x80, so the
 // scan only looks for ASCII bytes to escape.
 func (e *jsonEncoder) str(s string) {
-	if !validUTF8(s) {
+	if !textcut.ValidUTF8(s) {
 		e.ok = false
 	}
 	e.b = append(e.b, '"')
