@@ -64,18 +64,16 @@ func (r *runner) metered(ctx context.Context, mode string, drive driveFunc) driv
 		}
 		if r.cfg.MetricsURL != "" {
 			m1, _ := scrape(ctx, r.cfg.MetricsURL)
-			_, a := m0[totalSeconds]
-			_, b := m1[totalSeconds]
-			if !a || !b {
-				u.gcOK = false
+			// inBoth reports whether both scrapes have the series.
+			inBoth := func(name string) bool {
+				_, a := m0[name]
+				_, b := m1[name]
+				return a && b
 			}
+			u.gcOK = u.gcOK && inBoth(totalSeconds)
 			u.gc += m1[gcSeconds] - m0[gcSeconds]
 			u.total += m1[totalSeconds] - m0[totalSeconds]
-			_, a = m0[gcCycles]
-			_, b = m1[gcCycles]
-			if !a || !b {
-				u.cyclesOK = false
-			}
+			u.cyclesOK = u.cyclesOK && inBoth(gcCycles)
 			u.cycles += m1[gcCycles] - m0[gcCycles]
 			u.wall += el
 		}
