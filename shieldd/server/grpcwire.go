@@ -26,14 +26,6 @@ func appendEvaluateResponseProto(b []byte, resp *pb.EvaluateResponse) ([]byte, b
 	return sz.appendResponse(b, resp), true
 }
 
-// evaluateResponseSize is resp's encoded size; false if resp holds what
-// the fast path leaves to proto.Marshal (see appendEvaluateResponseProto).
-func evaluateResponseSize(resp *pb.EvaluateResponse) (int, bool) {
-	var sz wireSizes
-	ok := sz.measure(resp)
-	return sz.response, ok
-}
-
 // marshalEvaluateResponse is the codec's fast path: the response written
 // into a buffer from gRPC's pool, which gRPC frees once the message is
 // sent. Unlike the standard proto codec it pools messages under gRPC's

@@ -168,8 +168,9 @@ func checkSameProto(t *testing.T, resp *pb.EvaluateResponse) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("fast proto encoder:\n%x\nproto.Marshal:\n%x", got, want)
 	}
-	if n, _ := evaluateResponseSize(resp); n != len(want) {
-		t.Fatalf("fast proto encoder sized %d bytes, proto.Marshal wrote %d", n, len(want))
+	var sz wireSizes
+	if sz.measure(resp); sz.response != len(want) {
+		t.Fatalf("fast proto encoder sized %d bytes, proto.Marshal wrote %d", sz.response, len(want))
 	}
 	data, err := requestCodec{}.Marshal(resp) // the codec's path: a pooled buffer of that size
 	if err != nil {
