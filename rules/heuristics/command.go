@@ -546,14 +546,6 @@ func operands(args []string, valued string, longValued []string) []string {
 	return out
 }
 
-func isShell(prog string) bool {
-	switch prog {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "yash":
-		return true
-	}
-	return false
-}
-
 // interpreterKind returns "shell", "python", "perl", "ruby", "node", "php",
 // "lua", "powershell" or "" for other programs. One switch on the name,
 // then the versioned names (python3.12, perl5.36, php8, lua5.4): it is
