@@ -143,18 +143,18 @@ for r in $(seq "$ROUNDS"); do
 		entries=$(awk '$1 == "parapet_shield_cache_entries" {print $2}' <<<"$out")
 		printf 'round %d %-16s %8s decisions/s  %6s µs server CPU each  GC %5s %%, %5s cycles/s  RSS %s MiB  cache %s\n' \
 			"$r" "$kind" "$rps" "$cpu" "$gc" "$cycles" "$rss" "$entries"
-		echo "$kind $rps $cpu $gc $rss $cycles $r" >>"$work/full"
+		echo "$kind $rps $cpu $gc $rss $cycles" >>"$work/full"
 	done
 done
 # Besides the ratio of the means, each round's own ratio (its two turns
 # are next to each other, so a slow spell of the machine tends to hit
 # both) and their median: on a shared VM single rounds spread by ±0.05.
 awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3; gc[$1] += $4; cyc[$1] += $6; if ($1 != "uncached-nolimit" && $5 > rss) rss = $5
-	round[$1, $7] = $2; if ($7 > rounds) rounds = $7}
+	round[$1, n[$1]] = $2}
 	END {
 		for (k in n) printf "%-16s %8.0f decisions/s  %6.1f µs server CPU each  GC %.1f %% of the CPU, %.1f cycles/s\n", k, rps[k] / n[k], cpu[k] / n[k], gc[k] / n[k], cyc[k] / n[k]
 		printf "uncached ÷ cached: %.2f (target ≥ 0.8); highest RSS on the defaults %.1f MiB (target ≤ 64)\n", rps["uncached"] / rps["cached"], rss
-		list = ""
+		rounds = n["cached"]; list = ""
 		for (r = 1; r <= rounds; r++) { ratio[r] = round["uncached", r] / round["cached", r]; list = list sprintf(" %.2f", ratio[r]) }
 		for (i = 1; i <= rounds; i++) for (j = i + 1; j <= rounds; j++) if (ratio[j] < ratio[i]) { t = ratio[i]; ratio[i] = ratio[j]; ratio[j] = t }
 		median = rounds % 2 ? ratio[(rounds + 1) / 2] : (ratio[rounds / 2] + ratio[rounds / 2 + 1]) / 2
