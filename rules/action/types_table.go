@@ -118,15 +118,3 @@ func KnownTypes() []string {
 	}
 	return out
 }
-
-// Aliases returns a copy of the alias table (alias → canonical type).
-func Aliases() map[string]string {
-	out := make(map[string]string, len(aliases))
-	for k, v := range aliases {
-		out[k] = v
-	}
-	return out
-}
-
-// EnumOf returns the ActionType enum value of a canonical type name.
-func EnumOf(canonical string) pb.ActionType { return knownTypes[canonical] }
