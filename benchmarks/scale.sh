@@ -17,7 +17,10 @@
 #     RSS. A second shieldd with --memory-limit off, filled the same way,
 #     takes the same uncached load in the same turns: the two uncached
 #     figures show what the memory limit costs, apart from what the
-#     decision itself costs.
+#     decision itself costs. Uncached ÷ cached is given twice: in
+#     throughput (the target's figure, diluted by the load tool on
+#     shared cores) and in server CPU per decision (what a server with
+#     cores of its own would see).
 #
 # Environment: ROUNDS (4), DURATION per run (5s), CONCURRENCY (16),
 # MAXPROCS (the GOMAXPROCS list, default "1 2 …").
