@@ -181,17 +181,15 @@ echo "=== over $ROUNDS rounds (mean of the rounds; loadgen's decisions and error
 # Each round's own ratio too (its turns are next to each other) and
 # their median, and the ratio of server CPU per request, which the load
 # tool sharing the cores does not enter.
-awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3; round[$1, n[$1]] = $2}
+awk -f benchmarks/rounds.awk -f /dev/stdin "$work/results" <<'AWK'
+{n[$1]++; rps[$1] += $2; cpu[$1] += $3; round[$1, n[$1]] = $2}
 	END {
 		for (k in n) { mr[k] = rps[k] / n[k]; mc[k] = cpu[k] / n[k] }
 		split("shieldd-cached shieldd-uncached opa", ks, " ")
 		for (i = 1; i <= 3; i++) { k = ks[i]; printf "%-18s %8.0f req/s  %7.1f µs CPU/request\n", k, mr[k], mc[k] }
 		printf "shieldd cached ÷ OPA: %.1f× throughput; uncached ÷ cached: %.2f\n", mr["shieldd-cached"] / mr["opa"], mr["shieldd-uncached"] / mr["shieldd-cached"]
-		rounds = n["opa"]; list = ""
-		for (r = 1; r <= rounds; r++) { x[r] = round["shieldd-cached", r] / round["opa", r]; list = list sprintf(" %.1f×", x[r]) }
-		for (i = 1; i <= rounds; i++) for (j = i + 1; j <= rounds; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-		median = rounds % 2 ? x[(rounds + 1) / 2] : (x[rounds / 2] + x[rounds / 2 + 1]) / 2
-		printf "shieldd cached ÷ OPA by round:%s; median %.1f×\n", list, median
+		printf "shieldd cached ÷ OPA by round:%s\n", by_round(round, "shieldd-cached", "opa", n["opa"], "%.1f×")
 		printf "server CPU per request, OPA ÷ shieldd cached: %.1f×\n", mc["opa"] / mc["shieldd-cached"]
-	}' "$work/results"
+	}
+AWK
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

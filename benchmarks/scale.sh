@@ -149,22 +149,19 @@ for r in $(seq "$ROUNDS"); do
 		echo "$kind $rps $cpu $gc $rss $cycles" >>"$work/full"
 	done
 done
-# Besides the ratio of the means, each round's own ratio (its two turns
-# are next to each other, so a slow spell of the machine tends to hit
-# both) and their median: on a shared VM single rounds spread by ±0.05.
-awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3; gc[$1] += $4; cyc[$1] += $6; if ($1 != "uncached-nolimit" && $5 > rss) rss = $5
+# Besides the ratio of the means, each round's own ratio and their
+# median (rounds.awk): on a shared VM single rounds spread by ±0.05.
+awk -f benchmarks/rounds.awk -f /dev/stdin "$work/full" <<'AWK'
+{n[$1]++; rps[$1] += $2; cpu[$1] += $3; gc[$1] += $4; cyc[$1] += $6; if ($1 != "uncached-nolimit" && $5 > rss) rss = $5
 	round[$1, n[$1]] = $2}
 	END {
 		for (k in n) printf "%-16s %8.0f decisions/s  %6.1f µs server CPU each  GC %.1f %% of the CPU, %.1f cycles/s\n", k, rps[k] / n[k], cpu[k] / n[k], gc[k] / n[k], cyc[k] / n[k]
 		printf "uncached ÷ cached: %.2f (target ≥ 0.8); highest RSS on the defaults %.1f MiB (target ≤ 64)\n", rps["uncached"] / rps["cached"], rss
-		rounds = n["cached"]; list = ""
-		for (r = 1; r <= rounds; r++) { ratio[r] = round["uncached", r] / round["cached", r]; list = list sprintf(" %.2f", ratio[r]) }
-		for (i = 1; i <= rounds; i++) for (j = i + 1; j <= rounds; j++) if (ratio[j] < ratio[i]) { t = ratio[i]; ratio[i] = ratio[j]; ratio[j] = t }
-		median = rounds % 2 ? ratio[(rounds + 1) / 2] : (ratio[rounds / 2] + ratio[rounds / 2 + 1]) / 2
-		printf "uncached ÷ cached by round:%s; median %.2f\n", list, median
+		printf "uncached ÷ cached by round:%s\n", by_round(round, "uncached", "cached", n["cached"], "%.2f")
 		printf "uncached, memory limit auto ÷ off: %.2f (what the limit costs)\n", rps["uncached"] / rps["uncached-nolimit"]
 		# The throughput ratio above is diluted by the load tool sharing
 		# the cores; a server on cores of its own would see this one.
 		printf "server CPU per decision, cached ÷ uncached: %.2f (the ratio for a server with cores of its own)\n", cpu["cached"] / cpu["uncached"]
-	}' "$work/full"
+	}
+AWK
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
