@@ -87,17 +87,23 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	h := s.fingerprint(shapeSeed)
 	t.mu.RLock()
 	known := t.find(h, s)
+	full := t.n >= maxShapes
 	t.mu.RUnlock()
 	if known != nil {
 		return known
+	}
+	fresh := new(verdictShape)
+	*fresh = *s
+	if full {
+		// Nothing can be added: the exclusive lock would only make every
+		// core wait, on each new shape, to learn so.
+		return fresh
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if known := t.find(h, s); known != nil { // added since the read lock
 		return known
 	}
-	fresh := new(verdictShape)
-	*fresh = *s
 	if t.n < maxShapes {
 		if t.byHash == nil {
 			t.byHash = make(map[uint64][]*verdictShape)

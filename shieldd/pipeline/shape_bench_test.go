@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -48,4 +50,33 @@ func tier1Verdict() *pb.Verdict {
 		},
 		Confinement: &pb.Confinement{Write: 1, ConnectPorts: []uint32{443}, ReadPaths: []string{"/usr", "/etc/ssl"}},
 	}
+}
+
+// BenchmarkShapeInternFullTable interns shapes the table has not seen
+// into a full table from every core at once: what uncached decisions
+// with findings of their own (evidence differs per action) cost once
+// a long-running server has met maxShapes shapes.
+func BenchmarkShapeInternFullTable(b *testing.B) {
+	var tbl shapeTable
+	for i := range maxShapes {
+		v := tier1Verdict()
+		v.Reasoning = fmt.Sprint("kept ", i)
+		tbl.intern(shapeOf(v))
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(p *testing.PB) {
+		v := tier1Verdict()
+		for p.Next() {
+			// A finding of its own, as addFindings makes per verdict.
+			f0 := v.Findings[0]
+			f := &pb.Finding{RuleId: f0.RuleId, Category: f0.Category, Severity: f0.Severity, Outcome: f0.Outcome,
+				Tier: f0.Tier, Message: f0.Message, Evidence: strconv.FormatInt(next.Add(1), 10)}
+			v.Findings = []*pb.Finding{f, v.Findings[1]}
+			if tbl.intern(shapeOf(v)) == nil {
+				b.Fatal("nil shape")
+			}
+		}
+	})
 }

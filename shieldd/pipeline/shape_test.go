@@ -72,6 +72,33 @@ func TestShapeTableIsBounded(t *testing.T) {
 	}
 }
 
+// Once the table is full, a shape it has not seen is answered under the
+// read lock alone: new shapes on every core must not queue for the
+// exclusive lock only to learn that nothing more is kept. The test holds
+// a read lock, which an exclusive lock would wait for.
+func TestFullShapeTableTakesNoExclusiveLock(t *testing.T) {
+	var tbl shapeTable
+	for i := range maxShapes {
+		tbl.intern(&verdictShape{tier: int32(i)})
+	}
+	tbl.mu.RLock()
+	defer tbl.mu.RUnlock()
+	done := make(chan *verdictShape)
+	fresh := &verdictShape{tier: -1}
+	go func() { done <- tbl.intern(fresh) }()
+	select {
+	case got := <-done:
+		if !got.equal(fresh) || got == fresh {
+			t.Fatal("a new shape on a full table was not answered with a copy of itself")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("interning into a full table waited for the exclusive lock")
+	}
+	if tbl.n != maxShapes {
+		t.Fatalf("table holds %d shapes, bound %d", tbl.n, maxShapes)
+	}
+}
+
 // Equal shapes share one entry however their strings, slices and
 // confinement were allocated, and any one field apart makes another.
 func TestShapeInternComparesContent(t *testing.T) {
