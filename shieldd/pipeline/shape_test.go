@@ -83,7 +83,7 @@ func TestFullShapeTableTakesNoExclusiveLock(t *testing.T) {
 	}
 	tbl.mu.RLock()
 	defer tbl.mu.RUnlock()
-	done := make(chan *verdictShape)
+	done := make(chan *verdictShape, 1) // buffered: a goroutine stuck past the deadline must not leak
 	fresh := &verdictShape{tier: -1}
 	go func() { done <- tbl.intern(fresh) }()
 	select {
