@@ -32,7 +32,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "policy", Value: "default", Usage: "policy `FILE`, or the name of an embedded policy (default, strict, permissive)", EnvVars: []string{"SHIELDD_POLICY"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "cache-size", Value: 100_000, Usage: "cached verdicts (0 disables the cache)", EnvVars: []string{"SHIELDD_CACHE_SIZE"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "cache-ttl", Value: 5 * time.Minute, Usage: "lifetime of a cached verdict", EnvVars: []string{"SHIELDD_CACHE_TTL"}}),
-		altsrc.NewStringFlag(&cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "soft limit on the Go runtime's memory (`SIZE` such as 256MiB, as GOMEMLIMIT): the collector works harder near it, nothing fails above it. auto: 24MiB plus 160 bytes per cached verdict, unless GOMEMLIMIT is set; off: none", EnvVars: []string{"SHIELDD_MEMORY_LIMIT"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "soft limit on the Go runtime's memory (`SIZE` such as 256MiB, as GOMEMLIMIT): the collector works harder near it, nothing fails above it. auto: 24MiB plus 160 bytes per cached verdict, raised while the live heap needs more (24MiB plus 1.5 times the live heap), unless GOMEMLIMIT is set; off: none", EnvVars: []string{"SHIELDD_MEMORY_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-message-bytes", Value: server.DefaultMaxMessageBytes, Usage: "largest gRPC message or HTTP body", EnvVars: []string{"SHIELDD_MAX_MESSAGE_BYTES"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-payload-bytes", Value: action.DefaultLimits.MaxPayloadBytes, Usage: "largest action payload_json", EnvVars: []string{"SHIELDD_MAX_PAYLOAD_BYTES"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "drain-timeout", Value: 10 * time.Second, Usage: "graceful shutdown bound", EnvVars: []string{"SHIELDD_DRAIN_TIMEOUT"}}),
@@ -210,6 +210,14 @@ func runServe(c *cli.Context) error {
 		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"), "tracing", tracing.Sampler)
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if memLimit > 0 && pipeline.IsAuto(c.String("memory-limit")) {
+		// The budget fits verdicts that share their shapes; verdicts
+		// with evidence of their own need more, or the collector would
+		// run without pause once they fill the cache.
+		go pipeline.TuneMemoryLimit(ctx, memLimit, time.Second, func(limit, live int64) {
+			log.Info("memory limit set", "limit_mib", limit>>20, "live_heap_mib", live>>20, "budget_mib", memLimit>>20)
+		})
+	}
 	if err := d.Serve(ctx); err != nil {
 		return exitf(1, "%v", err)
 	}

@@ -1,9 +1,14 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Memory budget of a pipeline, for the Go runtime's soft memory limit
@@ -14,9 +19,13 @@ const (
 	// memoryBase covers the pipeline, policies, servers and requests in
 	// flight.
 	memoryBase = 24 << 20
-	// memoryPerVerdict covers one cached verdict: about 117 live bytes
-	// (its LRU slot and index cell; verdict shapes are shared), with room
-	// for the garbage a busy cache makes between collections.
+	// memoryPerVerdict covers one cached verdict whose shape is shared
+	// (the verdicts of one rule without Tier 1 findings, or the same
+	// action asked for from other workspaces): about 100 live bytes, its
+	// LRU slot and index cell, with room for the garbage a busy cache
+	// makes between collections. A verdict with evidence of its own holds
+	// about 390 bytes; TuneMemoryLimit raises the limit when they fill
+	// the cache.
 	memoryPerVerdict = 160
 )
 
@@ -53,6 +62,68 @@ func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 		}
 		return n, nil
 	}
+}
+
+// IsAuto reports whether a --memory-limit setting is "auto" (or empty).
+func IsAuto(setting string) bool {
+	s := strings.TrimSpace(setting)
+	return s == "" || s == "auto"
+}
+
+// liveHeapMetric is the heap the last collection found live.
+const liveHeapMetric = "/gc/heap/live:bytes"
+
+// AutoMemoryLimit is the soft memory limit for a budget (MemoryLimit's
+// auto) and a live heap: the budget, or the live heap with half as much
+// again for garbage (as GOGC=50 would allow) plus memoryBase for what is
+// not heap, whichever is higher.
+//
+// A fixed budget cannot know what the cached verdicts hold. When the live
+// heap reaches the limit, the collector runs without pause and takes
+// half the CPU, which is worse than any memory it saves: with 100 000
+// verdicts that carry evidence of their own (about 390 bytes each, where
+// the budget counts 160), a shieldd on the budget alone spent 55 % of its
+// CPU collecting and served a quarter of its cached throughput
+// (benchmarks/README.md, "Eighth pass").
+func AutoMemoryLimit(budget, live int64) int64 {
+	return max(budget, memoryBase+live+live/2)
+}
+
+// TuneMemoryLimit keeps the runtime's soft memory limit at
+// AutoMemoryLimit(budget, live heap) until ctx ends, reading the live
+// heap every interval. It changes the limit only when the new one differs
+// from the current by more than a sixteenth, and then calls changed (if
+// not nil) with the new limit and the live heap.
+func TuneMemoryLimit(ctx context.Context, budget int64, every time.Duration, changed func(limit, live int64)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if limit, live, ok := tuneMemoryLimit(budget); ok && changed != nil {
+			changed(limit, live)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// tuneMemoryLimit is one step of TuneMemoryLimit; ok reports a change.
+func tuneMemoryLimit(budget int64) (limit, live int64, ok bool) {
+	sample := []metrics.Sample{{Name: liveHeapMetric}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0, 0, false // a runtime without the metric: keep the budget
+	}
+	live = int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
+	limit = AutoMemoryLimit(budget, live)
+	current := debug.SetMemoryLimit(-1)
+	if diff := limit - current; diff > current/16 || -diff > current/16 {
+		debug.SetMemoryLimit(limit)
+		return limit, live, true
+	}
+	return current, live, false
 }
 
 // parseByteSize reads a byte count with an optional B, KiB, MiB, GiB or

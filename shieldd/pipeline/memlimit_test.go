@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"context"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMemoryLimit(t *testing.T) {
@@ -55,4 +59,49 @@ func FuzzMemoryLimit(f *testing.F) {
 			t.Fatalf("%q: read %d", s, n)
 		}
 	})
+}
+
+func TestAutoMemoryLimit(t *testing.T) {
+	budget := int64(24<<20 + 100_000*160)
+	if got := AutoMemoryLimit(budget, 10<<20); got != budget {
+		t.Errorf("a live heap of 10 MiB moved the limit to %d, want the budget %d", got, budget)
+	}
+	if got, want := AutoMemoryLimit(budget, 40<<20), int64(24<<20+60<<20); got != want {
+		t.Errorf("a live heap of 40 MiB: limit %d, want %d", got, want)
+	}
+}
+
+// TuneMemoryLimit raises the runtime's limit above a live heap that has
+// outgrown the budget, and lowers it again once the heap is freed: read
+// from the real runtime, with a real 64 MiB held live.
+func TestTuneMemoryLimitFollowsLiveHeap(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(old) })
+	const budget = 16 << 20
+	debug.SetMemoryLimit(budget)
+
+	held := make([]byte, 64<<20)
+	runtime.GC()
+	ctx, cancel := context.WithCancel(t.Context())
+	changes := make(chan [2]int64, 8)
+	done := make(chan struct{})
+	go func() {
+		TuneMemoryLimit(ctx, budget, 10*time.Millisecond, func(limit, live int64) { changes <- [2]int64{limit, live} })
+		close(done)
+	}()
+	got := <-changes
+	raised := got[0]
+	if limit, live := got[0], got[1]; live < 64<<20 || limit != AutoMemoryLimit(budget, live) || debug.SetMemoryLimit(-1) != limit {
+		t.Errorf("live heap %d MiB: limit %d MiB (runtime's %d MiB), want %d MiB",
+			live>>20, limit>>20, debug.SetMemoryLimit(-1)>>20, AutoMemoryLimit(budget, live)>>20)
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	runtime.GC()
+	got = <-changes
+	if limit := got[0]; limit >= raised-48<<20 || debug.SetMemoryLimit(-1) != limit {
+		t.Errorf("after 64 MiB were freed the limit is %d MiB, want it lowered from %d MiB by the 96 it added", limit>>20, raised>>20)
+	}
+	cancel()
+	<-done
 }
