@@ -23,13 +23,19 @@
 #     cores of its own would see).
 #
 # Environment: ROUNDS (4), DURATION per run (5s), CONCURRENCY (16),
-# MAXPROCS (the GOMAXPROCS list, default "1 2 …").
+# MAXPROCS (the GOMAXPROCS list, default "1 2 …"), PARTS (which of the
+# two to run, default "1 2"), VARY (how part 2's requests are made
+# distinct, loadgen --vary: workspace, the default, replays the corpus's
+# verdicts, whose shapes the cache shares; content makes each action's
+# text distinct, as distinct actions are in production).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
 CONCURRENCY=${CONCURRENCY:-16}
+PARTS=${PARTS:-1 2}
+VARY=${VARY:-workspace}
 cores=$(nproc)
 if [ -z "${MAXPROCS:-}" ]; then
 	MAXPROCS="1 2"
@@ -90,40 +96,43 @@ field() { # field OUTPUT LABEL… : the first value on loadgen's text row LABEL
 
 echo "cores: $cores; load average $(cut -d' ' -f1-3 /proc/loadavg); GOMAXPROCS $MAXPROCS; $ROUNDS rounds of $DURATION"
 echo
-echo "=== 1. scaling: gRPC Evaluate, corpus (cached), $CONCURRENCY in flight"
-for n in $MAXPROCS; do start "p$n" "$n"; done
-: >"$work/scale"
-for r in $(seq "$ROUNDS"); do
-	list=($MAXPROCS)
-	if [ $((r % 2)) -eq 0 ]; then list=($(printf '%s\n' "${list[@]}" | tac)); fi
-	for n in "${list[@]}"; do
-		g="grpc_p$n" p="pid_p$n"
-		out=$(loadgen --addr "${!g}" --mode evaluate --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup 1s --server-pid "${!p}")
-		rps=$(field "$out" "per second")
-		cpu=$(field "$out" "server CPU/req")
-		printf 'round %d GOMAXPROCS %-2d %8s decisions/s  %6s µs server CPU each\n' "$r" "$n" "$rps" "$cpu"
-		echo "$n $rps $cpu" >>"$work/scale"
+if [[ " $PARTS " == *" 1 "* ]]; then
+	echo "=== 1. scaling: gRPC Evaluate, corpus (cached), $CONCURRENCY in flight"
+	for n in $MAXPROCS; do start "p$n" "$n"; done
+	: >"$work/scale"
+	for r in $(seq "$ROUNDS"); do
+		list=($MAXPROCS)
+		if [ $((r % 2)) -eq 0 ]; then list=($(printf '%s\n' "${list[@]}" | tac)); fi
+		for n in "${list[@]}"; do
+			g="grpc_p$n" p="pid_p$n"
+			out=$(loadgen --addr "${!g}" --mode evaluate --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup 1s --server-pid "${!p}")
+			rps=$(field "$out" "per second")
+			cpu=$(field "$out" "server CPU/req")
+			printf 'round %d GOMAXPROCS %-2d %8s decisions/s  %6s µs server CPU each\n' "$r" "$n" "$rps" "$cpu"
+			echo "$n $rps $cpu" >>"$work/scale"
+		done
 	done
-done
-awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3}
-	END {
-		for (k in n) { r = rps[k] / n[k]; c = cpu[k] / n[k]; per[k] = r / k; eff[k] = 1e6 / c }
-		for (k in n) printf "GOMAXPROCS %-2d %8.0f decisions/s  %8.0f per GOMAXPROCS  %8.0f per server CPU-second\n", k, rps[k] / n[k], per[k], eff[k] | "sort -n -k2"
-		close("sort -n -k2")
-		lo = 1e18; hi = 0
-		for (k in n) { if (eff[k] < lo) lo = eff[k]; if (eff[k] > hi) hi = eff[k] }
-		printf "decisions per server CPU-second: lowest %.2f of highest (target: within 20 %%)\n", lo / hi
-	}' "$work/scale"
-for n in $MAXPROCS; do p="pid_p$n"; kill "${!p}"; done
+	awk '{n[$1]++; rps[$1] += $2; cpu[$1] += $3}
+		END {
+			for (k in n) { r = rps[k] / n[k]; c = cpu[k] / n[k]; per[k] = r / k; eff[k] = 1e6 / c }
+			for (k in n) printf "GOMAXPROCS %-2d %8.0f decisions/s  %8.0f per GOMAXPROCS  %8.0f per server CPU-second\n", k, rps[k] / n[k], per[k], eff[k] | "sort -n -k2"
+			close("sort -n -k2")
+			lo = 1e18; hi = 0
+			for (k in n) { if (eff[k] < lo) lo = eff[k]; if (eff[k] > hi) hi = eff[k] }
+			printf "decisions per server CPU-second: lowest %.2f of highest (target: within 20 %%)\n", lo / hi
+		}' "$work/scale"
+	for n in $MAXPROCS; do p="pid_p$n"; kill "${!p}"; done
+	echo
+fi
 
-echo
-echo "=== 2. full cache on the defaults: 100 000 distinct verdicts, then cached vs uncached, $CONCURRENCY in flight"
+[[ " $PARTS " == *" 2 "* ]] || exit 0
+echo "=== 2. full cache on the defaults: 100 000 distinct verdicts, then cached vs uncached, $CONCURRENCY in flight, varied by $VARY"
 start full "$cores"
 start nolimit "$cores" --memory-limit off
 for s in full nolimit; do
 	g="grpc_$s"
 	loadgen --addr "${!g}" --mode evaluate --concurrency 16 --warmup 0 --duration 120s \
-		--distinct 100000 --max-requests 100000 >/dev/null
+		--distinct 100000 --max-requests 100000 --vary "$VARY" >/dev/null
 done
 : >"$work/full"
 for r in $(seq "$ROUNDS"); do
@@ -132,8 +141,8 @@ for r in $(seq "$ROUNDS"); do
 	for kind in "${order[@]}"; do
 		extra=() s=full
 		case $kind in
-		uncached) extra=(--unique) ;;
-		uncached-nolimit) extra=(--unique) s=nolimit ;;
+		uncached) extra=(--unique --vary "$VARY") ;;
+		uncached-nolimit) extra=(--unique --vary "$VARY") s=nolimit ;;
 		esac
 		g="grpc_$s" h="http_$s" p="pid_$s"
 		out=$(loadgen --addr "${!g}" --mode evaluate "${extra[@]}" --concurrency "$CONCURRENCY" --duration "$DURATION" \

@@ -16,27 +16,29 @@ func TestMeasureFillsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 3000
-	res, err := measure(t.Context(), n, wl, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := n + len(wl.Items); res.CacheEntries > want || res.CacheEntries < n {
-		t.Errorf("cache entries %d, want %d distinct plus at most %d corpus actions", res.CacheEntries, n, len(wl.Items))
-	}
-	var total int64
-	for _, c := range res.Decisions {
-		total += c
-	}
-	if total != n {
-		t.Errorf("decisions %v sum to %d, want %d", res.Decisions, total, n)
-	}
-	if res.AfterGC.RSS == 0 || res.Baseline.HeapAlloc == 0 {
-		t.Errorf("memory not read: %+v", res)
-	}
-	var out bytes.Buffer
-	printText(&out, res)
-	if !strings.Contains(out.String(), "VmRSS") {
-		t.Errorf("report:\n%s", out.String())
+	for _, vary := range []workload.Vary{workload.VaryWorkspace, workload.VaryContent} {
+		res, err := measure(t.Context(), n, wl, vary, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := n + len(wl.Items); res.CacheEntries > want || res.CacheEntries < n {
+			t.Errorf("%s: cache entries %d, want %d distinct plus at most %d corpus actions", vary, res.CacheEntries, n, len(wl.Items))
+		}
+		var total int64
+		for _, c := range res.Decisions {
+			total += c
+		}
+		if total != n {
+			t.Errorf("%s: decisions %v sum to %d, want %d", vary, res.Decisions, total, n)
+		}
+		if res.AfterGC.RSS == 0 || res.Baseline.HeapAlloc == 0 || res.Vary != vary {
+			t.Errorf("%s: memory not read: %+v", vary, res)
+		}
+		var out bytes.Buffer
+		printText(&out, res)
+		if !strings.Contains(out.String(), "VmRSS") || !strings.Contains(out.String(), "varied by "+string(vary)) {
+			t.Errorf("report:\n%s", out.String())
+		}
 	}
 }
 

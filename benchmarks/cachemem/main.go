@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -32,11 +33,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
 	memLimit := fs.String("memory-limit", "auto", "the Go runtime's soft memory limit, as shieldd serve --memory-limit (auto, off or a `SIZE`)")
+	varyFlag := fs.String("vary", string(workload.VaryWorkspace), "how the verdicts are made distinct: `workspace` (the corpus's verdicts, shapes shared) or content (each action's text distinct, as in production)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *n < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE] [--memory-limit SIZE]")
+		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE] [--memory-limit SIZE] [--vary workspace|content]")
+		return 2
+	}
+	vary, err := workload.ParseVary(*varyFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 2
 	}
 	// As shieldd serve sets it for its cache size.
@@ -53,7 +60,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 2
 	}
-	res, err := measure(context.Background(), *n, wl, *memProfile)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	if limit > 0 && pipeline.IsAuto(*memLimit) {
+		go pipeline.TuneMemoryLimit(ctx, limit, time.Second, nil) // as shieldd serve does
+	}
+	res, err := measure(ctx, *n, wl, vary, *memProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 1
@@ -72,8 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printText(w io.Writer, r *Result) {
 	mib := func(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-	fmt.Fprintf(w, "pipeline with %d distinct cached verdicts (cache entries %d); workload %d actions from %s\n",
-		r.Verdicts, r.CacheEntries, r.Actions, r.Workload)
+	fmt.Fprintf(w, "pipeline with %d distinct cached verdicts (cache entries %d); workload %d actions from %s, varied by %s\n",
+		r.Verdicts, r.CacheEntries, r.Actions, r.Workload, r.Vary)
 	fmt.Fprintf(w, "decisions: %v\n\n", r.Decisions)
 	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", "", "VmRSS", "VmHWM", "heap alloc", "heap inuse", "Go sys")
 	for _, row := range []struct {
@@ -85,7 +97,8 @@ func printText(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "\nlive heap per cached verdict: %.0f bytes\n", r.BytesPerVerdict)
 	if r.MemoryLimit > 0 && r.MemoryLimit < math.MaxInt64 {
-		fmt.Fprintf(w, "Go runtime memory limit: %s (shieldd serve --memory-limit)\n", mib(uint64(r.MemoryLimit)))
+		fmt.Fprintf(w, "Go runtime memory limit: %s at the start, %s at the end (shieldd serve --memory-limit)\n",
+			mib(uint64(r.MemoryLimit)), mib(uint64(r.MemoryLimitAfter)))
 	} else {
 		fmt.Fprintf(w, "Go runtime memory limit: none\n")
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/observability"
@@ -19,6 +20,8 @@ type Result struct {
 	CacheEntries int    `json:"cache_entries"`
 	Workload     string `json:"workload"`
 	Actions      int    `json:"actions"`
+	// Vary is how the verdicts were made distinct (workload.Vary).
+	Vary workload.Vary `json:"vary"`
 	// Baseline is after the pipeline is built and has seen each corpus
 	// action once, before the fill.
 	Baseline Memory `json:"baseline"`
@@ -34,6 +37,9 @@ type Result struct {
 	// MemoryLimit is the Go runtime's soft memory limit during the fill
 	// (math.MaxInt64: none).
 	MemoryLimit int64 `json:"memory_limit"`
+	// MemoryLimitAfter is the limit once the cache is full: --memory-limit
+	// auto raises it when the verdicts need more (TuneMemoryLimit).
+	MemoryLimitAfter int64 `json:"memory_limit_after"`
 }
 
 // cacheSizeFor is the cache size measure uses for n verdicts: all of
@@ -44,7 +50,7 @@ func cacheSizeFor(n int) int { return max(n, 100_000) }
 // fills its cache with n distinct verdicts and reports memory before and
 // after. With profile set it also writes a heap profile of the filled
 // pipeline there, to show what a cached verdict is made of.
-func measure(ctx context.Context, n int, wl *workload.Workload, profile string) (*Result, error) {
+func measure(ctx context.Context, n int, wl *workload.Workload, vary workload.Vary, profile string) (*Result, error) {
 	m, err := observability.NewMetrics()
 	if err != nil {
 		return nil, err
@@ -56,7 +62,7 @@ func measure(ctx context.Context, n int, wl *workload.Workload, profile string) 
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		return nil, err
 	}
-	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Decisions: map[string]int64{},
+	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Vary: vary, Decisions: map[string]int64{},
 		MemoryLimit: debug.SetMemoryLimit(-1)}
 	for _, it := range wl.Items { // load code paths and lazy tables before the baseline
 		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Request, MinTier: it.MinTier}); err != nil {
@@ -70,7 +76,7 @@ func measure(ctx context.Context, n int, wl *workload.Workload, profile string) 
 
 	for i := range n {
 		it := wl.Items[i%len(wl.Items)]
-		req := it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "mem", uint64(i)))
+		req := it.Distinct(vary, workload.DistinctID(it.Request.Caller.WorkspaceID, "mem", uint64(i)), strconv.Itoa(i))
 		v, err := p.Evaluate(ctx, pipeline.Input{Request: req, MinTier: it.MinTier})
 		if err != nil {
 			return nil, fmt.Errorf("%s (request %d): %w", it.Name, i, err)
@@ -95,6 +101,7 @@ func measure(ctx context.Context, n int, wl *workload.Workload, profile string) 
 		}
 	}
 	res.CacheEntries = p.Status().CacheEntries
+	res.MemoryLimitAfter = debug.SetMemoryLimit(-1)
 	if n > 0 {
 		res.BytesPerVerdict = (float64(res.AfterScavenge.HeapAlloc) - float64(res.Baseline.HeapAlloc)) / float64(n)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"time"
 
 	"google.golang.org/grpc"
@@ -41,6 +42,9 @@ type Config struct {
 	Distinct uint64
 	// Unique makes every evaluate request unique: the uncached server path.
 	Unique bool
+	// Vary is how --distinct and --unique make a request distinct
+	// (workload.Vary; empty: by workspace id). VaryContent is gRPC only.
+	Vary workload.Vary
 	// FullClient makes unary Evaluate calls with the generated client,
 	// decoding every response in full, instead of the lean client
 	// (leanclient.go); in HTTP mode it sends through net/http instead of
@@ -86,6 +90,17 @@ type Config struct {
 	DialOptions []grpc.DialOption
 }
 
+// varyUsed is how distinct requests are made, or "" when none are.
+func (c Config) varyUsed() workload.Vary {
+	switch {
+	case !c.Unique && c.Distinct == 0:
+		return ""
+	case c.Vary == "":
+		return workload.VaryWorkspace
+	}
+	return c.Vary
+}
+
 func (c Config) validate() error {
 	var errs []error
 	switch c.Mode {
@@ -123,6 +138,15 @@ func (c Config) validate() error {
 		if c.Wait <= 0 {
 			errs = append(errs, fmt.Errorf("--wait must be positive, got %s", c.Wait))
 		}
+	}
+	switch c.Vary {
+	case "", workload.VaryWorkspace:
+	case workload.VaryContent:
+		if c.HTTP != "" || c.Mode == ModeVerify {
+			errs = append(errs, errors.New("--vary content is for gRPC evaluate and stream modes; --http and --mode verify vary by workspace only"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--vary must be workspace or content, not %q", c.Vary))
 	}
 	if c.Rounds < 0 {
 		errs = append(errs, fmt.Errorf("--rounds must not be negative, got %d", c.Rounds))

@@ -236,6 +236,21 @@ func TestRunDistinctFillsCache(t *testing.T) {
 	if got := rep.Server.CacheMisses - before; got != 200 {
 		t.Errorf("--unique: %d cache misses for 200 requests", got)
 	}
+
+	// --vary content, through the lean client and the generated one.
+	cfg.Vary = workload.VaryContent
+	for _, full := range []bool{false, true} {
+		before = rep.Server.CacheMisses
+		cfg.FullClient = full
+		rep, err = Run(t.Context(), cfg, wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPhase(t, rep.Evaluate, ModeEvaluate)
+		if got := rep.Server.CacheMisses - before; got != 200 || rep.Vary != workload.VaryContent {
+			t.Errorf("--unique --vary content (full client %t): %d cache misses for 200 requests, vary %q", full, got, rep.Vary)
+		}
+	}
 }
 
 func TestRunRejectsBadConfig(t *testing.T) {
@@ -250,6 +265,16 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	if code := run(context.Background(), []string{"--mode", "stream", "--concurrency", "2", "--streams", "3"}, &out, &errOut); code != 2 ||
 		!strings.Contains(errOut.String(), "--streams") {
 		t.Errorf("more streams than requests in flight: exit %d, %q", code, errOut.String())
+	}
+	for _, args := range [][]string{
+		{"--vary", "sideways"},
+		{"--unique", "--vary", "content", "--http", "http://127.0.0.1:1"},
+		{"--unique", "--vary", "content", "--mode", "verify"},
+	} {
+		errOut.Reset()
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "vary") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut.String())
+		}
 	}
 	for _, args := range [][]string{
 		{"--mode", "both", "--rounds", "-1"},

@@ -50,6 +50,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&corpusDir, "corpus", "", "directory of case files (default: the embedded rules/corpus)")
 	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "make the first `N` evaluate requests (warm-up included) unique, filling the cache with N verdicts")
 	fs.BoolVar(&cfg.Unique, "unique", false, "make every evaluate request unique (the uncached server path)")
+	fs.Func("vary", "how --distinct and --unique make a request distinct: `workspace` (its workspace id; the corpus's verdicts, so the cache shares their shapes) or content (the action's longest string argument too, so verdicts carry evidence of their own, as distinct actions do; gRPC only)", func(s string) error {
+		v, err := workload.ParseVary(s)
+		cfg.Vary = v
+		return err
+	})
 	fs.BoolVar(&cfg.FullClient, "full-client", false, "gRPC evaluate: call with the generated client and decode every response in full (default: corpus requests encoded once, only each verdict's decision read); --http: send through net/http's client (default: one lean HTTP/1.1 keep-alive connection per worker). The defaults keep the load tool's CPU, which it may share with the server, small")
 	fs.Int64Var(&cfg.MaxRequests, "max-requests", 0, "bound on measured requests per mode (0: none)")
 	fs.StringVar(&cfg.MetricsURL, "metrics-url", "", "shieldd /metrics `URL` to scrape after the run, e.g. http://127.0.0.1:7701/metrics")

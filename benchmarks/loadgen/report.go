@@ -40,8 +40,12 @@ func writeText(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintln(w)
 	if rep.Evaluate != nil || rep.Stream != nil {
-		fmt.Fprintf(w, "workload: %d actions from %s (%d error-expecting cases skipped); distinct %d, unique %t\n",
+		fmt.Fprintf(w, "workload: %d actions from %s (%d error-expecting cases skipped); distinct %d, unique %t",
 			rep.Workload.Actions, rep.Workload.Source, rep.Workload.Skipped, rep.Distinct, rep.Unique)
+		if rep.Vary != "" {
+			fmt.Fprintf(w, ", varied by %s", rep.Vary)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,20 +23,22 @@ import (
 
 // Report is everything one run measured.
 type Report struct {
-	Addr        string       `json:"addr"`
-	Mode        string       `json:"mode"`
-	Concurrency int          `json:"concurrency"`
-	Conns       int          `json:"conns"`
-	Duration    string       `json:"duration"`
-	Warmup      string       `json:"warmup"`
-	Distinct    uint64       `json:"distinct"`
-	Unique      bool         `json:"unique"`
-	MaxRequests int64        `json:"max_requests"`
-	Workload    WorkloadInfo `json:"workload"`
-	Health      *Phase       `json:"health,omitempty"`
-	Evaluate    *Phase       `json:"evaluate,omitempty"`
-	Stream      *Phase       `json:"stream,omitempty"`
-	Streams     int          `json:"streams,omitempty"`
+	Addr        string `json:"addr"`
+	Mode        string `json:"mode"`
+	Concurrency int    `json:"concurrency"`
+	Conns       int    `json:"conns"`
+	Duration    string `json:"duration"`
+	Warmup      string `json:"warmup"`
+	Distinct    uint64 `json:"distinct"`
+	Unique      bool   `json:"unique"`
+	// Vary is how distinct requests were made (empty: none were).
+	Vary        workload.Vary `json:"vary,omitempty"`
+	MaxRequests int64         `json:"max_requests"`
+	Workload    WorkloadInfo  `json:"workload"`
+	Health      *Phase        `json:"health,omitempty"`
+	Evaluate    *Phase        `json:"evaluate,omitempty"`
+	Stream      *Phase        `json:"stream,omitempty"`
+	Streams     int           `json:"streams,omitempty"`
 	// Rounds is how many alternating turns each side of a comparison had.
 	Rounds int     `json:"rounds,omitempty"`
 	Ratios *Ratios `json:"ratios,omitempty"`
@@ -166,7 +169,7 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	rep := &Report{
 		Addr: cfg.Addr, Mode: cfg.Mode, Concurrency: cfg.Concurrency, Conns: cfg.Conns,
 		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Distinct: cfg.Distinct,
-		Unique: cfg.Unique, MaxRequests: cfg.MaxRequests,
+		Unique: cfg.Unique, MaxRequests: cfg.MaxRequests, Vary: cfg.varyUsed(),
 		Workload: WorkloadInfo{Source: wl.Source, Actions: len(wl.Items), Skipped: wl.Skipped},
 	}
 	health := r.metered(ctx, ModeHealth, r.unary(ctx, r.checkHealth))
@@ -306,10 +309,34 @@ func (r *runner) choose(t *tally) (k int, i uint64, distinct bool) {
 func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 	k, i, distinct := r.choose(t)
 	if distinct {
-		it := r.items[k]
-		return k, it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
+		return k, r.distinctRequest(k, i)
 	}
 	return k, nil
+}
+
+// distinctRequest is corpus action k made distinct for request number i,
+// as --vary says.
+func (r *runner) distinctRequest(k int, i uint64) *pb.EvaluateRequest {
+	it := r.items[k]
+	id := workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i)
+	if r.cfg.Vary != workload.VaryContent {
+		return it.Proto(id)
+	}
+	return workload.RequestProto(it.Distinct(workload.VaryContent, id, strconv.FormatUint(i, 10)), it.MinTier)
+}
+
+// encodeDistinct is distinctRequest in wire form. By workspace id it is
+// a splice of pre-encoded bytes; by content the payload changes, so the
+// request is encoded whole (the load tool's cost per request grows).
+func (r *runner) encodeDistinct(k int, i uint64) encodedRequest {
+	if r.cfg.Vary != workload.VaryContent {
+		return r.distinct[k].encode(r.nonce, i)
+	}
+	b, err := proto.Marshal(r.distinctRequest(k, i))
+	if err != nil {
+		panic(fmt.Sprintf("encoding %s: %v", r.items[k].Name, err)) // built from a request that encoded at start-up
+	}
+	return b
 }
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
@@ -317,7 +344,7 @@ func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 		k, i, distinct := r.choose(t)
 		req := r.encoded[k]
 		if distinct {
-			req = r.distinct[k].encode(r.nonce, i)
+			req = r.encodeDistinct(k, i)
 		}
 		resp, err := leanEvaluate(ctx, r.conns[w%len(r.conns)], req)
 		if err != nil {

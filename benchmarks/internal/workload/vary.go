@@ -1,16 +1,30 @@
 package workload
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 )
 
-// Requests are made distinct by suffixing the caller's workspace_id. The
-// workspace id is part of the verdict cache key but not of the canonical
-// action, so the Shield does the full uncached work and reaches the same
-// decision: the variation is harmless to what is measured.
+// Requests are made distinct in one of two ways (Vary).
+//
+// VaryWorkspace suffixes the caller's workspace_id. The workspace id is
+// part of the verdict cache key but not of the canonical action, so the
+// Shield does the full uncached work and reaches the same decision. But
+// the verdicts repeat the corpus's: the same findings, evidence and
+// reasoning, so the cache shares their shapes, as it cannot for distinct
+// actions in production.
+//
+// VaryContent also makes the action's own text distinct: its longest
+// string argument gets a token appended, after a space. A command gains
+// an argument, a path another name, a message another word. The verdicts
+// then carry evidence of their own, as distinct actions' do, which is
+// what the cache's memory must be measured with. The decisions shift a
+// little (a few percent of the corpus), and payloads without a string
+// argument vary by workspace only.
 
 // DistinctID returns the varied workspace id for request number i. run is
 // a per-process nonce so that two runs against one server do not share
@@ -26,17 +40,87 @@ func (it Item) Varied(id string) action.Request {
 	return r
 }
 
+// Vary is how requests are made distinct: by workspace id alone, or by
+// the action's content too (see above).
+type Vary string
+
+const (
+	VaryWorkspace Vary = "workspace"
+	VaryContent   Vary = "content"
+)
+
+// ParseVary reads a --vary flag value.
+func ParseVary(s string) (Vary, error) {
+	switch v := Vary(s); v {
+	case VaryWorkspace, VaryContent:
+		return v, nil
+	}
+	return "", fmt.Errorf("vary %q: want %q or %q", s, VaryWorkspace, VaryContent)
+}
+
+// Distinct returns the item's request made distinct as vary says, with
+// workspace id id; token (the request's number, say) is what VaryContent
+// appends to the content.
+func (it Item) Distinct(vary Vary, id, token string) action.Request {
+	r := it.Varied(id)
+	if vary == VaryContent {
+		r.Payload = distinctPayload(r.Payload, token)
+	}
+	return r
+}
+
+// distinctPayload returns payload with " "+token appended to its longest
+// top-level string member, or payload itself when it has none (or is not
+// a JSON object). Members are re-encoded in key order, which does not
+// change the canonical action.
+func distinctPayload(payload []byte, token string) []byte {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(payload, &members) != nil {
+		return payload
+	}
+	longest, value, found := "", "", false
+	for k, raw := range members {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			continue
+		}
+		// Ties go to the first key in order, so the choice is stable.
+		if !found || len(s) > len(value) || (len(s) == len(value) && k < longest) {
+			longest, value, found = k, s, true
+		}
+	}
+	if !found {
+		return payload
+	}
+	varied, err := json.Marshal(value + " " + token)
+	if err != nil {
+		return payload
+	}
+	members[longest] = varied
+	out, err := json.Marshal(members)
+	if err != nil {
+		return payload
+	}
+	return out
+}
+
 // Proto builds the wire request; workspaceID replaces the case's when
 // non-empty.
 func (it Item) Proto(workspaceID string) *pb.EvaluateRequest {
-	c := it.Request.Caller
+	r := it.Request
 	if workspaceID != "" {
-		c.WorkspaceID = workspaceID
+		r.Caller.WorkspaceID = workspaceID
 	}
+	return RequestProto(r, it.MinTier)
+}
+
+// RequestProto builds the wire form of r.
+func RequestProto(r action.Request, minTier int32) *pb.EvaluateRequest {
+	c := r.Caller
 	req := &pb.EvaluateRequest{
-		ActionType:  it.Request.Type,
-		PayloadJson: string(it.Request.Payload),
-		MinTier:     it.MinTier,
+		ActionType:  r.Type,
+		PayloadJson: string(r.Payload),
+		MinTier:     minTier,
 		SessionId:   c.SessionID,
 		Caller: &pb.CallerContext{
 			Tenant: c.Tenant, WorkspaceId: c.WorkspaceID, EngineId: c.EngineID, UserId: c.UserID,
@@ -45,7 +129,7 @@ func (it Item) Proto(workspaceID string) *pb.EvaluateRequest {
 	}
 	// The scripts a case's command runs travel with it, as the engine
 	// sends them: without them the shield judges a different action.
-	for _, at := range it.Request.Attachments {
+	for _, at := range r.Attachments {
 		req.Attachments = append(req.Attachments, &pb.Attachment{Path: at.Path, Content: at.Content, Unreadable: at.Unreadable})
 	}
 	return req

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -54,5 +55,47 @@ func TestVariationTouchesOnlyWorkspaceID(t *testing.T) {
 	}
 	if got := it.Proto("").GetCaller().GetWorkspaceId(); got != "w" {
 		t.Errorf("Proto(\"\") workspace id %q, want the case's", got)
+	}
+}
+
+// VaryContent appends the token to the longest string argument and
+// nothing else; VaryWorkspace leaves the payload alone; a payload with
+// no string argument keeps its bytes.
+func TestDistinctContent(t *testing.T) {
+	it := Item{Request: action.Request{Type: "execute_command", Payload: []byte(`{"command":"ls -la src","cwd":"/w","timeout":5}`),
+		Caller: action.Caller{WorkspaceID: "w"}}}
+	r := it.Distinct(VaryContent, "w/bench-x-7", "7")
+	var got map[string]any
+	if err := json.Unmarshal(r.Payload, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["command"] != "ls -la src 7" || got["cwd"] != "/w" || got["timeout"] != 5.0 || len(got) != 3 {
+		t.Errorf("content varied as %s", r.Payload)
+	}
+	if r.Caller.WorkspaceID != "w/bench-x-7" || string(it.Request.Payload) == string(r.Payload) {
+		t.Errorf("workspace %q, payload %s", r.Caller.WorkspaceID, r.Payload)
+	}
+	if string(it.Request.Payload) != `{"command":"ls -la src","cwd":"/w","timeout":5}` {
+		t.Error("Distinct modified the item")
+	}
+	if w := it.Distinct(VaryWorkspace, "w2", "7"); string(w.Payload) != string(it.Request.Payload) || w.Caller.WorkspaceID != "w2" {
+		t.Errorf("VaryWorkspace = %+v", w)
+	}
+	for _, p := range []string{`{"n":1,"ok":true}`, `[1,2]`, `not json`, ``} {
+		it.Request.Payload = []byte(p)
+		if got := it.Distinct(VaryContent, "w", "7").Payload; string(got) != p {
+			t.Errorf("payload %q varied to %q", p, got)
+		}
+	}
+	// Equal lengths: the first key in order is chosen, whatever the map's order.
+	it.Request.Payload = []byte(`{"b":"xy","a":"zz"}`)
+	if got := string(it.Distinct(VaryContent, "w", "7").Payload); got != `{"a":"zz 7","b":"xy"}` {
+		t.Errorf("tie varied as %s", got)
+	}
+	if _, err := ParseVary("content"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseVary("payload"); err == nil {
+		t.Error("ParseVary accepted an unknown mode")
 	}
 }
