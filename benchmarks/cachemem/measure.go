@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/observability"
@@ -76,7 +75,7 @@ func measure(ctx context.Context, n int, wl *workload.Workload, vary workload.Va
 
 	for i := range n {
 		it := wl.Items[i%len(wl.Items)]
-		req := it.Distinct(vary, workload.DistinctID(it.Request.Caller.WorkspaceID, "mem", uint64(i)), strconv.Itoa(i))
+		req := it.Distinct(vary, "mem", uint64(i))
 		v, err := p.Evaluate(ctx, pipeline.Input{Request: req, MinTier: it.MinTier})
 		if err != nil {
 			return nil, fmt.Errorf("%s (request %d): %w", it.Name, i, err)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"google.golang.org/grpc"
@@ -11,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -184,4 +187,41 @@ func (d distinctWire) encode(run string, i uint64) encodedRequest {
 	b = append(b, run...)
 	b = append(b, '-')
 	return append(b, n...)
+}
+
+// contentWire is a corpus request made distinct by content
+// (workload.VaryContent) in wire form, for request number 0: the token's
+// digits have a fixed width, so request i is a copy with its digits
+// written over those at at. at is -1 when the payload has no string
+// argument to vary, and the request varies by workspace id instead.
+type contentWire struct {
+	wire []byte
+	at   int
+}
+
+func newContentWire(it workload.Item, run string) (contentWire, error) {
+	b, err := proto.Marshal(workload.RequestProto(it.Distinct(workload.VaryContent, run, 0), it.MinTier))
+	if err != nil {
+		return contentWire{}, err
+	}
+	token := []byte(workload.ContentToken(run, 0))
+	at := bytes.Index(b, token)
+	if at < 0 {
+		return contentWire{at: -1}, nil
+	}
+	if bytes.Index(b[at+1:], token) >= 0 {
+		return contentWire{}, fmt.Errorf("the content token %s appears twice in the request", token)
+	}
+	return contentWire{wire: b, at: at + len(token) - workload.ContentDigits}, nil
+}
+
+// encode returns request number i.
+func (c contentWire) encode(i uint64) encodedRequest {
+	b := slices.Clone(c.wire)
+	digits := b[c.at : c.at+workload.ContentDigits]
+	for j := len(digits) - 1; j >= 0; j-- {
+		digits[j] = byte('0' + i%10)
+		i /= 10
+	}
+	return b
 }

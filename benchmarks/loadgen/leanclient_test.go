@@ -107,3 +107,36 @@ func TestDistinctWire(t *testing.T) {
 		}
 	}
 }
+
+// TestContentWire: a request made distinct by content and spliced from
+// its encoding for request 0 decodes to the request workload.Distinct
+// builds, for every corpus action; actions without a string argument
+// are left to the workspace splice.
+func TestContentWire(t *testing.T) {
+	varied := 0
+	for _, it := range loadWorkload(t).Items {
+		c, err := newContentWire(it, "n0nce")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.at < 0 {
+			if want := it.Distinct(workload.VaryContent, "n0nce", 1); string(want.Payload) != string(it.Request.Payload) {
+				t.Fatalf("%s: no splice point, but the content varies: %s", it.Name, want.Payload)
+			}
+			continue
+		}
+		varied++
+		for _, i := range []uint64{0, 9, 123_456_789_012} {
+			got := &pb.EvaluateRequest{}
+			if err := proto.Unmarshal(c.encode(i), got); err != nil {
+				t.Fatalf("%s: %v", it.Name, err)
+			}
+			if want := workload.RequestProto(it.Distinct(workload.VaryContent, "n0nce", i), it.MinTier); !proto.Equal(got, want) {
+				t.Fatalf("%s, %d: got\n%v\nwant\n%v", it.Name, i, got, want)
+			}
+		}
+	}
+	if varied == 0 {
+		t.Fatal("no corpus action was varied by content")
+	}
+}

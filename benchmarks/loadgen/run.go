@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,9 +106,11 @@ type runner struct {
 	// distinct is base split for making a request distinct on the wire
 	// (lean client, --unique or --distinct).
 	distinct []distinctWire
-	conns    []*grpc.ClientConn
-	eval     []pb.ShieldServiceClient
-	health   []healthpb.HealthClient
+	// content is base made distinct by content (--vary content).
+	content []contentWire
+	conns   []*grpc.ClientConn
+	eval    []pb.ShieldServiceClient
+	health  []healthpb.HealthClient
 	// seq numbers evaluate requests across phases; it picks the action
 	// and decides whether the request is made distinct.
 	seq   atomic.Uint64
@@ -139,6 +140,13 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 				return nil, fmt.Errorf("%s: %w", it.Name, err)
 			}
 			r.distinct = append(r.distinct, d)
+			if cfg.Vary == workload.VaryContent {
+				c, err := newContentWire(it, r.nonce)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", it.Name, err)
+				}
+				r.content = append(r.content, c)
+			}
 		}
 	}
 	if cfg.HTTP != "" {
@@ -318,25 +326,21 @@ func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 // as --vary says.
 func (r *runner) distinctRequest(k int, i uint64) *pb.EvaluateRequest {
 	it := r.items[k]
-	id := workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i)
 	if r.cfg.Vary != workload.VaryContent {
-		return it.Proto(id)
+		return it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
 	}
-	return workload.RequestProto(it.Distinct(workload.VaryContent, id, strconv.FormatUint(i, 10)), it.MinTier)
+	return workload.RequestProto(it.Distinct(workload.VaryContent, r.nonce, i), it.MinTier)
 }
 
-// encodeDistinct is distinctRequest in wire form. By workspace id it is
-// a splice of pre-encoded bytes; by content the payload changes, so the
-// request is encoded whole (the load tool's cost per request grows).
+// encodeDistinct is distinctRequest in wire form: a splice of bytes
+// encoded once (leanclient.go).
 func (r *runner) encodeDistinct(k int, i uint64) encodedRequest {
-	if r.cfg.Vary != workload.VaryContent {
-		return r.distinct[k].encode(r.nonce, i)
+	if r.cfg.Vary == workload.VaryContent {
+		if c := r.content[k]; c.at >= 0 {
+			return c.encode(i)
+		}
 	}
-	b, err := proto.Marshal(r.distinctRequest(k, i))
-	if err != nil {
-		panic(fmt.Sprintf("encoding %s: %v", r.items[k].Name, err)) // built from a request that encoded at start-up
-	}
-	return b
+	return r.distinct[k].encode(r.nonce, i)
 }
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {

@@ -18,7 +18,7 @@ import (
 // reasoning, so the cache shares their shapes, as it cannot for distinct
 // actions in production.
 //
-// VaryContent also makes the action's own text distinct: its longest
+// VaryContent makes the action's own text distinct instead: its longest
 // string argument gets a token appended, after a space. A command gains
 // an argument, a path another name, a message another word. The verdicts
 // then carry evidence of their own, as distinct actions' do, which is
@@ -58,25 +58,41 @@ func ParseVary(s string) (Vary, error) {
 	return "", fmt.Errorf("vary %q: want %q or %q", s, VaryWorkspace, VaryContent)
 }
 
-// Distinct returns the item's request made distinct as vary says, with
-// workspace id id; token (the request's number, say) is what VaryContent
-// appends to the content.
-func (it Item) Distinct(vary Vary, id, token string) action.Request {
-	r := it.Varied(id)
+// Distinct returns the item's request number i of run made distinct as
+// vary says. By content, the workspace id carries only the run (the
+// content keeps requests apart) and the token appended to the content is
+// ContentToken(run, i), whose width does not depend on i: a load tool can
+// encode a request once and overwrite the digits. A payload without a
+// string argument varies by workspace id instead.
+func (it Item) Distinct(vary Vary, run string, i uint64) action.Request {
+	base := it.Request.Caller.WorkspaceID
 	if vary == VaryContent {
-		r.Payload = distinctPayload(r.Payload, token)
+		if p, ok := distinctPayload(it.Request.Payload, ContentToken(run, i)); ok {
+			r := it.Varied(base + "/bench-" + run)
+			r.Payload = p
+			return r
+		}
 	}
-	return r
+	return it.Varied(DistinctID(base, run, i))
+}
+
+// ContentDigits is the width of the number in a ContentToken.
+const ContentDigits = 12
+
+// ContentToken is what VaryContent appends to request i's content: the
+// run, a dash and i in ContentDigits digits.
+func ContentToken(run string, i uint64) string {
+	return fmt.Sprintf("%s-%0*d", run, ContentDigits, i)
 }
 
 // distinctPayload returns payload with " "+token appended to its longest
-// top-level string member, or payload itself when it has none (or is not
-// a JSON object). Members are re-encoded in key order, which does not
-// change the canonical action.
-func distinctPayload(payload []byte, token string) []byte {
+// top-level string member; ok is false when it has none (or is not a JSON
+// object). Members are re-encoded in key order, which does not change the
+// canonical action.
+func distinctPayload(payload []byte, token string) (varied []byte, ok bool) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(payload, &members) != nil {
-		return payload
+		return nil, false
 	}
 	longest, value, found := "", "", false
 	for k, raw := range members {
@@ -90,18 +106,18 @@ func distinctPayload(payload []byte, token string) []byte {
 		}
 	}
 	if !found {
-		return payload
+		return nil, false
 	}
-	varied, err := json.Marshal(value + " " + token)
+	member, err := json.Marshal(value + " " + token)
 	if err != nil {
-		return payload
+		return nil, false
 	}
-	members[longest] = varied
+	members[longest] = member
 	out, err := json.Marshal(members)
 	if err != nil {
-		return payload
+		return nil, false
 	}
-	return out
+	return out, true
 }
 
 // Proto builds the wire request; workspaceID replaces the case's when

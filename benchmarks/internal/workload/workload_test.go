@@ -58,38 +58,42 @@ func TestVariationTouchesOnlyWorkspaceID(t *testing.T) {
 	}
 }
 
-// VaryContent appends the token to the longest string argument and
-// nothing else; VaryWorkspace leaves the payload alone; a payload with
-// no string argument keeps its bytes.
+// VaryContent appends the request's token to the longest string argument
+// and nothing else, and keeps the workspace id to the run; VaryWorkspace
+// leaves the payload alone; a payload with no string argument varies by
+// workspace id.
 func TestDistinctContent(t *testing.T) {
 	it := Item{Request: action.Request{Type: "execute_command", Payload: []byte(`{"command":"ls -la src","cwd":"/w","timeout":5}`),
 		Caller: action.Caller{WorkspaceID: "w"}}}
-	r := it.Distinct(VaryContent, "w/bench-x-7", "7")
+	r := it.Distinct(VaryContent, "x", 7)
 	var got map[string]any
 	if err := json.Unmarshal(r.Payload, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["command"] != "ls -la src 7" || got["cwd"] != "/w" || got["timeout"] != 5.0 || len(got) != 3 {
+	if got["command"] != "ls -la src x-000000000007" || got["cwd"] != "/w" || got["timeout"] != 5.0 || len(got) != 3 {
 		t.Errorf("content varied as %s", r.Payload)
 	}
-	if r.Caller.WorkspaceID != "w/bench-x-7" || string(it.Request.Payload) == string(r.Payload) {
-		t.Errorf("workspace %q, payload %s", r.Caller.WorkspaceID, r.Payload)
+	if r.Caller.WorkspaceID != "w/bench-x" {
+		t.Errorf("workspace %q, want the run's", r.Caller.WorkspaceID)
+	}
+	if other := it.Distinct(VaryContent, "x", 8); string(other.Payload) == string(r.Payload) || len(other.Payload) != len(r.Payload) {
+		t.Errorf("requests 7 and 8: %s and %s, want distinct payloads of one length", r.Payload, other.Payload)
 	}
 	if string(it.Request.Payload) != `{"command":"ls -la src","cwd":"/w","timeout":5}` {
 		t.Error("Distinct modified the item")
 	}
-	if w := it.Distinct(VaryWorkspace, "w2", "7"); string(w.Payload) != string(it.Request.Payload) || w.Caller.WorkspaceID != "w2" {
+	if w := it.Distinct(VaryWorkspace, "x", 7); string(w.Payload) != string(it.Request.Payload) || w.Caller.WorkspaceID != DistinctID("w", "x", 7) {
 		t.Errorf("VaryWorkspace = %+v", w)
 	}
 	for _, p := range []string{`{"n":1,"ok":true}`, `[1,2]`, `not json`, ``} {
 		it.Request.Payload = []byte(p)
-		if got := it.Distinct(VaryContent, "w", "7").Payload; string(got) != p {
-			t.Errorf("payload %q varied to %q", p, got)
+		if got := it.Distinct(VaryContent, "x", 7); string(got.Payload) != p || got.Caller.WorkspaceID != DistinctID("w", "x", 7) {
+			t.Errorf("payload %q: %+v, want it unchanged and the workspace varied", p, got)
 		}
 	}
 	// Equal lengths: the first key in order is chosen, whatever the map's order.
 	it.Request.Payload = []byte(`{"b":"xy","a":"zz"}`)
-	if got := string(it.Distinct(VaryContent, "w", "7").Payload); got != `{"a":"zz 7","b":"xy"}` {
+	if got := string(it.Distinct(VaryContent, "x", 7).Payload); got != `{"a":"zz x-000000000007","b":"xy"}` {
 		t.Errorf("tie varied as %s", got)
 	}
 	if _, err := ParseVary("content"); err != nil {
