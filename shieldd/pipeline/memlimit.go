@@ -37,12 +37,14 @@ const (
 //
 // The limit is soft: the garbage collector works harder as the heap
 // nears it (at most half the CPU), and nothing fails if the heap needs
-// more. "auto" keeps a shieldd with 100 000 cached verdicts under 64 MiB
-// resident instead of letting the heap double between collections. That
-// the collector then runs often is cheap because the full cache is
-// nearly free to mark (verdictLRU: one array, few pointers); with a
-// cache of one heap node per entry the same limit had the collector
-// take over a quarter of the CPU (benchmarks/README.md).
+// more. "auto" keeps a shieldd with 100 000 cached verdicts that share
+// their shapes under 64 MiB resident instead of letting the heap double
+// between collections. That the collector then runs often is cheap
+// because the full cache is nearly free to mark (verdictLRU: one array,
+// few pointers); with a cache of one heap node per entry the same limit
+// had the collector take over a quarter of the CPU (benchmarks/README.md).
+// Verdicts with evidence of their own need more than the budget: the
+// caller runs TuneMemoryLimit for auto, which raises it.
 func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	switch s := strings.TrimSpace(setting); s {
 	case "off":
