@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"time"
 
 	"google.golang.org/grpc"
+
+	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 )
 
 // Modes.
