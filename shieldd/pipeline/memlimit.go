@@ -46,10 +46,11 @@ const (
 // Verdicts with evidence of their own need more than the budget: the
 // caller runs TuneMemoryLimit for auto, which raises it.
 func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
-	switch s := strings.TrimSpace(setting); s {
-	case "off":
+	s := strings.TrimSpace(setting)
+	switch {
+	case s == "off":
 		return 0, nil
-	case "", "auto":
+	case IsAuto(s):
 		if envSet {
 			return 0, nil
 		}
