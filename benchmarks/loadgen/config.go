@@ -140,14 +140,13 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("--wait must be positive, got %s", c.Wait))
 		}
 	}
-	switch c.Vary {
-	case "", workload.VaryWorkspace:
-	case workload.VaryContent:
-		if c.HTTP != "" || c.Mode == ModeVerify {
-			errs = append(errs, errors.New("--vary content is for gRPC evaluate and stream modes; --http and --mode verify vary by workspace only"))
+	if c.Vary != "" {
+		if _, err := workload.ParseVary(string(c.Vary)); err != nil {
+			errs = append(errs, fmt.Errorf("--%w", err))
 		}
-	default:
-		errs = append(errs, fmt.Errorf("--vary must be workspace or content, not %q", c.Vary))
+	}
+	if c.Vary == workload.VaryContent && (c.HTTP != "" || c.Mode == ModeVerify) {
+		errs = append(errs, errors.New("--vary content is for gRPC evaluate and stream modes; --http and --mode verify vary by workspace only"))
 	}
 	if c.Rounds < 0 {
 		errs = append(errs, fmt.Errorf("--rounds must not be negative, got %d", c.Rounds))

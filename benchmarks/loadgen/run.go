@@ -326,10 +326,7 @@ func (r *runner) pick(t *tally) (int, *pb.EvaluateRequest) {
 // as --vary says.
 func (r *runner) distinctRequest(k int, i uint64) *pb.EvaluateRequest {
 	it := r.items[k]
-	if r.cfg.Vary != workload.VaryContent {
-		return it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, r.nonce, i))
-	}
-	return workload.RequestProto(it.Distinct(workload.VaryContent, r.nonce, i), it.MinTier)
+	return workload.RequestProto(it.Distinct(r.cfg.Vary, r.nonce, i), it.MinTier)
 }
 
 // encodeDistinct is distinctRequest in wire form: a splice of bytes
