@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	if limit > 0 && pipeline.IsAuto(*memLimit) {
-		go pipeline.TuneMemoryLimit(ctx, limit, time.Second, nil) // as shieldd serve does
+		go pipeline.TuneGC(ctx, limit, time.Second, os.Getenv("GOGC") != "", nil) // as shieldd serve does
 	}
 	res, err := measure(ctx, *n, wl, vary, *memProfile)
 	if err != nil {

@@ -37,7 +37,7 @@ type Result struct {
 	// (math.MaxInt64: none).
 	MemoryLimit int64 `json:"memory_limit"`
 	// MemoryLimitAfter is the limit once the cache is full: --memory-limit
-	// auto raises it when the verdicts need more (TuneMemoryLimit).
+	// auto raises it when the verdicts need more (TuneGC).
 	MemoryLimitAfter int64 `json:"memory_limit_after"`
 }
 

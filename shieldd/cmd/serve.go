@@ -32,7 +32,7 @@ func serveFlags() []cli.Flag {
 		altsrc.NewStringFlag(&cli.StringFlag{Name: "policy", Value: "default", Usage: "policy `FILE`, or the name of an embedded policy (default, strict, permissive)", EnvVars: []string{"SHIELDD_POLICY"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "cache-size", Value: 100_000, Usage: "cached verdicts (0 disables the cache)", EnvVars: []string{"SHIELDD_CACHE_SIZE"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "cache-ttl", Value: 5 * time.Minute, Usage: "lifetime of a cached verdict", EnvVars: []string{"SHIELDD_CACHE_TTL"}}),
-		altsrc.NewStringFlag(&cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "soft limit on the Go runtime's memory (`SIZE` such as 256MiB, as GOMEMLIMIT): the collector works harder near it, nothing fails above it. auto: 24MiB plus 160 bytes per cached verdict, raised while the live heap needs more (24MiB plus 1.5 times the live heap), unless GOMEMLIMIT is set; off: none", EnvVars: []string{"SHIELDD_MEMORY_LIMIT"}}),
+		altsrc.NewStringFlag(&cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "soft limit on the Go runtime's memory (`SIZE` such as 256MiB, as GOMEMLIMIT): the collector works harder near it, nothing fails above it. auto: 24MiB plus 160 bytes per cached verdict, raised while the live heap needs more (24MiB plus 1.5 times the live heap), unless GOMEMLIMIT is set; while the live heap is under half of it, the collector runs only at the limit (GOGC off, unless GOGC is set); off: none", EnvVars: []string{"SHIELDD_MEMORY_LIMIT"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-message-bytes", Value: server.DefaultMaxMessageBytes, Usage: "largest gRPC message or HTTP body", EnvVars: []string{"SHIELDD_MAX_MESSAGE_BYTES"}}),
 		altsrc.NewIntFlag(&cli.IntFlag{Name: "max-payload-bytes", Value: action.DefaultLimits.MaxPayloadBytes, Usage: "largest action payload_json", EnvVars: []string{"SHIELDD_MAX_PAYLOAD_BYTES"}}),
 		altsrc.NewDurationFlag(&cli.DurationFlag{Name: "drain-timeout", Value: 10 * time.Second, Usage: "graceful shutdown bound", EnvVars: []string{"SHIELDD_DRAIN_TIMEOUT"}}),
@@ -213,9 +213,11 @@ func runServe(c *cli.Context) error {
 	if memLimit > 0 && pipeline.IsAuto(c.String("memory-limit")) {
 		// The budget fits verdicts that share their shapes; verdicts
 		// with evidence of their own need more, or the collector would
-		// run without pause once they fill the cache.
-		go pipeline.TuneMemoryLimit(ctx, memLimit, time.Second, func(limit, live int64) {
-			log.Info("memory limit set", "limit_mib", limit>>20, "live_heap_mib", live>>20, "budget_mib", memLimit>>20)
+		// run without pause once they fill the cache. A small heap
+		// grows to the budget before it is collected.
+		go pipeline.TuneGC(ctx, memLimit, time.Second, os.Getenv("GOGC") != "", func(set pipeline.GCSetting) {
+			log.Info("garbage collector tuned", "limit_mib", set.Limit>>20, "gc_percent", set.GCPercent,
+				"live_heap_mib", set.Live>>20, "budget_mib", memLimit>>20)
 		})
 	}
 	if err := d.Serve(ctx); err != nil {

@@ -24,7 +24,7 @@ const (
 	// action asked for from other workspaces): about 100 live bytes, its
 	// LRU slot and index cell, with room for the garbage a busy cache
 	// makes between collections. A verdict with evidence of its own holds
-	// about 390 bytes; TuneMemoryLimit raises the limit when they fill
+	// about 390 bytes; TuneGC raises the limit when they fill
 	// the cache.
 	memoryPerVerdict = 160
 )
@@ -44,7 +44,8 @@ const (
 // few pointers); with a cache of one heap node per entry the same limit
 // had the collector take over a quarter of the CPU (benchmarks/README.md).
 // Verdicts with evidence of their own need more than the budget: the
-// caller runs TuneMemoryLimit for auto, which raises it.
+// caller runs TuneGC for auto, which raises it (and lets a small heap
+// grow to the budget before collecting).
 func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	s := strings.TrimSpace(setting)
 	switch {
@@ -73,8 +74,13 @@ func IsAuto(setting string) bool {
 	return s == "" || s == "auto"
 }
 
-// liveHeapMetric is the heap the last collection found live.
-const liveHeapMetric = "/gc/heap/live:bytes"
+// Runtime metrics the tuner reads: the heap the last collection found
+// live, and the collector's settings in force.
+const (
+	liveHeapMetric  = "/gc/heap/live:bytes"
+	gcPercentMetric = "/gc/gogc:percent"
+	memLimitMetric  = "/gc/gomemlimit:bytes"
+)
 
 // AutoMemoryLimit is the soft memory limit for a budget (MemoryLimit's
 // auto) and a live heap: the budget, or the live heap with half as much
@@ -92,17 +98,44 @@ func AutoMemoryLimit(budget, live int64) int64 {
 	return max(budget, memoryBase+live+live/2)
 }
 
-// TuneMemoryLimit keeps the runtime's soft memory limit at
-// AutoMemoryLimit(budget, live heap) until ctx ends, reading the live
-// heap every interval. It changes the limit only when the new one differs
-// from the current by more than a sixteenth, and then calls changed (if
-// not nil) with the new limit and the live heap.
-func TuneMemoryLimit(ctx context.Context, budget int64, every time.Duration, changed func(limit, live int64)) {
+// AutoGC is the collector's setting under auto for a budget and a live
+// heap: the soft memory limit and the GC percent (GOGC; -1 is off).
+//
+// While the live heap is at most half the budget, GOGC=100 would collect
+// every time the heap doubles: a busy shieldd with a small heap (a cache
+// not yet full, or one of shared shapes) allocates a few KiB per request
+// and collected 45 times a second, a sixth of its CPU, with the budget's
+// memory unused. So then the collector runs only when the heap reaches
+// the budget (percent off, limit the budget). Past half the budget
+// GOGC=100's goal is above it; the percent is back to 100 and the limit
+// is AutoMemoryLimit's. At the switch both collect at about the budget,
+// and neither lets the heap grow beyond the larger of the budget and
+// what GOGC=100 under AutoMemoryLimit would.
+func AutoGC(budget, live int64) (limit int64, gcPercent int) {
+	if 2*live <= budget {
+		return budget, -1
+	}
+	return AutoMemoryLimit(budget, live), 100
+}
+
+// GCSetting is what TuneGC set: the limit and GC percent in force, and
+// the live heap they were worked out for.
+type GCSetting struct {
+	Limit, Live int64
+	GCPercent   int
+}
+
+// TuneGC keeps the collector at AutoGC(budget, live heap) until ctx ends,
+// reading the live heap every interval. keepPercent leaves the GC percent
+// as it is (the operator set GOGC): then only the limit is tuned. The
+// limit changes only when the new one differs from the current by more
+// than a sixteenth. changed (if not nil) is called after each change.
+func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent bool, changed func(GCSetting)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if limit, live, ok := tuneMemoryLimit(budget); ok && changed != nil {
-			changed(limit, live)
+		if set, ok := tuneGC(budget, keepPercent); ok && changed != nil {
+			changed(set)
 		}
 		select {
 		case <-ctx.Done():
@@ -112,21 +145,38 @@ func TuneMemoryLimit(ctx context.Context, budget int64, every time.Duration, cha
 	}
 }
 
-// tuneMemoryLimit is one step of TuneMemoryLimit; ok reports a change.
-func tuneMemoryLimit(budget int64) (limit, live int64, ok bool) {
-	sample := []metrics.Sample{{Name: liveHeapMetric}}
+// tuneGC is one step of TuneGC; ok reports a change.
+func tuneGC(budget int64, keepPercent bool) (set GCSetting, ok bool) {
+	sample := []metrics.Sample{{Name: liveHeapMetric}, {Name: gcPercentMetric}, {Name: memLimitMetric}}
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0, 0, false // a runtime without the metric: keep the budget
+	for _, s := range sample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return GCSetting{}, false // a runtime without the metrics: keep the budget
+		}
 	}
-	live = int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
-	limit = AutoMemoryLimit(budget, live)
-	current := debug.SetMemoryLimit(-1)
-	if diff := limit - current; diff > current/16 || -diff > current/16 {
-		debug.SetMemoryLimit(limit)
-		return limit, live, true
+	set.Live = int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
+	// The runtime reports a percent of off as a negative number cast to
+	// uint64, and no limit as math.MaxInt64.
+	currentPercent := int(int64(sample[1].Value.Uint64()))
+	currentLimit := int64(min(sample[2].Value.Uint64(), math.MaxInt64))
+	set.Limit, set.GCPercent = AutoGC(budget, set.Live)
+	if keepPercent {
+		set.GCPercent = currentPercent
+		set.Limit = AutoMemoryLimit(budget, set.Live) // the percent decides below the budget
 	}
-	return current, live, false
+	if diff := set.Limit - currentLimit; diff > currentLimit/16 || -diff > currentLimit/16 {
+		debug.SetMemoryLimit(set.Limit)
+		ok = true
+	} else {
+		set.Limit = currentLimit
+	}
+	if set.GCPercent != currentPercent {
+		// The limit first: turning the percent off before the limit is
+		// lowered could let the heap outgrow the budget meanwhile.
+		debug.SetGCPercent(set.GCPercent)
+		ok = true
+	}
+	return set, ok
 }
 
 // parseByteSize reads a byte count with an optional B, KiB, MiB, GiB or

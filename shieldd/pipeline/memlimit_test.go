@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,37 +72,85 @@ func TestAutoMemoryLimit(t *testing.T) {
 	}
 }
 
-// TuneMemoryLimit raises the runtime's limit above a live heap that has
-// outgrown the budget, and lowers it again once the heap is freed: read
-// from the real runtime, with a real 64 MiB held live.
-func TestTuneMemoryLimitFollowsLiveHeap(t *testing.T) {
-	old := debug.SetMemoryLimit(-1)
-	t.Cleanup(func() { debug.SetMemoryLimit(old) })
-	const budget = 16 << 20
+func TestAutoGC(t *testing.T) {
+	const budget = int64(24<<20 + 100_000*160)
+	for _, tc := range []struct {
+		live      int64
+		limit     int64
+		gcPercent int
+	}{
+		{0, budget, -1},
+		{8 << 20, budget, -1},                          // GOGC=100 would collect at 16 MiB
+		{budget / 2, budget, -1},                       // both collect at the budget
+		{budget/2 + 1, 24<<20 + (budget/2+1)*3/2, 100}, // GOGC=100 collects at about the budget, under the limit
+		{40 << 20, 24<<20 + 60<<20, 100},
+	} {
+		limit, percent := AutoGC(budget, tc.live)
+		if limit != tc.limit || percent != tc.gcPercent {
+			t.Errorf("live heap %d: limit %d, GC percent %d; want %d, %d", tc.live, limit, percent, tc.limit, tc.gcPercent)
+		}
+	}
+}
+
+// readGC is the limit and GC percent the runtime has in force.
+func readGC() (limit int64, gcPercent int) {
+	s := []metrics.Sample{{Name: memLimitMetric}, {Name: gcPercentMetric}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()), int(int64(s[1].Value.Uint64()))
+}
+
+// TuneGC raises the runtime's limit above a live heap that has outgrown
+// the budget (with GOGC back at 100), and once the heap is freed lowers
+// it to the budget and turns the GC percent off, so that a small heap is
+// collected at the budget: read from the real runtime, with a real
+// 96 MiB held live.
+func TestTuneGCFollowsLiveHeap(t *testing.T) {
+	oldLimit := debug.SetMemoryLimit(-1)
+	oldPercent := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetMemoryLimit(oldLimit); debug.SetGCPercent(oldPercent) })
+	const budget = 64 << 20
 	debug.SetMemoryLimit(budget)
 
-	held := make([]byte, 64<<20)
+	held := make([]byte, 96<<20)
 	runtime.GC()
 	ctx, cancel := context.WithCancel(t.Context())
-	changes := make(chan [2]int64, 8)
+	changes := make(chan GCSetting, 8)
 	done := make(chan struct{})
 	go func() {
-		TuneMemoryLimit(ctx, budget, 10*time.Millisecond, func(limit, live int64) { changes <- [2]int64{limit, live} })
+		TuneGC(ctx, budget, 10*time.Millisecond, false, func(s GCSetting) { changes <- s })
 		close(done)
 	}()
 	got := <-changes
-	raised := got[0]
-	if limit, live := got[0], got[1]; live < 64<<20 || limit != AutoMemoryLimit(budget, live) || debug.SetMemoryLimit(-1) != limit {
-		t.Errorf("live heap %d MiB: limit %d MiB (runtime's %d MiB), want %d MiB",
-			live>>20, limit>>20, debug.SetMemoryLimit(-1)>>20, AutoMemoryLimit(budget, live)>>20)
+	limit, percent := readGC()
+	if got.Live < 96<<20 || got.Limit != AutoMemoryLimit(budget, got.Live) || got.GCPercent != 100 || limit != got.Limit || percent != 100 {
+		t.Errorf("live heap %d MiB: set limit %d MiB, GC percent %d (runtime's: %d MiB, %d); want %d MiB, 100",
+			got.Live>>20, got.Limit>>20, got.GCPercent, limit>>20, percent, AutoMemoryLimit(budget, got.Live)>>20)
 	}
 	runtime.KeepAlive(held)
 	held = nil
 	runtime.GC()
 	got = <-changes
-	if limit := got[0]; limit >= raised-48<<20 || debug.SetMemoryLimit(-1) != limit {
-		t.Errorf("after 64 MiB were freed the limit is %d MiB, want it lowered from %d MiB by the 96 it added", limit>>20, raised>>20)
+	limit, percent = readGC()
+	if got.Live > budget/2 || got.Limit != budget || got.GCPercent != -1 || limit != budget || percent != -1 {
+		t.Errorf("after 96 MiB were freed (live heap %d MiB): set limit %d MiB, GC percent %d (runtime's: %d MiB, %d); want the budget, %d MiB, and off",
+			got.Live>>20, got.Limit>>20, got.GCPercent, limit>>20, percent, budget>>20)
 	}
 	cancel()
 	<-done
+}
+
+// With GOGC set by the operator, TuneGC tunes the limit alone.
+func TestTuneGCKeepsOperatorsPercent(t *testing.T) {
+	oldLimit := debug.SetMemoryLimit(-1)
+	oldPercent := debug.SetGCPercent(300)
+	t.Cleanup(func() { debug.SetMemoryLimit(oldLimit); debug.SetGCPercent(oldPercent) })
+	const budget = 64 << 20
+	debug.SetMemoryLimit(1 << 40)
+	runtime.GC()
+	set, ok := tuneGC(budget, true)
+	limit, percent := readGC()
+	if !ok || set.GCPercent != 300 || percent != 300 || limit != AutoMemoryLimit(budget, set.Live) {
+		t.Errorf("changed %v: GC percent %d (runtime's %d), limit %d MiB; want 300 kept and the limit %d MiB",
+			ok, set.GCPercent, percent, limit>>20, AutoMemoryLimit(budget, set.Live)>>20)
+	}
 }
