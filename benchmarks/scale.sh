@@ -13,9 +13,10 @@
 #  2. The full cache on the defaults: a fresh shieldd (--memory-limit
 #     auto), its cache filled with 100 000 distinct verdicts, then cached
 #     and uncached (--unique) load in turns: throughput, server CPU per
-#     decision, the garbage collector's CPU share (runtime/metrics) and
-#     RSS. A second shieldd with --memory-limit off, filled the same way,
-#     takes the same uncached load in the same turns: the two uncached
+#     decision, the garbage collector's share of the server's CPU
+#     (runtime/metrics over /proc) and RSS. A second shieldd with
+#     --memory-limit off, filled the same way, takes the same uncached
+#     load in the same turns: the two uncached
 #     figures show what the memory limit costs, apart from what the
 #     decision itself costs. Uncached ÷ cached is given twice: in
 #     throughput (the target's figure, diluted by the load tool on
@@ -149,11 +150,11 @@ for r in $(seq "$ROUNDS"); do
 			--warmup 0 --server-pid "${!p}" --metrics-url "http://${!h}/metrics")
 		rps=$(field "$out" "per second")
 		cpu=$(field "$out" "server CPU/req")
-		gc=$(field "$out" "GC CPU share")
+		gc=$(field "$out" "GC ÷ server CPU")
 		cycles=$(field "$out" "GC cycles/s")
 		rss=$(awk '$1 == "process_resident_memory_bytes" {print $2}' <<<"$out")
 		entries=$(awk '$1 == "parapet_shield_cache_entries" {print $2}' <<<"$out")
-		printf 'round %d %-16s %8s decisions/s  %6s µs server CPU each  GC %5s %%, %5s cycles/s  RSS %s MiB  cache %s\n' \
+		printf 'round %d %-16s %8s decisions/s  %6s µs server CPU each  GC %5s %% of its CPU, %5s cycles/s  RSS %s MiB  cache %s\n' \
 			"$r" "$kind" "$rps" "$cpu" "$gc" "$cycles" "$rss" "$entries"
 		echo "$kind $rps $cpu $gc $rss $cycles" >>"$work/full"
 	done
@@ -164,7 +165,7 @@ awk -f benchmarks/rounds.awk -f /dev/stdin "$work/full" <<'AWK'
 {n[$1]++; rps[$1] += $2; cpu[$1] += $3; gc[$1] += $4; cyc[$1] += $6; if ($1 != "uncached-nolimit" && $5 > rss) rss = $5
 	round[$1, n[$1]] = $2}
 	END {
-		for (k in n) printf "%-16s %8.0f decisions/s  %6.1f µs server CPU each  GC %.1f %% of the CPU, %.1f cycles/s\n", k, rps[k] / n[k], cpu[k] / n[k], gc[k] / n[k], cyc[k] / n[k]
+		for (k in n) printf "%-16s %8.0f decisions/s  %6.1f µs server CPU each  GC %.1f %% of its CPU, %.1f cycles/s\n", k, rps[k] / n[k], cpu[k] / n[k], gc[k] / n[k], cyc[k] / n[k]
 		printf "uncached ÷ cached: %.2f (target ≥ 0.8); highest RSS on the defaults %.1f MiB (target ≤ 64)\n", rps["uncached"] / rps["cached"], rss
 		printf "uncached ÷ cached by round:%s\n", by_round(round, "uncached", "cached", n["cached"], "%.2f")
 		printf "uncached, memory limit auto ÷ off: %.2f (what the limit costs)\n", rps["uncached"] / rps["uncached-nolimit"]

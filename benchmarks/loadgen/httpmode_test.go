@@ -44,6 +44,9 @@ func TestRunHTTP(t *testing.T) {
 			if p.GCCPUShare == nil || *p.GCCPUShare < 0 || *p.GCCPUShare > 1 {
 				t.Errorf("%s: GC CPU share %v, want a fraction", p.Mode, p.GCCPUShare)
 			}
+			if p.GCServerCPUShare == nil || !(*p.GCServerCPUShare >= 0) {
+				t.Errorf("%s: GC share of the server's CPU %v, want a share", p.Mode, p.GCServerCPUShare)
+			}
 		}
 	}
 	cfg := baseConfig(srv.GRPCAddr)

@@ -100,6 +100,14 @@ func writeText(w io.Writer, rep *Report) {
 			return fmt.Sprintf("%.1f%%", 100**p.GCCPUShare)
 		}, "")
 	}
+	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCServerCPUShare != nil }) {
+		row("GC ÷ server CPU", func(p *Phase) string {
+			if p.GCServerCPUShare == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f%%", 100**p.GCServerCPUShare)
+		}, "")
+	}
 	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCCyclesPerSecond != nil }) {
 		row("GC cycles/s", func(p *Phase) string {
 			if p.GCCyclesPerSecond == nil {

@@ -17,7 +17,12 @@ import (
 // go_cpu_classes_total_cpu_seconds_total, runtime/metrics estimates that
 // count idle time too, so the share is of GOMAXPROCS × wall time). The
 // runtime updates those estimates only when a cycle ends, so the share
-// is coarse when a turn sees few cycles; the cycle count is exact.
+// is coarse when a turn sees few cycles; the cycle count is exact. With
+// both flags the collector's CPU is also given over the server's own
+// (/proc), the share that says what collecting costs a busy server: one
+// using one of its two processors shows half of it as its share of
+// GOMAXPROCS × wall time. The runtime's figure is an estimate, so this
+// one is too.
 
 type usageSum struct {
 	cpu       time.Duration
@@ -93,6 +98,10 @@ func (r *runner) addUsage(p *Phase) {
 	if r.cfg.MetricsURL != "" && u.gcOK && u.total > 0 {
 		share := u.gc / u.total
 		p.GCCPUShare = &share
+	}
+	if r.cfg.ServerPID != 0 && u.cpuOK && r.cfg.MetricsURL != "" && u.gcOK && u.cpu > 0 {
+		share := u.gc / u.cpu.Seconds()
+		p.GCServerCPUShare = &share
 	}
 	if r.cfg.MetricsURL != "" && u.cyclesOK && u.wall > 0 {
 		perSecond := u.cycles / u.wall.Seconds()

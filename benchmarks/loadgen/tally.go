@@ -69,6 +69,11 @@ type Phase struct {
 	// GCCPUShare is the garbage collector's share of the server's CPU
 	// over the measured turns (--metrics-url; runtime/metrics).
 	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
+	// GCServerCPUShare is the collector's CPU time (runtime/metrics) over
+	// the server process's (/proc; --server-pid and --metrics-url): its
+	// share of what the server spent, which GCCPUShare dilutes with the
+	// time the server's processors sat idle.
+	GCServerCPUShare *float64 `json:"gc_server_cpu_share,omitempty"`
 	// GCCyclesPerSecond is how many garbage collections the server
 	// completed per second of the measured turns (--metrics-url).
 	GCCyclesPerSecond *float64 `json:"gc_cycles_per_second,omitempty"`
