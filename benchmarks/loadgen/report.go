@@ -92,30 +92,22 @@ func writeText(w io.Writer, rep *Report) {
 	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.ServerCPUPerRequestUs > 0 }) {
 		row("server CPU/req", func(p *Phase) string { return fmt.Sprintf("%.1fµs", p.ServerCPUPerRequestUs) }, "")
 	}
-	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCCPUShare != nil }) {
-		row("GC CPU share", func(p *Phase) string {
-			if p.GCCPUShare == nil {
-				return "-"
+	// optional is a row of a figure some phases may lack ("-"), shown
+	// only when one has it; scale turns it into the printed number.
+	optional := func(label string, get func(*Phase) *float64, scale float64, format string) {
+		if !slices.ContainsFunc(cols, func(p *Phase) bool { return get(p) != nil }) {
+			return
+		}
+		row(label, func(p *Phase) string {
+			if v := get(p); v != nil {
+				return fmt.Sprintf(format, scale**v)
 			}
-			return fmt.Sprintf("%.1f%%", 100**p.GCCPUShare)
+			return "-"
 		}, "")
 	}
-	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCServerCPUShare != nil }) {
-		row("GC ÷ server CPU", func(p *Phase) string {
-			if p.GCServerCPUShare == nil {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f%%", 100**p.GCServerCPUShare)
-		}, "")
-	}
-	if slices.ContainsFunc(cols, func(p *Phase) bool { return p.GCCyclesPerSecond != nil }) {
-		row("GC cycles/s", func(p *Phase) string {
-			if p.GCCyclesPerSecond == nil {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f", *p.GCCyclesPerSecond)
-		}, "")
-	}
+	optional("GC CPU share", func(p *Phase) *float64 { return p.GCCPUShare }, 100, "%.1f%%")
+	optional("GC ÷ server CPU", func(p *Phase) *float64 { return p.GCServerCPUShare }, 100, "%.1f%%")
+	optional("GC cycles/s", func(p *Phase) *float64 { return p.GCCyclesPerSecond }, 1, "%.1f")
 	fmt.Fprintln(w)
 
 	for _, e := range []*Phase{rep.Evaluate, rep.Stream} {
