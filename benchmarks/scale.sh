@@ -28,7 +28,10 @@
 # two to run, default "1 2"), VARY (how part 2's requests are made
 # distinct, loadgen --vary: workspace, the default, replays the corpus's
 # verdicts, whose shapes the cache shares; content makes each action's
-# text distinct, as distinct actions are in production).
+# text distinct, as distinct actions are in production), CONNS (part 1's
+# gRPC connections, loadgen --conns, default 1: one client; several
+# engines sharing a shieldd each bring their own, and gRPC reads each
+# connection on one goroutine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +40,7 @@ DURATION=${DURATION:-5s}
 CONCURRENCY=${CONCURRENCY:-16}
 PARTS=${PARTS:-1 2}
 VARY=${VARY:-workspace}
+CONNS=${CONNS:-1}
 cores=$(nproc)
 if [ -z "${MAXPROCS:-}" ]; then
 	MAXPROCS="1 2"
@@ -98,7 +102,7 @@ field() { # field OUTPUT LABEL… : the first value on loadgen's text row LABEL
 echo "cores: $cores; load average $(cut -d' ' -f1-3 /proc/loadavg); GOMAXPROCS $MAXPROCS; $ROUNDS rounds of $DURATION"
 echo
 if [[ " $PARTS " == *" 1 "* ]]; then
-	echo "=== 1. scaling: gRPC Evaluate, corpus (cached), $CONCURRENCY in flight"
+	echo "=== 1. scaling: gRPC Evaluate, corpus (cached), $CONCURRENCY in flight over $CONNS connection(s)"
 	for n in $MAXPROCS; do start "p$n" "$n"; done
 	: >"$work/scale"
 	for r in $(seq "$ROUNDS"); do
@@ -106,7 +110,7 @@ if [[ " $PARTS " == *" 1 "* ]]; then
 		if [ $((r % 2)) -eq 0 ]; then list=($(printf '%s\n' "${list[@]}" | tac)); fi
 		for n in "${list[@]}"; do
 			g="grpc_p$n" p="pid_p$n"
-			out=$(loadgen --addr "${!g}" --mode evaluate --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup 1s --server-pid "${!p}")
+			out=$(loadgen --addr "${!g}" --mode evaluate --conns "$CONNS" --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup 1s --server-pid "${!p}")
 			rps=$(field "$out" "per second")
 			cpu=$(field "$out" "server CPU/req")
 			printf 'round %d GOMAXPROCS %-2d %8s decisions/s  %6s µs server CPU each\n' "$r" "$n" "$rps" "$cpu"
