@@ -128,8 +128,9 @@ type GCSetting struct {
 // TuneGC keeps the collector at AutoGC(budget, live heap) until ctx ends,
 // reading the live heap every interval. keepPercent leaves the GC percent
 // as it is (the operator set GOGC): then only the limit is tuned. The
-// limit changes only when the new one differs from the current by more
-// than a sixteenth. changed (if not nil) is called after each change.
+// limit is raised only by more than a sixteenth, and lowered so too
+// unless the percent is off. changed (if not nil) is called after each
+// change.
 func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent bool, changed func(GCSetting)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -164,7 +165,11 @@ func tuneGC(budget int64, keepPercent bool) (set GCSetting, ok bool) {
 		set.GCPercent = currentPercent
 		set.Limit = AutoMemoryLimit(budget, set.Live) // the percent decides below the budget
 	}
-	if diff := set.Limit - currentLimit; diff > currentLimit/16 || -diff > currentLimit/16 {
+	// A sixteenth either way is left alone, so that the limit does not
+	// follow every wobble of the live heap; but with the percent off the
+	// limit alone bounds the heap, so a lower one is always taken.
+	diff := set.Limit - currentLimit
+	if diff > currentLimit/16 || -diff > currentLimit/16 || (set.GCPercent < 0 && diff < 0) {
 		debug.SetMemoryLimit(set.Limit)
 		ok = true
 	} else {

@@ -139,6 +139,24 @@ func TestTuneGCFollowsLiveHeap(t *testing.T) {
 	<-done
 }
 
+// Turning the percent off, TuneGC lowers the limit to the budget even
+// when it is within the sixteenth it otherwise leaves alone: with the
+// percent off the limit alone bounds the heap.
+func TestTuneGCOffTakesTheBudgetExactly(t *testing.T) {
+	oldLimit := debug.SetMemoryLimit(-1)
+	oldPercent := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetMemoryLimit(oldLimit); debug.SetGCPercent(oldPercent) })
+	const budget = 256 << 20 // far above this test binary's live heap
+	debug.SetMemoryLimit(budget + budget/32)
+	runtime.GC()
+	set, ok := tuneGC(budget, false)
+	limit, percent := readGC()
+	if !ok || set.GCPercent != -1 || percent != -1 || set.Limit != budget || limit != budget {
+		t.Errorf("changed %v: GC percent %d (runtime's %d), limit %d (runtime's %d); want off and the budget %d",
+			ok, set.GCPercent, percent, set.Limit, limit, int64(budget))
+	}
+}
+
 // With GOGC set by the operator, TuneGC tunes the limit alone.
 func TestTuneGCKeepsOperatorsPercent(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
