@@ -66,8 +66,9 @@ type Phase struct {
 	// ServerCPUPerRequestUs is the server's CPU time (user + system) over
 	// the measured turns per request (--server-pid).
 	ServerCPUPerRequestUs float64 `json:"server_cpu_us_per_request,omitempty"`
-	// GCCPUShare is the garbage collector's share of the server's CPU
-	// over the measured turns (--metrics-url; runtime/metrics).
+	// GCCPUShare is the garbage collector's share of the server's
+	// GOMAXPROCS × wall time over the measured turns, idle processors
+	// included (--metrics-url; runtime/metrics).
 	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
 	// GCServerCPUShare is the collector's CPU time (runtime/metrics) over
 	// the server process's (/proc; --server-pid and --metrics-url): its
