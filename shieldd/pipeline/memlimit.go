@@ -131,19 +131,69 @@ type GCSetting struct {
 // limit is raised only by more than a sixteenth, and lowered so too
 // unless the percent is off. changed (if not nil) is called after each
 // change.
+//
+// With the percent off, the runtime's own collection every two minutes
+// does not run, so a server gone idle would hold up to the budget for
+// good; TuneGC collects and returns the memory itself when no collection
+// has run for idleCollectAfter.
 func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent bool, changed func(GCSetting)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var idle idleCollector
 	for {
-		if set, ok := tuneGC(budget, keepPercent); ok && changed != nil {
+		set, ok := tuneGC(budget, keepPercent)
+		if ok && changed != nil {
 			changed(set)
 		}
+		idle.collectIfDue(time.Now(), set.GCPercent < 0, idleCollectAfter)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// idleCollectAfter is how long TuneGC lets a heap go uncollected with the
+// GC percent off: the period of the runtime's forced collection.
+const idleCollectAfter = 2 * time.Minute
+
+// gcCyclesMetric counts the collections completed.
+const gcCyclesMetric = "/gc/cycles/total:gc-cycles"
+
+// idleCollector remembers when the count of collections last moved.
+type idleCollector struct {
+	cycles uint64
+	since  time.Time
+}
+
+// due reports whether a collection is due at now, given the collections
+// completed so far: the percent is off and none has run for after.
+func (c *idleCollector) due(now time.Time, cycles uint64, percentOff bool, after time.Duration) bool {
+	if !percentOff || cycles != c.cycles || c.since.IsZero() {
+		c.cycles, c.since = cycles, now
+		return false
+	}
+	if now.Sub(c.since) < after {
+		return false
+	}
+	c.since = now
+	return true
+}
+
+// collectIfDue collects and returns freed memory to the system
+// (debug.FreeOSMemory) when due says so, and reports whether it did.
+func (c *idleCollector) collectIfDue(now time.Time, percentOff bool, after time.Duration) bool {
+	sample := []metrics.Sample{{Name: gcCyclesMetric}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return false
+	}
+	if !c.due(now, sample[0].Value.Uint64(), percentOff, after) {
+		return false
+	}
+	debug.FreeOSMemory()
+	return true
 }
 
 // tuneGC is one step of TuneGC; ok reports a change.

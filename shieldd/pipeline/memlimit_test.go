@@ -157,6 +157,59 @@ func TestTuneGCOffTakesTheBudgetExactly(t *testing.T) {
 	}
 }
 
+func TestIdleCollectorDue(t *testing.T) {
+	var c idleCollector
+	t0 := time.Unix(1000, 0)
+	steps := []struct {
+		at         time.Duration
+		cycles     uint64
+		percentOff bool
+		want       bool
+	}{
+		{0, 5, true, false},               // first sight
+		{time.Minute, 5, true, false},     // not yet
+		{2 * time.Minute, 5, true, true},  // two minutes without a collection
+		{3 * time.Minute, 6, true, false}, // the collection it ran
+		{4 * time.Minute, 7, true, false}, // the heap is collected on its own
+		{5*time.Minute + 59*time.Second, 7, true, false},
+		{6 * time.Minute, 7, false, false}, // the percent is on: the runtime's own timer
+		{7 * time.Minute, 7, true, false},  // off again: counted from the last look with it on
+		{8 * time.Minute, 7, true, true},
+	}
+	for i, s := range steps {
+		if got := c.due(t0.Add(s.at), s.cycles, s.percentOff, 2*time.Minute); got != s.want {
+			t.Errorf("step %d (%v, %d cycles, off %v): due %v, want %v", i, s.at, s.cycles, s.percentOff, got, s.want)
+		}
+	}
+}
+
+// When it is due, collectIfDue really collects: the runtime's count of
+// collections moves.
+func TestIdleCollectorCollects(t *testing.T) {
+	cycles := func() uint64 {
+		s := []metrics.Sample{{Name: gcCyclesMetric}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	var c idleCollector
+	now := time.Now()
+	if c.collectIfDue(now, true, time.Minute) {
+		t.Fatal("collected at first sight")
+	}
+	// No collection is due with the percent on, however long ago.
+	if c.collectIfDue(now.Add(time.Hour), false, time.Minute) {
+		t.Fatal("collected with the percent on")
+	}
+	c = idleCollector{cycles: cycles(), since: now}
+	before := cycles()
+	if !c.collectIfDue(now.Add(time.Hour), true, time.Minute) {
+		t.Fatal("an hour without a collection, percent off: nothing collected")
+	}
+	if cycles() == before {
+		t.Error("collectIfDue reported a collection the runtime did not count")
+	}
+}
+
 // With GOGC set by the operator, TuneGC tunes the limit alone.
 func TestTuneGCKeepsOperatorsPercent(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
