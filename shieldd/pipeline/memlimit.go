@@ -145,7 +145,8 @@ func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent 
 		if ok && changed != nil {
 			changed(set)
 		}
-		idle.collectIfDue(time.Now(), set.GCPercent < 0, idleCollectAfter)
+		// An operator's GOGC=off is theirs to pair with collections.
+		idle.collectIfDue(time.Now(), !keepPercent && set.GCPercent < 0, idleCollectAfter)
 		select {
 		case <-ctx.Done():
 			return
