@@ -135,7 +135,7 @@ type GCSetting struct {
 // With the percent off, the runtime's own collection every two minutes
 // does not run, so a server gone idle would hold up to the budget for
 // good; TuneGC collects and returns the memory itself when no collection
-// has run for idleCollectAfter.
+// has run for idleCollectAfter (not when the operator turned it off).
 func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent bool, changed func(GCSetting)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -145,7 +145,6 @@ func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent 
 		if ok && changed != nil {
 			changed(set)
 		}
-		// An operator's GOGC=off is theirs to pair with collections.
 		idle.collectIfDue(time.Now(), !keepPercent && set.GCPercent < 0, idleCollectAfter)
 		select {
 		case <-ctx.Done():
