@@ -74,13 +74,37 @@ func IsAuto(setting string) bool {
 	return s == "" || s == "auto"
 }
 
-// Runtime metrics the tuner reads: the heap the last collection found
-// live, and the collector's settings in force.
-const (
-	liveHeapMetric  = "/gc/heap/live:bytes"
-	gcPercentMetric = "/gc/gogc:percent"
-	memLimitMetric  = "/gc/gomemlimit:bytes"
-)
+// gcState is what the tuner reads of the collector: the heap the last
+// collection found live, the GC percent (-1: off) and soft memory limit
+// in force, and the collections completed.
+type gcState struct {
+	live, limit int64
+	percent     int
+	cycles      uint64
+}
+
+// readGCState reads gcState from runtime/metrics, in one read per tuner
+// step; ok is false on a runtime without these metrics.
+func readGCState() (st gcState, ok bool) {
+	sample := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"},
+		{Name: "/gc/gomemlimit:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
+	}
+	metrics.Read(sample)
+	for _, s := range sample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return gcState{}, false
+		}
+	}
+	// The runtime reports a percent of off as a negative number cast to
+	// uint64, and no limit as math.MaxInt64.
+	return gcState{
+		live:    int64(min(sample[0].Value.Uint64(), math.MaxInt64/2)),
+		percent: int(int64(sample[1].Value.Uint64())),
+		limit:   int64(min(sample[2].Value.Uint64(), math.MaxInt64)),
+		cycles:  sample[3].Value.Uint64(),
+	}, true
+}
 
 // AutoMemoryLimit is the soft memory limit for a budget (MemoryLimit's
 // auto) and a live heap: the budget, or the live heap with half as much
@@ -141,11 +165,14 @@ func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent 
 	defer t.Stop()
 	var idle idleCollector
 	for {
-		set, ok := tuneGC(budget, keepPercent)
-		if ok && changed != nil {
-			changed(set)
+		// A runtime without the metrics keeps the budget.
+		if st, ok := readGCState(); ok {
+			set, ok := tuneGC(budget, keepPercent, st)
+			if ok && changed != nil {
+				changed(set)
+			}
+			idle.collectIfDue(time.Now(), st.cycles, !keepPercent && set.GCPercent < 0, idleCollectAfter)
 		}
-		idle.collectIfDue(time.Now(), !keepPercent && set.GCPercent < 0, idleCollectAfter)
 		select {
 		case <-ctx.Done():
 			return
@@ -157,9 +184,6 @@ func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent 
 // idleCollectAfter is how long TuneGC lets a heap go uncollected with the
 // GC percent off: the period of the runtime's forced collection.
 const idleCollectAfter = 2 * time.Minute
-
-// gcCyclesMetric counts the collections completed.
-const gcCyclesMetric = "/gc/cycles/total:gc-cycles"
 
 // idleCollector remembers when the count of collections last moved.
 type idleCollector struct {
@@ -183,49 +207,34 @@ func (c *idleCollector) due(now time.Time, cycles uint64, percentOff bool, after
 
 // collectIfDue collects and returns freed memory to the system
 // (debug.FreeOSMemory) when due says so, and reports whether it did.
-func (c *idleCollector) collectIfDue(now time.Time, percentOff bool, after time.Duration) bool {
-	sample := []metrics.Sample{{Name: gcCyclesMetric}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return false
-	}
-	if !c.due(now, sample[0].Value.Uint64(), percentOff, after) {
+func (c *idleCollector) collectIfDue(now time.Time, cycles uint64, percentOff bool, after time.Duration) bool {
+	if !c.due(now, cycles, percentOff, after) {
 		return false
 	}
 	debug.FreeOSMemory()
 	return true
 }
 
-// tuneGC is one step of TuneGC; ok reports a change.
-func tuneGC(budget int64, keepPercent bool) (set GCSetting, ok bool) {
-	sample := []metrics.Sample{{Name: liveHeapMetric}, {Name: gcPercentMetric}, {Name: memLimitMetric}}
-	metrics.Read(sample)
-	for _, s := range sample {
-		if s.Value.Kind() != metrics.KindUint64 {
-			return GCSetting{}, false // a runtime without the metrics: keep the budget
-		}
-	}
-	set.Live = int64(min(sample[0].Value.Uint64(), math.MaxInt64/2))
-	// The runtime reports a percent of off as a negative number cast to
-	// uint64, and no limit as math.MaxInt64.
-	currentPercent := int(int64(sample[1].Value.Uint64()))
-	currentLimit := int64(min(sample[2].Value.Uint64(), math.MaxInt64))
+// tuneGC is one step of TuneGC, from the collector's state st; ok
+// reports a change.
+func tuneGC(budget int64, keepPercent bool, st gcState) (set GCSetting, ok bool) {
+	set.Live = st.live
 	set.Limit, set.GCPercent = AutoGC(budget, set.Live)
 	if keepPercent {
-		set.GCPercent = currentPercent
+		set.GCPercent = st.percent
 		set.Limit = AutoMemoryLimit(budget, set.Live) // the percent decides below the budget
 	}
 	// A sixteenth either way is left alone, so that the limit does not
 	// follow every wobble of the live heap; but with the percent off the
 	// limit alone bounds the heap, so a lower one is always taken.
-	diff := set.Limit - currentLimit
-	if diff > currentLimit/16 || -diff > currentLimit/16 || (set.GCPercent < 0 && diff < 0) {
+	diff := set.Limit - st.limit
+	if diff > st.limit/16 || -diff > st.limit/16 || (set.GCPercent < 0 && diff < 0) {
 		debug.SetMemoryLimit(set.Limit)
 		ok = true
 	} else {
-		set.Limit = currentLimit
+		set.Limit = st.limit
 	}
-	if set.GCPercent != currentPercent {
+	if set.GCPercent != st.percent {
 		// The limit first: turning the percent off before the limit is
 		// lowered could let the heap outgrow the budget meanwhile.
 		debug.SetGCPercent(set.GCPercent)

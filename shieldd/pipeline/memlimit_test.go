@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,9 +93,18 @@ func TestAutoGC(t *testing.T) {
 
 // readGC is the limit and GC percent the runtime has in force.
 func readGC() (limit int64, gcPercent int) {
-	s := []metrics.Sample{{Name: memLimitMetric}, {Name: gcPercentMetric}}
-	metrics.Read(s)
-	return int64(s[0].Value.Uint64()), int(int64(s[1].Value.Uint64()))
+	st, _ := readGCState()
+	return st.limit, st.percent
+}
+
+// step is one tuneGC step from the runtime's state now.
+func step(t *testing.T, budget int64, keepPercent bool) (GCSetting, bool) {
+	t.Helper()
+	st, ok := readGCState()
+	if !ok {
+		t.Fatal("the runtime reports none of the collector's metrics")
+	}
+	return tuneGC(budget, keepPercent, st)
 }
 
 // TuneGC raises the runtime's limit above a live heap that has outgrown
@@ -149,7 +157,7 @@ func TestTuneGCOffTakesTheBudgetExactly(t *testing.T) {
 	const budget = 256 << 20 // far above this test binary's live heap
 	debug.SetMemoryLimit(budget + budget/32)
 	runtime.GC()
-	set, ok := tuneGC(budget, false)
+	set, ok := step(t, budget, false)
 	limit, percent := readGC()
 	if !ok || set.GCPercent != -1 || percent != -1 || set.Limit != budget || limit != budget {
 		t.Errorf("changed %v: GC percent %d (runtime's %d), limit %d (runtime's %d); want off and the budget %d",
@@ -187,22 +195,21 @@ func TestIdleCollectorDue(t *testing.T) {
 // collections moves.
 func TestIdleCollectorCollects(t *testing.T) {
 	cycles := func() uint64 {
-		s := []metrics.Sample{{Name: gcCyclesMetric}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
+		st, _ := readGCState()
+		return st.cycles
 	}
 	var c idleCollector
 	now := time.Now()
-	if c.collectIfDue(now, true, time.Minute) {
+	if c.collectIfDue(now, cycles(), true, time.Minute) {
 		t.Fatal("collected at first sight")
 	}
 	// No collection is due with the percent on, however long ago.
-	if c.collectIfDue(now.Add(time.Hour), false, time.Minute) {
+	if c.collectIfDue(now.Add(time.Hour), cycles(), false, time.Minute) {
 		t.Fatal("collected with the percent on")
 	}
 	c = idleCollector{cycles: cycles(), since: now}
 	before := cycles()
-	if !c.collectIfDue(now.Add(time.Hour), true, time.Minute) {
+	if !c.collectIfDue(now.Add(time.Hour), cycles(), true, time.Minute) {
 		t.Fatal("an hour without a collection, percent off: nothing collected")
 	}
 	if cycles() == before {
@@ -218,7 +225,7 @@ func TestTuneGCKeepsOperatorsPercent(t *testing.T) {
 	const budget = 64 << 20
 	debug.SetMemoryLimit(1 << 40)
 	runtime.GC()
-	set, ok := tuneGC(budget, true)
+	set, ok := step(t, budget, true)
 	limit, percent := readGC()
 	if !ok || set.GCPercent != 300 || percent != 300 || limit != AutoMemoryLimit(budget, set.Live) {
 		t.Errorf("changed %v: GC percent %d (runtime's %d), limit %d MiB; want 300 kept and the limit %d MiB",
