@@ -14,7 +14,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
@@ -62,9 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	if limit > 0 && pipeline.IsAuto(*memLimit) {
-		go pipeline.TuneGC(ctx, limit, time.Second, os.Getenv("GOGC") != "", nil) // as shieldd serve does
-	}
+	go pipeline.TuneAutoGC(ctx, *memLimit, limit, nil) // as shieldd serve does
 	res, err := measure(ctx, *n, wl, vary, *memProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)

@@ -210,16 +210,14 @@ func runServe(c *cli.Context) error {
 		"audit", c.String("audit-file"), "audit_mode", c.String("audit-mode"), "tracing", tracing.Sampler)
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if memLimit > 0 && pipeline.IsAuto(c.String("memory-limit")) {
-		// The budget fits verdicts that share their shapes; verdicts
-		// with evidence of their own need more, or the collector would
-		// run without pause once they fill the cache. A small heap
-		// grows to the budget before it is collected.
-		go pipeline.TuneGC(ctx, memLimit, time.Second, os.Getenv("GOGC") != "", func(set pipeline.GCSetting) {
-			log.Info("garbage collector tuned", "limit_mib", set.Limit>>20, "gc_percent", set.GCPercent,
-				"live_heap_mib", set.Live>>20, "budget_mib", memLimit>>20)
-		})
-	}
+	// The budget fits verdicts that share their shapes; verdicts with
+	// evidence of their own need more, or the collector would run without
+	// pause once they fill the cache. A small heap grows to the budget
+	// before it is collected.
+	go pipeline.TuneAutoGC(ctx, c.String("memory-limit"), memLimit, func(set pipeline.GCSetting) {
+		log.Info("garbage collector tuned", "limit_mib", set.Limit>>20, "gc_percent", set.GCPercent,
+			"live_heap_mib", set.Live>>20, "budget_mib", memLimit>>20)
+	})
 	if err := d.Serve(ctx); err != nil {
 		return exitf(1, "%v", err)
 	}

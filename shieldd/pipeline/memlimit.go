@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -51,7 +52,7 @@ func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	switch {
 	case s == "off":
 		return 0, nil
-	case IsAuto(s):
+	case isAuto(s):
 		if envSet {
 			return 0, nil
 		}
@@ -68,8 +69,8 @@ func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	}
 }
 
-// IsAuto reports whether a --memory-limit setting is "auto" (or empty).
-func IsAuto(setting string) bool {
+// isAuto reports whether a --memory-limit setting is "auto" (or empty).
+func isAuto(setting string) bool {
 	s := strings.TrimSpace(setting)
 	return s == "" || s == "auto"
 }
@@ -181,6 +182,17 @@ func TuneGC(ctx context.Context, budget int64, every time.Duration, keepPercent 
 	}
 }
 
+// TuneAutoGC runs TuneGC, checking every second, when the
+// --memory-limit setting is auto and MemoryLimit gave it a budget (not
+// when GOMEMLIMIT is set); a GOGC the operator set is kept. Otherwise it
+// returns at once.
+func TuneAutoGC(ctx context.Context, setting string, budget int64, changed func(GCSetting)) {
+	if budget <= 0 || !isAuto(setting) {
+		return
+	}
+	TuneGC(ctx, budget, time.Second, os.Getenv("GOGC") != "", changed)
+}
+
 // idleCollectAfter is how long TuneGC lets a heap go uncollected with the
 // GC percent off: the period of the runtime's forced collection.
 const idleCollectAfter = 2 * time.Minute
@@ -219,10 +231,11 @@ func (c *idleCollector) collectIfDue(now time.Time, cycles uint64, percentOff bo
 // reports a change.
 func tuneGC(budget int64, keepPercent bool, st gcState) (set GCSetting, ok bool) {
 	set.Live = st.live
-	set.Limit, set.GCPercent = AutoGC(budget, set.Live)
 	if keepPercent {
-		set.GCPercent = st.percent
-		set.Limit = AutoMemoryLimit(budget, set.Live) // the percent decides below the budget
+		// The operator's percent decides below the budget.
+		set.Limit, set.GCPercent = AutoMemoryLimit(budget, set.Live), st.percent
+	} else {
+		set.Limit, set.GCPercent = AutoGC(budget, set.Live)
 	}
 	// A sixteenth either way is left alone, so that the limit does not
 	// follow every wobble of the live heap; but with the percent off the

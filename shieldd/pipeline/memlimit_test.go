@@ -232,3 +232,24 @@ func TestTuneGCKeepsOperatorsPercent(t *testing.T) {
 			ok, set.GCPercent, percent, limit>>20, AutoMemoryLimit(budget, set.Live)>>20)
 	}
 }
+
+// TuneAutoGC tunes only for auto with a budget: an explicit size, off,
+// or auto under GOMEMLIMIT (no budget) leave the runtime alone, so it
+// returns at once although its context never ends.
+func TestTuneAutoGCOnlyForAuto(t *testing.T) {
+	for _, tc := range []struct {
+		setting string
+		budget  int64
+	}{{"256MiB", 256 << 20}, {"off", 0}, {"auto", 0}} {
+		done := make(chan struct{})
+		go func() {
+			TuneAutoGC(t.Context(), tc.setting, tc.budget, func(GCSetting) { t.Errorf("%q: the collector was tuned", tc.setting) })
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("%q with budget %d: TuneAutoGC kept running", tc.setting, tc.budget)
+		}
+	}
+}
