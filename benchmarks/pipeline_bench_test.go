@@ -2,7 +2,9 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -138,5 +140,66 @@ func BenchmarkPipelineTracing(b *testing.B) {
 				perActionCtx(ctx, b, newPipeline(b, cache.size, true), in, cache.batch)
 			})
 		}
+	}
+}
+
+// BenchmarkPipelineMissCold is BenchmarkPipelineMiss with the CPU's
+// caches disturbed before each decision, as they are in shieldd serve:
+// between two decisions a core runs gRPC, HTTP/2 framing, the kernel's
+// socket code and other requests, which evict much of what the last
+// decision left in L1 and L2. Before each decision the loop writes one
+// byte in every 64 of a buffer of the sub-benchmark's size (0: none);
+// decision-ns/op is the mean wall time of the decisions alone, timed one
+// by one, so the sweep itself is not in it. The loop's decision at 0 and
+// the same decision after a sweep of about L2's size bound what an
+// uncached decision costs inside the server (benchmarks/README.md).
+func BenchmarkPipelineMissCold(b *testing.B) {
+	wl := loadWorkload(b)
+	const size = 100_000
+	p := newPipeline(b, size, true)
+	ctx := context.Background()
+	distinct := func(i int) pipeline.Input {
+		it := wl.Items[i%len(wl.Items)]
+		return pipeline.Input{Request: it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "cold", uint64(i))), MinTier: it.MinTier}
+	}
+	for i := range size {
+		if _, err := p.Evaluate(ctx, distinct(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	in := make([]pipeline.Input, 1<<16)
+	seq := size
+	for _, sweep := range []int{0, 512 << 10, 1 << 20, 2 << 20} {
+		b.Run(fmt.Sprintf("sweep=%dKiB", sweep>>10), func(b *testing.B) {
+			buf := make([]byte, sweep)
+			fill := func() {
+				for j := range in {
+					in[j] = distinct(seq + j)
+				}
+				seq += len(in)
+			}
+			fill()
+			var spent time.Duration
+			for i := 0; b.Loop(); i++ {
+				if i > 0 && i%len(in) == 0 {
+					b.StopTimer()
+					fill()
+					b.StartTimer()
+				}
+				for j := 0; j < len(buf); j += 64 {
+					buf[j]++
+				}
+				start := time.Now()
+				v, err := p.Evaluate(ctx, in[i%len(in)])
+				spent += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if v.CacheHit {
+					b.Fatal("a distinct request hit the cache")
+				}
+			}
+			b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "decision-ns/op")
+		})
 	}
 }
