@@ -43,42 +43,72 @@ func BenchmarkPipelineUncached(b *testing.B) {
 // (interning its shape) and evicts the oldest. The ids are made before
 // the timer starts.
 func BenchmarkPipelineMiss(b *testing.B) {
-	wl := loadWorkload(b)
-	const size = 100_000
-	p := newPipeline(b, size, true)
-	ctx := context.Background()
-	distinct := func(i int) pipeline.Input {
-		it := wl.Items[i%len(wl.Items)]
-		return pipeline.Input{Request: it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "miss", uint64(i))), MinTier: it.MinTier}
-	}
-	for i := range size {
-		if _, err := p.Evaluate(ctx, distinct(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	in := make([]pipeline.Input, 1<<16)
-	for i := range in {
-		in[i] = distinct(size + i)
-	}
+	m := newMissStream(b, "miss")
 	b.ReportAllocs()
 	cpu := processCPU(b)
 	for i := 0; b.Loop(); i++ {
-		if i > 0 && i%len(in) == 0 {
-			b.StopTimer()
-			for j := range in {
-				in[j] = distinct(size + i + j)
-			}
-			b.StartTimer()
-		}
-		v, err := p.Evaluate(ctx, in[i%len(in)])
-		if err != nil {
-			b.Fatal(err)
-		}
-		if v.CacheHit {
-			b.Fatal("a distinct request hit the cache")
-		}
+		m.evaluate(b, m.input(b, i))
 	}
 	reportCPU(b, cpu)
+}
+
+// missStream is a pipeline whose cache, at shieldd's default size, is
+// full of distinct verdicts, and the requests that miss it: the corpus
+// over and over, each request with a workspace id of its own, made a
+// batch at a time with the timer stopped.
+type missStream struct {
+	p     *pipeline.Pipeline
+	items []workload.Item
+	tag   string
+	batch []pipeline.Input
+	seq   uint64
+}
+
+func newMissStream(b *testing.B, tag string) *missStream {
+	const size = 100_000
+	m := &missStream{p: newPipeline(b, size, true), items: loadWorkload(b).Items, tag: tag, batch: make([]pipeline.Input, 1<<16)}
+	for range size {
+		if _, err := m.p.Evaluate(context.Background(), m.distinct()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.refill()
+	return m
+}
+
+// distinct is the next corpus action with a workspace id not sent before.
+func (m *missStream) distinct() pipeline.Input {
+	it := m.items[m.seq%uint64(len(m.items))]
+	m.seq++
+	return pipeline.Input{Request: it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, m.tag, m.seq)), MinTier: it.MinTier}
+}
+
+func (m *missStream) refill() {
+	for j := range m.batch {
+		m.batch[j] = m.distinct()
+	}
+}
+
+// input is request i of a benchmark loop; a new batch is made, off the
+// clock, each time the last one is used up.
+func (m *missStream) input(b *testing.B, i int) pipeline.Input {
+	if i > 0 && i%len(m.batch) == 0 {
+		b.StopTimer()
+		m.refill()
+		b.StartTimer()
+	}
+	return m.batch[i%len(m.batch)]
+}
+
+// evaluate decides in, which must miss the cache.
+func (m *missStream) evaluate(b *testing.B, in pipeline.Input) {
+	v, err := m.p.Evaluate(context.Background(), in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if v.CacheHit {
+		b.Fatal("a distinct request hit the cache")
+	}
 }
 
 // BenchmarkPipelineCacheHit replays the corpus after one pass has filled
@@ -154,50 +184,20 @@ func BenchmarkPipelineTracing(b *testing.B) {
 // the same decision after a sweep of about L2's size bound what an
 // uncached decision costs inside the server (benchmarks/README.md).
 func BenchmarkPipelineMissCold(b *testing.B) {
-	wl := loadWorkload(b)
-	const size = 100_000
-	p := newPipeline(b, size, true)
-	ctx := context.Background()
-	distinct := func(i int) pipeline.Input {
-		it := wl.Items[i%len(wl.Items)]
-		return pipeline.Input{Request: it.Varied(workload.DistinctID(it.Request.Caller.WorkspaceID, "cold", uint64(i))), MinTier: it.MinTier}
-	}
-	for i := range size {
-		if _, err := p.Evaluate(ctx, distinct(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	in := make([]pipeline.Input, 1<<16)
-	seq := size
+	m := newMissStream(b, "cold")
 	for _, sweep := range []int{0, 512 << 10, 1 << 20, 2 << 20} {
 		b.Run(fmt.Sprintf("sweep=%dKiB", sweep>>10), func(b *testing.B) {
 			buf := make([]byte, sweep)
-			fill := func() {
-				for j := range in {
-					in[j] = distinct(seq + j)
-				}
-				seq += len(in)
-			}
-			fill()
+			m.refill()
 			var spent time.Duration
 			for i := 0; b.Loop(); i++ {
-				if i > 0 && i%len(in) == 0 {
-					b.StopTimer()
-					fill()
-					b.StartTimer()
-				}
+				in := m.input(b, i)
 				for j := 0; j < len(buf); j += 64 {
 					buf[j]++
 				}
 				start := time.Now()
-				v, err := p.Evaluate(ctx, in[i%len(in)])
+				m.evaluate(b, in)
 				spent += time.Since(start)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if v.CacheHit {
-					b.Fatal("a distinct request hit the cache")
-				}
 			}
 			b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "decision-ns/op")
 		})
