@@ -17,7 +17,7 @@ func TestMeasureFillsCache(t *testing.T) {
 	}
 	const n = 3000
 	for _, vary := range []workload.Vary{workload.VaryWorkspace, workload.VaryContent} {
-		res, err := measure(t.Context(), n, wl, vary, "")
+		res, err := measure(t.Context(), fill{n: n, vary: vary}, wl, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,6 +39,35 @@ func TestMeasureFillsCache(t *testing.T) {
 		if !strings.Contains(out.String(), "VmRSS") || !strings.Contains(out.String(), "varied by "+string(vary)) {
 			t.Errorf("report:\n%s", out.String())
 		}
+	}
+}
+
+// One-off verdicts are decided before the measured fill and counted
+// apart from it.
+func TestMeasureAfterOneOffs(t *testing.T) {
+	wl, err := workload.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, once = 2000, 500
+	res, err := measure(t.Context(), fill{n: n, vary: workload.VaryWorkspace, oneOffs: once}, wl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, c := range res.Decisions {
+		total += c
+	}
+	if total != n || res.OneOffs != once {
+		t.Errorf("decisions %v sum to %d, one-offs %d; want %d and %d", res.Decisions, total, res.OneOffs, n, once)
+	}
+	if most := n + once + len(wl.Items); res.CacheEntries < n+once || res.CacheEntries > most {
+		t.Errorf("cache entries %d, want %d to %d", res.CacheEntries, n+once, most)
+	}
+	var out bytes.Buffer
+	printText(&out, res)
+	if !strings.Contains(out.String(), "500 one-off verdicts") {
+		t.Errorf("report:\n%s", out.String())
 	}
 }
 

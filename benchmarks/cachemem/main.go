@@ -32,12 +32,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
 	memLimit := fs.String("memory-limit", "auto", "the Go runtime's soft memory limit, as shieldd serve --memory-limit (auto, off or a `SIZE`)")
+	oneOffs := fs.Int("one-offs", 0, "before the measured fill, decide `N` actions varied by content, each verdict with a shape of its own, as a server that has met such actions first (the fill evicts them)")
 	varyFlag := fs.String("vary", string(workload.VaryWorkspace), "how the verdicts are made distinct: `workspace` (the corpus's verdicts, shapes shared) or content (each action's text distinct, as in production)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *n < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE] [--memory-limit SIZE] [--vary workspace|content]")
+	if *n < 0 || *oneOffs < 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "cachemem: usage: cachemem [--n N] [--corpus DIR] [--json] [--memprofile FILE] [--memory-limit SIZE] [--vary workspace|content] [--one-offs N]")
 		return 2
 	}
 	vary, err := workload.ParseVary(*varyFlag)
@@ -62,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go pipeline.TuneAutoGC(ctx, *memLimit, limit, nil) // as shieldd serve does
-	res, err := measure(ctx, *n, wl, vary, *memProfile)
+	res, err := measure(ctx, fill{n: *n, vary: vary, oneOffs: *oneOffs}, wl, *memProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "cachemem: %v\n", err)
 		return 1
@@ -83,6 +84,9 @@ func printText(w io.Writer, r *Result) {
 	mib := func(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 	fmt.Fprintf(w, "pipeline with %d distinct cached verdicts (cache entries %d); workload %d actions from %s, varied by %s\n",
 		r.Verdicts, r.CacheEntries, r.Actions, r.Workload, r.Vary)
+	if r.OneOffs > 0 {
+		fmt.Fprintf(w, "before the fill: %d one-off verdicts (varied by content), evicted by it\n", r.OneOffs)
+	}
 	fmt.Fprintf(w, "decisions: %v\n\n", r.Decisions)
 	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", "", "VmRSS", "VmHWM", "heap alloc", "heap inuse", "Go sys")
 	for _, row := range []struct {

@@ -21,6 +21,9 @@ type Result struct {
 	Actions      int    `json:"actions"`
 	// Vary is how the verdicts were made distinct (workload.Vary).
 	Vary workload.Vary `json:"vary"`
+	// OneOffs is how many verdicts varied by content were decided after
+	// the baseline and before the fill, which evicts them (--one-offs).
+	OneOffs int `json:"one_offs,omitempty"`
 	// Baseline is after the pipeline is built and has seen each corpus
 	// action once, before the fill.
 	Baseline Memory `json:"baseline"`
@@ -45,11 +48,22 @@ type Result struct {
 // them, and at least shieldd's default.
 func cacheSizeFor(n int) int { return max(n, 100_000) }
 
+// fill is what measure puts in the cache after its baseline: oneOffs
+// verdicts varied by content, each with a shape of its own as in a
+// server that has met such actions, then n verdicts made distinct as
+// vary says, which are measured.
+type fill struct {
+	n       int
+	vary    workload.Vary
+	oneOffs int
+}
+
 // measure builds the pipeline as shieldd serve does (metrics included),
-// fills its cache with n distinct verdicts and reports memory before and
-// after. With profile set it also writes a heap profile of the filled
-// pipeline there, to show what a cached verdict is made of.
-func measure(ctx context.Context, n int, wl *workload.Workload, vary workload.Vary, profile string) (*Result, error) {
+// fills its cache as f says and reports memory before and after. With
+// profile set it also writes a heap profile of the filled pipeline
+// there, to show what a cached verdict is made of.
+func measure(ctx context.Context, f fill, wl *workload.Workload, profile string) (*Result, error) {
+	n, vary := f.n, f.vary
 	m, err := observability.NewMetrics()
 	if err != nil {
 		return nil, err
@@ -61,8 +75,8 @@ func measure(ctx context.Context, n int, wl *workload.Workload, vary workload.Va
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		return nil, err
 	}
-	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Vary: vary, Decisions: map[string]int64{},
-		MemoryLimit: debug.SetMemoryLimit(-1)}
+	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Vary: vary, OneOffs: f.oneOffs,
+		Decisions: map[string]int64{}, MemoryLimit: debug.SetMemoryLimit(-1)}
 	for _, it := range wl.Items { // load code paths and lazy tables before the baseline
 		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Request, MinTier: it.MinTier}); err != nil {
 			return nil, fmt.Errorf("%s: %w", it.Name, err)
@@ -73,6 +87,12 @@ func measure(ctx context.Context, n int, wl *workload.Workload, vary workload.Va
 		return nil, err
 	}
 
+	for i := range f.oneOffs {
+		it := wl.Items[i%len(wl.Items)]
+		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Distinct(workload.VaryContent, "once", uint64(i)), MinTier: it.MinTier}); err != nil {
+			return nil, fmt.Errorf("%s (one-off %d): %w", it.Name, i, err)
+		}
+	}
 	for i := range n {
 		it := wl.Items[i%len(wl.Items)]
 		req := it.Distinct(vary, "mem", uint64(i))
