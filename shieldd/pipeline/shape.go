@@ -38,7 +38,9 @@ func shapeOf(v *pb.Verdict) *verdictShape {
 
 // maxShapes bounds the intern table. Shapes are kept after the verdicts
 // that used them are evicted, so the table must not grow with the number
-// of distinct actions; past the bound new shapes are simply not shared.
+// of distinct actions. A full table that must add a shape starts again
+// empty: cached verdicts keep the shapes they point to, and the shapes
+// that still recur come back on their next sighting.
 const maxShapes = 4096
 
 // shapeTable interns verdict shapes so cached verdicts share them. Every
@@ -46,10 +48,20 @@ const maxShapes = 4096
 // finds its shape already there: the fingerprint is taken outside the
 // lock, lookups share a read lock, and a shape is copied to the heap only
 // when it is added.
+//
+// A shape is added on its second sighting, not its first. Many verdicts
+// carry evidence of their own action, and their shapes never recur: kept
+// on first sight, they filled the table with one-offs within seconds of
+// such traffic, and the shapes that do recur were never shared again.
 type shapeTable struct {
 	mu     sync.RWMutex
 	byHash map[uint64][]*verdictShape
 	n      int
+	// sighted is the doorkeeper: three bits of one word per fingerprint
+	// (a blocked Bloom filter), set when a shape is first missing from
+	// the table. A fingerprint whose bits others set is only admitted one
+	// sighting early.
+	sighted [sightedBits / 64]atomic.Uint64
 	// recent remembers shapes by where their parts live (see placement):
 	// a verdict built from the same parts as an earlier one, as every
 	// verdict of a rule without Tier 1 findings is (its rule ids, findings
@@ -61,6 +73,18 @@ type shapeTable struct {
 
 // recentShapes is the number of slots of shapeTable.recent.
 const recentShapes = 256
+
+// sightedBits is the doorkeeper's size (128 KiB). A word of it holding
+// sightedPerWord bits is cleared before it takes more, so one-off shapes
+// never set more than 14 bits of a word, and at worst about one first
+// sighting in 100 finds all three of its bits set; no counter is shared
+// by every core. At 25 000 uncached decisions a second, each with a
+// shape of its own, a word fills in about 2.6 s: a shape that recurs
+// within that is shared.
+const (
+	sightedBits    = 1 << 20
+	sightedPerWord = 12
+)
 
 // shapeSeed keys the fingerprints of every table (it never leaves the process).
 var shapeSeed = maphash.MakeSeed()
@@ -87,16 +111,15 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	h := s.fingerprint(shapeSeed)
 	t.mu.RLock()
 	known := t.find(h, s)
-	full := t.n >= maxShapes
 	t.mu.RUnlock()
 	if known != nil {
 		return known
 	}
 	fresh := new(verdictShape)
 	*fresh = *s
-	if full {
-		// Nothing can be added: the exclusive lock would only make every
-		// core wait, on each new shape, to learn so.
+	if !t.sightedBefore(h) {
+		// A first sighting is not kept, and so takes no exclusive lock:
+		// shapes of their own on every core do not queue for it.
 		return fresh
 	}
 	t.mu.Lock()
@@ -104,14 +127,32 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	if known := t.find(h, s); known != nil { // added since the read lock
 		return known
 	}
-	if t.n < maxShapes {
-		if t.byHash == nil {
-			t.byHash = make(map[uint64][]*verdictShape)
-		}
-		t.byHash[h] = append(t.byHash[h], fresh)
-		t.n++
+	if t.byHash == nil || t.n >= maxShapes {
+		t.byHash, t.n = make(map[uint64][]*verdictShape), 0
 	}
+	t.byHash[h] = append(t.byHash[h], fresh)
+	t.n++
 	return fresh
+}
+
+// sightedBefore reports whether a shape with fingerprint h was missing
+// from the table before, as far as the doorkeeper remembers, and marks
+// that it was.
+func (t *shapeTable) sightedBefore(h uint64) bool {
+	word := &t.sighted[h%uint64(len(t.sighted))]
+	mask := uint64(1)<<(h>>46&63) | uint64(1)<<(h>>52&63) | uint64(1)<<(h>>58)
+	old := word.Load()
+	if old&mask == mask {
+		return true
+	}
+	if bits.OnesCount64(old) >= sightedPerWord {
+		// A shape whose mark goes (here, or in a race with another
+		// core) needs one more sighting.
+		word.Store(mask)
+	} else {
+		word.Or(mask)
+	}
+	return false
 }
 
 func (t *shapeTable) find(h uint64, s *verdictShape) *verdictShape {
@@ -130,6 +171,9 @@ func (t *shapeTable) reset() {
 	t.mu.Unlock()
 	for i := range t.recent {
 		t.recent[i].Store(nil)
+	}
+	for i := range t.sighted {
+		t.sighted[i].Store(0)
 	}
 }
 

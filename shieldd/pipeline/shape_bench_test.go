@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -62,6 +64,10 @@ func BenchmarkShapeInternFullTable(b *testing.B) {
 		v := tier1Verdict()
 		v.Reasoning = fmt.Sprint("kept ", i)
 		tbl.intern(shapeOf(v))
+		tbl.intern(shapeOf(proto.Clone(v).(*pb.Verdict))) // the second sighting, in parts of its own, adds it
+	}
+	if tbl.n != maxShapes {
+		b.Fatalf("table holds %d shapes, want it full (%d)", tbl.n, maxShapes)
 	}
 	var next atomic.Int64
 	b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,32 +55,61 @@ func TestShapesAreShared(t *testing.T) {
 
 func TestShapeTableIsBounded(t *testing.T) {
 	var tbl shapeTable
-	seen := map[*verdictShape]bool{}
+	// Rule ids of their own, as a verdict's findings usually are: the
+	// recent slots (which match parts by address) do not answer for them.
+	shape := func(i int) *verdictShape {
+		return &verdictShape{reasoning: string(rune('a' + i%26)), tier: int32(i), ruleIDs: []string{"r"}}
+	}
+	var kept *verdictShape
 	for i := range maxShapes + 100 {
-		s := &verdictShape{reasoning: string(rune('a' + i%26)), tier: int32(i)}
-		got := tbl.intern(s)
-		if !got.equal(s) || seen[got] {
-			t.Fatalf("distinct shape %d interned as another", i)
+		s := shape(i)
+		tbl.intern(s) // first sighting
+		if kept = tbl.intern(shape(i)); !kept.equal(s) {
+			t.Fatalf("shape %d interned as another", i)
 		}
-		seen[got] = true
+		if tbl.n > maxShapes {
+			t.Fatalf("table holds %d shapes, bound %d", tbl.n, maxShapes)
+		}
 	}
-	if tbl.n != maxShapes {
-		t.Fatalf("table holds %d shapes, bound %d", tbl.n, maxShapes)
+	// Full, it started again for shape maxShapes and has kept the 100 since.
+	if tbl.n != 100 {
+		t.Fatalf("table holds %d shapes; want the 100 added after it was full", tbl.n)
 	}
-	twin := &verdictShape{reasoning: "a", tier: 0}
-	if tbl.intern(twin) == twin {
-		t.Fatal("an equal shape was not shared")
+	if got := tbl.intern(shape(maxShapes + 99)); got != kept {
+		t.Fatal("a shape added after the table started again was not shared")
 	}
 }
 
-// Once the table is full, a shape it has not seen is answered under the
-// read lock alone: new shapes on every core must not queue for the
-// exclusive lock only to learn that nothing more is kept. The test holds
-// a read lock, which an exclusive lock would wait for.
-func TestFullShapeTableTakesNoExclusiveLock(t *testing.T) {
+// A shape seen once (a verdict whose findings carry its own action's
+// evidence) is not kept, so any number of them leave the table to the
+// shapes that recur. When the table kept every shape on first sight
+// until full, this failed.
+func TestOneOffShapesLeaveRoomForRecurringOnes(t *testing.T) {
+	var tbl shapeTable
+	for i := range 4 * maxShapes {
+		tbl.intern(&verdictShape{tier: 1, ruleIDs: []string{"r"}, reasoning: "evidence " + strconv.Itoa(i)})
+	}
+	// Parts of its own each time, as a verdict's findings are.
+	recurring := func() *verdictShape { return &verdictShape{tier: 1, ruleIDs: []string{"r"}, reasoning: "recurs"} }
+	tbl.intern(recurring())
+	kept := tbl.intern(recurring())
+	if got := tbl.intern(recurring()); got != kept || !kept.equal(recurring()) {
+		t.Fatal("after one-off shapes, a recurring shape is not shared")
+	}
+}
+
+// A shape the table has not seen is answered under the read lock alone,
+// full table or not: new shapes on every core must not queue for the
+// exclusive lock. The test holds a read lock, which an exclusive lock
+// would wait for.
+func TestFirstSightingTakesNoExclusiveLock(t *testing.T) {
 	var tbl shapeTable
 	for i := range maxShapes {
-		tbl.intern(&verdictShape{tier: int32(i)})
+		tbl.intern(&verdictShape{tier: int32(i), ruleIDs: []string{"r"}})
+		tbl.intern(&verdictShape{tier: int32(i), ruleIDs: []string{"r"}})
+	}
+	for i := range tbl.sighted { // fresh's bits may be set by others' (one time in ~10⁴): not its first sighting then
+		tbl.sighted[i].Store(0)
 	}
 	tbl.mu.RLock()
 	defer tbl.mu.RUnlock()
@@ -89,13 +119,13 @@ func TestFullShapeTableTakesNoExclusiveLock(t *testing.T) {
 	select {
 	case got := <-done:
 		if !got.equal(fresh) || got == fresh {
-			t.Fatal("a new shape on a full table was not answered with a copy of itself")
+			t.Fatal("a new shape was not answered with a copy of itself")
 		}
 	case <-time.After(time.Minute):
-		t.Fatal("interning into a full table waited for the exclusive lock")
+		t.Fatal("a first sighting waited for the exclusive lock")
 	}
 	if tbl.n != maxShapes {
-		t.Fatalf("table holds %d shapes, bound %d", tbl.n, maxShapes)
+		t.Fatalf("table holds %d shapes; want %d", tbl.n, maxShapes)
 	}
 }
 
@@ -103,8 +133,10 @@ func TestFullShapeTableTakesNoExclusiveLock(t *testing.T) {
 // confinement were allocated, and any one field apart makes another.
 func TestShapeInternComparesContent(t *testing.T) {
 	var tbl shapeTable
-	first := tbl.intern(shapeOf(tier1Verdict()))
-	if got := tbl.intern(shapeOf(proto.Clone(tier1Verdict()).(*pb.Verdict))); got != first {
+	fresh := func() *verdictShape { return shapeOf(proto.Clone(tier1Verdict()).(*pb.Verdict)) }
+	tbl.intern(fresh()) // first sighting
+	first := tbl.intern(fresh())
+	if got := tbl.intern(fresh()); got != first {
 		t.Fatal("an equal shape built from fresh allocations was not shared")
 	}
 	for name, change := range map[string]func(v *pb.Verdict){
@@ -198,14 +230,20 @@ func TestRecentShapes(t *testing.T) {
 	if got := tbl.intern(edit); got == read || !got.equal(edit) {
 		t.Fatalf("edit_file interned as %+v", got)
 	}
-	if got := tbl.intern(withParts("read_file")); got != read || slot.Load() != read {
+	// read_file's parts again: the slot holds edit_file's shape, so the
+	// table is asked, and this second sighting adds the shape there.
+	kept := tbl.intern(withParts("read_file"))
+	if !kept.equal(read) || slot.Load() != kept {
+		t.Fatal("read_file did not take its slot back")
+	}
+	if got := tbl.intern(withParts("read_file")); got != kept {
 		t.Fatal("read_file lost its shape after sharing the slot")
 	}
 	// Equal content in parts of its own: the interned shape, and the slot
 	// is left to the parts that recur.
 	fresh := shapeOf(proto.Clone(prepared).(*pb.Verdict))
 	fresh.actionType = "read_file"
-	if got := tbl.intern(fresh); got != read {
+	if got := tbl.intern(fresh); got != kept {
 		t.Fatal("an equal shape with parts of its own was not shared")
 	}
 	if tbl.recent[fresh.placement()%recentShapes].Load() == fresh {
@@ -217,7 +255,7 @@ func TestRecentShapes(t *testing.T) {
 			t.Fatal("reset kept a recent shape")
 		}
 	}
-	if got := tbl.intern(withParts("read_file")); got == read || !got.equal(read) {
+	if got := tbl.intern(withParts("read_file")); got == kept || !got.equal(kept) {
 		t.Fatal("after reset, a recent shape was served")
 	}
 }
