@@ -108,7 +108,9 @@ func TestFirstSightingTakesNoExclusiveLock(t *testing.T) {
 		tbl.intern(&verdictShape{tier: int32(i), ruleIDs: []string{"r"}})
 		tbl.intern(&verdictShape{tier: int32(i), ruleIDs: []string{"r"}})
 	}
-	for i := range tbl.sighted { // fresh's bits may be set by others' (one time in ~10⁴): not its first sighting then
+	// Other shapes may have set all three of fresh's bits (rarely): its
+	// first sighting would then count as its second.
+	for i := range tbl.sighted {
 		tbl.sighted[i].Store(0)
 	}
 	tbl.mu.RLock()
