@@ -2,6 +2,7 @@ package reload
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,7 +82,13 @@ func TestWatchKubernetesConfigMapSwap(t *testing.T) {
 	proctest.Eventually(t, "the swapped ConfigMap is loaded", 20*time.Second, func() (bool, string) {
 		return p.Policy().Version == want, p.Policy().Version + " " + r.PolicyError()
 	})
-	if st := r.Status(); st.Err != "" || st.Succeeded == 0 {
+	// A reload sets the pipeline's policy before it counts itself, so
+	// the count can trail the version seen above by a moment.
+	proctest.Eventually(t, "the reload is counted", 20*time.Second, func() (bool, string) {
+		st := r.Status()
+		return st.Succeeded > 0, fmt.Sprintf("status %+v", st)
+	})
+	if st := r.Status(); st.Err != "" {
 		t.Fatalf("status %+v", st)
 	}
 }
