@@ -32,7 +32,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
 	memLimit := fs.String("memory-limit", "auto", "the Go runtime's soft memory limit, as shieldd serve --memory-limit (auto, off or a `SIZE`)")
-	oneOffs := fs.Int("one-offs", 0, "before the measured fill, decide `N` actions varied by content, each verdict with a shape of its own, as a server that has met such actions first (the fill evicts them)")
+	oneOffs := fs.Int("one-offs", 0, "before the measured fill, decide `N` actions varied by content, each verdict with a shape of its own, as a server that has met such actions first (a fill of the cache size, the default, evicts them)")
 	varyFlag := fs.String("vary", string(workload.VaryWorkspace), "how the verdicts are made distinct: `workspace` (the corpus's verdicts, shapes shared) or content (each action's text distinct, as in production)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -85,7 +85,7 @@ func printText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "pipeline with %d distinct cached verdicts (cache entries %d); workload %d actions from %s, varied by %s\n",
 		r.Verdicts, r.CacheEntries, r.Actions, r.Workload, r.Vary)
 	if r.OneOffs > 0 {
-		fmt.Fprintf(w, "before the fill: %d one-off verdicts (varied by content), evicted by it\n", r.OneOffs)
+		fmt.Fprintf(w, "before the fill: %d one-off verdicts (varied by content)\n", r.OneOffs)
 	}
 	fmt.Fprintf(w, "decisions: %v\n\n", r.Decisions)
 	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", "", "VmRSS", "VmHWM", "heap alloc", "heap inuse", "Go sys")

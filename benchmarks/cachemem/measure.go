@@ -22,7 +22,8 @@ type Result struct {
 	// Vary is how the verdicts were made distinct (workload.Vary).
 	Vary workload.Vary `json:"vary"`
 	// OneOffs is how many verdicts varied by content were decided after
-	// the baseline and before the fill, which evicts them (--one-offs).
+	// the baseline and before the fill (--one-offs); a fill of the
+	// cache's size evicts them.
 	OneOffs int `json:"one_offs,omitempty"`
 	// Baseline is after the pipeline is built and has seen each corpus
 	// action once, before the fill.
