@@ -10,6 +10,7 @@ import (
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/observability"
+	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
@@ -59,6 +60,21 @@ type fill struct {
 	oneOffs int
 }
 
+// decideDistinct decides corpus action i (round robin) made distinct as
+// vary says, request i of run; a cache hit is an error, since then the
+// variation was not distinct.
+func decideDistinct(ctx context.Context, p *pipeline.Pipeline, wl *workload.Workload, vary workload.Vary, run string, i int) (*pb.Verdict, error) {
+	it := wl.Items[i%len(wl.Items)]
+	v, err := p.Evaluate(ctx, pipeline.Input{Request: it.Distinct(vary, run, uint64(i)), MinTier: it.MinTier})
+	if err != nil {
+		return nil, fmt.Errorf("request %d (%s): %w", i, it.Name, err)
+	}
+	if v.CacheHit {
+		return nil, fmt.Errorf("request %d was a cache hit: the variation is not distinct", i)
+	}
+	return v, nil
+}
+
 // measure builds the pipeline as shieldd serve does (metrics included),
 // fills its cache as f says and reports memory before and after. With
 // profile set it also writes a heap profile of the filled pipeline
@@ -89,20 +105,14 @@ func measure(ctx context.Context, f fill, wl *workload.Workload, profile string)
 	}
 
 	for i := range f.oneOffs {
-		it := wl.Items[i%len(wl.Items)]
-		if _, err := p.Evaluate(ctx, pipeline.Input{Request: it.Distinct(workload.VaryContent, "once", uint64(i)), MinTier: it.MinTier}); err != nil {
-			return nil, fmt.Errorf("%s (one-off %d): %w", it.Name, i, err)
+		if _, err := decideDistinct(ctx, p, wl, workload.VaryContent, "once", i); err != nil {
+			return nil, fmt.Errorf("one-off %w", err)
 		}
 	}
 	for i := range n {
-		it := wl.Items[i%len(wl.Items)]
-		req := it.Distinct(vary, "mem", uint64(i))
-		v, err := p.Evaluate(ctx, pipeline.Input{Request: req, MinTier: it.MinTier})
+		v, err := decideDistinct(ctx, p, wl, vary, "mem", i)
 		if err != nil {
-			return nil, fmt.Errorf("%s (request %d): %w", it.Name, i, err)
-		}
-		if v.CacheHit {
-			return nil, fmt.Errorf("request %d was a cache hit: the variation is not distinct", i)
+			return nil, err
 		}
 		res.Decisions[v.Decision.String()]++
 	}
