@@ -57,11 +57,9 @@ type shapeTable struct {
 	mu     sync.RWMutex
 	byHash map[uint64][]*verdictShape
 	n      int
-	// sighted is the doorkeeper: three bits of one word per fingerprint
-	// (a blocked Bloom filter), set when a shape is first missing from
-	// the table. A fingerprint whose bits others set is only admitted one
-	// sighting early.
-	sighted [sightedBits / 64]atomic.Uint64
+	// sighted remembers the fingerprints of shapes that were missing
+	// from the table: a shape is added on its next sighting.
+	sighted doorkeeper
 	// recent remembers shapes by where their parts live (see placement):
 	// a verdict built from the same parts as an earlier one, as every
 	// verdict of a rule without Tier 1 findings is (its rule ids, findings
@@ -73,18 +71,6 @@ type shapeTable struct {
 
 // recentShapes is the number of slots of shapeTable.recent.
 const recentShapes = 256
-
-// sightedBits is the doorkeeper's size (128 KiB). A word of it holding
-// sightedPerWord bits is cleared before it takes more, so one-off shapes
-// never set more than 14 bits of a word, and at worst about one first
-// sighting in 100 finds all three of its bits set; no counter is shared
-// by every core. At 25 000 uncached decisions a second, each with a
-// shape of its own, a word fills in about 2.6 s: a shape that recurs
-// within that is shared.
-const (
-	sightedBits    = 1 << 20
-	sightedPerWord = 12
-)
 
 // shapeSeed keys the fingerprints of every table (it never leaves the process).
 var shapeSeed = maphash.MakeSeed()
@@ -117,7 +103,7 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	}
 	fresh := new(verdictShape)
 	*fresh = *s
-	if !t.sightedBefore(h) {
+	if !t.sighted.sightedBefore(h) {
 		// A first sighting is not kept, and so takes no exclusive lock:
 		// shapes of their own on every core do not queue for it.
 		return fresh
@@ -133,26 +119,6 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	t.byHash[h] = append(t.byHash[h], fresh)
 	t.n++
 	return fresh
-}
-
-// sightedBefore reports whether a shape with fingerprint h was missing
-// from the table before, as far as the doorkeeper remembers, and marks
-// that it was.
-func (t *shapeTable) sightedBefore(h uint64) bool {
-	word := &t.sighted[h%uint64(len(t.sighted))]
-	mask := uint64(1)<<(h>>46&63) | uint64(1)<<(h>>52&63) | uint64(1)<<(h>>58)
-	old := word.Load()
-	if old&mask == mask {
-		return true
-	}
-	if bits.OnesCount64(old) >= sightedPerWord {
-		// A shape whose mark goes (here, or in a race with another
-		// core) needs one more sighting.
-		word.Store(mask)
-	} else {
-		word.Or(mask)
-	}
-	return false
 }
 
 func (t *shapeTable) find(h uint64, s *verdictShape) *verdictShape {
@@ -172,9 +138,7 @@ func (t *shapeTable) reset() {
 	for i := range t.recent {
 		t.recent[i].Store(nil)
 	}
-	for i := range t.sighted {
-		t.sighted[i].Store(0)
-	}
+	t.sighted.reset()
 }
 
 // placement picks s's slot in shapeTable.recent from where its parts

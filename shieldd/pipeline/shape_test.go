@@ -110,9 +110,7 @@ func TestFirstSightingTakesNoExclusiveLock(t *testing.T) {
 	}
 	// Other shapes may have set all three of fresh's bits (rarely): its
 	// first sighting would then count as its second.
-	for i := range tbl.sighted {
-		tbl.sighted[i].Store(0)
-	}
+	tbl.sighted.reset()
 	tbl.mu.RLock()
 	defer tbl.mu.RUnlock()
 	done := make(chan *verdictShape, 1) // buffered: a goroutine stuck past the deadline must not leak
