@@ -107,7 +107,7 @@ start_shieldd
 run_step 30s "$work/loadgen" --addr "$GRPC" --mode health --concurrency 1 --warmup 0 \
 	--duration 1s --max-requests 10 --metrics-url "http://$HTTP/metrics"
 run_step 150s "$work/loadgen" --addr "$GRPC" --mode evaluate --concurrency 16 --warmup 0 \
-	--duration 120s --distinct 100000 --max-requests 100000 --metrics-url "http://$HTTP/metrics"
+	--duration 120s --distinct 100000 --max-requests 200000 --metrics-url "http://$HTTP/metrics"
 stop_shieldd
 
 section "in-process pipeline memory with 100 000 cached verdicts"

@@ -137,7 +137,7 @@ start nolimit "$cores" --memory-limit off
 for s in full nolimit; do
 	g="grpc_$s"
 	loadgen --addr "${!g}" --mode evaluate --concurrency 16 --warmup 0 --duration 120s \
-		--distinct 100000 --max-requests 100000 --vary "$VARY" >/dev/null
+		--distinct 100000 --max-requests 200000 --vary "$VARY" >/dev/null
 done
 : >"$work/full"
 for r in $(seq "$ROUNDS"); do

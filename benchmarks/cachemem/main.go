@@ -1,6 +1,7 @@
 // Command cachemem measures the memory of the Shield pipeline holding N
 // cached verdicts (100 000 by default, shieldd's cache size): it builds
-// the pipeline as shieldd serve does, evaluates N distinct actions, and
+// the pipeline as shieldd serve does, evaluates N distinct actions (each
+// twice, for the cache keeps a verdict from its second sighting), and
 // prints resident memory (VmRSS) and Go heap figures before and after.
 // For a running shieldd, use loadgen --distinct 100000 --metrics-url.
 package main
@@ -32,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	memProfile := fs.String("memprofile", "", "write a heap profile of the filled pipeline to `FILE` (go tool pprof -sample_index=inuse_space)")
 	memLimit := fs.String("memory-limit", "auto", "the Go runtime's soft memory limit, as shieldd serve --memory-limit (auto, off or a `SIZE`)")
-	oneOffs := fs.Int("one-offs", 0, "before the measured fill, decide `N` actions varied by content, each verdict with a shape of its own, as a server that has met such actions first (a fill of the cache size, the default, evicts them)")
+	oneOffs := fs.Int("one-offs", 0, "before the measured fill, cache the verdicts of `N` actions varied by content (each decided twice: the cache keeps a verdict from its request's second sighting), each with a shape of its own, as a server that has met such actions first (a fill of the cache size, the default, evicts them)")
 	varyFlag := fs.String("vary", string(workload.VaryWorkspace), "how the verdicts are made distinct: `workspace` (the corpus's verdicts, shapes shared) or content (each action's text distinct, as in production)")
 	if err := fs.Parse(args); err != nil {
 		return 2

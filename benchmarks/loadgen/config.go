@@ -38,8 +38,10 @@ type Config struct {
 	Duration time.Duration
 	Warmup   time.Duration
 	Mode     string
-	// Distinct makes the first Distinct evaluate requests (warm-up
-	// included) unique, so the server's cache fills with that many verdicts.
+	// Distinct makes the first 2×Distinct evaluate requests (warm-up
+	// included) Distinct unique requests, each sent twice in a row, so
+	// the server's cache fills with that many verdicts: shieldd caches a
+	// verdict on its request's second sighting.
 	Distinct uint64
 	// Unique makes every evaluate request unique: the uncached server path.
 	Unique bool
@@ -173,3 +175,16 @@ func (c Config) comparison() bool { return c.Mode == ModeBoth || c.Mode == ModeS
 
 // rounds is Rounds, at least 1.
 func (c Config) rounds() int { return max(c.Rounds, 1) }
+
+// distinctID reports whether evaluate request i must be made distinct
+// and, if so, the number that makes it so: --unique gives every request
+// its own; --distinct N gives requests 2j and 2j+1 number j, for j < N.
+func (c Config) distinctID(i uint64) (uint64, bool) {
+	switch {
+	case c.Unique:
+		return i, true
+	case i/2 < c.Distinct:
+		return i / 2, true
+	}
+	return 0, false
+}

@@ -199,22 +199,23 @@ func TestRunStreamCountsErrorAnswers(t *testing.T) {
 }
 
 // TestRunDistinctFillsCache checks that --distinct N leaves N verdicts in
-// the server's cache besides the replayed corpus, and --unique misses on
-// every request.
+// the server's cache besides the replayed corpus (shieldd caches a
+// verdict on its request's second sighting, so the fill sends each of
+// its N requests twice), and --unique misses on every request.
 func TestRunDistinctFillsCache(t *testing.T) {
 	srv := testserver.Start(t, pipeline.Config{})
 	wl := loadWorkload(t)
 	cfg := baseConfig(srv.GRPCAddr)
 	cfg.Mode, cfg.Warmup, cfg.Duration = ModeEvaluate, 0, time.Minute
-	cfg.Distinct, cfg.MaxRequests = 250, 400
+	cfg.Distinct, cfg.MaxRequests = 250, 600
 	cfg.MetricsURL = "http://" + srv.HTTPAddr + "/metrics"
 	rep, err := Run(t.Context(), cfg, wl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPhase(t, rep.Evaluate, ModeEvaluate)
-	if rep.Evaluate.Distinct != 250 {
-		t.Errorf("%d distinct requests, want 250", rep.Evaluate.Distinct)
+	if rep.Evaluate.Distinct != 500 {
+		t.Errorf("%d requests made distinct, want 500 (250, each twice)", rep.Evaluate.Distinct)
 	}
 	if rep.Server == nil {
 		t.Fatalf("no server status: %s", rep.ServerError)

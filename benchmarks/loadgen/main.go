@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Rounds, "rounds", 10, "both, stream-vs-unary: alternate the two modes this many times, each running --duration/`N` a turn, so that drift in the machine's speed affects both alike (1: one after the other)")
 	fs.IntVar(&cfg.Streams, "streams", 0, "stream modes: EvaluateStream streams sharing the --concurrency requests in flight (0: one per connection)")
 	fs.StringVar(&corpusDir, "corpus", "", "directory of case files (default: the embedded rules/corpus)")
-	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "make the first `N` evaluate requests (warm-up included) unique, filling the cache with N verdicts")
+	fs.Uint64Var(&cfg.Distinct, "distinct", 0, "fill the cache with `N` verdicts: the first 2N evaluate requests (warm-up included) are N unique requests, each sent twice in a row (shieldd caches a verdict on its request's second sighting)")
 	fs.BoolVar(&cfg.Unique, "unique", false, "make every evaluate request unique (the uncached server path)")
 	fs.Func("vary", "how --distinct and --unique make a request distinct: `workspace` (its workspace id; the corpus's verdicts, so the cache shares their shapes) or content (the action's longest string argument too, so verdicts carry evidence of their own, as distinct actions do; gRPC only)", func(s string) error {
 		v, err := workload.ParseVary(s)

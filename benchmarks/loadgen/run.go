@@ -299,17 +299,17 @@ func (r *runner) next(t *tally) *pb.EvaluateRequest {
 	return r.base[k]
 }
 
-// choose numbers the next evaluate request i and picks its corpus action
+// choose numbers the next evaluate request and picks its corpus action
 // k; distinct says whether the request must be made distinct (--unique,
-// or among the first --distinct), which t counts.
+// or the --distinct fill), which t counts, and i is then the number that
+// makes it so (Config.distinctID).
 func (r *runner) choose(t *tally) (k int, i uint64, distinct bool) {
 	i = r.seq.Add(1) - 1
-	k = int(i % uint64(len(r.items)))
-	if r.cfg.Unique || i < r.cfg.Distinct {
+	if id, ok := r.cfg.distinctID(i); ok {
 		t.distinct++
-		return k, i, true
+		return int(id % uint64(len(r.items))), id, true
 	}
-	return k, i, false
+	return int(i % uint64(len(r.items))), i, false
 }
 
 // pick is next's choice: the corpus index, and the request made distinct

@@ -317,9 +317,13 @@ func Verify(ctx context.Context, cfg Config, items []checkedItem, info WorkloadI
 // (within the client's timeout) and is counted.
 func (v *verifier) call(c *client.Client) {
 	i := v.seq.Add(1) - 1
+	id, distinct := v.cfg.distinctID(i)
+	if distinct {
+		i = id
+	}
 	it := v.items[i%uint64(len(v.items))]
 	req := it.req
-	if v.cfg.Unique || i < v.cfg.Distinct {
+	if distinct {
 		req = it.item.Proto(workload.DistinctID(it.item.Request.Caller.WorkspaceID, v.nonce, i))
 	}
 	ctx, ci := withCallInfo(context.Background())

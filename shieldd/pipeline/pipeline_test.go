@@ -133,18 +133,25 @@ func TestCache(t *testing.T) {
 	p := newTestPipeline(t, Config{CacheTTL: time.Minute, Now: clock})
 	in := input("read_file", `{"path":"src/main.go"}`)
 
+	// A request is cached on its second sighting, served on its third.
 	first := eval(t, p, in)
-	second := eval(t, p, in)
-	if first.CacheHit || !second.CacheHit {
-		t.Fatalf("cache hits: first %v second %v", first.CacheHit, second.CacheHit)
+	if p.cache.Len() != 0 {
+		t.Fatalf("a first sighting was cached: %d entries", p.cache.Len())
 	}
-	if first.ActionHash != second.ActionHash || first.Decision != second.Decision {
+	second := eval(t, p, in)
+	third := eval(t, p, in)
+	if first.CacheHit || second.CacheHit || !third.CacheHit {
+		t.Fatalf("cache hits: %v %v %v", first.CacheHit, second.CacheHit, third.CacheHit)
+	}
+	if first.ActionHash != third.ActionHash || first.Decision != third.Decision {
 		t.Fatal("cached verdict differs")
 	}
 
+	// Each of these would be served the cached verdict if its key
+	// matched; asked twice, a second sighting must not find it either.
 	other := in
 	other.Request.Caller.Tenant = "globex"
-	if eval(t, p, other).CacheHit {
+	if eval(t, p, other).CacheHit || eval(t, p, other).CacheHit {
 		t.Fatal("another tenant was served this tenant's verdict")
 	}
 	tier := in
@@ -170,8 +177,32 @@ func TestCache(t *testing.T) {
 		t.Fatalf("stale policy verdict served: hit %v version %s", v.CacheHit, v.PolicyVersion)
 	}
 	st := p.Status()
-	if st.CacheHits != 1 || st.CacheMisses != 5 || st.EvaluationsToday != 6 {
+	if st.CacheHits != 1 || st.CacheMisses != 7 || st.EvaluationsToday != 8 {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// One-off requests are not cached, so they cannot evict a verdict that
+// recurs: with every decision cached on sight, the one-offs below fill
+// the cache many times over and the recurring verdict is gone.
+func TestOneOffsDoNotEvictRecurringVerdicts(t *testing.T) {
+	const size = 64
+	p := newTestPipeline(t, Config{CacheSize: size})
+	recurring := input("read_file", `{"path":"src/main.go"}`)
+	eval(t, p, recurring)
+	eval(t, p, recurring) // cached now
+	for i := range 20 * size {
+		if v := eval(t, p, input("read_file", fmt.Sprintf(`{"path":"src/gen/%d.go"}`, i))); v.CacheHit {
+			t.Fatalf("one-off %d served from the cache", i)
+		}
+	}
+	if v := eval(t, p, recurring); !v.CacheHit {
+		t.Fatal("one-off requests evicted a recurring one's verdict")
+	}
+	// The doorkeeper may take a one-off for a second sighting now and
+	// then (its false positives), never often enough to fill the cache.
+	if n := p.cache.Len(); n >= size/2 {
+		t.Fatalf("%d verdicts cached after one recurring request and %d one-offs", n, 20*size)
 	}
 }
 

@@ -157,6 +157,10 @@ func TestStageSpans(t *testing.T) {
 			stage{name: pipeline.SpanPolicy, decision: "allow", tier: 0, rules: []string{"allow-commands"}},
 			stage{name: pipeline.SpanHeuristics, decision: "allow", tier: 1, rules: []string{}},
 		)
+		// The second sighting is decided again and cached; the third is served.
+		if _, _, err = tr.evaluate(t, p, in); err != nil {
+			t.Fatal(err)
+		}
 		spans, parent, err = tr.evaluate(t, p, in)
 		if err != nil {
 			t.Fatal(err)
