@@ -169,13 +169,14 @@ func newDistinctWire(req *pb.EvaluateRequest) (distinctWire, error) {
 	return distinctWire{rest: rest, callerRest: callerRest, baseID: req.GetCaller().GetWorkspaceId()}, nil
 }
 
-// encode returns the request with workspace id workload.DistinctID(baseID, run, i).
-func (d distinctWire) encode(run string, i uint64) encodedRequest {
+// encode returns the request with workspace id workload.DistinctID(baseID, run, i),
+// in dst's storage when it has room.
+func (d distinctWire) encode(dst []byte, run string, i uint64) encodedRequest {
 	var num [20]byte
 	n := strconv.AppendUint(num[:0], i, 10)
 	idLen := len(d.baseID) + len("/bench-") + len(run) + 1 + len(n)
 	inner := len(d.callerRest) + protowire.SizeTag(workspaceField) + protowire.SizeBytes(idLen)
-	b := make([]byte, 0, len(d.rest)+protowire.SizeTag(callerField)+protowire.SizeBytes(inner))
+	b := slices.Grow(dst[:0], len(d.rest)+protowire.SizeTag(callerField)+protowire.SizeBytes(inner))
 	b = append(b, d.rest...)
 	b = protowire.AppendTag(b, callerField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(inner))
@@ -215,9 +216,9 @@ func newContentWire(it workload.Item, run string) (contentWire, error) {
 	return contentWire{wire: b, at: at + len(token) - workload.ContentDigits}, nil
 }
 
-// encode returns request number i.
-func (c contentWire) encode(i uint64) encodedRequest {
-	b := slices.Clone(c.wire)
+// encode returns request number i, in dst's storage when it has room.
+func (c contentWire) encode(dst []byte, i uint64) encodedRequest {
+	b := append(dst[:0], c.wire...)
 	digits := b[c.at : c.at+workload.ContentDigits]
 	for j := len(digits) - 1; j >= 0; j-- {
 		digits[j] = byte('0' + i%10)

@@ -89,8 +89,10 @@ func FuzzReadDecision(f *testing.F) {
 }
 
 // TestDistinctWire: a request made distinct on the wire decodes to the
-// request workload.DistinctID names, for every corpus action.
+// request workload.DistinctID names, for every corpus action. One buffer
+// takes them all in turn, as a worker's does.
 func TestDistinctWire(t *testing.T) {
+	var buf []byte
 	for _, it := range loadWorkload(t).Items {
 		d, err := newDistinctWire(it.Proto(""))
 		if err != nil {
@@ -98,7 +100,8 @@ func TestDistinctWire(t *testing.T) {
 		}
 		for _, i := range []uint64{0, 9, 1 << 40} {
 			got := &pb.EvaluateRequest{}
-			if err := proto.Unmarshal(d.encode("n0nce", i), got); err != nil {
+			buf = d.encode(buf, "n0nce", i)
+			if err := proto.Unmarshal(buf, got); err != nil {
 				t.Fatalf("%s: %v", it.Name, err)
 			}
 			if want := it.Proto(workload.DistinctID(it.Request.Caller.WorkspaceID, "n0nce", i)); !proto.Equal(got, want) {
@@ -111,8 +114,10 @@ func TestDistinctWire(t *testing.T) {
 // TestContentWire: a request made distinct by content and spliced from
 // its encoding for request 0 decodes to the request workload.Distinct
 // builds, for every corpus action; actions without a string argument
-// are left to the workspace splice.
+// are left to the workspace splice. One buffer takes them all in turn,
+// as a worker's does.
 func TestContentWire(t *testing.T) {
+	var buf []byte
 	varied := 0
 	for _, it := range loadWorkload(t).Items {
 		c, err := newContentWire(it, "n0nce")
@@ -128,7 +133,8 @@ func TestContentWire(t *testing.T) {
 		varied++
 		for _, i := range []uint64{0, 9, 123_456_789_012} {
 			got := &pb.EvaluateRequest{}
-			if err := proto.Unmarshal(c.encode(i), got); err != nil {
+			buf = c.encode(buf, i)
+			if err := proto.Unmarshal(buf, got); err != nil {
 				t.Fatalf("%s: %v", it.Name, err)
 			}
 			if want := workload.RequestProto(it.Distinct(workload.VaryContent, "n0nce", i), it.MinTier); !proto.Equal(got, want) {

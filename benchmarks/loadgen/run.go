@@ -108,9 +108,14 @@ type runner struct {
 	distinct []distinctWire
 	// content is base made distinct by content (--vary content).
 	content []contentWire
-	conns   []*grpc.ClientConn
-	eval    []pb.ShieldServiceClient
-	health  []healthpb.HealthClient
+	// wire is worker w's buffer for a request made distinct on the wire,
+	// as HTTP mode has its bodies: a unique request costs the load tool,
+	// which shares the cores with shieldd, no allocation a cached one
+	// does not (see evaluate for when a buffer is let go).
+	wire   [][]byte
+	conns  []*grpc.ClientConn
+	eval   []pb.ShieldServiceClient
+	health []healthpb.HealthClient
 	// seq numbers evaluate requests across phases; it picks the action
 	// and decides whether the request is made distinct.
 	seq   atomic.Uint64
@@ -126,7 +131,7 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload) (*Report, error
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce(), usage: map[string]*usageSum{}}
+	r := &runner{cfg: cfg, items: wl.Items, nonce: newNonce(), usage: map[string]*usageSum{}, wire: make([][]byte, cfg.Concurrency)}
 	for _, it := range wl.Items {
 		req := it.Proto("")
 		b, err := proto.Marshal(req)
@@ -329,15 +334,26 @@ func (r *runner) distinctRequest(k int, i uint64) *pb.EvaluateRequest {
 	return workload.RequestProto(it.Distinct(r.cfg.Vary, r.nonce, i), it.MinTier)
 }
 
-// encodeDistinct is distinctRequest in wire form: a splice of bytes
-// encoded once (leanclient.go).
-func (r *runner) encodeDistinct(k int, i uint64) encodedRequest {
-	if r.cfg.Vary == workload.VaryContent {
-		if c := r.content[k]; c.at >= 0 {
-			return c.encode(i)
-		}
+// encodeDistinct is distinctRequest in wire form, in worker w's buffer:
+// a splice of bytes encoded once (leanclient.go).
+func (r *runner) encodeDistinct(w, k int, i uint64) encodedRequest {
+	var req encodedRequest
+	if c := r.contentWire(k); c != nil {
+		req = c.encode(r.wire[w], i)
+	} else {
+		req = r.distinct[k].encode(r.wire[w], r.nonce, i)
 	}
-	return r.distinct[k].encode(r.nonce, i)
+	r.wire[w] = req
+	return req
+}
+
+// contentWire is corpus action k's contentWire when --vary content
+// varies it, or nil.
+func (r *runner) contentWire(k int) *contentWire {
+	if r.cfg.Vary == workload.VaryContent && r.content[k].at >= 0 {
+		return &r.content[k]
+	}
+	return nil
 }
 
 func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
@@ -345,10 +361,15 @@ func (r *runner) evaluate(ctx context.Context, t *tally, w int) bool {
 		k, i, distinct := r.choose(t)
 		req := r.encoded[k]
 		if distinct {
-			req = r.encodeDistinct(k, i)
+			req = r.encodeDistinct(w, k, i)
 		}
 		resp, err := leanEvaluate(ctx, r.conns[w%len(r.conns)], req)
 		if err != nil {
+			// A reply means the server read the whole request, so gRPC is
+			// done with its bytes and the buffer can take the next one.
+			// After an error it may still be sending them: let it keep
+			// them.
+			r.wire[w] = nil
 			t.fail(status.Code(err).String())
 			return false
 		}
