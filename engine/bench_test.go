@@ -24,8 +24,8 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // BenchmarkToolCallRoundTrip measures one tool call as the agent sees it:
 // ToolCallProposed(read_file of a small file) sent over a real gRPC stream
-// to the engine, through the embedded shield (a cache hit after the first
-// call) and the tool, until the ToolResultDelivery arrives. ns/op is the
+// to the engine, through the embedded shield (a cache hit from the third
+// call: the cache keeps a verdict from its second sighting) and the tool, until the ToolResultDelivery arrives. ns/op is the
 // mean; p50/p90 are reported as metrics, with the shield's and the tool's
 // own p50 measured alone and overhead_p50 = p50 - shield_p50 - tool_p50:
 // what the engine and the transport add per call.
