@@ -118,14 +118,14 @@ type verdictCache struct {
 	shapes shapeTable
 	// sighted remembers the keys of decisions not cached: a verdict is
 	// cached on its request's second sighting (see put).
-	sighted doorkeeper
+	sighted *doorkeeper
 }
 
 func newVerdictCache(size int, ttl time.Duration) *verdictCache {
 	if size <= 0 {
 		panic("verdict cache size must be positive") // New never passes one
 	}
-	return &verdictCache{lru: newShardedLRU(size), ttl: ttl}
+	return &verdictCache{lru: newShardedLRU(size), ttl: ttl, sighted: new(doorkeeper)}
 }
 
 // get returns a fresh verdict built from the cached entry.
