@@ -60,7 +60,8 @@ type Phase struct {
 	LatencyNs Latency `json:"latency_ns"`
 	// Decisions by verdict (evaluate only); they sum to Requests - Errors.
 	Decisions map[string]int64 `json:"decisions,omitempty"`
-	// Distinct is how many requests of this phase were made unique.
+	// Distinct is how many requests of this phase were made distinct
+	// from the corpus's (a --distinct fill sends each of them twice).
 	Distinct int64  `json:"distinct,omitempty"`
 	Warmup   Warmup `json:"warmup"`
 	// ServerCPUPerRequestUs is the server's CPU time (user + system) over
