@@ -80,11 +80,7 @@ func perActionCtx(ctx context.Context, b *testing.B, p *pipeline.Pipeline, in []
 			share++
 		}
 		for k, x := range in {
-			for range 2 {
-				if _, err := p.Evaluate(ctx, x); err != nil {
-					b.Fatalf("%s: %v", x.Request.Type, err)
-				}
-			}
+			cacheVerdict(ctx, b, p, x)
 			for range share {
 				c0, _ := threadCPU()
 				start := time.Now()

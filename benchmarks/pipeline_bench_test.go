@@ -99,12 +99,7 @@ func newMissStream(b *testing.B, tag string, sighted bool) *missStream {
 	}
 	m := &missStream{p: newPipeline(b, size, true), items: loadWorkload(b).Items, tag: tag, batch: make([]pipeline.Input, n), sighted: sighted}
 	for range size {
-		in := m.distinct()
-		for range 2 { // a request is cached on its second sighting
-			if _, err := m.p.Evaluate(context.Background(), in); err != nil {
-				b.Fatal(err)
-			}
-		}
+		cacheVerdict(context.Background(), b, m.p, m.distinct())
 	}
 	m.refill(b)
 	return m
@@ -165,21 +160,16 @@ func (m *missStream) decide(b *testing.B, in pipeline.Input) {
 	}
 }
 
-// BenchmarkPipelineCacheHit replays the corpus after two passes have
-// filled the cache (a request is cached on its second sighting), so
-// every measured decision is a hit.
+// BenchmarkPipelineCacheHit replays the corpus after its verdicts have
+// been cached (cacheVerdict), so every measured decision is a hit.
 func BenchmarkPipelineCacheHit(b *testing.B) {
 	in := inputs(loadWorkload(b))
 	for _, mode := range metricsModes {
 		b.Run(mode.name, func(b *testing.B) {
 			p := newPipeline(b, 0, mode.on)
 			ctx := context.Background()
-			for range 2 {
-				for _, x := range in {
-					if _, err := p.Evaluate(ctx, x); err != nil {
-						b.Fatalf("%s: %v", x.Request.Type, err)
-					}
-				}
+			for _, x := range in {
+				cacheVerdict(ctx, b, p, x)
 			}
 			b.ReportAllocs()
 			cpu := processCPU(b)

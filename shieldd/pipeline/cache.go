@@ -134,20 +134,16 @@ func (c *verdictCache) get(k cacheKey, unixNow int64) (*pb.Verdict, bool) {
 	if !ok {
 		return nil, false
 	}
-	if unixNow >= c.expiresAt(e) {
+	if unixNow >= c.expiresAt(e.evaluatedAt) {
 		c.lru.remove(k)
 		return nil, false
 	}
 	return c.verdict(e, true), true
 }
 
-// expiresAt is when an entry stops being served, in unix seconds.
-func (c *verdictCache) expiresAt(e cachedVerdict) int64 {
-	return c.expiry(e.evaluatedAt)
-}
-
-// expiry is when a verdict evaluated at evaluatedAt stops being served.
-func (c *verdictCache) expiry(evaluatedAt int64) int64 {
+// expiresAt is when a verdict evaluated at evaluatedAt stops being
+// served, in unix seconds.
+func (c *verdictCache) expiresAt(evaluatedAt int64) int64 {
 	return evaluatedAt + int64(c.ttl/time.Second)
 }
 
@@ -158,7 +154,7 @@ func (c *verdictCache) verdict(e cachedVerdict, cacheHit bool) *pb.Verdict {
 	s := e.shape
 	v := newVerdict(&e.hash)
 	v.Decision, v.Tier, v.Confidence, v.Reasoning = s.decision, s.tier, s.confidence, s.reasoning
-	v.EvaluatedAt, v.ExpiresAt, v.RuleIds = e.evaluatedAt, c.expiresAt(e), s.ruleIDs
+	v.EvaluatedAt, v.ExpiresAt, v.RuleIds = e.evaluatedAt, c.expiresAt(e.evaluatedAt), s.ruleIDs
 	v.PolicyVersion, v.CacheHit, v.Findings = s.policyVersion, cacheHit, s.findings
 	v.ActionType, v.RequiredTier, v.Confinement = s.actionType, s.requiredTier, s.confinement
 	return v
@@ -216,12 +212,10 @@ type verdictWithHash struct {
 // cost microseconds to decide again; the evaluator's are cached at once
 // (putForeign).
 func (c *verdictCache) put(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb.Verdict {
-	v.ExpiresAt = c.expiry(v.EvaluatedAt)
-	if !c.sighted.sightedBefore(k[0]) {
-		return v
+	v.ExpiresAt = c.expiresAt(v.EvaluatedAt)
+	if c.sighted.sightedBefore(k[0]) {
+		c.store(k, v, hash)
 	}
-	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
-	c.lru.add(k, e)
 	return v
 }
 
@@ -233,9 +227,14 @@ func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb
 	if v.ActionHash != hex.EncodeToString(hash[:]) {
 		return v // not the action we judged; never cache what we cannot reproduce
 	}
+	return c.verdict(c.store(k, v, hash), false)
+}
+
+// store adds v, with its shape interned, to the cache under k.
+func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) cachedVerdict {
 	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
 	c.lru.add(k, e)
-	return c.verdict(e, false)
+	return e
 }
 
 // Len is the number of cached verdicts.
