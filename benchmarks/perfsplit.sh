@@ -13,7 +13,10 @@
 # rows count time spent under any Go frame; read them as a breakdown of
 # the difference, not as a sum. Frames such as runtime.sysmon and the
 # timer interrupt cost the server a fixed time per second, so per
-# request they grow as throughput falls.
+# request they grow as throughput falls. Sampling with call graphs costs
+# the server CPU of its own, so the absolute figures run above what
+# scale.sh reads without perf: read the differences, and take the ratio
+# itself from scale.sh.
 #
 # Needs perf (Debian: apt-get install linux-perf) and the right to
 # sample the server (root, or kernel.perf_event_paranoid ≤ 1).
