@@ -29,12 +29,7 @@ func parse(src string, fastPath bool) *Script {
 	// The state is zero (new, or cleared by Release): only the fields
 	// that start otherwise are set.
 	st := statePool.Get().(*parseState)
-	st.s.Source, st.s.state = src, st
-	st.s.Commands = st.cmds[:0]
-	st.s.Pipelines = st.pipes[:0]
-	w := &st.w
-	w.s, w.noFastPath = &st.s, !fastPath
-	w.args, w.ints, w.redirs = st.args[:0], st.ints[:0], st.redirs[:0]
+	w := st.start(src, fastPath)
 	w.parseScript(src, frame{src: src}, true)
 	w.release()
 	if len(st.s.Commands) == 0 {
@@ -61,6 +56,19 @@ type parseState struct {
 }
 
 var statePool = sync.Pool{New: func() any { return new(parseState) }}
+
+// start readies st, zero (new, or cleared by Release), to parse src: the
+// Script's slices and the walker's start in st's room. It returns the
+// walker.
+func (st *parseState) start(src string, fastPath bool) *walker {
+	st.s.Source, st.s.state = src, st
+	st.s.Commands = st.cmds[:0]
+	st.s.Pipelines = st.pipes[:0]
+	w := &st.w
+	w.s, w.noFastPath = &st.s, !fastPath
+	w.args, w.ints, w.redirs = st.args[:0], st.ints[:0], st.redirs[:0]
+	return w
+}
 
 // Release gives s back for a later Parse to reuse. Only s's owner may call
 // it, once, after which neither s nor what its slices hold may be used.
