@@ -25,6 +25,7 @@
 # VARY (workspace; see scale.sh), FREQ (perf's sampling rate, 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benchmarks/lib.sh
 
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-10s}
@@ -48,12 +49,8 @@ go build -o "$work/loadgen" ./benchmarks/loadgen
 
 "$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 --log-level info --log-format text >"$work/log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	grep -q 'msg="shieldd serving"' "$work/log" && break
-	sleep 0.1
-done
-grep -q 'msg="shieldd serving"' "$work/log" || { cat "$work/log"; exit 1; }
-addr=$(grep -o ' grpc=[^ ]*' "$work/log" | head -1 | cut -d= -f2)
+await_serving "$work/log"
+addr=$(served_addr "$work/log" grpc)
 
 echo "filling the cache with 100 000 distinct verdicts (varied by $VARY)"
 "$work/loadgen" --addr "$addr" --concurrency 16 --warmup 0 --duration 120s \
@@ -94,7 +91,7 @@ for r in $(seq "$ROUNDS"); do
 			--warmup 0 --server-pid "$pid")
 		kill -INT "$rec"
 		wait "$rec" || true
-		cpu=$(awk 'index($0, "server CPU/req") == 1 {sub("server CPU/req", ""); print $1; exit}' <<<"$out" | sed 's/µs//')
+		cpu=$(field "$out" "server CPU/req")
 		printf 'round %d %-8s %6s µs server CPU per request\n' "$r" "$mode" "$cpu"
 		echo "$mode (all) $cpu" >>"$work/rows"
 		perf report -i "$work/perf.data" --children --sort sym --stdio -g none 2>/dev/null |

@@ -34,6 +34,7 @@
 # connection on one goroutine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benchmarks/lib.sh
 
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
@@ -81,22 +82,14 @@ start() {
 		--log-level info --log-format text "$@" >"$log" 2>&1 &
 	local pid=$!
 	pids+=("$pid")
-	for _ in $(seq 100); do
-		grep -q 'msg="shieldd serving"' "$log" && break
-		sleep 0.1
-	done
-	grep -q 'msg="shieldd serving"' "$log" || { cat "$log"; exit 1; }
+	await_serving "$log"
 	printf -v "pid_$name" %s "$pid"
-	printf -v "grpc_$name" %s "$(grep -o ' grpc=[^ ]*' "$log" | head -1 | cut -d= -f2)"
-	printf -v "http_$name" %s "$(grep -o ' http=[^ ]*' "$log" | head -1 | cut -d= -f2)"
+	printf -v "grpc_$name" %s "$(served_addr "$log" grpc)"
+	printf -v "http_$name" %s "$(served_addr "$log" http)"
 }
 
 loadgen() {
 	if [ -n "${LOADGEN_CPUS:-}" ]; then taskset -c "$LOADGEN_CPUS" "$work/loadgen" "$@"; else "$work/loadgen" "$@"; fi
-}
-
-field() { # field OUTPUT LABEL… : the first value on loadgen's text row LABEL
-	awk -v label="$2" 'index($0, label) == 1 {sub(label, ""); print $1; exit}' <<<"$1" | sed 's/µs//; s/%//'
 }
 
 echo "cores: $cores; load average $(cut -d' ' -f1-3 /proc/loadavg); GOMAXPROCS $MAXPROCS; $ROUNDS rounds of $DURATION"
