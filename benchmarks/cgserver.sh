@@ -10,12 +10,19 @@
 #   benchmarks/cgserver.sh                      # cached Evaluate (the corpus, replayed)
 #   benchmarks/cgserver.sh --unique             # uncached Evaluate
 #   MODE=health benchmarks/cgserver.sh          # the gRPC health check
+#   VS=cached benchmarks/cgserver.sh --unique   # what a miss adds to a hit
 #
 # Prints instructions (Ir), first-level instruction- and data-cache misses
 # (I1mr, D1mr; cachegrind's simulated caches) per request, then the
 # functions with the most instructions per request. Extra arguments go to
 # loadgen. Environment: MODE (evaluate), FEW (5000), MANY (25000), TOP (25),
-# KEEP (set: keep cachegrind's files, for cg_annotate).
+# SORT (Ir; I1mr ranks by instruction-cache misses), KEEP (set: keep
+# cachegrind's files, for cg_annotate).
+#
+# VS=cached compares instead: one shieldd serves MANY cached requests (the
+# corpus replayed), another MANY with the given arguments, and the
+# difference is what those requests cost beyond a cache hit, by function:
+# for --unique, the decision and whatever else a miss does.
 # Needs valgrind (apt-get install valgrind); a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +31,9 @@ MODE=${MODE:-evaluate}
 FEW=${FEW:-5000}
 MANY=${MANY:-25000}
 TOP=${TOP:-25}
+SORT=${SORT:-Ir}
+VS=${VS:-}
+case "$VS" in '' | cached) ;; *) echo "cgserver.sh: VS must be cached or unset, not \"$VS\"" >&2; exit 2 ;; esac
 command -v valgrind >/dev/null || { echo "cgserver.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -59,15 +69,24 @@ count() {
 }
 
 [ -z "${KEEP:-}" ] || echo "cachegrind files kept in $work"
-echo "cachegrind: shieldd serving $FEW, then $MANY $MODE requests ($*)"
-count "$FEW" "$work/few" "$@"
-count "$MANY" "$work/many" "$@"
+if [ -n "$VS" ]; then
+	echo "cachegrind: $MANY cached $MODE requests, then $MANY with ($*): the difference"
+	count "$MANY" "$work/few"
+	count "$MANY" "$work/many" "$@"
+	per=$MANY
+	what="beyond a cache hit, per request"
+else
+	echo "cachegrind: shieldd serving $FEW, then $MANY $MODE requests ($*)"
+	count "$FEW" "$work/few" "$@"
+	count "$MANY" "$work/many" "$@"
+	per=$((MANY - FEW))
+	what="per request"
+fi
 cg_diff "$work/few" "$work/many" >"$work/diff" 2>/dev/null
-per=$((MANY - FEW))
-cg_annotate --auto=no --show=Ir,I1mr,D1mr --show-percs=no "$work/diff" 2>/dev/null | awk -v per="$per" -v top="$TOP" '
+cg_annotate --auto=no --show=Ir,I1mr,D1mr --sort="$SORT" --show-percs=no "$work/diff" 2>/dev/null | awk -v per="$per" -v top="$TOP" -v what="$what" '
 	function num(s) { gsub(",", "", s); return s + 0 }
-	/PROGRAM TOTALS/ { printf "per request: %.0f Ir, %.0f I1mr, %.0f D1mr\n\n", num($1) / per, num($2) / per, num($3) / per; next }
-	/file:function/ { rows = 1; if (top > 0) print "     Ir   I1mr   D1mr  function (per request)"; next }
+	/PROGRAM TOTALS/ { printf "%s: %.0f Ir, %.0f I1mr, %.0f D1mr\n\n", what, num($1) / per, num($2) / per, num($3) / per; next }
+	/file:function/ { rows = 1; if (top > 0) printf "     Ir   I1mr   D1mr  function (%s)\n", what; next }
 	rows && NF >= 4 && shown < top {
 		name = $4; sub(/^.*:/, "", name)
 		printf "%7.0f %6.1f %6.1f  %s\n", num($1) / per, num($2) / per, num($3) / per, name
