@@ -19,8 +19,8 @@
 # SORT (Ir; I1mr ranks by instruction-cache misses), KEEP (set: keep
 # cachegrind's files, for cg_annotate).
 #
-# VS=cached compares instead: one shieldd serves MANY cached requests (the
-# corpus replayed), another MANY with the given arguments, and the
+# VS=cached compares instead: one shieldd serves MANY cached Evaluates (the
+# corpus replayed), another MANY of MODE with the given arguments, and the
 # difference is what those requests cost beyond a cache hit, by function:
 # for --unique, the decision and whatever else a miss does.
 # Needs valgrind (apt-get install valgrind); a few minutes.
@@ -34,6 +34,7 @@ TOP=${TOP:-25}
 SORT=${SORT:-Ir}
 VS=${VS:-}
 case "$VS" in '' | cached) ;; *) echo "cgserver.sh: VS must be cached or unset, not \"$VS\"" >&2; exit 2 ;; esac
+case "$SORT" in Ir | I1mr | D1mr) ;; *) echo "cgserver.sh: SORT must be Ir, I1mr or D1mr, not \"$SORT\"" >&2; exit 2 ;; esac
 command -v valgrind >/dev/null || { echo "cgserver.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -70,8 +71,8 @@ count() {
 
 [ -z "${KEEP:-}" ] || echo "cachegrind files kept in $work"
 if [ -n "$VS" ]; then
-	echo "cachegrind: $MANY cached $MODE requests, then $MANY with ($*): the difference"
-	count "$MANY" "$work/few"
+	echo "cachegrind: $MANY cached evaluate requests, then $MANY $MODE requests ($*): the difference"
+	MODE=evaluate count "$MANY" "$work/few" # the corpus replayed: cache hits
 	count "$MANY" "$work/many" "$@"
 	per=$MANY
 	what="beyond a cache hit, per request"
