@@ -14,7 +14,7 @@
 #
 # Prints instructions (Ir), first-level instruction- and data-cache misses
 # (I1mr, D1mr; cachegrind's simulated caches) per request, then the
-# functions with the most instructions per request. Extra arguments go to
+# functions with the most of them (SORT) per request. Extra arguments go to
 # loadgen. Environment: MODE (evaluate), FEW (5000), MANY (25000), TOP (25),
 # SORT (Ir; I1mr ranks by instruction-cache misses), KEEP (set: keep
 # cachegrind's files, for cg_annotate).
