@@ -26,6 +26,7 @@
 # Needs valgrind (apt-get install valgrind); a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benchmarks/lib.sh
 
 MODE=${MODE:-evaluate}
 FEW=${FEW:-5000}
@@ -53,13 +54,9 @@ count() {
 	GOGC=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$out" \
 		"$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 --memory-limit off >"$log" 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		grep -q 'shieldd serving' "$log" && break
-		sleep 0.2
-	done
+	await_serving "$log" "$pid" 60 # valgrind starts it slowly
 	local addr
-	addr=$(grep -o ' grpc=[^ ]*' "$log" | head -1 | cut -d= -f2)
-	[ -n "$addr" ] || { cat "$log"; exit 1; }
+	addr=$(served_addr "$log" grpc)
 	# One pass over the corpus first, so that replayed requests are cache hits.
 	"$work/loadgen" --addr "$addr" --mode evaluate --concurrency 4 --warmup 0 --duration 10m --max-requests 1302 >/dev/null
 	"$work/loadgen" --addr "$addr" --mode "$MODE" --concurrency 4 --warmup 0 --duration 10m --max-requests "$n" "$@" |

@@ -1,14 +1,20 @@
 # Shell helpers the benchmark scripts share; source it from the repo root.
 
-# await_serving LOG: wait (up to 10 s) for the shieldd writing LOG to log
-# that it serves; if it does not, print LOG and exit 1.
+# await_serving LOG [PID [SECONDS]]: wait (up to SECONDS, 10 by default)
+# for the shieldd writing LOG to log that it serves, giving up early if
+# process PID has exited; if it does not serve, print LOG and exit 1.
 await_serving() {
-	for _ in $(seq 100); do
-		grep -q 'msg="shieldd serving"' "$1" && return 0
+	local log=$1 pid=${2:-} tenths=$((${3:-10} * 10))
+	for _ in $(seq "$tenths"); do
+		grep -q 'msg="shieldd serving"' "$log" && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			break
+		fi
 		sleep 0.1
 	done
-	grep -q 'msg="shieldd serving"' "$1" && return 0
-	cat "$1"
+	grep -q 'msg="shieldd serving"' "$log" && return 0
+	echo "shieldd did not start ($log):" >&2
+	cat "$log" >&2
 	exit 1
 }
 

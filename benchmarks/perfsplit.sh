@@ -49,7 +49,7 @@ go build -o "$work/loadgen" ./benchmarks/loadgen
 
 "$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 --log-level info --log-format text >"$work/log" 2>&1 &
 pid=$!
-await_serving "$work/log"
+await_serving "$work/log" "$pid"
 addr=$(served_addr "$work/log" grpc)
 
 echo "filling the cache with 100 000 distinct verdicts (varied by $VARY)"

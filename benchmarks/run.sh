@@ -11,6 +11,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. benchmarks/lib.sh
 DURATION=${DURATION:-5s}
 WARMUP=${WARMUP:-1s}
 BENCHTIME=${BENCHTIME:-1s}
@@ -53,21 +54,10 @@ start_shieldd() {
 	"$work/shieldd" serve --grpc-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 \
 		--log-level info --log-format text >"$log" 2>&1 &
 	shieldd_pid=$!
-	for _ in $(seq 100); do
-		if grep -q 'msg="shieldd serving"' "$log"; then
-			GRPC=$(grep -o ' grpc=[^ ]*' "$log" | head -1 | cut -d= -f2)
-			HTTP=$(grep -o ' http=[^ ]*' "$log" | head -1 | cut -d= -f2)
-			echo "shieldd (pid $shieldd_pid) serving gRPC on $GRPC, HTTP on $HTTP"
-			return 0
-		fi
-		if ! kill -0 "$shieldd_pid" 2>/dev/null; then
-			break
-		fi
-		sleep 0.1
-	done
-	echo "shieldd did not start:"
-	cat "$log"
-	exit 1
+	await_serving "$log" "$shieldd_pid"
+	GRPC=$(served_addr "$log" grpc)
+	HTTP=$(served_addr "$log" http)
+	echo "shieldd (pid $shieldd_pid) serving gRPC on $GRPC, HTTP on $HTTP"
 }
 
 stop_shieldd() {

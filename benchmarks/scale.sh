@@ -82,7 +82,7 @@ start() {
 		--log-level info --log-format text "$@" >"$log" 2>&1 &
 	local pid=$!
 	pids+=("$pid")
-	await_serving "$log"
+	await_serving "$log" "$pid"
 	printf -v "pid_$name" %s "$pid"
 	printf -v "grpc_$name" %s "$(served_addr "$log" grpc)"
 	printf -v "http_$name" %s "$(served_addr "$log" http)"
