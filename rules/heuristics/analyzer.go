@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 	"github.com/parapet-dev/parapet/rules/action"
 )
@@ -167,7 +168,7 @@ func (s *scan) add(r ruleIndex, msg, evidence string) {
 		Category: rule.Category,
 		Severity: rule.Severity,
 		Outcome:  s.outcome(r),
-		Message:  msg,
+		Message:  textcut.Truncate(msg, maxMessage),
 		Evidence: truncateEvidence(evidence),
 	})
 }
@@ -201,6 +202,13 @@ func (s *scan) run() {
 }
 
 const maxEvidence = 120
+
+// maxMessage bounds a finding's message. Messages quote what the action
+// names (a path, a host, an argument) and the verdict's reasoning repeats
+// them: unbounded, a path near the payload limit made a verdict of
+// megabytes, on the wire and in the cache. The corpus's longest message
+// is 280 bytes.
+const maxMessage = 512
 
 func truncateEvidence(s string) string {
 	if len(s) <= maxEvidence {
