@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -101,8 +102,7 @@ func (t *shapeTable) lookup(s *verdictShape) *verdictShape {
 	if known != nil {
 		return known
 	}
-	fresh := new(verdictShape)
-	*fresh = *s
+	fresh := s.detach()
 	if !t.sighted.sightedBefore(h) {
 		// A first sighting is not kept, and so takes no exclusive lock:
 		// shapes of their own on every core do not queue for it.
@@ -139,6 +139,73 @@ func (t *shapeTable) reset() {
 		t.recent[i].Store(nil)
 	}
 	t.sighted.reset()
+}
+
+// detach returns a copy of s on the heap that keeps no request alive.
+// The findings Tier 1 or the evaluator made for one action quote it, and
+// their evidence is a slice of the action's own strings: kept as they
+// are, a cached verdict would hold its whole request (up to the payload
+// limit) for as long as it stays cached, so a cache of a fixed number of
+// verdicts had no bound on its memory. Those findings are copied, their
+// text, the reasoning and the rule ids into one string (the rule ids
+// too: decide allocates them in one block with the findings); the
+// policy's findings are prepared once per rule and stay shared.
+func (s *verdictShape) detach() *verdictShape {
+	fresh := new(verdictShape)
+	*fresh = *s
+	own, size := 0, len(s.reasoning)
+	for _, id := range s.ruleIDs {
+		size += len(id)
+	}
+	for _, f := range s.findings {
+		if f.Tier != TierPolicy {
+			own++
+			size += len(f.RuleId) + len(f.Category) + len(f.Message) + len(f.Evidence)
+		}
+	}
+	if own == 0 {
+		return fresh
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(s.reasoning)
+	for _, id := range s.ruleIDs {
+		b.WriteString(id)
+	}
+	for _, f := range s.findings {
+		if f.Tier != TierPolicy {
+			b.WriteString(f.RuleId)
+			b.WriteString(f.Category)
+			b.WriteString(f.Message)
+			b.WriteString(f.Evidence)
+		}
+	}
+	text := b.String()
+	next := func(n int) string {
+		t := text[:n]
+		text = text[n:]
+		return t
+	}
+	fresh.reasoning = next(len(s.reasoning))
+	fresh.ruleIDs = make([]string, len(s.ruleIDs))
+	for i, id := range s.ruleIDs {
+		fresh.ruleIDs[i] = next(len(id))
+	}
+	protos := make([]pb.Finding, own)
+	fresh.findings = make([]*pb.Finding, len(s.findings))
+	for i, f := range s.findings {
+		if f.Tier == TierPolicy {
+			fresh.findings[i] = f
+			continue
+		}
+		c := &protos[0]
+		protos = protos[1:]
+		c.RuleId, c.Category = next(len(f.RuleId)), next(len(f.Category))
+		c.Message, c.Evidence = next(len(f.Message)), next(len(f.Evidence))
+		c.Severity, c.Outcome, c.Tier = f.Severity, f.Outcome, f.Tier
+		fresh.findings[i] = c
+	}
+	return fresh
 }
 
 // placement picks s's slot in shapeTable.recent from where its parts

@@ -3,14 +3,18 @@ package pipeline
 import (
 	"context"
 	"encoding/hex"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/policy"
 )
 
 func TestCachedVerdictIsFaithful(t *testing.T) {
@@ -209,9 +213,21 @@ func TestNewVerdictHashIsHex(t *testing.T) {
 // A verdict built from the parts of an earlier one finds its shape in the
 // recent slots; shapes that share a slot, or equal shapes with parts of
 // their own, still intern as their content says.
+// preparedVerdict is a verdict made of the parts the policy prepares once
+// per rule (Tier 0 findings only), which the recent slots serve; shapes
+// with findings of their own are copied (detach) and never share parts.
+func preparedVerdict() *pb.Verdict {
+	v := tier1Verdict()
+	v.Tier = TierPolicy
+	for _, f := range v.Findings {
+		f.Tier = TierPolicy
+	}
+	return v
+}
+
 func TestRecentShapes(t *testing.T) {
 	var tbl shapeTable
-	prepared := tier1Verdict()
+	prepared := preparedVerdict()
 	withParts := func(actionType string) *verdictShape {
 		v := *shapeOf(prepared)
 		v.actionType = actionType
@@ -261,4 +277,88 @@ func TestRecentShapes(t *testing.T) {
 	if got := tbl.intern(withParts("read_file")); got == kept || !got.equal(kept) {
 		t.Fatal("after reset, a recent shape was served")
 	}
+}
+
+func TestDetachCopiesEveryFindingField(t *testing.T) {
+	fields := (&pb.Finding{}).ProtoReflect().Descriptor().Fields()
+	var names []string
+	for i := range fields.Len() {
+		names = append(names, string(fields.Get(i).Name()))
+	}
+	if want := []string{"rule_id", "category", "severity", "outcome", "message", "tier", "evidence"}; !slices.Equal(names, want) {
+		t.Fatalf("Finding has fields %v; detach copies %v: update it", names, want)
+	}
+	request := "rm -rf ~ # and then some"
+	prepared := &pb.Finding{RuleId: "deny-rm", Category: "policy", Severity: pb.Severity_SEVERITY_HIGH,
+		Outcome: pb.VerdictDecision_VERDICT_DECISION_BLOCK, Message: "policy says no", Tier: TierPolicy}
+	own := &pb.Finding{RuleId: "destructive.rm-home", Category: "destructive", Severity: pb.Severity_SEVERITY_CRITICAL,
+		Outcome: pb.VerdictDecision_VERDICT_DECISION_BLOCK, Message: "deletes " + request[6:8], Tier: TierHeuristics,
+		Evidence: request[:8]}
+	s := &verdictShape{decision: pb.VerdictDecision_VERDICT_DECISION_BLOCK, tier: TierHeuristics,
+		reasoning: "Blocked: deletes ~", ruleIDs: []string{"destructive.rm-home"}, findings: []*pb.Finding{prepared, own}}
+	d := s.detach()
+	if !d.equal(s) {
+		t.Fatalf("detached shape differs: %+v, want %+v", d, s)
+	}
+	if d.findings[0] != prepared {
+		t.Error("the policy's prepared finding was copied; it is shared")
+	}
+	if d.findings[1] == own || !proto.Equal(d.findings[1], own) {
+		t.Errorf("own finding %v (same pointer: %v), want a copy of %v", d.findings[1], d.findings[1] == own, own)
+	}
+	if unsafe.StringData(d.findings[1].Evidence) == unsafe.StringData(request) {
+		t.Error("the copy's evidence still points into the request")
+	}
+	if plain := (&verdictShape{findings: []*pb.Finding{prepared}}).detach(); !sameSlice(plain.findings, []*pb.Finding{prepared}) && plain.findings[0] != prepared {
+		t.Error("a shape of prepared findings alone was copied")
+	}
+}
+
+// A cached verdict must not keep its request alive: the cache bounds its
+// entries, and a verdict quoting a request near the payload limit would
+// otherwise make each entry cost that much.
+func TestCachedVerdictKeepsNoRequestAlive(t *testing.T) {
+	pol, err := policy.Embedded("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newTestPipeline(t, Config{Policy: pol})
+	const n, padding = 64, 64 << 10
+	pad := strings.Repeat("k", padding)
+	request := func(i int) Input {
+		return input("read_file", `{"path":"/home/dev/.ssh/id_ed25519 `+strconv.Itoa(i)+pad+`"}`)
+	}
+	v := eval(t, p, request(-1))
+	if len(v.Findings) < 2 {
+		t.Fatalf("want a Tier 1 finding quoting the path, got %v", v.Findings)
+	}
+	for _, f := range v.Findings {
+		if len(f.Message) > 600 || len(f.Evidence) > 200 {
+			t.Errorf("finding %s: message of %d bytes, evidence of %d", f.RuleId, len(f.Message), len(f.Evidence))
+		}
+	}
+	// Two collections empty the pools (and their victim caches) of the
+	// buffers the decisions left, before and after.
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		eval(t, p, request(i))
+		if v := eval(t, p, request(i)); v.CacheHit {
+			t.Fatal("a second sighting hit the cache")
+		}
+	}
+	if v := eval(t, p, request(0)); !v.CacheHit {
+		t.Fatal("the verdicts were not cached")
+	}
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	if per > padding/4 {
+		t.Errorf("each cached verdict keeps %d bytes alive, for a request of %d", per, padding)
+	}
+	t.Logf("%d bytes kept per cached verdict, for a request of %d", per, padding)
+	runtime.KeepAlive(p)
 }
