@@ -199,8 +199,9 @@ type verdictWithHash struct {
 
 // put caches v, the verdict for the action whose canonical hash is hash,
 // and returns the verdict to answer with: v itself with its expiry set.
-// The cache shares v's rule ids and findings, which verdicts never change
-// in place (see verdict).
+// The cache shares the parts of v the policy prepared, which verdicts
+// never change in place (see verdict), and copies what v holds of its
+// own action (verdictShape.detach).
 //
 // A verdict is cached on its request's second sighting, not its first.
 // Most actions an agent proposes are one-offs: cached on sight, each
@@ -227,14 +228,30 @@ func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb
 	if v.ActionHash != hex.EncodeToString(hash[:]) {
 		return v // not the action we judged; never cache what we cannot reproduce
 	}
-	return c.verdict(c.store(k, v, hash), false)
+	e, ok := c.store(k, v, hash)
+	if !ok {
+		return v
+	}
+	return c.verdict(e, false)
 }
 
-// store adds v, with its shape interned, to the cache under k.
-func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) cachedVerdict {
-	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(shapeOf(v))}
+// maxCachedText bounds the text a cached verdict holds of its own action
+// (verdictShape.ownText). The cache bounds its entries; this bounds what
+// one entry costs, whatever the request made its findings say. The
+// corpus's largest is 1.8 KiB. A verdict above it is not cached: asked
+// again, the action is decided again.
+const maxCachedText = 4 << 10
+
+// store adds v, with its shape interned, to the cache under k, unless v
+// holds more than maxCachedText of its own.
+func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) (cachedVerdict, bool) {
+	s := shapeOf(v)
+	if _, text := s.ownText(); text > maxCachedText {
+		return cachedVerdict{}, false
+	}
+	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(s)}
 	c.lru.add(k, e)
-	return e
+	return e, true
 }
 
 // Len is the number of cached verdicts.

@@ -153,16 +153,7 @@ func (t *shapeTable) reset() {
 func (s *verdictShape) detach() *verdictShape {
 	fresh := new(verdictShape)
 	*fresh = *s
-	own, size := 0, len(s.reasoning)
-	for _, id := range s.ruleIDs {
-		size += len(id)
-	}
-	for _, f := range s.findings {
-		if f.Tier != TierPolicy {
-			own++
-			size += len(f.RuleId) + len(f.Category) + len(f.Message) + len(f.Evidence)
-		}
-	}
+	own, size := s.ownText()
 	if own == 0 {
 		return fresh
 	}
@@ -206,6 +197,27 @@ func (s *verdictShape) detach() *verdictShape {
 		fresh.findings[i] = c
 	}
 	return fresh
+}
+
+// ownText counts the findings s holds of its own action (every tier's
+// but the policy's, which are prepared once per rule) and, when there
+// are any, the bytes of text detach copies: theirs, the reasoning's and
+// the rule ids'.
+func (s *verdictShape) ownText() (findings, bytes int) {
+	for _, f := range s.findings {
+		if f.Tier != TierPolicy {
+			findings++
+			bytes += len(f.RuleId) + len(f.Category) + len(f.Message) + len(f.Evidence)
+		}
+	}
+	if findings == 0 {
+		return 0, 0
+	}
+	bytes += len(s.reasoning)
+	for _, id := range s.ruleIDs {
+		bytes += len(id)
+	}
+	return findings, bytes
 }
 
 // placement picks s's slot in shapeTable.recent from where its parts

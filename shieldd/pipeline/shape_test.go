@@ -362,3 +362,45 @@ func TestCachedVerdictKeepsNoRequestAlive(t *testing.T) {
 	t.Logf("%d bytes kept per cached verdict, for a request of %d", per, padding)
 	runtime.KeepAlive(p)
 }
+
+// A verdict whose findings say more than maxCachedText is answered but
+// not cached, by either path into the cache.
+func TestOversizedVerdictIsNotCached(t *testing.T) {
+	big := tier1Verdict()
+	for i := range 8 {
+		big.Findings = append(big.Findings, &pb.Finding{RuleId: "rule." + strconv.Itoa(i), Category: "test",
+			Severity: 3, Outcome: 2, Tier: TierHeuristics, Message: strings.Repeat("m", 512)})
+	}
+	if _, text := shapeOf(big).ownText(); text <= maxCachedText {
+		t.Fatalf("the big verdict holds %d bytes of its own, not above %d", text, maxCachedText)
+	}
+	for _, tc := range []struct {
+		name   string
+		v      *pb.Verdict
+		cached bool
+	}{{"ordinary", tier1Verdict(), true}, {"oversized", big, false}} {
+		c := newVerdictCache(16, time.Minute)
+		var h [32]byte
+		h[0] = 1
+		tc.v.ActionHash = hex.EncodeToString(h[:])
+		for range 2 { // cached on the second sighting
+			if got := c.put(cacheKey{1, 2}, tc.v, &h); got != tc.v {
+				t.Fatalf("%s: put answered with another verdict", tc.name)
+			}
+		}
+		got := c.putForeign(cacheKey{3, 4}, tc.v, &h)
+		want := 0
+		if tc.cached {
+			want = 2
+		}
+		if c.Len() != want {
+			t.Fatalf("%s: %d verdicts cached, want %d", tc.name, c.Len(), want)
+		}
+		if !tc.cached && got != tc.v {
+			t.Errorf("%s: putForeign did not answer with the verdict it could not cache", tc.name)
+		}
+		if hit, ok := c.get(cacheKey{1, 2}, tc.v.EvaluatedAt); ok != tc.cached || ok && !proto.Equal(hit.Findings[0], tc.v.Findings[0]) {
+			t.Errorf("%s: get = %v, %v", tc.name, hit, ok)
+		}
+	}
+}
