@@ -235,18 +235,22 @@ func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb
 	return c.verdict(e, false)
 }
 
-// maxCachedText bounds the text a cached verdict holds of its own action
-// (verdictShape.ownText). The cache bounds its entries; this bounds what
-// one entry costs, whatever the request made its findings say. The
-// corpus's largest is 1.8 KiB. A verdict above it is not cached: asked
-// again, the action is decided again.
-const maxCachedText = 4 << 10
+// maxCachedOwnBytes bounds the memory a cached verdict holds of its own
+// action: the findings not prepared by the policy and their text, the
+// reasoning and the rule ids (verdictShape.ownText). The cache bounds its
+// entries; this bounds what one entry costs, whatever the request made
+// its findings say. The corpus's largest is 2.3 KiB. A verdict above it
+// is not cached: asked again, the action is decided again.
+const maxCachedOwnBytes = 4 << 10
+
+// ownFindingBytes is what detach allocates per finding besides its text.
+const ownFindingBytes = int(unsafe.Sizeof(pb.Finding{}) + unsafe.Sizeof((*pb.Finding)(nil)))
 
 // store adds v, with its shape interned, to the cache under k, unless v
-// holds more than maxCachedText of its own.
+// holds more than maxCachedOwnBytes of its own.
 func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) (cachedVerdict, bool) {
 	s := shapeOf(v)
-	if _, text := s.ownText(); text > maxCachedText {
+	if findings, text := s.ownText(); text+findings*ownFindingBytes > maxCachedOwnBytes {
 		return cachedVerdict{}, false
 	}
 	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(s)}

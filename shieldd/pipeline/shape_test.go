@@ -363,7 +363,7 @@ func TestCachedVerdictKeepsNoRequestAlive(t *testing.T) {
 	runtime.KeepAlive(p)
 }
 
-// A verdict whose findings say more than maxCachedText is answered but
+// A verdict holding more than maxCachedOwnBytes of its own is answered but
 // not cached, by either path into the cache.
 func TestOversizedVerdictIsNotCached(t *testing.T) {
 	big := tier1Verdict()
@@ -371,8 +371,8 @@ func TestOversizedVerdictIsNotCached(t *testing.T) {
 		big.Findings = append(big.Findings, &pb.Finding{RuleId: "rule." + strconv.Itoa(i), Category: "test",
 			Severity: 3, Outcome: 2, Tier: TierHeuristics, Message: strings.Repeat("m", 512)})
 	}
-	if _, text := shapeOf(big).ownText(); text <= maxCachedText {
-		t.Fatalf("the big verdict holds %d bytes of its own, not above %d", text, maxCachedText)
+	if findings, text := shapeOf(big).ownText(); text+findings*ownFindingBytes <= maxCachedOwnBytes {
+		t.Fatalf("the big verdict holds %d bytes of text in %d findings, not above %d", text, findings, maxCachedOwnBytes)
 	}
 	for _, tc := range []struct {
 		name   string
