@@ -62,8 +62,12 @@ func (c *clientService) WatchSession(req *pb.WatchSessionRequest, stream pb.Clie
 		return err
 	}
 	// A watcher that arrives while a call waits for a human still gets
-	// to answer it. (An approval opened just now may arrive twice.)
+	// to answer it. An approval opened as the watcher subscribed is in
+	// this list and also on its way through sub: announced keeps the
+	// second copy from being sent.
+	announced := make(map[string]bool)
 	for _, ev := range c.e.approvals.announcements(req.GetSessionId()) {
+		announced[ev.GetApprovalNeeded().GetApprovalId()] = true
 		if err := stream.Send(ev); err != nil {
 			return err
 		}
@@ -73,6 +77,10 @@ func (c *clientService) WatchSession(req *pb.WatchSessionRequest, stream pb.Clie
 		case ev, ok := <-sub.Events:
 			if !ok {
 				return status.Error(codes.ResourceExhausted, "watcher fell too far behind and was dropped")
+			}
+			if id := ev.GetApprovalNeeded().GetApprovalId(); id != "" && announced[id] {
+				delete(announced, id) // each approval is published once
+				continue
 			}
 			if err := stream.Send(ev); err != nil {
 				return err

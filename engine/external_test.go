@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/parapet-dev/parapet/engine"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
 )
 
@@ -82,5 +83,56 @@ func TestExternalApprovalRefusesWhatIsNotAnEscalation(t *testing.T) {
 		if _, err := h.client().RequestApproval(context.Background(), req); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("%s: %v, want InvalidArgument", name, err)
 		}
+	}
+}
+
+// A watcher that subscribes while an approval is being opened sees its
+// announcement once: from the pending list or from the bus, not both.
+func TestWatcherSeesAnApprovalOnce(t *testing.T) {
+	const rounds = 200
+	h := newHarness(t, func(c *engine.Config) { c.ApprovalsPerHour = rounds })
+	escalate := &pb.Verdict{Decision: pb.VerdictDecision_VERDICT_DECISION_ESCALATE, ActionHash: "ab"}
+	for i := range rounds {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		done := make(chan error, 1)
+		go func() { // races the subscription below
+			_, err := h.client().RequestApproval(context.Background(), &pb.ExternalApprovalRequest{
+				Source: "mcp:race", ToolName: "deploy", ArgumentsJson: `{}`, Verdict: escalate})
+			done <- err
+		}()
+		w, err := h.client().WatchSession(ctx, &pb.WatchSessionRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Header(); err != nil {
+			t.Fatal(err)
+		}
+		var id string
+		for id == "" {
+			ev, err := w.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = ev.GetApprovalNeeded().GetApprovalId()
+		}
+		if _, err := h.client().ResolveApproval(context.Background(), &pb.ApprovalResponse{ApprovalId: id, Approved: false}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			ev, err := w.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.GetApprovalNeeded().GetApprovalId() == id {
+				t.Fatalf("round %d: approval %s announced twice", i, id)
+			}
+			if ev.GetApprovalResolved() != nil {
+				break
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		cancel()
 	}
 }
