@@ -125,7 +125,7 @@ func newVerdictCache(size int, ttl time.Duration) *verdictCache {
 	if size <= 0 {
 		panic("verdict cache size must be positive") // New never passes one
 	}
-	return &verdictCache{lru: newShardedLRU(size), ttl: ttl, sighted: new(doorkeeper)}
+	return &verdictCache{lru: newShardedLRU(size, cacheBudget(size)), ttl: ttl, sighted: new(doorkeeper)}
 }
 
 // get returns a fresh verdict built from the cached entry.
@@ -243,14 +243,30 @@ func (c *verdictCache) putForeign(k cacheKey, v *pb.Verdict, hash *[32]byte) *pb
 // is not cached: asked again, the action is decided again.
 const maxCachedOwnBytes = 4 << 10
 
-// ownFindingBytes is what detach allocates per finding besides its text.
-const ownFindingBytes = int(unsafe.Sizeof(pb.Finding{}) + unsafe.Sizeof((*pb.Finding)(nil)))
+// ownBytesPerEntry is the cache's byte budget per verdict it may hold:
+// what the cached verdicts hold of their own actions together
+// (verdictShape.ownBytes, counted for each entry even where entries share
+// a shape) stays under this times the cache size. maxCachedOwnBytes
+// bounds one entry; this bounds them all, so that verdicts quoting their
+// actions at length cannot fill a whole cache: 100 000 of them held
+// 161 MiB of heap (benchmarks/cachemem --quoting 400), and verdicts near
+// maxCachedOwnBytes would hold over 400 MiB. The corpus's verdicts count
+// 333 bytes per entry when each action is distinct (--vary content) and
+// 343 when the same actions come from many workspaces, so a cache of
+// them fills to its size; heavier verdicts fill it to fewer.
+const ownBytesPerEntry = 512
+
+// cacheBudget is the byte budget of a cache of size verdicts: room for at
+// least one verdict of the largest kind a cache takes.
+func cacheBudget(size int) int64 {
+	return max(int64(size)*ownBytesPerEntry, maxCachedOwnBytes)
+}
 
 // store adds v, with its shape interned, to the cache under k, unless v
 // holds more than maxCachedOwnBytes of its own.
 func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) (cachedVerdict, bool) {
 	s := shapeOf(v)
-	if findings, text := s.ownText(); text+findings*ownFindingBytes > maxCachedOwnBytes {
+	if ownCost(s.ownText()) > maxCachedOwnBytes {
 		return cachedVerdict{}, false
 	}
 	e := cachedVerdict{hash: *hash, evaluatedAt: v.EvaluatedAt, shape: c.shapes.intern(s)}
@@ -260,3 +276,10 @@ func (c *verdictCache) store(k cacheKey, v *pb.Verdict, hash *[32]byte) (cachedV
 
 // Len is the number of cached verdicts.
 func (c *verdictCache) Len() int { return c.lru.len() }
+
+// OwnBytes is what the cached verdicts hold of their own actions, as the
+// byte budget counts it.
+func (c *verdictCache) OwnBytes() int64 { return c.lru.ownBytes() }
+
+// OwnBudget is the bound OwnBytes is kept to.
+func (c *verdictCache) OwnBudget() int64 { return c.lru.shards[0].budget }

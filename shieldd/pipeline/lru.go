@@ -13,6 +13,10 @@ import (
 // entry. With the cache full of 100 000 verdicts, marking the cache was
 // most of every collection; a general-purpose LRU (one node per entry)
 // made it so.
+//
+// Besides its entries, the cache bounds their weight: what each holds of
+// its own action (verdictShape.ownBytes). Adding an entry evicts the
+// least recently used ones while the total is over the budget.
 type verdictLRU struct {
 	mu    sync.Mutex
 	index slotIndex // key → slot
@@ -21,10 +25,13 @@ type verdictLRU struct {
 	// capacity, size (one shard: just this one's).
 	total *atomic.Int64
 	size  int64
-	head  int32    // most recently used, or none
-	tail  int32    // least recently used, or none
-	free  int32    // slots removed and not yet reused, linked by next
-	_     [64]byte // keeps the next shard's mutex off this one's cache line
+	// bytes is the weight of every shard's entries, budget its bound.
+	bytes  *atomic.Int64
+	budget int64
+	head   int32    // most recently used, or none
+	tail   int32    // least recently used, or none
+	free   int32    // slots removed and not yet reused, linked by next
+	_      [64]byte // keeps the next shard's mutex off this one's cache line
 }
 
 const none int32 = -1
@@ -35,10 +42,20 @@ type lruSlot struct {
 	prev, next int32
 }
 
-func newVerdictLRU(size int) *verdictLRU { return newSharedLRU(size, new(atomic.Int64)) }
+func newVerdictLRU(size int, budget int64) *verdictLRU {
+	return newSharedLRU(size, new(atomic.Int64), budget, new(atomic.Int64))
+}
 
-func newSharedLRU(size int, total *atomic.Int64) *verdictLRU {
-	return &verdictLRU{size: int64(size), total: total, head: none, tail: none, free: none}
+func newSharedLRU(size int, total *atomic.Int64, budget int64, bytes *atomic.Int64) *verdictLRU {
+	return &verdictLRU{size: int64(size), total: total, budget: budget, bytes: bytes, head: none, tail: none, free: none}
+}
+
+// weight is what an entry counts against the byte budget.
+func (v *cachedVerdict) weight() int64 {
+	if v.shape == nil {
+		return 0
+	}
+	return int64(v.shape.ownBytes)
 }
 
 // get returns k's value and makes it the most recently used.
@@ -66,14 +83,17 @@ func (l *verdictLRU) peek(k cacheKey) (cachedVerdict, bool) {
 }
 
 // add sets k's value and makes it the most recently used, evicting the
-// least recently used entry when the cache is full.
+// least recently used entry when the cache is full, and more while the
+// entries weigh more than the budget.
 func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, i, ok := l.index.find(k, l.slots); ok {
+		l.bytes.Add(v.weight() - l.slots[i].value.weight())
 		l.slots[i].value = v
 		l.unlink(i)
 		l.pushFront(i)
+		l.trim(i)
 		return
 	}
 	var i int32
@@ -82,6 +102,7 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 		i = l.tail
 		l.unlink(i)
 		l.index.remove(l.slots[i].key, l.slots)
+		l.bytes.Add(-l.slots[i].value.weight())
 	case l.free != none:
 		i, l.free = l.free, l.slots[l.free].next
 		l.total.Add(1)
@@ -93,20 +114,38 @@ func (l *verdictLRU) add(k cacheKey, v cachedVerdict) {
 	l.slots[i] = lruSlot{key: k, value: v}
 	l.index.insert(k, i)
 	l.pushFront(i)
+	l.bytes.Add(v.weight())
+	l.trim(i)
+}
+
+// trim evicts this shard's least recently used entries, never keep,
+// while every shard's entries together weigh more than the budget. A
+// shard left with keep alone stops: the next add to another shard trims
+// there, so the total passes the budget by at most about one entry per
+// shard.
+func (l *verdictLRU) trim(keep int32) {
+	for l.bytes.Load() > l.budget && l.tail != none && l.tail != keep {
+		l.drop(l.tail)
+	}
+}
+
+// drop removes slot i's entry and frees the slot.
+func (l *verdictLRU) drop(i int32) {
+	l.index.remove(l.slots[i].key, l.slots)
+	l.total.Add(-1)
+	l.bytes.Add(-l.slots[i].value.weight())
+	l.unlink(i)
+	l.slots[i] = lruSlot{next: l.free} // drop the shape pointer too
+	l.free = i
 }
 
 // remove drops k, if cached.
 func (l *verdictLRU) remove(k cacheKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, ok := l.index.remove(k, l.slots)
-	if !ok {
-		return
+	if _, i, ok := l.index.find(k, l.slots); ok {
+		l.drop(i)
 	}
-	l.total.Add(-1)
-	l.unlink(i)
-	l.slots[i] = lruSlot{next: l.free} // drop the shape pointer too
-	l.free = i
 }
 
 // len is the number of cached entries.
@@ -272,15 +311,17 @@ const (
 	lruShardMin = 1024
 )
 
-func newShardedLRU(size int) *shardedLRU {
+// newShardedLRU returns a cache of size entries that together weigh at
+// most budget (see verdictLRU).
+func newShardedLRU(size int, budget int64) *shardedLRU {
 	n := 1
 	if size >= lruShards*lruShardMin {
 		n = lruShards
 	}
 	s := &shardedLRU{mask: uint64(n - 1)}
-	total := new(atomic.Int64)
+	total, bytes := new(atomic.Int64), new(atomic.Int64)
 	for range n {
-		s.shards = append(s.shards, newSharedLRU(size, total))
+		s.shards = append(s.shards, newSharedLRU(size, total, budget, bytes))
 	}
 	return s
 }
@@ -291,6 +332,9 @@ func (s *shardedLRU) get(k cacheKey) (cachedVerdict, bool)  { return s.shard(k).
 func (s *shardedLRU) peek(k cacheKey) (cachedVerdict, bool) { return s.shard(k).peek(k) }
 func (s *shardedLRU) add(k cacheKey, v cachedVerdict)       { s.shard(k).add(k, v) }
 func (s *shardedLRU) remove(k cacheKey)                     { s.shard(k).remove(k) }
+
+// ownBytes is the weight of every entry (see verdictLRU).
+func (s *shardedLRU) ownBytes() int64 { return s.shards[0].bytes.Load() }
 
 func (s *shardedLRU) len() int {
 	n := 0

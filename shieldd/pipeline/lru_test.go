@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -35,7 +37,7 @@ func TestVerdictLRUMatchesModel(t *testing.T) {
 func checkLRUModel(t *testing.T, size int, keyOf func(n int) cacheKey) {
 	{
 		rng := rand.New(rand.NewPCG(uint64(size), 1))
-		l := newVerdictLRU(size)
+		l := newVerdictLRU(size, math.MaxInt64)
 		var model []cacheKey // least recently used first
 		vals := map[cacheKey]int64{}
 		find := func(k cacheKey) int { return slices.Index(model, k) }
@@ -89,11 +91,11 @@ func checkLRUModel(t *testing.T, size int, keyOf func(n int) cacheKey) {
 // its own oldest entry once the cache is full; a small one keeps one
 // shard.
 func TestShardedLRU(t *testing.T) {
-	if n := len(newShardedLRU(lruShards*lruShardMin - 1).shards); n != 1 {
+	if n := len(newShardedLRU(lruShards*lruShardMin-1, math.MaxInt64).shards); n != 1 {
 		t.Fatalf("small cache: %d shards", n)
 	}
 	size := lruShards*lruShardMin + 5
-	s := newShardedLRU(size)
+	s := newShardedLRU(size, math.MaxInt64)
 	if len(s.shards) != lruShards {
 		t.Fatalf("%d shards; want %d", len(s.shards), lruShards)
 	}
@@ -179,5 +181,131 @@ func TestCacheKeySeparatesFields(t *testing.T) {
 	in := base()
 	if makeCacheKey("sha256:x", &in) == makeCacheKey("sha256:y", &in) {
 		t.Error("the policy version is not in the key")
+	}
+}
+
+// TestLRUKeepsWithinItsBudget replays random gets, adds and removes of
+// entries of random weights on verdictLRU and on a model kept in recency
+// order, which evicts its oldest entries (never the one just added) while
+// the entries weigh more than the budget. The order, the entries and the
+// weight the cache counts must match the model's after every step.
+// Two shapes: one where the budget binds first, one where the count
+// mostly does.
+func TestLRUKeepsWithinItsBudget(t *testing.T) {
+	evicted, full := 0, 0
+	for _, tc := range []struct{ size, budget, heaviest int }{{32, 2000, 900}, {8, 3000, 600}} {
+		t.Run(fmt.Sprintf("%d entries, %d bytes", tc.size, tc.budget), func(t *testing.T) {
+			e, f := checkLRUBudget(t, tc.size, int64(tc.budget), tc.heaviest)
+			evicted, full = evicted+e, full+f
+		})
+	}
+	if evicted == 0 || full == 0 {
+		t.Fatalf("the budget evicted %d entries, a full cache %d: the test must exercise both", evicted, full)
+	}
+}
+
+// checkLRUBudget runs the replay; it returns how many entries the model
+// evicted for the budget and how many for a full cache.
+func checkLRUBudget(t *testing.T, size int, budget int64, heaviest int) (evicted, full int) {
+	rng := rand.New(rand.NewPCG(uint64(size), 8))
+	l := newVerdictLRU(size, budget)
+	var model []cacheKey // least recently used first
+	weights := map[cacheKey]int64{}
+	total := func() (sum int64) {
+		for _, k := range model {
+			sum += weights[k]
+		}
+		return sum
+	}
+	drop := func(i int) {
+		delete(weights, model[i])
+		model = slices.Delete(model, i, i+1)
+	}
+	for step := range 20000 {
+		k := cacheKey{uint64(rng.IntN(3 * size)), 1}
+		switch op := rng.IntN(10); {
+		case op < 3:
+			_, ok := l.get(k)
+			i := slices.Index(model, k)
+			if ok != (i >= 0) {
+				t.Fatalf("step %d: get(%v) = %v; model has it: %v", step, k, ok, i >= 0)
+			}
+			if i >= 0 {
+				model = append(slices.Delete(model, i, i+1), k)
+			}
+		case op < 9:
+			w := int64(0)
+			if rng.IntN(4) > 0 {
+				w = int64(rng.IntN(heaviest + 1))
+			}
+			l.add(k, cachedVerdict{evaluatedAt: int64(step), shape: &verdictShape{ownBytes: int32(w)}})
+			if i := slices.Index(model, k); i >= 0 {
+				drop(i)
+			} else if len(model) == size {
+				drop(0)
+				full++
+			}
+			model = append(model, k)
+			weights[k] = w
+			for total() > budget && len(model) > 1 {
+				drop(0)
+				evicted++
+			}
+		default:
+			l.remove(k)
+			if i := slices.Index(model, k); i >= 0 {
+				drop(i)
+			}
+		}
+		if got := l.keys(); !slices.Equal(got, model) && !(len(got) == 0 && len(model) == 0) {
+			t.Fatalf("step %d: order %v; model %v", step, got, model)
+		}
+		if got, want := l.bytes.Load(), total(); got != want || got > budget {
+			t.Fatalf("step %d: the cache counts %d bytes; its entries weigh %d (budget %d)", step, got, want, budget)
+		}
+		if l.len() != len(model) || l.total.Load() != int64(len(model)) {
+			t.Fatalf("step %d: len %d, total %d; model %d", step, l.len(), l.total.Load(), len(model))
+		}
+	}
+	return evicted, full
+}
+
+// The shards of a large cache share its budget: after concurrent adds of
+// weighted entries, the count of bytes is exactly what the entries
+// weigh, and over the budget by no more than one entry per shard.
+func TestShardedLRUSharesItsBudget(t *testing.T) {
+	const heaviest = 4096
+	size := lruShards * lruShardMin
+	budget := int64(size) * 64 // far less than size entries of the mean weight
+	s := newShardedLRU(size, budget)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 3))
+			for range size {
+				w := int32(rng.IntN(heaviest + 1))
+				s.add(cacheKey{rng.Uint64(), rng.Uint64()}, cachedVerdict{shape: &verdictShape{ownBytes: w}})
+			}
+		}()
+	}
+	wg.Wait()
+	var sum int64
+	for _, k := range s.keys() {
+		v, ok := s.peek(k)
+		if !ok {
+			t.Fatalf("listed key %v is not cached", k)
+		}
+		sum += v.weight()
+	}
+	if got := s.ownBytes(); got != sum {
+		t.Fatalf("the cache counts %d bytes; its %d entries weigh %d", got, s.len(), sum)
+	}
+	if sum > budget+lruShards*heaviest {
+		t.Fatalf("the entries weigh %d, over the budget %d by more than one entry per shard", sum, budget)
+	}
+	if n := s.len(); n >= size || n == 0 {
+		t.Fatalf("%d entries of a mean weight of %d within %d bytes", n, heaviest/2, budget)
 	}
 }

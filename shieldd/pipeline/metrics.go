@@ -128,6 +128,12 @@ func (p *Pipeline) Instrument(meter metric.Meter, reg prometheus.Registerer) err
 	if err != nil {
 		return err
 	}
+	ownBytes, err := meter.Int64ObservableGauge("parapet.shield.cache.own_bytes",
+		metric.WithDescription("What the cached verdicts hold of their own actions, against the cache's byte budget."),
+		metric.WithUnit("By"))
+	if err != nil {
+		return err
+	}
 	var attrs [4][4]metric.ObserveOption
 	for t := range 4 {
 		for d := range 4 {
@@ -155,9 +161,10 @@ func (p *Pipeline) Instrument(meter metric.Meter, reg prometheus.Registerer) err
 		o.ObserveInt64(errs, c.errors.Load())
 		if p.cache != nil {
 			o.ObserveInt64(entries, int64(p.cache.Len()))
+			o.ObserveInt64(ownBytes, p.cache.OwnBytes())
 		}
 		return nil
-	}, decisions, rules, hits, misses, errs, entries)
+	}, decisions, rules, hits, misses, errs, entries, ownBytes)
 	if err != nil {
 		return err
 	}

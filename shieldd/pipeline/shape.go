@@ -17,9 +17,12 @@ import (
 // verdictShape is everything in a verdict except the action hash and the
 // evaluation time. It is immutable once interned.
 type verdictShape struct {
-	decision      pb.VerdictDecision
-	tier          int32
-	requiredTier  int32
+	decision     pb.VerdictDecision
+	tier         int32
+	requiredTier int32
+	// ownBytes is what the shape holds of its own action (ownCost), set
+	// by detach: the verdict cache's byte budget counts it per entry.
+	ownBytes      int32
 	confidence    float64
 	reasoning     string
 	ruleIDs       []string
@@ -157,6 +160,7 @@ func (s *verdictShape) detach() *verdictShape {
 	if own == 0 {
 		return fresh
 	}
+	fresh.ownBytes = int32(ownCost(own, size))
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteString(s.reasoning)
@@ -219,6 +223,13 @@ func (s *verdictShape) ownText() (findings, bytes int) {
 	}
 	return findings, bytes
 }
+
+// ownFindingBytes is what detach allocates per finding besides its text.
+const ownFindingBytes = int(unsafe.Sizeof(pb.Finding{}) + unsafe.Sizeof((*pb.Finding)(nil)))
+
+// ownCost is the memory a shape with findings of its own (ownText) holds
+// besides its fixed part: the copied findings and their text.
+func ownCost(findings, text int) int { return findings*ownFindingBytes + text }
 
 // placement picks s's slot in shapeTable.recent from where its parts
 // live and its numbers, without reading a string: it only spreads

@@ -373,7 +373,7 @@ func TestOversizedVerdictIsNotCached(t *testing.T) {
 		big.Findings = append(big.Findings, &pb.Finding{RuleId: "rule." + strconv.Itoa(i), Category: "test",
 			Severity: 3, Outcome: 2, Tier: TierHeuristics, Message: strings.Repeat("m", 512)})
 	}
-	if findings, text := shapeOf(big).ownText(); text+findings*ownFindingBytes <= maxCachedOwnBytes {
+	if findings, text := shapeOf(big).ownText(); ownCost(findings, text) <= maxCachedOwnBytes {
 		t.Fatalf("the big verdict holds %d bytes of text in %d findings, not above %d", text, findings, maxCachedOwnBytes)
 	}
 	for _, tc := range []struct {
@@ -403,6 +403,55 @@ func TestOversizedVerdictIsNotCached(t *testing.T) {
 		}
 		if hit, ok := c.get(cacheKey{1, 2}, tc.v.EvaluatedAt); ok != tc.cached || ok && !proto.Equal(hit.Findings[0], tc.v.Findings[0]) {
 			t.Errorf("%s: get = %v, %v", tc.name, hit, ok)
+		}
+	}
+}
+
+// A cache holds its byte budget with real decisions: verdicts that quote
+// their actions at length fill it to fewer entries than its size, the
+// newest kept; verdicts of the policy's alone fill it to its size.
+func TestCacheKeepsToItsBudget(t *testing.T) {
+	pol, err := policy.Embedded("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 16
+	budget := cacheBudget(size)
+	pad := strings.Repeat("k", 300)
+	for _, tc := range []struct {
+		name    string
+		request func(i int) Input
+		full    bool
+	}{
+		{"quoting", func(i int) Input {
+			return input("read_file", `{"path":"/home/dev/.ssh/id_ed25519 `+strconv.Itoa(i)+pad+`"}`)
+		}, false},
+		{"policy's alone", func(i int) Input { return input("read_file", `{"path":"src/f`+strconv.Itoa(i)+`.go"}`) }, true},
+	} {
+		p := newTestPipeline(t, Config{Policy: pol, CacheSize: size})
+		const n = 3 * size
+		for i := range n {
+			eval(t, p, tc.request(i))
+			eval(t, p, tc.request(i)) // cached on the second sighting
+		}
+		var sum int64
+		for _, k := range p.cache.lru.keys() {
+			e, _ := p.cache.lru.peek(k)
+			sum += e.weight()
+		}
+		got, entries := p.cache.OwnBytes(), p.cache.Len()
+		t.Logf("%s: %d entries holding %d bytes of their own (budget %d)", tc.name, entries, got, budget)
+		if got != sum || got > budget {
+			t.Errorf("%s: the cache counts %d bytes; its entries weigh %d, budget %d", tc.name, got, sum, budget)
+		}
+		if tc.full != (entries == size) || entries == 0 {
+			t.Errorf("%s: %d entries of %d", tc.name, entries, size)
+		}
+		if v := eval(t, p, tc.request(n-1)); !v.CacheHit {
+			t.Errorf("%s: the newest verdict was not kept", tc.name)
+		}
+		if v := eval(t, p, tc.request(0)); v.CacheHit {
+			t.Errorf("%s: the oldest verdict outlived %d newer ones", tc.name, n-1)
 		}
 	}
 }

@@ -56,8 +56,11 @@ type Status struct {
 	BlocksToday               int64
 	EscalationsToday          int64
 	CacheEntries              int
-	CacheHits, CacheMisses    int64
-	EvaluatorConfigured       bool
+	// CacheOwnBytes is what the cached verdicts hold of their own
+	// actions, and CacheOwnBudget the bound the cache keeps it to.
+	CacheOwnBytes, CacheOwnBudget int64
+	CacheHits, CacheMisses        int64
+	EvaluatorConfigured           bool
 	// EvaluatorProvider and EvaluatorModel name the Tier 2 model, when the
 	// evaluator says (Describer).
 	EvaluatorProvider, EvaluatorModel string
@@ -85,6 +88,7 @@ func (p *Pipeline) Status() Status {
 	s.EvaluationsToday, s.BlocksToday, s.EscalationsToday = today.evaluations, today.blocks, today.escalations
 	if p.cache != nil {
 		s.CacheEntries = p.cache.Len()
+		s.CacheOwnBytes, s.CacheOwnBudget = p.cache.OwnBytes(), p.cache.OwnBudget()
 	}
 	return s
 }

@@ -267,7 +267,7 @@ func TestHTTPMirror(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`parapet_shield_decisions_total{decision="block",tier="1"} 1`, "parapet_shield_evaluation_duration_seconds_bucket", "parapet_shield_cache_misses_total", "process_resident_memory_bytes"} {
+	for _, want := range []string{`parapet_shield_decisions_total{decision="block",tier="1"} 1`, "parapet_shield_evaluation_duration_seconds_bucket", "parapet_shield_cache_misses_total", "parapet_shield_cache_own_bytes ", "process_resident_memory_bytes"} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics lacks %q", want)
 		}
