@@ -79,3 +79,29 @@ func TestKB(t *testing.T) {
 		t.Error("accepted a unit other than kB")
 	}
 }
+
+// A quoting fill holds to the cache's byte budget: with verdicts that
+// quote their actions at length, fewer entries than verdicts decided.
+func TestMeasureQuotingFill(t *testing.T) {
+	wl, err := workload.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 150_000 // the cache's size is 100 000 at least: a fill past it
+	res, err := measure(t.Context(), fill{n: n, quoting: 400}, wl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decisions["VERDICT_DECISION_BLOCK"] != n {
+		t.Errorf("decisions %v; want %d blocks", res.Decisions, n)
+	}
+	budget := res.CacheOwnBudget
+	if budget == 0 || res.CacheOwnBytes > budget || res.CacheEntries >= cacheSizeFor(n) || res.CacheEntries == 0 {
+		t.Errorf("%d entries holding %d bytes of their own; want fewer than %d within %d", res.CacheEntries, res.CacheOwnBytes, cacheSizeFor(n), budget)
+	}
+	var out bytes.Buffer
+	printText(&out, res)
+	if !strings.Contains(out.String(), "400 bytes of padding") || strings.Contains(out.String(), "target:") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}

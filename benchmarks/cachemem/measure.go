@@ -7,25 +7,35 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/parapet-dev/parapet/benchmarks/internal/workload"
 	"github.com/parapet-dev/parapet/observability"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
+	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/shieldd/pipeline"
 )
 
 // Result is what one measurement found.
 type Result struct {
-	Verdicts     int    `json:"verdicts"`
-	CacheEntries int    `json:"cache_entries"`
-	Workload     string `json:"workload"`
-	Actions      int    `json:"actions"`
+	Verdicts     int `json:"verdicts"`
+	CacheEntries int `json:"cache_entries"`
+	// CacheOwnBytes is what the cached verdicts hold of their own
+	// actions, as the cache's byte budget counts it; CacheOwnBudget is
+	// that budget.
+	CacheOwnBytes  int64  `json:"cache_own_bytes"`
+	CacheOwnBudget int64  `json:"cache_own_budget"`
+	Workload       string `json:"workload"`
+	Actions        int    `json:"actions"`
 	// Vary is how the verdicts were made distinct (workload.Vary).
 	Vary workload.Vary `json:"vary"`
 	// OneOffs is how many verdicts varied by content were decided after
 	// the baseline and before the fill (--one-offs); a fill of the
 	// cache's size evicts them.
 	OneOffs int `json:"one_offs,omitempty"`
+	// Quoting is the padding of a quoting fill (see fill), 0 for the
+	// corpus.
+	Quoting int `json:"quoting,omitempty"`
 	// Baseline is after the pipeline is built and has cached the
 	// corpus's verdicts, before the fill.
 	Baseline Memory `json:"baseline"`
@@ -58,6 +68,19 @@ type fill struct {
 	n       int
 	vary    workload.Vary
 	oneOffs int
+	// quoting, when above 0, replaces the corpus in the measured fill:
+	// reads of a private key whose distinct paths carry quoting bytes of
+	// padding, verdicts whose findings quote their actions at length.
+	// No traffic holds more per verdict: the cache's byte budget is what
+	// bounds them.
+	quoting int
+}
+
+// quotingRequest is request i of a quoting fill (see fill).
+func quotingRequest(i, padding int) pipeline.Input {
+	path := fmt.Sprintf("/home/dev/.ssh/id_ed25519-%d-%s", i, strings.Repeat("k", padding))
+	return pipeline.Input{Request: action.Request{Type: "read_file", Payload: []byte(`{"path":"` + path + `"}`),
+		Caller: action.Caller{WorkspaceID: "cachemem", WorkspaceRoot: "/home/dev/project", Home: "/home/dev"}}}
 }
 
 // decideDistinct decides corpus action i (round robin) made distinct as
@@ -68,16 +91,25 @@ type fill struct {
 // thousand): the verdict was cached then.
 func decideDistinct(ctx context.Context, p *pipeline.Pipeline, wl *workload.Workload, vary workload.Vary, run string, i int) (*pb.Verdict, error) {
 	it := wl.Items[i%len(wl.Items)]
-	in := pipeline.Input{Request: it.Distinct(vary, run, uint64(i)), MinTier: it.MinTier}
-	v, err := p.Evaluate(ctx, in)
+	v, err := decideTwice(ctx, p, pipeline.Input{Request: it.Distinct(vary, run, uint64(i)), MinTier: it.MinTier})
 	if err != nil {
 		return nil, fmt.Errorf("request %d (%s): %w", i, it.Name, err)
 	}
+	return v, nil
+}
+
+// decideTwice decides in twice (see decideDistinct) and returns the
+// first verdict.
+func decideTwice(ctx context.Context, p *pipeline.Pipeline, in pipeline.Input) (*pb.Verdict, error) {
+	v, err := p.Evaluate(ctx, in)
+	if err != nil {
+		return nil, err
+	}
 	if v.CacheHit {
-		return nil, fmt.Errorf("request %d was a cache hit: the variation is not distinct", i)
+		return nil, fmt.Errorf("a cache hit: the request is not distinct")
 	}
 	if _, err := p.Evaluate(ctx, in); err != nil {
-		return nil, fmt.Errorf("request %d (%s), again: %w", i, it.Name, err)
+		return nil, fmt.Errorf("again: %w", err)
 	}
 	return v, nil
 }
@@ -99,7 +131,7 @@ func measure(ctx context.Context, f fill, wl *workload.Workload, profile string)
 	if err := p.Instrument(m.Meter("parapet/shieldd"), m.Registry); err != nil {
 		return nil, err
 	}
-	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Vary: vary, OneOffs: f.oneOffs,
+	res := &Result{Verdicts: n, Workload: wl.Source, Actions: len(wl.Items), Vary: vary, OneOffs: f.oneOffs, Quoting: f.quoting,
 		Decisions: map[string]int64{}, MemoryLimit: debug.SetMemoryLimit(-1)}
 	// Load code paths and lazy tables before the baseline, and cache the
 	// corpus's verdicts (each decided twice: a verdict is kept from its
@@ -123,7 +155,12 @@ func measure(ctx context.Context, f fill, wl *workload.Workload, profile string)
 		}
 	}
 	for i := range n {
-		v, err := decideDistinct(ctx, p, wl, vary, "mem", i)
+		var v *pb.Verdict
+		if f.quoting > 0 {
+			v, err = decideTwice(ctx, p, quotingRequest(i, f.quoting))
+		} else {
+			v, err = decideDistinct(ctx, p, wl, vary, "mem", i)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -143,10 +180,12 @@ func measure(ctx context.Context, f fill, wl *workload.Workload, profile string)
 			return nil, err
 		}
 	}
-	res.CacheEntries = p.Status().CacheEntries
+	st := p.Status()
+	res.CacheEntries, res.CacheOwnBytes, res.CacheOwnBudget = st.CacheEntries, st.CacheOwnBytes, st.CacheOwnBudget
 	res.MemoryLimitAfter = debug.SetMemoryLimit(-1)
-	if n > 0 {
-		res.BytesPerVerdict = (float64(res.AfterScavenge.HeapAlloc) - float64(res.Baseline.HeapAlloc)) / float64(n)
+	// A fill the byte budget cut short is counted by the entries it left.
+	if kept := min(n, res.CacheEntries); kept > 0 {
+		res.BytesPerVerdict = (float64(res.AfterScavenge.HeapAlloc) - float64(res.Baseline.HeapAlloc)) / float64(kept)
 	}
 	runtime.KeepAlive(p)
 	return res, nil
