@@ -46,7 +46,8 @@ const (
 // had the collector take over a quarter of the CPU (benchmarks/README.md).
 // Verdicts with evidence of their own need more than the budget: the
 // caller runs TuneGC for auto, which raises it (and lets a small heap
-// grow to the budget before collecting).
+// grow to the budget before collecting), as far as the cache's byte
+// budget lets the live heap grow (ownBytesPerEntry).
 func MemoryLimit(setting string, cacheSize int, envSet bool) (int64, error) {
 	s := strings.TrimSpace(setting)
 	switch {
