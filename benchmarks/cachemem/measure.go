@@ -70,9 +70,10 @@ type fill struct {
 	oneOffs int
 	// quoting, when above 0, replaces the corpus in the measured fill:
 	// reads of a private key whose distinct paths carry quoting bytes of
-	// padding, verdicts whose findings quote their actions at length.
-	// No traffic holds more per verdict: the cache's byte budget is what
-	// bounds them.
+	// padding: blocks whose findings quote their actions at length,
+	// 1.3 KiB of their own each, more than nearly every corpus verdict
+	// (its largest holds 2.3 KiB). The cache's byte budget is what
+	// bounds a cache of them.
 	quoting int
 }
 
