@@ -153,6 +153,11 @@ func (t *shapeTable) reset() {
 // text, the reasoning and the rule ids into one string (the rule ids
 // too: decide allocates them in one block with the findings); the
 // policy's findings are prepared once per rule and stay shared.
+//
+// A piece of text already in the copy is not copied again: the
+// reasoning quotes the messages that explain the verdict, and the rule
+// ids are the findings' own, so most verdicts would otherwise hold them
+// twice.
 func (s *verdictShape) detach() *verdictShape {
 	fresh := new(verdictShape)
 	*fresh = *s
@@ -160,31 +165,47 @@ func (s *verdictShape) detach() *verdictShape {
 	if own == 0 {
 		return fresh
 	}
-	fresh.ownBytes = int32(ownCost(own, size))
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(s.reasoning)
+	// The copy is laid out in scratch first, so that the string kept is
+	// only as long as what it holds.
+	var stack [1024]byte
+	scratch := stack[:0]
+	if size > len(stack) {
+		scratch = make([]byte, 0, size)
+	}
+	var spanBuf [24]textSpan
+	spans := spanBuf[:0]
+	place := func(x string) {
+		sp := textSpan{off: len(scratch), n: len(x)}
+		if i := strings.Index(unsafe.String(unsafe.SliceData(scratch), len(scratch)), x); x != "" && i >= 0 {
+			sp.off = i
+		} else {
+			scratch = append(scratch, x...)
+		}
+		spans = append(spans, sp)
+	}
+	place(s.reasoning)
 	for _, id := range s.ruleIDs {
-		b.WriteString(id)
+		place(id)
 	}
 	for _, f := range s.findings {
 		if f.Tier != TierPolicy {
-			b.WriteString(f.RuleId)
-			b.WriteString(f.Category)
-			b.WriteString(f.Message)
-			b.WriteString(f.Evidence)
+			place(f.RuleId)
+			place(f.Category)
+			place(f.Message)
+			place(f.Evidence)
 		}
 	}
-	text := b.String()
-	next := func(n int) string {
-		t := text[:n]
-		text = text[n:]
-		return t
+	text := string(scratch)
+	fresh.ownBytes = int32(ownCost(own, len(text)))
+	next := func() string {
+		sp := spans[0]
+		spans = spans[1:]
+		return text[sp.off : sp.off+sp.n]
 	}
-	fresh.reasoning = next(len(s.reasoning))
+	fresh.reasoning = next()
 	fresh.ruleIDs = make([]string, len(s.ruleIDs))
-	for i, id := range s.ruleIDs {
-		fresh.ruleIDs[i] = next(len(id))
+	for i := range s.ruleIDs {
+		fresh.ruleIDs[i] = next()
 	}
 	protos := make([]pb.Finding, own)
 	fresh.findings = make([]*pb.Finding, len(s.findings))
@@ -195,13 +216,18 @@ func (s *verdictShape) detach() *verdictShape {
 		}
 		c := &protos[0]
 		protos = protos[1:]
-		c.RuleId, c.Category = next(len(f.RuleId)), next(len(f.Category))
-		c.Message, c.Evidence = next(len(f.Message)), next(len(f.Evidence))
+		c.RuleId = next()
+		c.Category = next()
+		c.Message = next()
+		c.Evidence = next()
 		c.Severity, c.Outcome, c.Tier = f.Severity, f.Outcome, f.Tier
 		fresh.findings[i] = c
 	}
 	return fresh
 }
+
+// textSpan is where detach put a piece of text in its copy.
+type textSpan struct{ off, n int }
 
 // ownText counts the findings s holds of its own action (every tier's
 // but the policy's, which are prepared once per rule) and, when there

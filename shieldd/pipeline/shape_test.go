@@ -316,6 +316,46 @@ func TestDetachCopiesEveryFindingField(t *testing.T) {
 	}
 }
 
+// detach copies a piece of text once: messages the reasoning quotes and
+// rule ids the findings repeat point into the copy's one string, and the
+// shape counts only what it holds.
+func TestDetachSharesRepeatedText(t *testing.T) {
+	v := tier1Verdict()
+	v.Reasoning = "Blocked: " + v.Findings[0].Message + "; " + v.Findings[1].Message + "."
+	// Nothing else repeats (any repeat would be shared too).
+	v.Findings[0].Category, v.Findings[1].Category = "exec_category", "fetch_category"
+	v.Findings[1].Evidence = "wget -qO- https://other.example/y"
+	src := shapeOf(v)
+	d := src.detach()
+	if !d.equal(src) {
+		t.Fatalf("detached shape differs: %+v, want %+v", d, src)
+	}
+	reasoning := unsafe.StringData(d.reasoning)
+	within := func(x, in string) bool {
+		p, q := uintptr(unsafe.Pointer(unsafe.StringData(x))), uintptr(unsafe.Pointer(unsafe.StringData(in)))
+		return p >= q && p+uintptr(len(x)) <= q+uintptr(len(in))
+	}
+	for i, f := range d.findings {
+		if !within(f.Message, d.reasoning) {
+			t.Errorf("finding %d: its message was copied again, not taken from the reasoning", i)
+		}
+		if !within(f.RuleId, unsafe.String(reasoning, len(d.reasoning)+len(d.ruleIDs[0])+len(d.ruleIDs[1]))) {
+			t.Errorf("finding %d: its rule id was copied again, not shared with the verdict's", i)
+		}
+		if within(f.Evidence, v.Findings[i].Evidence) {
+			t.Errorf("finding %d: its evidence still points into the verdict it was copied from", i)
+		}
+	}
+	findings, upper := src.ownText()
+	text := len(v.Reasoning) + len(v.RuleIds[0]) + len(v.RuleIds[1])
+	for _, f := range v.Findings {
+		text += len(f.Category) + len(f.Evidence)
+	}
+	if got, want := int(d.ownBytes), ownCost(findings, text); got != want || got >= ownCost(findings, upper) {
+		t.Errorf("the copy counts %d bytes of its own; want %d (%d without sharing)", got, want, ownCost(findings, upper))
+	}
+}
+
 // A cached verdict must not keep its request alive: the cache bounds its
 // entries, and a verdict quoting a request near the payload limit would
 // otherwise make each entry cost that much.
