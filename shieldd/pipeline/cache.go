@@ -251,8 +251,8 @@ const maxCachedOwnBytes = 4 << 10
 // actions at length cannot fill a whole cache: 100 000 of them held
 // 161 MiB of heap (benchmarks/cachemem --quoting 400), and verdicts near
 // maxCachedOwnBytes would hold over 400 MiB. The corpus's verdicts count
-// 333 bytes per entry when each action is distinct (--vary content) and
-// 343 when the same actions come from many workspaces, so a cache of
+// 234 bytes per entry when each action is distinct (--vary content) and
+// 239 when the same actions come from many workspaces, so a cache of
 // them fills to its size; heavier verdicts fill it to fewer.
 const ownBytesPerEntry = 512
 
