@@ -495,3 +495,46 @@ func TestCacheKeepsToItsBudget(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDetach: whatever text a verdict holds, and however its pieces
+// repeat one another, the detached copy equals it, keeps none of its
+// strings, and counts no more than the pieces' total.
+func FuzzDetach(f *testing.F) {
+	f.Add("Blocked: deletes ~", "destructive.rm-home", "destructive", "deletes ~", "rm -rf ~", "")
+	f.Add("", "a", "a", "", "a", "a")
+	f.Add("xyxyx", "yx", "x", "xyx", "", "y")
+	f.Fuzz(func(t *testing.T, reasoning, ruleID, category, message, evidence, second string) {
+		prepared := &pb.Finding{RuleId: "policy-rule", Category: "policy", Message: "policy says so", Tier: TierPolicy}
+		src := &verdictShape{
+			decision: pb.VerdictDecision_VERDICT_DECISION_BLOCK, tier: TierHeuristics, reasoning: reasoning,
+			ruleIDs: []string{ruleID, second},
+			findings: []*pb.Finding{prepared,
+				{RuleId: ruleID, Category: category, Message: message, Evidence: evidence, Tier: TierHeuristics},
+				{RuleId: second, Category: category, Message: second, Evidence: evidence + second, Tier: TierEvaluator}},
+		}
+		d := src.detach()
+		if !d.equal(src) {
+			t.Fatalf("detached shape differs: %+v, want %+v", d, src)
+		}
+		if d.findings[0] != prepared {
+			t.Fatal("the policy's prepared finding was copied")
+		}
+		own := []string{d.reasoning, d.ruleIDs[0], d.ruleIDs[1]}
+		orig := []string{src.reasoning, src.ruleIDs[0], src.ruleIDs[1]}
+		for i, f := range d.findings[1:] {
+			g := src.findings[i+1]
+			own = append(own, f.RuleId, f.Category, f.Message, f.Evidence)
+			orig = append(orig, g.RuleId, g.Category, g.Message, g.Evidence)
+		}
+		for i, x := range own {
+			// (Go makes every one-byte string from bytes point into one
+			// static table: no request is kept by them.)
+			if len(x) > 1 && unsafe.StringData(x) == unsafe.StringData(orig[i]) {
+				t.Fatalf("piece %d (%q) was not copied", i, x)
+			}
+		}
+		if n, size := src.ownText(); int(d.ownBytes) > ownCost(n, size) || d.ownBytes < int32(n*ownFindingBytes) {
+			t.Fatalf("the copy counts %d bytes; its pieces total %d", d.ownBytes, ownCost(n, size))
+		}
+	})
+}
