@@ -176,10 +176,12 @@ func (s *verdictShape) detach() *verdictShape {
 	spans := spanBuf[:0]
 	place := func(x string) {
 		sp := textSpan{off: len(scratch), n: len(x)}
-		if i := strings.Index(unsafe.String(unsafe.SliceData(scratch), len(scratch)), x); x != "" && i >= 0 {
-			sp.off = i
-		} else {
-			scratch = append(scratch, x...)
+		if x != "" {
+			if i := strings.Index(unsafe.String(unsafe.SliceData(scratch), len(scratch)), x); i >= 0 {
+				sp.off = i
+			} else {
+				scratch = append(scratch, x...)
+			}
 		}
 		spans = append(spans, sp)
 	}
@@ -231,8 +233,8 @@ type textSpan struct{ off, n int }
 
 // ownText counts the findings s holds of its own action (every tier's
 // but the policy's, which are prepared once per rule) and, when there
-// are any, the bytes of text detach copies: theirs, the reasoning's and
-// the rule ids'.
+// are any, the bytes of text detach copies at most: theirs, the
+// reasoning's and the rule ids' (a piece repeated is copied once).
 func (s *verdictShape) ownText() (findings, bytes int) {
 	for _, f := range s.findings {
 		if f.Tier != TierPolicy {
