@@ -11,10 +11,20 @@ func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return Cut(s, n) + "…"
+}
+
+// Cut returns s if it is at most n bytes, else its longest prefix of at
+// most n bytes that ends on a character boundary (without a mark that
+// it was cut).
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n]
 }
 
 // ValidUTF8 is utf8.ValidString, faster over ASCII: it reads 32 bytes a

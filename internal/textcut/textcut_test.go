@@ -25,6 +25,25 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc"},
+		{"héllo", 2, "h"}, // é is two bytes: not split
+		{"日本語", 4, "日"},
+		{"x", 0, ""},
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
 func FuzzTruncate(f *testing.F) {
 	f.Add("héllo wörld", 3)
 	f.Fuzz(func(t *testing.T, s string, n int) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/parapet-dev/parapet/internal/textcut"
 	pb "github.com/parapet-dev/parapet/proto/openparallax/v1"
@@ -169,7 +168,7 @@ func (s *scan) add(r ruleIndex, msg, evidence string) {
 		Severity: rule.Severity,
 		Outcome:  s.outcome(r),
 		Message:  textcut.Truncate(msg, maxMessage),
-		Evidence: truncateEvidence(evidence),
+		Evidence: textcut.Cut(evidence, maxEvidence),
 	})
 }
 
@@ -210,17 +209,6 @@ const maxEvidence = 120
 // is 280 bytes.
 const maxMessage = 512
 
-func truncateEvidence(s string) string {
-	if len(s) <= maxEvidence {
-		return s
-	}
-	n := maxEvidence
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // evJoin joins args with spaces for a finding's evidence, stopping once
 // the evidence is longer than add keeps: a rule matching each of thousands
 // of arguments must not copy the whole line each time (quadratic work).
@@ -235,7 +223,7 @@ func evJoin(args []string) string {
 	}
 	s := strings.Join(args, " ")
 	if len(s) > maxEvidence+1 {
-		s = s[:maxEvidence+1] // truncateEvidence trims to a rune boundary
+		s = s[:maxEvidence+1] // add cuts it to a rune boundary
 	}
 	return s
 }

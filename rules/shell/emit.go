@@ -3,7 +3,8 @@ package shell
 import (
 	"path"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
 // maxNestedParses bounds how many nested scripts (bash -c, eval, heredoc,
@@ -299,7 +300,7 @@ func (w *walker) nested(src string, fr frame, via string) {
 
 // evasion records an obfuscation once per kind and evidence.
 func (w *walker) evasion(kind, evidence string) {
-	evidence = truncateEvidence(evidence)
+	evidence = textcut.Cut(evidence, maxEvidence)
 	full := len(w.s.Evasions) >= maxEvasions
 	for _, e := range w.s.Evasions {
 		if e.Kind == kind && (full || e.Evidence == evidence) {
@@ -318,15 +319,4 @@ func (w *walker) takeNestedBudget(src string) bool {
 	w.nestedParses++
 	w.nestedBytes += len(src)
 	return true
-}
-
-func truncateEvidence(s string) string {
-	if len(s) <= maxEvidence {
-		return s
-	}
-	cut := maxEvidence
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"strings"
+
+	"github.com/parapet-dev/parapet/internal/textcut"
 )
 
 // Code handed to another interpreter (python -c, node -e, perl -e, awk
@@ -219,7 +221,7 @@ func embeddedCommands(lang, code string) (cmds []string, opaque string) {
 				}
 				cmds = append(cmds, quoteWords(words))
 			case call.strong && opaque == "":
-				opaque = call.name + "(" + truncateEvidence(rest)
+				opaque = call.name + "(" + textcut.Cut(rest, maxEvidence)
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	"github.com/parapet-dev/parapet/rules/action"
 )
 
@@ -112,13 +113,7 @@ func bound(s string, n int) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Cut(s, n)
 }
 
 // content appends the canonical content of e: every member except
