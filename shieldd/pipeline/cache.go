@@ -282,4 +282,4 @@ func (c *verdictCache) Len() int { return c.lru.len() }
 func (c *verdictCache) OwnBytes() int64 { return c.lru.ownBytes() }
 
 // OwnBudget is the bound OwnBytes is kept to.
-func (c *verdictCache) OwnBudget() int64 { return c.lru.shards[0].budget }
+func (c *verdictCache) OwnBudget() int64 { return c.lru.ownBudget() }

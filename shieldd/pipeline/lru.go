@@ -333,8 +333,10 @@ func (s *shardedLRU) peek(k cacheKey) (cachedVerdict, bool) { return s.shard(k).
 func (s *shardedLRU) add(k cacheKey, v cachedVerdict)       { s.shard(k).add(k, v) }
 func (s *shardedLRU) remove(k cacheKey)                     { s.shard(k).remove(k) }
 
-// ownBytes is the weight of every entry (see verdictLRU).
-func (s *shardedLRU) ownBytes() int64 { return s.shards[0].bytes.Load() }
+// ownBytes is the weight of every entry (see verdictLRU), and ownBudget
+// its bound; the shards share both.
+func (s *shardedLRU) ownBytes() int64  { return s.shards[0].bytes.Load() }
+func (s *shardedLRU) ownBudget() int64 { return s.shards[0].budget }
 
 func (s *shardedLRU) len() int {
 	n := 0
