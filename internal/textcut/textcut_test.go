@@ -6,40 +6,26 @@ import (
 	"unicode/utf8"
 )
 
-func TestTruncate(t *testing.T) {
+// TestCutAndTruncate: Cut keeps the longest prefix that ends on a
+// character boundary; Truncate marks the cut with "…".
+func TestCutAndTruncate(t *testing.T) {
 	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
+		s         string
+		n         int
+		cut, trun string
 	}{
-		{"short", 10, "short"},
-		{"exactly", 7, "exactly"},
-		{"abcdef", 3, "abc…"},
-		{"héllo", 2, "h…"}, // é is two bytes: not split
-		{"日本語", 4, "日…"},
-		{"x", 0, "…"},
+		{"short", 10, "short", "short"},
+		{"exactly", 7, "exactly", "exactly"},
+		{"abcdef", 3, "abc", "abc…"},
+		{"héllo", 2, "h", "h…"}, // é is two bytes: not split
+		{"日本語", 4, "日", "日…"},
+		{"x", 0, "", "…"},
 	} {
-		if got := Truncate(tc.s, tc.n); got != tc.want {
-			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		if got := Cut(tc.s, tc.n); got != tc.cut {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.cut)
 		}
-	}
-}
-
-func TestCut(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly", 7, "exactly"},
-		{"abcdef", 3, "abc"},
-		{"héllo", 2, "h"}, // é is two bytes: not split
-		{"日本語", 4, "日"},
-		{"x", 0, ""},
-	} {
-		if got := Cut(tc.s, tc.n); got != tc.want {
-			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		if got := Truncate(tc.s, tc.n); got != tc.trun {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.trun)
 		}
 	}
 }
