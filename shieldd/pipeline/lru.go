@@ -132,6 +132,11 @@ func (l *verdictLRU) trim(keep int32) {
 // drop removes slot i's entry and frees the slot.
 func (l *verdictLRU) drop(i int32) {
 	l.index.remove(l.slots[i].key, l.slots)
+	l.release(i)
+}
+
+// release frees slot i, whose entry the index no longer holds.
+func (l *verdictLRU) release(i int32) {
 	l.total.Add(-1)
 	l.bytes.Add(-l.slots[i].value.weight())
 	l.unlink(i)
@@ -143,8 +148,8 @@ func (l *verdictLRU) drop(i int32) {
 func (l *verdictLRU) remove(k cacheKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, i, ok := l.index.find(k, l.slots); ok {
-		l.drop(i)
+	if i, ok := l.index.remove(k, l.slots); ok {
+		l.release(i)
 	}
 }
 
