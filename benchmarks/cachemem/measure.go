@@ -158,7 +158,9 @@ func measure(ctx context.Context, f fill, wl *workload.Workload, profile string)
 	for i := range n {
 		var v *pb.Verdict
 		if f.quoting > 0 {
-			v, err = decideTwice(ctx, p, quotingRequest(i, f.quoting))
+			if v, err = decideTwice(ctx, p, quotingRequest(i, f.quoting)); err != nil {
+				err = fmt.Errorf("quoting request %d: %w", i, err)
+			}
 		} else {
 			v, err = decideDistinct(ctx, p, wl, vary, "mem", i)
 		}
