@@ -34,6 +34,10 @@ func TestMeasureFillsCache(t *testing.T) {
 		if res.AfterGC.RSS == 0 || res.Baseline.HeapAlloc == 0 || res.Vary != vary {
 			t.Errorf("%s: memory not read: %+v", vary, res)
 		}
+		// VmRSS is RssAnon + RssFile + RssShmem, read together.
+		if m := res.AfterGC; m.RSSAnon == 0 || m.RSSFile == 0 || m.RSSAnon+m.RSSFile > m.RSS {
+			t.Errorf("%s: RSS split not read: %+v", vary, m)
+		}
 		var out bytes.Buffer
 		printText(&out, res)
 		if !strings.Contains(out.String(), "VmRSS") || !strings.Contains(out.String(), "varied by "+string(vary)) {

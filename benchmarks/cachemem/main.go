@@ -95,13 +95,13 @@ func printText(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "before the fill: %d one-off verdicts (varied by content)\n", r.OneOffs)
 	}
 	fmt.Fprintf(w, "decisions: %v\n\n", r.Decisions)
-	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", "", "VmRSS", "VmHWM", "heap alloc", "heap inuse", "Go sys")
+	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s %12s %12s\n", "", "VmRSS", "anonymous", "files", "VmHWM", "heap alloc", "heap inuse", "Go sys")
 	for _, row := range []struct {
 		name string
 		m    Memory
 	}{{"baseline", r.Baseline}, {"filled, after GC", r.AfterGC}, {"filled, scavenged", r.AfterScavenge}} {
-		fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s\n", row.name,
-			mib(row.m.RSS), mib(row.m.HWM), mib(row.m.HeapAlloc), mib(row.m.HeapInuse), mib(row.m.Sys))
+		fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %12s %12s %12s\n", row.name,
+			mib(row.m.RSS), mib(row.m.RSSAnon), mib(row.m.RSSFile), mib(row.m.HWM), mib(row.m.HeapAlloc), mib(row.m.HeapInuse), mib(row.m.Sys))
 	}
 	fmt.Fprintf(w, "\nlive heap per cached verdict: %.0f bytes\n", r.BytesPerVerdict)
 	if r.CacheEntries > 0 {

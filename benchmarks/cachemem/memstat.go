@@ -15,6 +15,13 @@ type Memory struct {
 	// kernel charges the process now, and its peak.
 	RSS uint64 `json:"rss"`
 	HWM uint64 `json:"rss_peak"`
+	// RSSAnon and RSSFile split RSS (RssAnon and RssFile): the anonymous
+	// memory, which holds the heap, and the pages of files mapped in,
+	// nearly all of them the program's own code and read-only data. The
+	// kernel can drop file pages under pressure and read them back, so
+	// they say how much of RSS the cache could ever be blamed for.
+	RSSAnon uint64 `json:"rss_anon"`
+	RSSFile uint64 `json:"rss_file"`
 	// HeapAlloc is live heap objects; HeapInuse the spans holding them;
 	// Sys everything the Go runtime has mapped.
 	HeapAlloc uint64 `json:"heap_alloc"`
@@ -42,6 +49,10 @@ func snapshot() (Memory, error) {
 			m.RSS, err = kB(val)
 		case "VmHWM":
 			m.HWM, err = kB(val)
+		case "RssAnon":
+			m.RSSAnon, err = kB(val)
+		case "RssFile":
+			m.RSSFile, err = kB(val)
 		}
 		if err != nil {
 			return m, fmt.Errorf("/proc/self/status %s: %w", key, err)
