@@ -122,7 +122,7 @@ func (a *Analyzer) safeView(cs *cmdScan, v *cmdView) bool {
 		return false
 	}
 	switch via := v.c.Via; {
-	case via == "eval", via == "heredoc", via == "coproc", via == "<()", via == ">()", strings.HasPrefix(via, "su"):
+	case via == "eval", via == "heredoc", via == "pipe", via == "coproc", via == "<()", via == ">()", strings.HasPrefix(via, "su"):
 		return false
 	}
 	class, ok := knownPrograms[v.prog]

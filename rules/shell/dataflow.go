@@ -2,59 +2,141 @@ package shell
 
 import "strings"
 
-// Data a pipeline hands to xargs becomes arguments: echo ~ | xargs rm -rf
-// runs rm -rf /home/…. When the producer's output is in the line (echo,
-// printf, cat of a here-document), xargs's command is added once more with
-// the items in place, Via "xargs", so it is judged with them.
+// Data a pipeline hands on is followed where the line shows it (echo,
+// printf, cat of a here-document):
+//
+//   - into xargs, where it becomes arguments: echo ~ | xargs rm -rf runs
+//     rm -rf /home/…, so xargs's command is added once more with the
+//     items in place, Via "xargs";
+//   - into a shell reading its script from stdin, where it is the script:
+//     echo 'rm -rf ~' | sh runs rm -rf ~, so the text is parsed as that
+//     shell's script, Via "pipe", as a here-document given to it would be.
 
 // maxXargsItems bounds the items followed into xargs's command.
 const maxXargsItems = 16
 
-// pipeData follows known text from a pipeline element into an xargs
-// that reads it. members are the pipeline's commands, left to right.
+// pipeData follows known text from a pipeline element into the next.
+// members are the pipeline's commands, left to right.
 func (w *walker) pipeData(members []int, fr frame) {
-	for k := 0; k+1 < len(members); k++ {
-		prod, cons := members[k], members[k+1]
-		if w.s.Commands[cons].Program != "xargs" {
-			continue
-		}
-		text, ok := producedText(&w.s.Commands[prod])
-		if !ok {
-			continue
-		}
-		items := strings.Fields(text)
-		if len(items) == 0 || len(items) > maxXargsItems {
-			continue
-		}
-		args := w.s.Commands[cons].Args
-		fs := make([]field, len(args))
-		for i, a := range args {
-			fs[i] = field{text: a, raw: a}
-		}
-		start, _, ok := wrappers["xargs"].commandStart(fs)
-		if !ok || fr.wrap >= maxWrapChain {
-			continue
-		}
-		inner := fr
-		inner.via = "xargs"
-		inner.wrap++
-		if repl, ok := xargsReplace(args[:start]); ok {
-			for _, it := range items {
-				run := make([]field, len(fs)-start)
-				for i, f := range fs[start:] {
-					f.text = strings.ReplaceAll(f.text, repl, it)
-					run[i] = f
-				}
-				w.emitCall(run, nil, nil, inner)
+	for k := 1; k < len(members); k++ {
+		switch program := w.s.Commands[members[k]].Program; {
+		case program == "xargs":
+			w.xargsData(members[k-1], members[k], fr)
+		case shells[program] || program == "busybox":
+			if prod, ok := w.stdinProducer(members, k); ok {
+				w.shellData(prod, members[k], fr)
 			}
-			continue
 		}
-		run := append(append([]field(nil), fs[start:]...), make([]field, 0, len(items))...)
-		for _, it := range items {
-			run = append(run, field{text: it, raw: it})
-		}
-		w.emitCall(run, nil, nil, inner)
 	}
+}
+
+// stdinProducer finds the command whose output is members[k]'s stdin:
+// the one before it, past the wrappers that run it and pass their stdin
+// on (echo … | sudo env sh).
+func (w *walker) stdinProducer(members []int, k int) (int, bool) {
+	j := k - 1
+	for ; j >= 0; j-- {
+		c := &w.s.Commands[members[j]]
+		wr, ok := wrappers[c.Program]
+		if !ok || !wr.keepsStdio || w.s.Commands[members[j+1]].Via != c.Program {
+			break
+		}
+	}
+	if j < 0 {
+		return 0, false
+	}
+	return members[j], true
+}
+
+// shellData parses the text prod writes as the script of cons, a shell
+// that reads its script from stdin.
+func (w *walker) shellData(prod, cons int, fr frame) {
+	c := &w.s.Commands[cons]
+	program, args, assigns := c.Program, c.Args, c.Assigns
+	if program == "busybox" {
+		if len(args) == 0 || !shells[args[0]] {
+			return
+		}
+		program, args = args[0], args[1:]
+	}
+	for _, r := range c.Redirects {
+		if _, ok := r.Input(); ok || r.Op == "<" && (r.FD == "" || r.FD == "0") {
+			return // stdin is a here-document or a file, not the pipe
+		}
+	}
+	fs := make([]field, len(args))
+	for i, a := range args {
+		fs[i] = field{text: a, raw: a}
+	}
+	if _, hasC, readsStdin := shellInvocation(fs); hasC || !readsStdin {
+		return
+	}
+	text, ok := producedText(&w.s.Commands[prod])
+	if !ok || strings.TrimSpace(text) == "" {
+		return
+	}
+	// c may move as the nested script adds commands: its parts were
+	// copied out above.
+	w.checkOtherShell(program, text)
+	w.nestedShell(text, fr, "pipe", dialectOf(program), assigns)
+}
+
+// xargsData follows the text prod writes into cons, an xargs.
+func (w *walker) xargsData(prod, cons int, fr frame) {
+	text, ok := producedText(&w.s.Commands[prod])
+	if !ok {
+		return
+	}
+	args := w.s.Commands[cons].Args
+	fs := make([]field, len(args))
+	for i, a := range args {
+		fs[i] = field{text: a, raw: a}
+	}
+	start, _, ok := wrappers["xargs"].commandStart(fs)
+	if !ok || fr.wrap >= maxWrapChain {
+		return
+	}
+	inner := fr
+	inner.via = "xargs"
+	inner.wrap++
+	if repl, ok := xargsReplace(args[:start]); ok {
+		// With a replace string, xargs runs the command once per input
+		// line, the whole line in place of the string.
+		items := xargsLines(text)
+		if len(items) > maxXargsItems {
+			return
+		}
+		for _, it := range items {
+			run := make([]field, len(fs)-start)
+			for i, f := range fs[start:] {
+				f.text = strings.ReplaceAll(f.text, repl, it)
+				run[i] = f
+			}
+			w.emitCall(run, nil, nil, inner)
+		}
+		return
+	}
+	items := strings.Fields(text)
+	if len(items) == 0 || len(items) > maxXargsItems {
+		return
+	}
+	run := append(append([]field(nil), fs[start:]...), make([]field, 0, len(items))...)
+	for _, it := range items {
+		run = append(run, field{text: it, raw: it})
+	}
+	w.emitCall(run, nil, nil, inner)
+}
+
+// xargsLines splits text into the lines xargs -I reads: blanks at the
+// start of a line are dropped, and empty lines are skipped.
+func xargsLines(text string) []string {
+	var lines []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if line = strings.TrimLeft(line, " \t"); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }
 
 // producedText returns what a command writes when the line shows it:

@@ -85,7 +85,8 @@ type Command struct {
 	Depth int
 	// Via says how a nested or wrapped command was reached: "" (top level),
 	// "<shell> -c" ("bash -c", "sh -c", "busybox sh -c", "su -c"), "eval",
-	// "heredoc" (a shell reading a here-document or here-string), "$()"
+	// "heredoc" (a shell reading a here-document or here-string), "pipe"
+	// (a shell reading text piped to it: echo … | sh), "$()"
 	// (also backquotes), "<()" / ">()", "subshell", "function", "coproc",
 	// "time", or the wrapper that runs it: "sudo", "env", "xargs",
 	// "find -exec", "watch", …

@@ -113,6 +113,46 @@ func TestValues(t *testing.T) {
 	}
 }
 
+// Text the line shows is followed into a shell that reads its script
+// from stdin, past wrappers that pass their stdin on, and into xargs -I
+// one line at a time; a shell whose stdin is something else gets none.
+func TestPipedText(t *testing.T) {
+	runs := []struct {
+		src  string
+		want []string
+	}{
+		{"echo 'rm -rf /' | sh", []string{"1:pipe: rm -rf /"}},
+		{"printf 'cd /tmp\\nrm -rf /\\n' | bash -s", []string{"1:pipe: rm -rf /"}},
+		{"echo 'rm -rf /' | sudo env A=1 bash", []string{"1:pipe: rm -rf /"}},
+		{"echo 'rm -rf /' | busybox sh", []string{"1:pipe: rm -rf /"}},
+		{"cat <<EOF | sh\nrm -rf /\nEOF", []string{"1:pipe: rm -rf /"}},
+		{"echo 'echo \"rm -rf /\" | sh' | sh", []string{"2:pipe: rm -rf /"}},
+		{"printf 'a b\\nc\\n' | xargs -I{} echo {}", []string{`0:xargs: echo "a b"`, "0:xargs: echo c"}},
+	}
+	for _, tt := range runs {
+		got := summaries(Parse(tt.src))
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: %q lacks %q", tt.src, got, w)
+			}
+		}
+	}
+	for _, src := range []string{
+		"echo 'rm -rf /' | sh x.sh",        // the script is a file
+		"echo 'rm -rf /' | sh < f",         // stdin is a file
+		"echo 'rm -rf /' | sh -c 'cat'",    // the script is -c's
+		"echo 'rm -rf /' | xargs sh",       // the text becomes operands
+		"curl -s https://x.example | sh",   // output the line does not show
+		"echo 'rm -rf /' | nohup cat | sh", // cat is not a wrapper here
+	} {
+		for _, c := range Parse(src).Commands {
+			if c.Via == "pipe" {
+				t.Errorf("%q: %q reached Via pipe", src, summary(c))
+			}
+		}
+	}
+}
+
 func TestExpandBracesBounded(t *testing.T) {
 	if out, ok := expandBraces(strings.Repeat("{a,b}", 10), maxBraceFields); ok {
 		t.Errorf("1024 words expanded (%d), want refused", len(out))
