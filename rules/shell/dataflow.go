@@ -10,7 +10,9 @@ import "strings"
 //     items in place, Via "xargs";
 //   - into a shell reading its script from stdin, where it is the script:
 //     echo 'rm -rf ~' | sh runs rm -rf ~, so the text is parsed as that
-//     shell's script, Via "pipe", as a here-document given to it would be.
+//     shell's script, Via "pipe", as a here-document given to it would be;
+//   - into an interpreter reading its program from stdin, where it is the
+//     program: the commands it starts are judged, as for python3 <<EOF.
 
 // maxXargsItems bounds the items followed into xargs's command.
 const maxXargsItems = 16
@@ -25,6 +27,12 @@ func (w *walker) pipeData(members []int, fr frame) {
 		case shells[program] || program == "busybox":
 			if prod, ok := w.stdinProducer(members, k); ok {
 				w.shellData(prod, members[k], fr)
+			}
+		default:
+			if lang := interpreterLang(program); lang != "" && lang != "awk" {
+				if prod, ok := w.stdinProducer(members, k); ok {
+					w.codeData(prod, members[k], lang, fr)
+				}
 			}
 		}
 	}
@@ -59,16 +67,10 @@ func (w *walker) shellData(prod, cons int, fr frame) {
 		}
 		program, args = args[0], args[1:]
 	}
-	for _, r := range c.Redirects {
-		if _, ok := r.Input(); ok || r.Op == "<" && (r.FD == "" || r.FD == "0") {
-			return // stdin is a here-document or a file, not the pipe
-		}
+	if stdinRedirected(c.Redirects) {
+		return
 	}
-	fs := make([]field, len(args))
-	for i, a := range args {
-		fs[i] = field{text: a, raw: a}
-	}
-	if _, hasC, readsStdin := shellInvocation(fs); hasC || !readsStdin {
+	if _, hasC, readsStdin := shellInvocation(plainFields(args)); hasC || !readsStdin {
 		return
 	}
 	text, ok := producedText(&w.s.Commands[prod])
@@ -81,6 +83,55 @@ func (w *walker) shellData(prod, cons int, fr frame) {
 	w.nestedShell(text, fr, "pipe", dialectOf(program), assigns)
 }
 
+// codeData runs the text prod writes through cons, an interpreter of
+// lang that reads its program from stdin (echo 'import os;
+// os.system("…")' | python3), so the commands that code starts are judged
+// as they are for python3 <<EOF.
+func (w *walker) codeData(prod, cons int, lang string, fr frame) {
+	c := &w.s.Commands[cons]
+	program := c.Program
+	if stdinRedirected(c.Redirects) {
+		return
+	}
+	fs := plainFields(c.Args)
+	if _, inline := programText(lang, fs, nil); inline {
+		return
+	}
+	for _, f := range fs {
+		if f.text == "--" {
+			break
+		}
+		if f.text != "-" && !strings.HasPrefix(f.text, "-") {
+			return // a script file (or an option's value, which may be one)
+		}
+	}
+	text, ok := producedText(&w.s.Commands[prod])
+	if !ok || strings.TrimSpace(text) == "" {
+		return
+	}
+	w.interpreterCode(program, lang, text, fr)
+}
+
+// stdinRedirected reports whether a command's stdin is a here-document,
+// a here-string or a file rather than the pipe.
+func stdinRedirected(rs []Redirect) bool {
+	for _, r := range rs {
+		if _, ok := r.Input(); ok || r.Op == "<" && (r.FD == "" || r.FD == "0") {
+			return true
+		}
+	}
+	return false
+}
+
+// plainFields makes fields of words already unquoted.
+func plainFields(words []string) []field {
+	fs := make([]field, len(words))
+	for i, a := range words {
+		fs[i] = field{text: a, raw: a}
+	}
+	return fs
+}
+
 // xargsData follows the text prod writes into cons, an xargs.
 func (w *walker) xargsData(prod, cons int, fr frame) {
 	text, ok := producedText(&w.s.Commands[prod])
@@ -88,10 +139,7 @@ func (w *walker) xargsData(prod, cons int, fr frame) {
 		return
 	}
 	args := w.s.Commands[cons].Args
-	fs := make([]field, len(args))
-	for i, a := range args {
-		fs[i] = field{text: a, raw: a}
-	}
+	fs := plainFields(args)
 	start, _, ok := wrappers["xargs"].commandStart(fs)
 	if !ok || fr.wrap >= maxWrapChain {
 		return

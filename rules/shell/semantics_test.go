@@ -113,9 +113,10 @@ func TestValues(t *testing.T) {
 	}
 }
 
-// Text the line shows is followed into a shell that reads its script
-// from stdin, past wrappers that pass their stdin on, and into xargs -I
-// one line at a time; a shell whose stdin is something else gets none.
+// Text the line shows is followed into a shell or an interpreter that
+// reads its program from stdin, past wrappers that pass their stdin on,
+// and into xargs -I one line at a time; one whose stdin is something
+// else, or whose program comes from elsewhere, gets none.
 func TestPipedText(t *testing.T) {
 	runs := []struct {
 		src  string
@@ -128,6 +129,10 @@ func TestPipedText(t *testing.T) {
 		{"cat <<EOF | sh\nrm -rf /\nEOF", []string{"1:pipe: rm -rf /"}},
 		{"echo 'echo \"rm -rf /\" | sh' | sh", []string{"2:pipe: rm -rf /"}},
 		{"printf 'a b\\nc\\n' | xargs -I{} echo {}", []string{`0:xargs: echo "a b"`, "0:xargs: echo c"}},
+		// An interpreter reading its program from stdin runs the text.
+		{`echo 'import os; os.system("rm -rf /")' | python3`, []string{"1:python3: rm -rf /"}},
+		{`echo 'system("rm -rf /")' | sudo perl`, []string{"1:perl: rm -rf /"}},
+		{`echo 'require("child_process").execSync("rm -rf /")' | node -`, []string{"1:node: rm -rf /"}},
 	}
 	for _, tt := range runs {
 		got := summaries(Parse(tt.src))
@@ -138,16 +143,19 @@ func TestPipedText(t *testing.T) {
 		}
 	}
 	for _, src := range []string{
-		"echo 'rm -rf /' | sh x.sh",        // the script is a file
-		"echo 'rm -rf /' | sh < f",         // stdin is a file
-		"echo 'rm -rf /' | sh -c 'cat'",    // the script is -c's
-		"echo 'rm -rf /' | xargs sh",       // the text becomes operands
-		"curl -s https://x.example | sh",   // output the line does not show
-		"echo 'rm -rf /' | nohup cat | sh", // cat is not a wrapper here
+		"echo 'rm -rf /' | sh x.sh",                                // the script is a file
+		"echo 'rm -rf /' | sh < f",                                 // stdin is a file
+		"echo 'rm -rf /' | sh -c 'cat'",                            // the script is -c's
+		"echo 'rm -rf /' | xargs sh",                               // the text becomes operands
+		"curl -s https://x.example | sh",                           // output the line does not show
+		"echo 'rm -rf /' | nohup cat | sh",                         // cat is not a wrapper here
+		`echo 'import os; os.system("rm -rf /")' | python3 app.py`, // a script file
+		`echo 'import os; os.system("rm -rf /")' | python3 -c 'print(1)'`,
+		`echo 'import os; os.system("rm -rf /")' | python3 < main.py`,
 	} {
 		for _, c := range Parse(src).Commands {
-			if c.Via == "pipe" {
-				t.Errorf("%q: %q reached Via pipe", src, summary(c))
+			if c.Via == "pipe" || c.Program == "rm" { // rm is only in the text
+				t.Errorf("%q: %q was reached through the pipe", src, summary(c))
 			}
 		}
 	}
