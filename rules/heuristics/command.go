@@ -575,8 +575,9 @@ func interpreterKind(prog string) string {
 }
 
 // inlineCode returns the program an interpreter was given as an argument:
-// "-c" for sh and python, "-e" for perl, ruby and node, "-r" for php.
-// It is found once, when the view is made.
+// "-c" for sh and python, "-e" for perl, ruby and node, "-r" for php; or,
+// for an interpreter other than a shell, the program the line pipes into
+// it (shell.Command.PipedProgram). It is found once, when the view is made.
 func inlineCode(v *cmdView) (code string, ok bool) {
 	return v.code, v.hasCode
 }
@@ -628,6 +629,9 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 			code, ok = val, true
 		}
 	})
+	if !ok && v.c.PipedProgram != "" {
+		return v.c.PipedProgram, true // echo 'code' | python3
+	}
 	return code, ok
 }
 

