@@ -17,48 +17,67 @@ import "strings"
 // maxXargsItems bounds the items followed into xargs's command.
 const maxXargsItems = 16
 
-// pipeData follows known text from a pipeline element into the next.
-// members are the pipeline's commands, left to right.
-func (w *walker) pipeData(members []int, fr frame) {
-	for k := 1; k < len(members); k++ {
-		switch program := w.s.Commands[members[k]].Program; {
+// pipeData follows known text from each pipeline element into the next.
+// members are the pipeline's commands, left to right; element e's are
+// members[starts[e]:starts[e+1]], the last element's run to the end.
+func (w *walker) pipeData(members, starts []int, fr frame) {
+	for e := 1; e < len(starts); e++ {
+		lo, hi := starts[e], len(members)
+		if e+1 < len(starts) {
+			hi = starts[e+1]
+		}
+		if lo == hi {
+			continue
+		}
+		cons := members[w.pastWrappers(members, lo, hi)]
+		from := members[starts[e-1]:lo]
+		switch program := w.s.Commands[cons].Program; {
 		case program == "xargs":
-			w.xargsData(members[k-1], members[k], fr)
+			w.xargsData(from, cons, fr)
 		case shells[program] || program == "busybox":
-			if prod, ok := w.stdinProducer(members, k); ok {
-				w.shellData(prod, members[k], fr)
-			}
+			w.shellData(from, cons, fr)
 		default:
 			if lang := interpreterLang(program); lang != "" && lang != "awk" {
-				if prod, ok := w.stdinProducer(members, k); ok {
-					w.codeData(prod, members[k], lang, fr)
-				}
+				w.codeData(from, cons, lang, fr)
 			}
 		}
 	}
 }
 
-// stdinProducer finds the command whose output is members[k]'s stdin:
-// the one before it, past the wrappers that run it and pass their stdin
-// on (echo … | sudo env sh).
-func (w *walker) stdinProducer(members []int, k int) (int, bool) {
-	j := k - 1
-	for ; j >= 0; j-- {
-		c := &w.s.Commands[members[j]]
-		wr, ok := wrappers[c.Program]
-		if !ok || !wr.keepsStdio || w.s.Commands[members[j+1]].Via != c.Program {
+// pastWrappers returns the position in members[lo:hi] of the command
+// that reads the element's stdin: the first, or the program it wraps when
+// it is a wrapper that passes its stdin on (sudo env sh), and so on.
+func (w *walker) pastWrappers(members []int, lo, hi int) int {
+	k := lo
+	for k+1 < hi {
+		c := &w.s.Commands[members[k]]
+		if wr, ok := wrappers[c.Program]; !ok || !wr.keepsStdio || w.s.Commands[members[k+1]].Via != c.Program {
 			break
 		}
+		k++
 	}
-	if j < 0 {
-		return 0, false
-	}
-	return members[j], true
+	return k
 }
 
-// shellData parses the text prod writes as the script of cons, a shell
-// that reads its script from stdin.
-func (w *walker) shellData(prod, cons int, fr frame) {
+// elementText returns what a pipeline element writes, as far as the line
+// shows it: the text of each of its commands that writes known text
+// (echo, printf, cat of a here-document), in order. ok is false when
+// none does. The output of the others is not known and left out.
+func (w *walker) elementText(from []int) (string, bool) {
+	var b strings.Builder
+	found := false
+	for _, m := range from {
+		if text, ok := producedText(&w.s.Commands[m]); ok {
+			b.WriteString(text)
+			found = true
+		}
+	}
+	return b.String(), found && strings.TrimSpace(b.String()) != ""
+}
+
+// shellData parses the text the element from writes as the script of
+// cons, a shell that reads its script from stdin.
+func (w *walker) shellData(from []int, cons int, fr frame) {
 	c := &w.s.Commands[cons]
 	program, args, assigns := c.Program, c.Args, c.Assigns
 	if program == "busybox" {
@@ -73,8 +92,8 @@ func (w *walker) shellData(prod, cons int, fr frame) {
 	if _, hasC, readsStdin := shellInvocation(plainFields(args)); hasC || !readsStdin {
 		return
 	}
-	text, ok := producedText(&w.s.Commands[prod])
-	if !ok || strings.TrimSpace(text) == "" {
+	text, ok := w.elementText(from)
+	if !ok {
 		return
 	}
 	// c may move as the nested script adds commands: its parts were
@@ -84,11 +103,11 @@ func (w *walker) shellData(prod, cons int, fr frame) {
 	w.nestedShell(text, fr, "pipe", dialectOf(program), assigns)
 }
 
-// codeData runs the text prod writes through cons, an interpreter of
+// codeData runs the text the element from writes through cons, an interpreter of
 // lang that reads its program from stdin (echo 'import os;
 // os.system("…")' | python3), so the commands that code starts are judged
 // as they are for python3 <<EOF.
-func (w *walker) codeData(prod, cons int, lang string, fr frame) {
+func (w *walker) codeData(from []int, cons int, lang string, fr frame) {
 	c := &w.s.Commands[cons]
 	program := c.Program
 	if stdinRedirected(c.Redirects) {
@@ -106,8 +125,8 @@ func (w *walker) codeData(prod, cons int, lang string, fr frame) {
 			return // a script file (or an option's value, which may be one)
 		}
 	}
-	text, ok := producedText(&w.s.Commands[prod])
-	if !ok || strings.TrimSpace(text) == "" {
+	text, ok := w.elementText(from)
+	if !ok {
 		return
 	}
 	c.PipedProgram = text // before interpreterCode adds commands and c moves
@@ -134,9 +153,9 @@ func plainFields(words []string) []field {
 	return fs
 }
 
-// xargsData follows the text prod writes into cons, an xargs.
-func (w *walker) xargsData(prod, cons int, fr frame) {
-	text, ok := producedText(&w.s.Commands[prod])
+// xargsData follows the text the element from writes into cons, an xargs.
+func (w *walker) xargsData(from []int, cons int, fr frame) {
+	text, ok := w.elementText(from)
 	if !ok {
 		return
 	}
@@ -177,6 +196,31 @@ func (w *walker) xargsData(prod, cons int, fr frame) {
 	w.emitCall(run, nil, nil, inner)
 }
 
+// printfText is what printf FORMAT ARGS… writes, for its %s conversions:
+// each takes the next argument ("" once they run out), and the format is
+// used again while arguments remain. Other conversions stay as written.
+func printfText(format string, args []string) string {
+	n := strings.Count(format, "%s")
+	if n == 0 {
+		return format
+	}
+	var b strings.Builder
+	for first := true; first || len(args) > 0; first = false {
+		rest := format
+		for range n {
+			i := strings.Index(rest, "%s")
+			b.WriteString(rest[:i])
+			if len(args) > 0 {
+				b.WriteString(args[0])
+				args = args[1:]
+			}
+			rest = rest[i+2:]
+		}
+		b.WriteString(rest)
+	}
+	return b.String()
+}
+
 // xargsLines splits text into the lines xargs -I reads: blanks at the
 // start of a line are dropped, and empty lines are skipped.
 func xargsLines(text string) []string {
@@ -195,16 +239,20 @@ func producedText(c *Command) (string, bool) {
 	args := c.Args
 	switch c.Program {
 	case "echo":
+		newline := "\n"
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			if strings.IndexByte(args[0], 'n') >= 0 {
+				newline = ""
+			}
 			args = args[1:]
 		}
-		return strings.Join(args, " "), true
+		return strings.Join(args, " ") + newline, true
 	case "printf":
 		if len(args) == 0 {
 			return "", false
 		}
-		text := strings.NewReplacer(`\n`, "\n", `\t`, "\t", "%s", " ").Replace(args[0])
-		return text + " " + strings.Join(args[1:], " "), true
+		format := strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(args[0])
+		return printfText(format, args[1:]), true
 	case "cat":
 		if len(args) > 0 {
 			return "", false

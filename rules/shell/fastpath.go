@@ -257,7 +257,10 @@ func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) 
 		}
 	}
 	members := w.memberRoom(n)
+	var startBuf [8]int
+	starts := startBuf[:0] // where each element's members begin
 	for i := 0; i < len(toks); {
+		starts = append(starts, len(members))
 		end := i
 		for end < len(toks) && toks[end].kind != fpPipe {
 			end++
@@ -270,7 +273,7 @@ func (w *walker) fastPipeline(src string, toks []fpTok, flags uint16, fr frame) 
 		i = end + 1
 	}
 	w.registerPipeline(members)
-	w.pipeData(members, fr)
+	w.pipeData(members, starts, fr)
 }
 
 // fastCommand emits one simple command made of assignments, words and

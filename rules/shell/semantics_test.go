@@ -129,6 +129,11 @@ func TestPipedText(t *testing.T) {
 		{"cat <<EOF | sh\nrm -rf /\nEOF", []string{"1:pipe: rm -rf /"}},
 		{"echo 'echo \"rm -rf /\" | sh' | sh", []string{"2:pipe: rm -rf /"}},
 		{"printf 'a b\\nc\\n' | xargs -I{} echo {}", []string{`0:xargs: echo "a b"`, "0:xargs: echo c"}},
+		// Everything a pipeline element writes, in order.
+		{"{ echo 'rm -rf /'; echo true; } | sh", []string{"1:pipe: rm -rf /"}},
+		{"{ printf 'rm -rf '; echo /; } | sh", []string{"1:pipe: rm -rf /"}},
+		{"printf '%s\\n' 'rm -rf /' | sh", []string{"1:pipe: rm -rf /"}},
+		{"echo /home/dev/.ssh | sudo xargs rm -rf", []string{"0:xargs: rm -rf /home/dev/.ssh"}},
 		// An interpreter reading its program from stdin runs the text.
 		{`echo 'import os; os.system("rm -rf /")' | python3`, []string{"1:python3: rm -rf /"}},
 		{`echo 'system("rm -rf /")' | sudo perl`, []string{"1:perl: rm -rf /"}},
@@ -152,12 +157,30 @@ func TestPipedText(t *testing.T) {
 		`echo 'import os; os.system("rm -rf /")' | python3 app.py`, // a script file
 		`echo 'import os; os.system("rm -rf /")' | python3 -c 'print(1)'`,
 		`echo 'import os; os.system("rm -rf /")' | python3 < main.py`,
+		"(echo 'rm -rf /'; sh) | cat", // sh reads the outer stdin
 	} {
 		for _, c := range Parse(src).Commands {
 			if c.Via == "pipe" || c.Program == "rm" { // rm is only in the text
 				t.Errorf("%q: %q was reached through the pipe", src, summary(c))
 			}
 		}
+	}
+}
+
+func TestPrintfText(t *testing.T) {
+	for _, tt := range []struct{ format, want string }{
+		{"x", "x"},
+		{"%s\n", "a\nb\n"},
+		{"%s-%s\n", "a-b\n"},
+		{"%s=%s;", "a=b;"},
+		{"[%s|%s|%s]", "[a|b|]"},
+	} {
+		if got := printfText(tt.format, []string{"a", "b"}); got != tt.want {
+			t.Errorf("printfText(%q, a b) = %q, want %q", tt.format, got, tt.want)
+		}
+	}
+	if got := printfText("%s\n", nil); got != "\n" {
+		t.Errorf("printfText with no arguments = %q", got)
 	}
 }
 

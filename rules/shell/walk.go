@@ -221,7 +221,10 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 	elems := flattenBinary(b, syntax.Pipe, syntax.PipeAll)
 	members := w.memberRoom(len(elems) + 2)
+	var startBuf [8]int
+	starts := startBuf[:0] // where each element's members begin
 	for _, el := range elems {
+		starts = append(starts, len(members))
 		start := len(w.s.Commands)
 		// Every element runs in a subshell of its own.
 		saved := w.sem.save()
@@ -230,7 +233,7 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 		members = w.appendMembers(members, start, fr.depth)
 	}
 	w.registerPipeline(members)
-	w.pipeData(members, fr)
+	w.pipeData(members, starts, fr)
 }
 
 // appendMembers adds the indexes of commands from start on that are at
