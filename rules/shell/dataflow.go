@@ -96,17 +96,17 @@ func (w *walker) shellData(from []int, cons int, fr frame) {
 	if !ok {
 		return
 	}
-	// c may move as the nested script adds commands: its parts were
-	// copied out above.
+	// c moves once the nested script adds commands: it is written now,
+	// and its parts were copied out above.
 	c.PipedProgram = text
 	w.checkOtherShell(program, text)
 	w.nestedShell(text, fr, "pipe", dialectOf(program), assigns)
 }
 
-// codeData runs the text the element from writes through cons, an interpreter of
-// lang that reads its program from stdin (echo 'import os;
-// os.system("…")' | python3), so the commands that code starts are judged
-// as they are for python3 <<EOF.
+// codeData runs the text the element from writes through cons, an
+// interpreter of lang that reads its program from stdin (echo 'import os;
+// os.system("…")' | python3), so the commands that code starts are
+// judged as they are for python3 <<EOF.
 func (w *walker) codeData(from []int, cons int, lang string, fr frame) {
 	c := &w.s.Commands[cons]
 	program := c.Program
