@@ -114,16 +114,8 @@ func (w *walker) codeData(from []int, cons int, lang string, fr frame) {
 		return
 	}
 	fs := plainFields(c.Args)
-	if _, inline := programText(lang, fs, nil); inline {
+	if _, inline := inlineProgram(lang, fs); inline || namesScript(fs) {
 		return
-	}
-	for _, f := range fs {
-		if f.text == "--" {
-			break
-		}
-		if f.text != "-" && !strings.HasPrefix(f.text, "-") {
-			return // a script file (or an option's value, which may be one)
-		}
 	}
 	text, ok := w.elementText(from)
 	if !ok {

@@ -87,6 +87,23 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 	if lang == "awk" {
 		return awkProgram(args)
 	}
+	if code, ok := inlineProgram(lang, args); ok {
+		return code, true
+	}
+	if namesScript(args) {
+		return "", false
+	}
+	for _, r := range redirs {
+		if text, ok := r.Input(); ok {
+			return text, true
+		}
+	}
+	return "", false
+}
+
+// inlineProgram returns the program given in an interpreter's arguments
+// (python3 -c CODE, perl -we CODE, node --eval=CODE), if any.
+func inlineProgram(lang string, args []field) (string, bool) {
 	for i, a := range args {
 		t := a.text
 		for _, f := range inlineFlags[lang] {
@@ -100,21 +117,22 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 			}
 		}
 	}
-	// No inline program: an operand other than "-" is a script file.
+	return "", false
+}
+
+// namesScript reports whether an interpreter given no inline program runs
+// a script file: an operand other than "-" before "--" (an option's value
+// may be taken for one). Otherwise it reads its program from stdin.
+func namesScript(args []field) bool {
 	for _, a := range args {
 		if a.text == "--" {
 			break
 		}
 		if a.text != "-" && !strings.HasPrefix(a.text, "-") {
-			return "", false
+			return true
 		}
 	}
-	for _, r := range redirs {
-		if text, ok := r.Input(); ok {
-			return text, true
-		}
-	}
-	return "", false
+	return false
 }
 
 func isFlagGroup(t string) bool {

@@ -60,11 +60,7 @@ func ScriptRun(c *Command) (file, lang string, implicit, ok bool) {
 	if lang == "" || lang == "awk" {
 		return "", "", false, false
 	}
-	fs := make([]field, len(args))
-	for i, a := range args {
-		fs[i] = field{text: a}
-	}
-	if _, inline := programText(lang, fs, nil); inline {
+	if _, inline := inlineProgram(lang, plainFields(args)); inline {
 		return "", "", false, false
 	}
 	for i := 0; i < len(args); i++ {
