@@ -13,8 +13,10 @@ import (
 func isFetcher(v *cmdView) bool {
 	switch v.prog {
 	case "curl", "wget", "fetch", "http", "https", "xh", "httpie", "lwp-request", "lwp-download", "GET",
-		"aria2c", "lynx", "w3m", "links", "nc", "ncat", "netcat", "telnet", "socat":
+		"aria2c", "lynx", "w3m", "links", "nc", "ncat", "netcat", "telnet", "socat", "tftp", "atftp", "ftpget":
 		return true
+	case "scp", "rsync":
+		return remoteSource(v) != ""
 	case "openssl":
 		return len(v.args) > 0 && v.args[0] == "s_client"
 	}
@@ -284,6 +286,33 @@ func appendSaved(saved []savedFile, v *cmdView) []savedFile {
 		if !named {
 			remoteName()
 		}
+	case "tftp", "atftp":
+		// busybox tftp -g -r REMOTE [-l LOCAL] HOST; atftp -g -r … -l …;
+		// tftp HOST -c get REMOTE [LOCAL].
+		local := false
+		flagValues(v.args, 'l', "local-file", func(p string) { local = true; add(p) })
+		if !local {
+			flagValues(v.args, 'r', "remote-file", func(p string) { add(baseName(p)) })
+		}
+		if ops := v.plainOperands(); len(ops) >= 3 && ops[1] == "get" {
+			add(baseName(ops[len(ops)-1]))
+		}
+	case "ftpget":
+		// ftpget [options] HOST LOCAL [REMOTE]
+		if ops := operands(v.args, "uPp", []string{"--username", "--password", "--port"}); len(ops) >= 2 {
+			add(ops[1])
+		}
+	case "scp", "rsync":
+		// A copy from another host: the last operand, or the remote
+		// file's name inside it when it is a directory.
+		ops := operands(v.args, "cFiJloPS", []string{"--rsh", "--rsync-path", "--exclude", "--include", "--filter"})
+		if src := remoteSource(v); src != "" && len(ops) >= 2 {
+			dst := ops[len(ops)-1]
+			if dst == "." || strings.HasSuffix(dst, "/") {
+				dst = baseName(src)
+			}
+			add(dst)
+		}
 	default:
 		if code := v.code; v.codeAny(traitFetch) {
 			// python -c "urllib.request.urlretrieve(url, 'x.py')": any
@@ -345,4 +374,23 @@ func executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
 		return match(ops[0])
 	}
 	return savedFile{}, false
+}
+
+// remoteSource returns the first operand of scp or rsync, other than the
+// last, that names a file on another host (host:path, user@host:path,
+// scp:// or rsync:// URLs), or "".
+func remoteSource(v *cmdView) string {
+	ops := operands(v.args, "cFiJloPS", []string{"--rsh", "--rsync-path", "--exclude", "--include", "--filter"})
+	if len(ops) < 2 {
+		return ""
+	}
+	for _, op := range ops[:len(ops)-1] {
+		if strings.HasPrefix(op, "scp://") || strings.HasPrefix(op, "rsync://") {
+			return op
+		}
+		if i := strings.IndexByte(op, ':'); i > 0 && !strings.ContainsRune(op[:i], '/') {
+			return op[i+1:]
+		}
+	}
+	return ""
 }
