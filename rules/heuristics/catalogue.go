@@ -107,6 +107,14 @@ const (
 	rCredClusterSecret
 	rCredPrivateKey
 
+	// System tampering and collection (systemtamper.go, collection.go).
+	rSystemFileWrite
+	rPersistLoginAuth
+	rKernelChange
+	rCollectCapture
+	rCredProcessMemory
+	rDisruptMiner
+
 	numRules
 )
 
@@ -329,6 +337,19 @@ var familyRules = map[ruleIndex]Rule{
 		"Reads Kubernetes secrets or service-account tokens (kubectl get secret -o yaml, kubectl create token, the token file inside a pod)."},
 	rCredPrivateKey: {"credential.private-key-read", CategoryCredentialAccess, critical, block,
 		"Reads private key material (SSH or GPG private keys, cloud credential files, .git-credentials) into the agent's context."},
+
+	rSystemFileWrite: {"system.file-write", CategorySystemTamper, high, block,
+		"Changes a file under /etc, /usr, /bin, /sbin, /boot or /lib from the command line (appends, edits in place, copies, moves or links over it, changes its attributes), as the default policy refuses for the file tools."},
+	rPersistLoginAuth: {"system.login-auth", CategorySystemTamper, critical, block,
+		"Changes how logins are authenticated: PAM configuration or modules, the SSH server's configuration."},
+	rKernelChange: {"system.kernel-change", CategorySystemTamper, high, escalate,
+		"Changes the running kernel: loads or removes a module (insmod, modprobe, rmmod), sets kernel parameters (sysctl -w, /proc/sys) or changes mounts (mount, umount)."},
+	rCollectCapture: {"collection.capture", CategoryCollection, high, escalate,
+		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
+	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
+		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
+		"Runs a cryptocurrency miner (xmrig and its kin, a stratum+tcp:// pool, xmrig's --donate-level): it takes the machine's CPU for someone else."},
 }
 
 // Catalogue returns every rule, sorted by id.

@@ -72,6 +72,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 		s.checkPackageFromURL(cs)
 	}
 	s.checkFamilies(cs)
+	s.checkMiners(cs, src)
 	s.checkInterpreterCode(cs)
 	s.checkPlantedCode(cs)
 }

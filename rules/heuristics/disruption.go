@@ -231,3 +231,54 @@ func pidLookupTarget(a string) string {
 	}
 	return baseName(strings.Trim(name, `"'`))
 }
+
+// checkMiners reports cryptocurrency miners: a known miner program, a
+// mining pool's stratum URL, or xmrig's --donate-level option (which
+// renamed copies keep). src is the line the commands come from: most
+// lines name neither, and one search of it skips the argument scan.
+func (s *scan) checkMiners(cs *cmdScan, src string) {
+	if !s.enabled(rDisruptMiner) {
+		return
+	}
+	scanArgs := strings.Contains(src, "stratum") || strings.Contains(src, "donate-level")
+	if cs.fams&famMiner == 0 && !scanArgs {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.fam&famMiner != 0 {
+			s.add(rDisruptMiner, v.prog+" is a cryptocurrency miner: it takes the machine's CPU for someone else; refuse it", v.prog+" "+evJoin(v.args))
+			return
+		}
+		if !scanArgs || printsOrTests(v.prog) || searchesText(v.prog) {
+			continue // grep stratum+tcp:// notes.md
+		}
+		for _, a := range v.args {
+			if minerArg(a) {
+				s.add(rDisruptMiner, v.prog+" points a miner at a mining pool ("+a+"): it takes the machine's CPU for someone else; refuse it", v.prog+" "+evJoin(v.args))
+				return
+			}
+		}
+	}
+}
+
+// minerArg reports a stratum pool URL (stratum+tcp://, stratum+ssl://,
+// stratum2+tcp://, …; miners take the scheme in lower case) or xmrig's
+// --donate-level option.
+func minerArg(a string) bool {
+	if strings.HasPrefix(a, "--donate-level") {
+		return true
+	}
+	scheme, _, ok := strings.Cut(a, "://")
+	return ok && strings.HasPrefix(scheme, "stratum")
+}
+
+// searchesText reports programs whose arguments are patterns or text
+// to find, not addresses to use.
+func searchesText(prog string) bool {
+	switch prog {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "jq", "yq":
+		return true
+	}
+	return false
+}

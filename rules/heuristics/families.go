@@ -31,5 +31,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		if fam&famCluster != 0 {
 			s.checkClusterSecrets(cs, v)
 		}
+		s.checkSystemTamper(cs, v)
+		s.checkCollection(cs, v)
 	}
 }

@@ -46,6 +46,13 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if verb := firstOperand(v.args); verb == "enable" || verb == "reenable" || verb == "link" || verb == "preset" || verb == "add-wants" || verb == "set-default" || verb == "edit" {
 					s.add(rPersistServiceEnable, "systemctl "+verb+" makes a service start automatically: approve only if you know the unit", "systemctl "+evJoin(v.args))
 				}
+			case "systemd-run":
+				for _, a := range v.args {
+					if strings.HasPrefix(a, "--on-") {
+						s.add(rPersistCron, "systemd-run "+a+" schedules a job to run later, after this session: run it now or add it by hand", "systemd-run "+evJoin(v.args))
+						break
+					}
+				}
 			case "update-rc.d", "chkconfig", "rc-update":
 				s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+evJoin(v.args))
 			case "launchctl":
@@ -374,6 +381,9 @@ func isOctal(s string) bool {
 func (s *scan) checkPathWrite(p *action.Path) {
 	if r, what, ok := persistTarget(*p, s.act.Caller.Home); ok {
 		s.add(r, persistMessage(r, what), p.Raw)
+	}
+	if what := loginAuthConfig(p.Abs); what != "" {
+		s.add(rPersistLoginAuth, "writes "+what+": it decides who can log in and how; refuse it", p.Raw)
 	}
 }
 

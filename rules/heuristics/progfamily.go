@@ -28,6 +28,9 @@ const (
 	famCLIToken                        // cliTokenCommand
 	famDestroy                         // checkDestructive's program switches
 	famPriv                            // checkPrivilege's program switch
+	famSystem                          // checkSystemTamper's program switch
+	famCapture                         // checkCollection's program switch
+	famMiner                           // checkMiners
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -97,8 +100,20 @@ func progFamily(prog string) family {
 	case "chmod", "crontab":
 		return famDestroy | famPriv
 	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
-		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset":
+		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run":
 		return famPriv
+	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":
+		return famSystem
+	case "scrot", "gnome-screenshot", "spectacle", "flameshot", "grim", "maim", "screencapture", "xfce4-screenshooter",
+		"ksnip", "shutter", "import", "xwd", "xclip", "xsel", "pbpaste", "wl-paste", "termux-clipboard-get", "arecord",
+		"parecord", "parec", "pw-record", "rec", "fswebcam", "streamer", "imagesnap", "termux-microphone-record", "ffmpeg",
+		"avconv", "logkeys", "showkey", "evtest", "xinput", "tcpdump", "tshark", "dumpcap", "tcpflow", "ngrep", "ettercap",
+		"bettercap", "dsniff", "urlsnarf", "arpspoof", "responder", "gcore", "procdump", "mimipenguin", "gdb":
+		return famCapture
+	case "xmrig", "xmrig-notls", "xmr-stak", "xmr-stak-rx", "xmr-stak-cpu", "cpuminer", "cpuminer-multi", "cpuminer-opt",
+		"minerd", "ccminer", "cgminer", "bfgminer", "sgminer", "ethminer", "nbminer", "t-rex", "lolminer", "phoenixminer",
+		"gminer", "nanominer", "srbminer", "srbminer-multi", "teamredminer", "wildrig-multi", "xmrigdaemon", "kdevtmpfsi", "kinsing":
+		return famMiner
 	}
 	return 0
 }

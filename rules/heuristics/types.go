@@ -73,4 +73,6 @@ const (
 	CategoryTunnel            = "tunnel"
 	CategoryFileTransfer      = "file_transfer"
 	CategoryCloudSecrets      = "cloud_secrets"
+	CategorySystemTamper      = "system_tamper"
+	CategoryCollection        = "collection"
 )
