@@ -589,20 +589,21 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 	var short byte
 	var long string
 	switch kind {
-	case "shell", "python":
+	case "shell":
 		short = 'c'
-	case "perl", "ruby", "lua":
-		short = 'e'
-		if kind == "perl" && hasShortFlag(v.args, 'E') {
-			short = 'E'
+	case "python", "perl", "ruby", "lua", "php":
+		// Their option parsers also take a program glued to its option
+		// (perl -e'…', python3 -Ic'…'), which the shell package reads.
+		code, ok = shell.InlineProgram(kind, v.args)
+		if !ok && v.c.PipedProgram != "" {
+			return v.c.PipedProgram, true // echo 'code' | python3
 		}
+		return code, ok
 	case "node":
 		short, long = 'e', "eval"
 		if hasShortFlag(v.args, 'p') {
 			short, long = 'p', "print"
 		}
-	case "php":
-		short = 'r'
 	case "powershell":
 		for i, a := range v.args {
 			if l := strings.ToLower(a); (l == "-c" || l == "-command") && i+1 < len(v.args) {

@@ -210,7 +210,7 @@ var socketMarkers = []string{
 
 var shellMarkers = []string{
 	"/bin/sh", "/bin/bash", "/bin/zsh", "cmd.exe", "pty.spawn", "os.dup2", "subprocess", "child_process", "os.execute", "io.popen",
-	"exec(", "exec ", "system(", "popen", "spawn(", "proc_open", "shell_exec", "passthru", "iex", "invoke-expression",
+	"exec(", "exec ", "system(", "system ", "system$", "system\"", "system'", "popen", "spawn(", "proc_open", "shell_exec", "passthru", "iex", "invoke-expression",
 }
 
 // runsNetcatShell reports code that starts netcat with a shell or an

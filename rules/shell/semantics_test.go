@@ -279,6 +279,17 @@ func TestCodeRunners(t *testing.T) {
 		{"export PAGER=id", "1:$PAGER: id"},
 		{"LESSOPEN='|id %s' less f", "1:$LESSOPEN: id %s"},
 		{"tcsh -c 'id'", "1:tcsh -c: id"},
+		// The program glued to its option, in one word.
+		{`python3 -c'import os; os.system("id")'`, "1:python3: id"},
+		{`python3 -Ic'import os; os.system("id")'`, "1:python3: id"},
+		{`python3 -I -c 'import os; os.system("id")'`, "1:python3: id"},
+		{`perl -e'system("id")'`, "1:perl: id"},
+		{`perl -le'system("id")'`, "1:perl: id"},
+		{`perl -ne'system("id")' f`, "1:perl: id"},
+		{`ruby -e'system("id")'`, "1:ruby: id"},
+		{`ruby -rsocket -e'system("id")'`, "1:ruby: id"},
+		{`php -r'system("id");'`, "1:php: id"},
+		{`lua -e'os.execute("id")'`, "1:lua: id"},
 	}
 	for _, tt := range tests {
 		s := Parse(tt.src)
