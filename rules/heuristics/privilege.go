@@ -37,6 +37,14 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if why := containerEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
+			case "kubectl", "oc":
+				if why := podEscape(v); why != "" {
+					s.add(rPrivContainer, "runs a pod with "+why+": that is root on its node; run it without host access", v.prog+" "+evJoin(v.args))
+				}
+			case "nsenter":
+				if entersInit(v.args) {
+					s.add(rPrivContainer, "nsenter enters the namespaces of init (pid 1): from a container that is root on the host", "nsenter "+evJoin(v.args))
+				}
 			case "crontab":
 				if crontabWrites(v.args) {
 					s.add(rPersistCron, "installs or edits a crontab: scheduled jobs keep running after this session; add them by hand if you need them",
@@ -170,6 +178,50 @@ func containerEscape(v *cmdView) string {
 		}
 	}
 	return why
+}
+
+// podEscape says which host access kubectl run / create / apply gives a
+// pod in an inline spec (--overrides, a here-document is judged as a
+// file), or "".
+func podEscape(v *cmdView) string {
+	if op := firstOperand(v.args); op != "run" && op != "create" && op != "apply" && op != "debug" {
+		return ""
+	}
+	if hasLongFlag(v.args, "privileged") || containsArg(v.args, "--profile=sysadmin") {
+		return "privileged containers"
+	}
+	for _, a := range v.args {
+		if !strings.Contains(a, "host") && !strings.Contains(a, "privileged") {
+			continue
+		}
+		spec := strings.Join(strings.Fields(a), "")
+		switch {
+		case strings.Contains(spec, `"privileged":true`):
+			return "a privileged container"
+		case strings.Contains(spec, `"hostPID":true`):
+			return "the host's processes"
+		case strings.Contains(spec, `"hostPath"`):
+			return "a host path mounted"
+		case strings.Contains(spec, `"hostNetwork":true`):
+			return "the host's network"
+		}
+	}
+	return ""
+}
+
+// entersInit reports nsenter -t 1 / --target 1 / --target=1.
+func entersInit(args []string) bool {
+	for i, a := range args {
+		switch {
+		case (a == "-t" || a == "--target") && i+1 < len(args):
+			if args[i+1] == "1" {
+				return true
+			}
+		case a == "-t1" || a == "--target=1":
+			return true
+		}
+	}
+	return false
 }
 
 func isElevation(prog string) bool {

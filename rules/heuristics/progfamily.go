@@ -75,10 +75,12 @@ func progFamily(prog string) family {
 		return famTransfer
 	case "openssl", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
-	case "oc", "kubectl-view_secret", "k9s":
+	case "oc":
+		return famCluster | famPriv
+	case "kubectl-view_secret", "k9s":
 		return famCluster
 	case "kubectl":
-		return famCluster | famCLIToken
+		return famCluster | famCLIToken | famPriv
 	case "git":
 		return famGit | famSecretSearch | famPriv
 	case "telnet", "mkfifo", "mknod":
@@ -100,7 +102,7 @@ func progFamily(prog string) family {
 	case "chmod", "crontab":
 		return famDestroy | famPriv
 	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
-		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run":
+		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":
 		return famSystem

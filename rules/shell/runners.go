@@ -51,6 +51,9 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.makeRecipes(args, redirs, fr)
 	case "git":
 		w.gitCommands(args, fr)
+	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
+		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc":
+		w.escapes(program, args, redirs, fr)
 	}
 	if lang := interpreterLang(program); lang != "" {
 		if code, ok := programText(lang, args, redirs); ok {
@@ -135,8 +138,18 @@ func (w *walker) vimCommands(program string, args []field, fr frame) {
 }
 
 // sshCommands follows ProxyCommand, LocalCommand and KnownHostsCommand
-// given with -o, which ssh runs locally through the shell.
+// given with -o, which ssh runs locally through the shell, and the
+// command ssh HOST CMD… runs on the other host: it is the agent's action
+// too. It runs in the remote user's home, which this line cannot know.
 func (w *walker) sshCommands(program string, args []field, fr frame) {
+	if program == "ssh" {
+		spec := wrapper{valueShort: "BbcDEeFIiJLlmOopQRSWw", operands: 1}
+		if start, _, ok := spec.commandStart(args); ok && start < len(args) {
+			remote := fr
+			remote.chdir = UnknownDir
+			w.nestedShell(strings.Join(texts(args[start:]), " "), remote, "ssh", "sh", nil)
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		var opt string

@@ -13,7 +13,7 @@ import (
 // added to one of their switches without a trait would be skipped.
 func TestProgramTraits(t *testing.T) {
 	want := map[string]uint16{
-		"nestedScript": ptNested, "runsCode": ptRuns | ptInterp, "interpreterLang": ptInterp,
+		"nestedScript": ptNested, "runsCode": ptRuns | ptInterp, "interpreterLang": ptInterp, "escapes": ptRuns,
 		"unwrap": ptWrap, "track": ptTrack, "commandDir": ptDir, "checkBashSettings": ptSettings,
 	}
 	fset := token.NewFileSet()

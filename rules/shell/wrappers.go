@@ -55,6 +55,27 @@ var wrappers = map[string]wrapper{
 		valueLong:  []string{"arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"},
 	},
 	"watch": {valueShort: "nq", valueLong: []string{"interval", "equexit"}},
+	// Programs that run a command to trace, limit, schedule or isolate it
+	// (GTFOBins lists each as a way to run anything).
+	"chrt":        {valueShort: "TPD", valueLong: []string{"sched-runtime", "sched-period", "sched-deadline"}, noRun: "pm", operands: 1, keepsStdio: true},
+	"taskset":     {noRun: "p", operands: 1, keepsStdio: true},
+	"strace":      {valueShort: "abeEIoOpPsSUuX", keepsStdio: true},
+	"ltrace":      {valueShort: "aAeEfFlLnopsuxXD", keepsStdio: true},
+	"rlwrap":      {valueShort: "abCDefFgHlOpPqsStwz", keepsStdio: true},
+	"cpulimit":    {valueShort: "lpe", valueLong: []string{"limit", "pid", "exe"}, keepsStdio: true},
+	"firejail":    {keepsStdio: true},
+	"unbuffer":    {keepsStdio: true},
+	"dbus-launch": {keepsStdio: true},
+	"xvfb-run":    {valueShort: "nsfep", valueLong: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol"}, keepsStdio: true},
+	"unshare":     {valueShort: "SGRw", valueLong: []string{"setuid", "setgroups", "root", "wd"}, keepsStdio: true},
+	"nsenter":     {valueShort: "tSGw", valueLong: []string{"target", "setuid", "setgid", "wd"}, keepsStdio: true},
+	"sshpass":     {valueShort: "pfde", keepsStdio: true},
+	"systemd-run": {
+		valueShort: "pEuMH",
+		valueLong: []string{"property", "setenv", "unit", "uid", "gid", "nice", "working-directory", "description", "slice", "machine",
+			"host", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "timer-property",
+			"path-property", "socket-property", "service-type"},
+	},
 }
 
 // unwrap adds the program a wrapper runs. fields are the wrapper's
