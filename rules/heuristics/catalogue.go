@@ -210,7 +210,7 @@ var baseRules = [numRules]Rule{
 	rPersistGitHooks: {"persistence.git-hooks", CategoryPrivilege, medium, escalate,
 		"Writes a git hook or points core.hooksPath elsewhere: hooks run on every git operation."},
 	rPersistLaunchd: {"persistence.launchd", CategoryPrivilege, high, block,
-		"Installs or loads a macOS LaunchAgent / LaunchDaemon."},
+		"Installs or loads a macOS LaunchAgent / LaunchDaemon, or sets a login hook."},
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
 		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload)."},
 

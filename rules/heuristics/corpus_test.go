@@ -10,6 +10,7 @@ import (
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/corpus"
 	"github.com/parapet-dev/parapet/rules/heuristics"
+	"github.com/parapet-dev/parapet/rules/policy"
 	"github.com/parapet-dev/parapet/rules/policytest"
 )
 
@@ -47,7 +48,13 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := heuristics.New(heuristics.Config{})
+	// Tier 1 as shieldd runs it: with the default policy's heuristics
+	// section (its trusted hosts).
+	def, err := policy.Embedded("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := heuristics.New(def.Heuristics)
 	if err != nil {
 		t.Fatal(err)
 	}

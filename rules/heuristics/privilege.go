@@ -41,6 +41,11 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if why := podEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a pod with "+why+": that is root on its node; run it without host access", v.prog+" "+evJoin(v.args))
 				}
+			case "defaults":
+				// macOS login and logout hooks run a script as root at every login.
+				if firstOperand(v.args) == "write" && (containsArg(v.args, "LoginHook") || containsArg(v.args, "LogoutHook")) {
+					s.add(rPersistLaunchd, "defaults write sets a login or logout hook: it runs as root at every login; install it by hand", "defaults "+evJoin(v.args))
+				}
 			case "nsenter":
 				if entersInit(v.args) {
 					s.add(rPrivContainer, "nsenter enters the namespaces of init (pid 1): from a container that is root on the host", "nsenter "+evJoin(v.args))

@@ -126,6 +126,10 @@ func TestPersistenceGitHooks(t *testing.T) {
 
 func TestPersistenceLaunchd(t *testing.T) {
 	runRuleCases(t, "persistence.launchd", []ruleCase{
+		cmdCase("sudo defaults write com.apple.loginwindow LoginHook /tmp/x.sh", true),
+		cmdCase("defaults write com.apple.loginwindow LogoutHook /Users/x/.h", true),
+		cmdCase("defaults read com.apple.loginwindow LoginHook", false),
+		cmdCase("defaults write com.apple.dock autohide -bool true", false),
 		toolCase("write agent", "write_file", map[string]any{"path": "~/Library/LaunchAgents/com.evil.plist", "content": "<plist/>"}, true),
 		cmdCase("cp x.plist /Library/LaunchDaemons/", true),
 		cmdCase("launchctl load ~/Library/LaunchAgents/com.x.plist", true),

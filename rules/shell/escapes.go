@@ -244,18 +244,20 @@ func tclCommands(code string) []string {
 }
 
 // appleScriptShell returns the string literals of an AppleScript's
-// "do shell script" commands.
+// "do shell script" commands and of the scripts it has Terminal run
+// ("tell application \"Terminal\" to do script \"…\"").
 func appleScriptShell(script string) []string {
 	var out []string
-	const kw = "do shell script"
-	for off := 0; off < len(script); {
-		i := strings.Index(script[off:], kw)
-		if i < 0 {
-			break
-		}
-		off += i + len(kw)
-		if lit, _, ok := readLiteral(strings.TrimLeft(script[off:], " \t")); ok {
-			out = append(out, lit)
+	for _, kw := range []string{"do shell script", "do script"} {
+		for off := 0; off < len(script); {
+			i := strings.Index(script[off:], kw)
+			if i < 0 {
+				break
+			}
+			off += i + len(kw)
+			if lit, _, ok := readLiteral(strings.TrimLeft(script[off:], " \t")); ok {
+				out = append(out, lit)
+			}
 		}
 	}
 	return out
