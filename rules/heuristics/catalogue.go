@@ -115,6 +115,7 @@ const (
 	rCredProcessMemory
 	rDisruptMiner
 	rExfilURLData
+	rEncryptImpact
 
 	numRules
 )
@@ -349,6 +350,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rEncryptImpact: {"destructive.encrypt-impact", CategoryDestructive, critical, block,
+		"Encrypts files and deletes the originals, or encrypts everything under a home, the workspace or a system directory (openssl enc, gpg -c, age, ccrypt): what ransomware does."},
 	rExfilURLData: {"exfil.url-data", CategoryExfiltration, medium, escalate,
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,

@@ -5,6 +5,12 @@ import "testing"
 func TestDestructiveRecursiveDelete(t *testing.T) {
 	runRuleCases(t, "destructive.recursive-delete", []ruleCase{
 		cmdCase("rm -rf /", true),
+		// The user's documents and media, as their keys and configuration.
+		cmdCase("rm -rf ~/Documents", true),
+		cmdCase("rm -rf ~/Pictures/*", true),
+		cmdCase(`rm -rf "$HOME/Google Drive"`, true),
+		cmdCase("rm -rf ~/Downloads/tool-1.2.3", false),
+		cmdCase("rm -rf ~/Documents/old-notes", false),
 		cmdCase("rm -rf --no-preserve-root /", true),
 		cmdCase("rm -rf /*", true),
 		cmdCase("sudo rm -rf /", true),

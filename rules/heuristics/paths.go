@@ -158,10 +158,23 @@ func criticalClass(p action.Path, root, home string) (critKind, string) {
 			return critSystem, d
 		}
 	}
-	if rest, _, ok := homeRel(d, home); ok && (rest == ".ssh" || rest == ".config" || rest == ".local" || rest == "Library") {
+	if rest, _, ok := homeRel(d, home); ok && isUserDataDir(rest) {
 		return critUserDir, rest
 	}
 	return critNone, ""
+}
+
+// isUserDataDir reports the home directories that hold the user's own
+// configuration and keys (.ssh, .config, .local, Library) or documents
+// and media (the XDG and macOS user directories, synced folders), by
+// their home-relative name.
+func isUserDataDir(rest string) bool {
+	switch rest {
+	case ".ssh", ".config", ".local", "Library", "Documents", "Desktop", "Downloads", "Pictures", "Music", "Videos", "Movies",
+		"Public", "Templates", "Dropbox", "OneDrive", "Google Drive", "iCloud Drive":
+		return true
+	}
+	return false
 }
 
 // criticalKind is criticalClass without the name.

@@ -31,6 +31,7 @@ const (
 	famSystem                          // checkSystemTamper's program switch
 	famCapture                         // checkCollection's program switch
 	famMiner                           // checkMiners
+	famCrypt                           // checkEncryptImpact (encryptedInputs)
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -73,7 +74,9 @@ func progFamily(prog string) family {
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "python",
 		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
 		return famTransfer
-	case "openssl", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
+	case "openssl":
+		return famTransfer | famNetcat | famCrypt
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
 	case "oc":
 		return famCluster | famPriv
@@ -93,8 +96,12 @@ func progFamily(prog string) family {
 		return famSecretSearch
 	case "find":
 		return famSecretSearch | famDestroy
+	case "gpg", "gpg2":
+		return famCLIToken | famCrypt
+	case "age", "ccrypt", "ccencrypt":
+		return famCrypt
 	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass", "vault",
-		"heroku", "secret-tool", "gpg", "gpg2":
+		"heroku", "secret-tool":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
 		"mkswap", "truncate", "mke2fs", "newfs":
