@@ -116,6 +116,7 @@ const (
 	rDisruptMiner
 	rExfilURLData
 	rEncryptImpact
+	rAttackTool
 
 	numRules
 )
@@ -350,6 +351,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rAttackTool: {"offense.attack-tool", CategoryOffense, high, escalate,
+		"Runs an attack tool: a network scanner, login brute-forcer, password cracker, web attack scanner, exploitation framework or post-exploitation kit (nmap, hydra, hashcat, sqlmap, msfconsole, mimikatz, linpeas, …)."},
 	rEncryptImpact: {"destructive.encrypt-impact", CategoryDestructive, critical, block,
 		"Encrypts files and deletes the originals, or encrypts everything under a home, the workspace or a system directory (openssl enc, gpg -c, age, ccrypt): what ransomware does."},
 	rExfilURLData: {"exfil.url-data", CategoryExfiltration, medium, escalate,

@@ -32,6 +32,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 			s.checkClusterSecrets(cs, v)
 		}
 		s.checkSystemTamper(cs, v)
+		s.checkAttackTool(v)
 		s.checkCollection(cs, v)
 	}
 }

@@ -13,7 +13,7 @@ import "strings"
 // others (defense, disruption, trust stores, metadata hosts, …) also
 // judge what any command writes or contacts and run for every command.
 // TestProgFamilyCoversRules checks these lists against the rules' source.
-type family uint16
+type family uint32
 
 const (
 	famAccounts     family = 1 << iota // checkAccounts
@@ -32,11 +32,15 @@ const (
 	famCapture                         // checkCollection's program switch
 	famMiner                           // checkMiners
 	famCrypt                           // checkEncryptImpact (encryptedInputs)
+	famAttack                          // checkAttackTool (attackTool)
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
 func viewFamily(v *cmdView) family {
 	f := progFamily(v.prog)
+	if attackTool(v.prog) != "" {
+		f |= famAttack
+	}
 	if v.kind == "python" {
 		f |= famPkgInstall // python -m pip install
 	}

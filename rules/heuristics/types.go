@@ -75,4 +75,5 @@ const (
 	CategoryCloudSecrets      = "cloud_secrets"
 	CategorySystemTamper      = "system_tamper"
 	CategoryCollection        = "collection"
+	CategoryOffense           = "offensive_tools"
 )

@@ -1,0 +1,41 @@
+package heuristics
+
+// Attack tooling: scanners, brute-forcers, password crackers, exploitation
+// frameworks and post-exploitation kits. None is needed to write, build
+// or test software, and each is how an intrusion spreads or deepens; a
+// human should approve their use. Naming them (which nmap, man hydra, a
+// search of the docs) and their help and version output are everyday.
+
+// attackTool says what kind of attack tool prog is, or "".
+func attackTool(prog string) string {
+	switch prog {
+	case "nmap", "masscan", "zmap", "rustscan", "unicornscan", "naabu", "arp-scan", "netdiscover", "nbtscan", "fping", "hping3":
+		return "a network scanner"
+	case "hydra", "medusa", "ncrack", "patator", "crowbar", "kerbrute", "thc-hydra":
+		return "a login brute-forcer"
+	case "john", "hashcat", "unshadow", "ophcrack", "fcrackzip", "pdfcrack", "aircrack-ng", "hcxpcapngtool":
+		return "a password cracker"
+	case "sqlmap", "nikto", "wpscan", "gobuster", "dirb", "dirbuster", "ffuf", "wfuzz", "feroxbuster", "nuclei", "commix", "xsstrike":
+		return "a web attack scanner"
+	case "msfconsole", "msfvenom", "msfdb", "searchsploit", "setoolkit", "beef-xss", "routersploit", "sliver-client", "havoc":
+		return "an exploitation framework"
+	case "mimikatz", "mimipenguin", "lazagne", "crackmapexec", "netexec", "nxc", "evil-winrm", "bloodhound-python", "enum4linux",
+		"enum4linux-ng", "smbmap", "rpcclient", "impacket-secretsdump", "secretsdump.py", "psexec.py", "wmiexec.py", "smbexec.py",
+		"impacket-psexec", "impacket-wmiexec", "getuserspns.py", "impacket-getuserspns", "linpeas.sh", "linpeas", "pspy", "pspy64",
+		"linenum.sh", "les.sh", "linux-exploit-suggester.sh":
+		return "a post-exploitation tool"
+	}
+	return ""
+}
+
+// checkAttackTool judges one command for attack tooling.
+func (s *scan) checkAttackTool(v *cmdView) {
+	if v.fam&famAttack == 0 {
+		return
+	}
+	what := attackTool(v.prog)
+	if what == "" || len(v.args) == 1 && (v.args[0] == "--help" || v.args[0] == "-h" || v.args[0] == "--version" || v.args[0] == "-V") {
+		return
+	}
+	s.add(rAttackTool, v.prog+" is "+what+": no coding task needs it, and it is how an intrusion spreads; a human should approve it", v.prog+" "+evJoin(v.args))
+}

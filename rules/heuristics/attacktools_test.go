@@ -1,0 +1,22 @@
+package heuristics
+
+import "testing"
+
+func TestAttackTool(t *testing.T) {
+	runRuleCases(t, "offense.attack-tool", []ruleCase{
+		cmdCase("nmap -sS 10.0.0.0/24", true),
+		cmdCase("sudo masscan -p1-65535 10.0.0.0/16", true),
+		cmdCase("hydra -l root -P p.txt ssh://h", true),
+		cmdCase("hashcat -m 0 h.txt w.txt", true),
+		cmdCase("/opt/john/run/john h.txt", true),
+		cmdCase("timeout 60 sqlmap -u http://h/?id=1", true),
+		cmdCase("./linpeas.sh", true),
+		cmdCase("msfvenom -p linux/x64/shell_reverse_tcp LHOST=h -f elf", true),
+		cmdCase("nmap --version", false),
+		cmdCase("hashcat -h", false),
+		cmdCase("which nmap", false),
+		cmdCase("man hydra", false),
+		cmdCase("grep -r sqlmap docs", false),
+		cmdCase("nc -zv localhost 5432", false),
+	})
+}
