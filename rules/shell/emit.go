@@ -46,6 +46,9 @@ func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, f
 		Redirects: redirs,
 	}
 	args := fields[1:]
+	if p, ok := w.copiedProgram(prog.text, fr); ok {
+		cmd.Program = p // cp /bin/rm ./del; ./del -rf ~
+	}
 	// Most programs (ls, go, npm, …) have none of the follow-ups below:
 	// one lookup says which can do anything, and the rest are skipped.
 	traits := traitsOf(cmd.Program)
@@ -63,6 +66,9 @@ func (w *walker) emitCall(fields []field, assigns []string, redirs []Redirect, f
 		w.execEnv(assigns, fr)
 	}
 	if cmd.Program == "" {
+		return
+	}
+	if (w.defs.funcs != nil || w.defs.aliases != nil) && !prog.dynamic && w.callDefined(prog.text, args, fr) {
 		return
 	}
 	if traits&ptNested != 0 && w.nestedScript(cmd.Program, args, assigns, redirs, fr) {
@@ -110,7 +116,7 @@ var programTraits = func() map[string]uint16 {
 		add(ptWrap, n)
 	}
 	add(ptWrap, "find")
-	add(ptTrack, "cd", "pushd", "popd")
+	add(ptTrack, "cd", "pushd", "popd", "cp", "ln", "mv", "install")
 	add(ptDir, "git", "make", "gmake", "tar", "bsdtar")
 	add(ptSettings, "shopt", "enable", "set")
 	return m
@@ -235,6 +241,7 @@ func (w *walker) nestedScript(program string, args []field, assigns []string, re
 			// An alias runs in place of a command word, in this shell.
 			if name, val, ok := strings.Cut(a.text, "="); ok && name != "" && val != "" {
 				w.nested(val, fr, "alias")
+				w.defineAlias(name, val)
 			}
 		}
 		return true

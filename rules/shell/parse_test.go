@@ -87,7 +87,7 @@ func TestParseCommands(t *testing.T) {
 		{"case", "case $(uname) in Linux) apt update;; *) brew update;; esac",
 			[]string{"apt update", "brew update", "1:$(): uname"}, nil},
 		{"function", "f() { rm -rf /; }; f",
-			[]string{"0:function: rm -rf /", "f"}, nil},
+			[]string{"0:function: rm -rf /", "f", "1:function f: rm -rf /"}, nil},
 		{"command substitution", "echo $(whoami) `hostname`",
 			[]string{"echo $(whoami) `hostname`", "1:$(): whoami", "1:$(): hostname"}, nil},
 		{"nested substitution", "echo $(cat $(ls))",
@@ -180,7 +180,13 @@ func TestParseNestedScripts(t *testing.T) {
 		{`trap 2 INT`, []string{"trap 2 INT"}},
 		{`trap 'id' `, []string{"trap id"}},
 		{`trap -p EXIT`, []string{"trap -p EXIT"}},
-		{`alias ls='rm -rf ~' ll='ls -l'`, []string{"alias \"ls=rm -rf ~\" \"ll=ls -l\"", "1:alias: rm -rf ~", "1:alias: ls -l"}},
+		{`alias ls='rm -rf ~' ll='ls -l'`, []string{"alias \"ls=rm -rf ~\" \"ll=ls -l\"", "1:alias: rm -rf ~", "1:alias: ls -l", "2:alias ls: rm -rf ~ -l"}},
+		{`alias ls='ls -F'; ls x`, []string{"alias \"ls=ls -F\"", "1:alias: ls -F", "ls x", "1:alias ls: ls -F x"}},
+		{`alias x=rm; x -rf ~`, []string{"alias x=rm", "1:alias: rm", "x -rf ~", "1:alias x: rm -rf ~"}},
+		{`f() { rm -rf "$1"; }; f ~/x`, []string{"0:function: rm -rf $1", "f ~/x", "1:function f: rm -rf ~/x"}},
+		{`f() { g "$@"; }; g() { id "$2"; }; f a b`, []string{"0:function: g $@", "0:function: id $2", "f a b", "1:function f: g $@", "2:function g: id $2"}},
+		{`f() { g "$@"; }; g() { id "$1"; }; f a`, []string{"0:function: g $@", "0:function: id $1", "f a", "1:function f: g a", "2:function g: id a"}},
+		{`cp /bin/rm ./del; ./del -rf ~`, []string{"cp /bin/rm ./del", "./del -rf ~"}},
 		{`alias ls`, []string{"alias ls"}},
 	}
 	for _, tt := range tests {

@@ -156,6 +156,8 @@ func (w *walker) track(program string, args []field, fr frame) {
 			w.sem.stack = append(w.sem.stack, w.sem.dir)
 		}
 		w.sem.oldDir, w.sem.dir = w.sem.dir, target
+	case "cp", "ln", "mv", "install":
+		w.trackCopy(program, args, fr)
 	case "popd":
 		if n := len(w.sem.stack); n > 0 && len(dirOperands(args)) == 0 {
 			w.sem.oldDir, w.sem.dir = w.sem.dir, w.sem.stack[n-1]

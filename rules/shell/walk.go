@@ -61,6 +61,9 @@ type walker struct {
 	// variable that may hold several, which value.
 	pickName string
 	pick     int
+	// defs are the functions, aliases and program copies the line has
+	// defined (defs.go).
+	defs defs
 }
 
 // subst is a command or process substitution found while rendering words;
@@ -192,6 +195,9 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 			w.stmts(item.Stmts, fr)
 		}
 	case *syntax.FuncDecl:
+		if cmd.Name != nil {
+			w.defineFunc(cmd.Name.Value, cmd.Body, fr)
+		}
 		fr.via = "function"
 		w.stmt(cmd.Body, fr)
 	case *syntax.TimeClause:
