@@ -73,6 +73,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	}
 	s.checkFamilies(cs)
 	s.checkMiners(cs, src)
+	s.checkRewrittenScript(cs)
 	s.checkEncryptImpact(cs)
 	s.checkInterpreterCode(cs)
 	s.checkPlantedCode(cs)

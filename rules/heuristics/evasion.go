@@ -195,3 +195,46 @@ func printsShellSetup(word string) bool {
 	}
 	return false
 }
+
+// checkRewrittenScript flags a shell or interpreter that runs, as its
+// program, text another command rewrote on the way: echo 'RM -RF ~' | tr
+// A-Z a-z | sh, perl -e 'print …' | sh, gzip -dc p.gz | sh. The walker
+// follows text it can see (echo, printf, here-documents) into the shell;
+// what a transformer makes of it is not in the line, so the script that
+// runs cannot be judged.
+func (s *scan) checkRewrittenScript(cs *cmdScan) {
+	if !s.enabled(rEvShell) || len(cs.script.Pipelines) == 0 {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.c.Pipeline < 0 || !readsProgramFromStdin(v) {
+			continue
+		}
+		before := cs.before(v)
+		if len(before) == 0 {
+			continue
+		}
+		u := cs.view(before[len(before)-1])
+		if u == nil || !rewritesText(u) {
+			continue
+		}
+		s.add(rEvShell, v.prog+" runs as its program the text "+u.prog+" rewrites: what runs is not in the command line; write it out and run it plainly",
+			u.prog+" … | "+v.prog)
+		return
+	}
+}
+
+// rewritesText reports programs that turn their input (or their own
+// inline code) into different text: character and line transformers,
+// decompressors, and interpreters printing from a one-liner.
+func rewritesText(u *cmdView) bool {
+	switch u.prog {
+	case "tr", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "rev", "cut", "paste", "fold", "iconv", "uudecode", "recode",
+		"zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "gunzip", "unxz", "unzstd", "bunzip2":
+		return true
+	case "gzip", "bzip2", "xz", "zstd", "lz4":
+		return hasShortFlag(u.args, 'd') || hasLongFlag(u.args, "decompress")
+	}
+	return u.hasCode && u.kind != "" && u.kind != "shell"
+}

@@ -66,3 +66,20 @@ func TestEvasionUnanalysable(t *testing.T) {
 		cmdCase("echo ok", false),
 	})
 }
+
+func TestRewrittenScript(t *testing.T) {
+	runRuleCases(t, "evasion.shell-obfuscation", []ruleCase{
+		cmdCase("echo 'RM -RF ~' | tr A-Z a-z | sh", true),
+		cmdCase("echo x | sed 's/x/id/' | bash -s", true),
+		cmdCase("perl -e 'print \"id\"' | sh", true),
+		cmdCase("python3 -c 'print(1)' | python3", true),
+		cmdCase("gzip -dc p.gz | sh", true),
+		cmdCase("cat p.zst | zstd -d | sudo bash", true),
+		cmdCase("awk '{print \"rm \" $1}' list.txt | sh", true),
+		cmdCase("echo 'npm ci && npm test' | sh", false),
+		cmdCase("cat setup.sh | sh", false),
+		cmdCase("zcat logs.gz | grep ERROR", false),
+		cmdCase("sed 's/a/b/' f | sort", false),
+		cmdCase("gzip -c f | ssh h 'cat > f.gz'", false),
+	})
+}
