@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,10 @@ type defs struct {
 	// expanding is the alias being expanded: as in the shell, its own
 	// name is not expanded again in its value (alias ls='ls -F').
 	expanding string
+	// calling are the functions whose bodies are being walked: a call
+	// of one from inside itself is not followed again (:(){ :|:& };:
+	// would otherwise be walked once per level of a binary tree).
+	calling []string
 }
 
 // funcDef is a function's body and the source its positions refer to.
@@ -55,14 +60,19 @@ var programDirs = []string{"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/l
 // trackCopy records the destination of cp / ln / mv / install SRC DST
 // when SRC is an installed program: running DST runs it.
 func (w *walker) trackCopy(program string, args []field, fr frame) {
-	var ops []field
+	var ops [2]field
+	n := 0
 	for _, a := range args {
 		if a.text == "--" || strings.HasPrefix(a.text, "-") && len(a.text) > 1 {
 			continue
 		}
-		ops = append(ops, a)
+		if n == len(ops) {
+			return // several sources: not a copy of one program
+		}
+		ops[n] = a
+		n++
 	}
-	if len(ops) != 2 {
+	if n != 2 {
 		return
 	}
 	src, ok1 := staticText(ops[0])
@@ -101,7 +111,11 @@ func (w *walker) copiedProgram(name string, fr frame) (string, bool) {
 // and reports whether name was one.
 func (w *walker) callDefined(name string, args []field, fr frame) bool {
 	if def, ok := w.defs.funcs[name]; ok {
-		w.callFunc(name, def, args, fr)
+		if !slices.Contains(w.defs.calling, name) {
+			w.defs.calling = append(w.defs.calling, name)
+			w.callFunc(name, def, args, fr)
+			w.defs.calling = w.defs.calling[:len(w.defs.calling)-1]
+		}
 		return true
 	}
 	if value, ok := w.defs.aliases[name]; ok && w.defs.expanding != name {
@@ -129,40 +143,47 @@ func (w *walker) callFunc(name string, def funcDef, args []field, fr frame) {
 		w.evasion("too-deep", body)
 		return
 	}
-	names := []string{"#", "@", "*"}
-	for i := 1; i <= 9; i++ {
-		names = append(names, strconv.Itoa(i))
+	var saved [len(positional)]varVal
+	var had [len(positional)]bool
+	for i, n := range positional {
+		saved[i], had[i] = w.sem.vars[n]
 	}
-	saved := make(map[string]varVal, len(names))
-	had := make(map[string]bool, len(names))
-	for _, n := range names {
-		saved[n], had[n] = w.sem.vars[n]
-	}
-	all, known := make([]string, 0, len(args)), true
+	var all strings.Builder
+	known := true
 	for i, a := range args {
 		t, ok := staticText(a)
 		known = known && ok
-		all = append(all, t)
+		if i > 0 {
+			all.WriteByte(' ')
+		}
+		all.WriteString(t)
 		if i < 9 {
-			w.assignVar(strconv.Itoa(i+1), t, ok, false, false)
+			w.assignVar(positional[i], t, ok, false, false)
 		}
 	}
 	// A computed argument may be several words: then the later
 	// parameters and their count are unknown too.
 	for i := len(args); i < 9; i++ {
-		w.assignVar(strconv.Itoa(i+1), "", known, false, false)
+		w.setVar(positional[i], varVal{vals: emptyValue, known: known})
 	}
 	w.assignVar("#", strconv.Itoa(len(args)), known, false, false)
 	// "$@" is one word per argument, which a single value cannot say: it
 	// is known only for a call with at most one argument.
-	w.assignVar("@", strings.Join(all, " "), known && len(args) <= 1, false, false)
-	w.assignVar("*", strings.Join(all, " "), known, false, false)
+	w.assignVar("@", all.String(), known && len(args) <= 1, false, false)
+	w.assignVar("*", all.String(), known, false, false)
 	w.stmt(def.body, inner)
-	for _, n := range names {
-		if had[n] {
-			w.setVar(n, saved[n])
+	for i, n := range positional {
+		if had[i] {
+			w.setVar(n, saved[i])
 		} else {
 			delete(w.sem.vars, n)
 		}
 	}
 }
+
+// emptyValue is the value of an unset parameter, shared: values are
+// never changed in place (appendAlt copies).
+var emptyValue = []string{""}
+
+// positional are the parameters a function call sets.
+var positional = [...]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*"}

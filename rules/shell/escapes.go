@@ -13,6 +13,12 @@ import "strings"
 
 // escapes follows the commands program runs by such a way out.
 func (w *walker) escapes(program string, args []field, redirs []Redirect, fr frame) {
+	switch program {
+	case "docker", "podman", "nerdctl", "kubectl", "oc":
+		if len(args) == 0 || args[0].text != "exec" {
+			return // most of their commands run nothing of the line's
+		}
+	}
 	words := texts(args)
 	switch program {
 	case "gdb":
