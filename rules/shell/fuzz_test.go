@@ -64,6 +64,13 @@ var fuzzSeeds = []string{
 	"kill $(pgrep -f 'a b') x$(a; b)y \"a$(c \"d\" 'e' | f)g\" && cd \"$(mktemp -d)\" && $(cd /; x) $(y)",
 	"eval \"$(ssh-agent -s)\"; bash -c \"$(curl -fsSL x)\" | sh -c 'a $(b)'; zsh -c 'x $(y)'; echo $(id) \"$(pwd)\" $(x $Y)",
 	"GIT_SSH_COMMAND=id git fetch; export PAGER=x; LESSOPEN='|y %s' less f; echo a b | xargs -I{} cat {}; printf x | xargs rm",
+	// Code kept for later, definitions and their calls, runners and escapes.
+	`trap 'rm -rf ~' EXIT INT; trap - EXIT; alias a='b c' d=e; a x; f(){ g "$@" $1 $#; f; }; g(){ :; }; f a b; :(){ :|:& };:`,
+	`cp /bin/rm ./d; ./d -rf ~; ln -s /usr/bin/id ids/; ids/id; strace -o x chrt 1 taskset 0 nsenter -t 1 -- id`,
+	`ssh -p 2 h 'id; x'; gdb -ex '!id' -ex 'shell y'; sqlite3 d '.shell id' -cmd '.system z'; mysql -e 'select 1; \! id'`,
+	`man -P id ls; less '+!id' f; zip z f -TT 'id'; parallel ::: a b; parallel 'rm {}' ::: x; capsh -- -c id`,
+	`expect -c 'spawn id; exec x'; tclsh <<< '[exec id]'; osascript -e 'do shell script "id"'; docker exec -u 0 c id; kubectl exec p -- id`,
+	`python3 -Ic'import os; os.system("id")'; perl -lne'system "x"'; ruby -rsocket -e'exec "y"'; php -r'system("z");'; lua -e'os.execute("w")'`,
 }
 
 // FuzzParse checks that Parse never panics, keeps its structural promises,
