@@ -117,6 +117,7 @@ const (
 	rExfilURLData
 	rEncryptImpact
 	rAttackTool
+	rExfilSecretVar
 
 	numRules
 )
@@ -351,6 +352,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rExfilSecretVar: {"exfil.secret-variable", CategoryExfiltration, high, escalate,
+		"Sends the value of a secret environment variable ($GITHUB_TOKEN, $OPENAI_API_KEY, …) to a host that is neither trusted nor the secret's issuer."},
 	rAttackTool: {"offense.attack-tool", CategoryOffense, high, escalate,
 		"Runs an attack tool: a network scanner, login brute-forcer, password cracker, web attack scanner, exploitation framework or post-exploitation kit (nmap, hydra, hashcat, sqlmap, msfconsole, mimikatz, linpeas, …)."},
 	rEncryptImpact: {"destructive.encrypt-impact", CategoryDestructive, critical, block,
