@@ -139,23 +139,6 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	}
 }
 
-// wrapped emits the program a command runs with its arguments, as unwrap
-// does for a wrapper.
-func (w *walker) wrapped(call []field, redirs []Redirect, fr frame, via string) {
-	if len(call) == 0 {
-		return
-	}
-	if fr.wrap >= maxWrapChain {
-		w.s.TooDeep = true
-		w.evasion("too-deep", strings.Join(texts(call), " "))
-		return
-	}
-	inner := fr
-	inner.via = via
-	inner.wrap++
-	w.emitCall(call, nil, redirs, inner)
-}
-
 // gdbShell returns the command of a gdb "!CMD" or "shell CMD".
 func gdbShell(c string) (string, bool) {
 	c = strings.TrimSpace(c)
@@ -222,30 +205,18 @@ func (w *walker) parallel(args []field, fr frame) {
 // exec or spawn (exec rm -rf x, [exec id], spawn ssh host): the words up
 // to the end of the command (newline, ";" or "]").
 func tclCommands(code string) []string {
-	if len(code) > maxCodeScan {
-		code = code[:maxCodeScan]
-	}
 	var out []string
-	for _, kw := range []string{"exec", "spawn"} {
-		for off := 0; off < len(code); {
-			i := strings.Index(code[off:], kw)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(kw)
-			if i > 0 && isIdentByte(code[i-1]) || off >= len(code) || (code[off] != ' ' && code[off] != '\t') {
-				continue
-			}
-			rest := code[off:]
-			if j := strings.IndexAny(rest, "\n;]"); j >= 0 {
-				rest = rest[:j]
-			}
-			if rest = strings.TrimSpace(rest); rest != "" {
-				out = append(out, rest)
-			}
+	afterKeywords(code, []string{"exec", "spawn"}, func(before byte, rest string) {
+		if isIdentByte(before) || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+			return // part of a longer word
 		}
-	}
+		if j := strings.IndexAny(rest, "\n;]"); j >= 0 {
+			rest = rest[:j]
+		}
+		if rest = strings.TrimSpace(rest); rest != "" {
+			out = append(out, rest)
+		}
+	})
 	return out
 }
 
@@ -254,17 +225,34 @@ func tclCommands(code string) []string {
 // ("tell application \"Terminal\" to do script \"…\"").
 func appleScriptShell(script string) []string {
 	var out []string
-	for _, kw := range []string{"do shell script", "do script"} {
-		for off := 0; off < len(script); {
-			i := strings.Index(script[off:], kw)
+	afterKeywords(script, []string{"do shell script", "do script"}, func(_ byte, rest string) {
+		if lit, _, ok := readLiteral(strings.TrimLeft(rest, " \t")); ok {
+			out = append(out, lit)
+		}
+	})
+	return out
+}
+
+// afterKeywords calls fn for each occurrence of one of kws in the first
+// maxCodeScan bytes of code, with the byte before it (0 at the start)
+// and the text after it.
+func afterKeywords(code string, kws []string, fn func(before byte, rest string)) {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	for _, kw := range kws {
+		for off := 0; off < len(code); {
+			i := strings.Index(code[off:], kw)
 			if i < 0 {
 				break
 			}
-			off += i + len(kw)
-			if lit, _, ok := readLiteral(strings.TrimLeft(script[off:], " \t")); ok {
-				out = append(out, lit)
+			i += off
+			off = i + len(kw)
+			var before byte
+			if i > 0 {
+				before = code[i-1]
 			}
+			fn(before, code[off:])
 		}
 	}
-	return out
 }

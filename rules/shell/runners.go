@@ -27,12 +27,7 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		return w.flock(args, fr)
 	case "busybox":
 		if len(args) > 0 && !args[0].dynamic && !strings.HasPrefix(args[0].text, "-") {
-			inner := fr
-			inner.via = "busybox"
-			inner.wrap++
-			if inner.wrap <= maxWrapChain {
-				w.emitCall(args, nil, redirs, inner)
-			}
+			w.wrapped(args, redirs, fr, "busybox")
 		}
 		return true
 	case "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff":
@@ -88,11 +83,8 @@ func (w *walker) flock(args []field, fr frame) bool {
 		return true
 	}
 	spec := wrapper{valueShort: "wEn", valueLong: []string{"timeout", "conflict-exit-code", "wait"}, operands: 1}
-	if start, _, ok := spec.commandStart(args); ok && fr.wrap < maxWrapChain {
-		inner := fr
-		inner.via = "flock"
-		inner.wrap++
-		w.emitCall(args[start:], nil, nil, inner)
+	if start, _, ok := spec.commandStart(args); ok {
+		w.wrapped(args[start:], nil, fr, "flock")
 	}
 	return true
 }

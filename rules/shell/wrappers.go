@@ -89,14 +89,10 @@ func (w *walker) unwrap(program string, args []field, redirs []Redirect, fr fram
 	if !ok {
 		return
 	}
-	if fr.wrap >= maxWrapChain {
-		w.s.TooDeep = true
-		w.evasion("too-deep", strings.Join(texts(args), " "))
+	inner, ok := w.wrapFrame(fr, program, args)
+	if !ok {
 		return
 	}
-	inner := fr
-	inner.via = program
-	inner.wrap++
 	if program == "env" {
 		if script, ok := envSplitString(args); ok {
 			inner.via = "env -S"
@@ -198,15 +194,7 @@ func (w *walker) findExec(args []field, fr frame) {
 			end++
 		}
 		if end > start {
-			if fr.wrap >= maxWrapChain {
-				w.s.TooDeep = true
-				w.evasion("too-deep", strings.Join(texts(args[start:end]), " "))
-				return
-			}
-			inner := fr
-			inner.via = "find " + action
-			inner.wrap++
-			w.emitCall(args[start:end], nil, nil, inner)
+			w.wrapped(args[start:end], nil, fr, "find "+action)
 		}
 		i = end
 	}
@@ -267,4 +255,31 @@ func (w *walker) sameDepthScript(src string, fr frame) {
 		return
 	}
 	w.parseScript(src, fr, false)
+}
+
+// wrapped emits the program a command runs with its arguments (find
+// -exec, flock, busybox APPLET, docker exec, …), as unwrap does for a
+// wrapper.
+func (w *walker) wrapped(call []field, redirs []Redirect, fr frame, via string) {
+	if len(call) == 0 {
+		return
+	}
+	if inner, ok := w.wrapFrame(fr, via, call); ok {
+		w.emitCall(call, nil, redirs, inner)
+	}
+}
+
+// wrapFrame is the frame of a program run by another one, Via it; past
+// maxWrapChain the line is too deep (evidence: the words run) and ok is
+// false.
+func (w *walker) wrapFrame(fr frame, via string, evidence []field) (inner frame, ok bool) {
+	if fr.wrap >= maxWrapChain {
+		w.s.TooDeep = true
+		w.evasion("too-deep", strings.Join(texts(evidence), " "))
+		return fr, false
+	}
+	inner = fr
+	inner.via = via
+	inner.wrap++
+	return inner, true
 }
