@@ -69,7 +69,7 @@ func (s *scan) checkEncryptImpact(cs *cmdScan) {
 		v := &cs.views[i]
 		if in, ok := encryptedInputs(v); ok {
 			ev := v.prog + " " + evJoin(v.args)
-			if via := v.c.Via; via == "xargs" || strings.HasPrefix(via, "find ") {
+			if via := v.c.Via; via == "xargs" || strings.HasPrefix(via, "find ") || v.c.Program == "xargs" {
 				// Run once per file that find or xargs hands it.
 				if root, why := s.bulkRoot(cs, v); why != "" {
 					s.add(rEncryptImpact, v.prog+" encrypts every file under "+why+" ("+root+"): only the key's holder could read them again; refuse it", ev)
@@ -111,24 +111,47 @@ func (s *scan) checkEncryptImpact(cs *cmdScan) {
 	}
 }
 
-// bulkRoot returns the directory the find before v walks, and why
-// encrypting all of it would be ruinous, or "" when it is not a home, the
-// workspace or a system directory.
+// bulkRoot returns the directory the find that hands v its files walks,
+// and why encrypting all of it would be ruinous, or "" when it is not a
+// home, the workspace or a system directory. That find is the wrapper
+// right before v (find … -exec), or, under xargs, a command piped into
+// the xargs before v.
 func (s *scan) bulkRoot(cs *cmdScan, v *cmdView) (root, why string) {
-	for i := v.idx - 1; i >= 0; i-- {
-		u := &cs.views[i]
-		if u.prog != "find" {
-			continue
-		}
-		for _, a := range u.args {
-			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-				break // the expression starts
-			}
-			if why := criticalDir(cs.resolveIn(u.c, a), cs.root, cs.home); why != "" {
-				return a, why
+	var find *cmdView
+	feeding := func(x *cmdView) { // the find piped into xargs x
+		for _, k := range cs.before(x) {
+			if w := cs.view(k); w != nil && w.c.Program == "find" {
+				find = w
 			}
 		}
+	}
+	switch {
+	case v.c.Program == "xargs": // the view of xargs itself, unwrapped
+		feeding(v)
+	case v.c.Via == "xargs":
+		for i := v.idx - 1; i >= 0; i-- {
+			if u := &cs.views[i]; u.c.Program == "xargs" {
+				feeding(u)
+				break
+			}
+		}
+	case strings.HasPrefix(v.c.Via, "find"):
+		for i := v.idx - 1; i >= 0 && find == nil; i-- {
+			if u := &cs.views[i]; u.c.Program == "find" {
+				find = u
+			}
+		}
+	}
+	if find == nil {
 		return "", ""
+	}
+	for _, a := range find.args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break // the expression starts
+		}
+		if why := criticalDir(cs.resolveIn(find.c, a), cs.root, cs.home); why != "" {
+			return a, why
+		}
 	}
 	return "", ""
 }

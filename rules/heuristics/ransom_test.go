@@ -25,5 +25,8 @@ func TestEncryptImpact(t *testing.T) {
 		cmdCase("find ./exports -type f -exec gpg -e -r ops@example.com {} \\;", false),
 		cmdCase("openssl dgst -sha256 release.tar.gz && rm release.tar.gz", false),
 		cmdCase("ccrypt -r -K k ./vault", false),
+		// The find that feeds xargs is the one in its pipeline.
+		cmdCase("find . -name '*.tmp' -delete; ls reports | xargs gpg -c", false),
+		cmdCase("find ~ -type f | sort | xargs -n1 gpg -c", true),
 	})
 }
