@@ -32,10 +32,9 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			}
 		}
 	case "sqlite3":
-		for i, a := range words {
-			if a == "-cmd" && i+1 < len(words) {
-				a = words[i+1]
-			}
+		// Its SQL and dot-commands are operands or -cmd values: each word
+		// that is a .shell or .system command runs.
+		for _, a := range words {
 			for _, dot := range []string{".shell ", ".system "} {
 				if c, ok := strings.CutPrefix(strings.TrimSpace(a), dot); ok {
 					w.nestedShell(c, fr, "sqlite3 "+strings.TrimSpace(dot), "sh", nil)
@@ -119,21 +118,17 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			}
 		}
 	case "docker", "podman", "nerdctl":
-		// docker exec [options] CONTAINER CMD…
-		if len(words) > 0 && words[0] == "exec" {
-			spec := wrapper{valueShort: "euw", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys"}, operands: 1}
-			if start, _, ok := spec.commandStart(args[1:]); ok {
-				w.wrapped(args[1+start:], nil, fr, program+" exec")
-			}
+		// docker exec [options] CONTAINER CMD… (only exec gets here)
+		spec := wrapper{valueShort: "euw", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys"}, operands: 1}
+		if start, _, ok := spec.commandStart(args[1:]); ok {
+			w.wrapped(args[1+start:], nil, fr, program+" exec")
 		}
 	case "kubectl", "oc":
-		// kubectl exec [options] POD -- CMD…
-		if len(words) > 0 && words[0] == "exec" {
-			for i, a := range words {
-				if a == "--" && i+1 < len(words) {
-					w.wrapped(args[i+1:], nil, fr, program+" exec")
-					break
-				}
+		// kubectl exec [options] POD -- CMD… (only exec gets here)
+		for i, a := range words {
+			if a == "--" && i+1 < len(words) {
+				w.wrapped(args[i+1:], nil, fr, program+" exec")
+				break
 			}
 		}
 	}
