@@ -1,14 +1,18 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Programs with a way out to a command (GTFOBins lists each): a debugger
 // or database client's shell escape (gdb -ex '!…', sqlite3 '.shell …',
 // mysql -e '\! …', psql -c '\! …'), a pager or archiver's command option
 // (man -P, less +!…, zip -TT), programs whose operands or script run a
-// command (parallel, capsh --, expect's spawn, tclsh's exec, osascript's
-// do shell script), and commands run elsewhere by this one (ssh HOST CMD,
-// docker exec, kubectl exec). Each command they run is judged as a nested
+// command (parallel, capsh --, start-stop-daemon, expect's spawn, tclsh's
+// exec, osascript's do shell script), and commands run elsewhere by this
+// one (ssh HOST CMD, pdsh / pssh / clush, ansible -a, docker exec, kubectl
+// exec). Each command they run is judged as a nested
 // script or a wrapped program, Via the program.
 
 // escapes follows the commands program runs by such a way out.
@@ -122,6 +126,41 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 		spec := wrapper{valueShort: "euw", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys"}, operands: 1}
 		if start, _, ok := spec.commandStart(args[1:]); ok {
 			w.wrapped(args[1+start:], nil, fr, program+" exec")
+		}
+	case "pdsh", "pssh", "parallel-ssh", "clush":
+		// pdsh -w HOSTS CMD…: the command runs on each host, as ssh's.
+		spec := wrapper{valueShort: "wxlRugfthHopOXte", valueLong: []string{"hosts", "host", "user", "timeout", "par", "outdir", "errdir", "option"}}
+		if start, _, ok := spec.commandStart(args); ok {
+			remote := fr
+			remote.chdir = UnknownDir
+			w.nestedShell(strings.Join(words[start:], " "), remote, program, "sh", nil)
+		}
+	case "ansible":
+		// ansible HOSTS -m shell|command|raw -a CMD (command is the
+		// default module).
+		module, _ := flagValue(words, "m", "module-name")
+		if c, ok := flagValue(words, "a", "args"); ok && (module == "" || module == "shell" || module == "command" || module == "raw" ||
+			module == "ansible.builtin.shell" || module == "ansible.builtin.command" || module == "ansible.builtin.raw") {
+			remote := fr
+			remote.chdir = UnknownDir
+			w.nestedShell(c, remote, "ansible -a", "sh", nil)
+		}
+	case "start-stop-daemon":
+		// start-stop-daemon --start --exec PATH [-- ARGS]: runs PATH
+		// (or --startas) with ARGS.
+		prog, ok := flagValue(words, "a", "startas")
+		if !ok {
+			prog, ok = flagValue(words, "x", "exec")
+		}
+		if ok && prog != "" && (slices.Contains(words, "--start") || slices.Contains(words, "-S")) {
+			call := []field{{text: prog, raw: prog}}
+			for i, a := range words {
+				if a == "--" {
+					call = append(call, args[i+1:]...)
+					break
+				}
+			}
+			w.wrapped(call, nil, fr, "start-stop-daemon")
 		}
 	case "kubectl", "oc":
 		// kubectl exec [options] POD -- CMD… (only exec gets here)

@@ -71,6 +71,7 @@ var fuzzSeeds = []string{
 	`man -P id ls; less '+!id' f; zip z f -TT 'id'; parallel ::: a b; parallel 'rm {}' ::: x; capsh -- -c id`,
 	`expect -c 'spawn id; exec x'; tclsh <<< '[exec id]'; osascript -e 'do shell script "id"'; docker exec -u 0 c id; kubectl exec p -- id`,
 	`python3 -Ic'import os; os.system("id")'; perl -lne'system "x"'; ruby -rsocket -e'exec "y"'; php -r'system("z");'; lua -e'os.execute("w")'`,
+	`pdsh -w h[1-2] 'id'; pssh -H a -i x; ansible all -m shell -a 'id | y'; start-stop-daemon --start --exec /bin/id -- -u`,
 }
 
 // FuzzParse checks that Parse never panics, keeps its structural promises,

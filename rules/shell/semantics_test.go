@@ -308,6 +308,12 @@ func TestCodeRunners(t *testing.T) {
 		{`osascript -e 'do shell script "id"'`, "1:osascript do shell script: id"},
 		{"docker exec -u 0 -w /x c id -u", "0:docker exec: id -u"},
 		{"kubectl exec -it p -c x -- id", "0:kubectl exec: id"},
+		{"pdsh -w web[1-3] -l root 'id -u'", "1:pdsh: id -u"},
+		{"pssh -H a -H b -i id", "1:pssh: id"},
+		{"clush -w n[1-4] -b id", "1:clush: id"},
+		{"ansible all -m shell -a 'id; uname'", "1:ansible -a: id"},
+		{"ansible web -a id", "1:ansible -a: id"},
+		{"start-stop-daemon --start --exec /usr/bin/id -- -u", "0:start-stop-daemon: /usr/bin/id -u"},
 		// The program glued to its option, in one word.
 		{`python3 -c'import os; os.system("id")'`, "1:python3: id"},
 		{`python3 -Ic'import os; os.system("id")'`, "1:python3: id"},
@@ -348,6 +354,8 @@ func TestCodeRunners(t *testing.T) {
 		"less +G f",
 		"man -P cat ls",
 		"docker exec c ls",
+		"ansible all -m ping",
+		"start-stop-daemon --stop --exec /usr/bin/node",
 	}
 	for _, src := range harmless {
 		if s := Parse(src); s.HasEvasion("opaque-code") || len(s.Evasions) > 0 {
