@@ -22,7 +22,7 @@ func TestCatalogueIsSortedUniqueAndComplete(t *testing.T) {
 		CategoryPromptInjection: true, CategoryEncodingEvasion: true,
 		CategoryDefenseImpairment: true, CategorySystemDisruption: true, CategoryAccountChange: true, CategoryTrustStore: true,
 		CategoryTunnel: true, CategoryFileTransfer: true, CategoryCloudSecrets: true,
-		CategorySystemTamper: true, CategoryCollection: true, CategoryOffense: true,
+		CategorySystemTamper: true, CategoryCollection: true, CategoryOffense: true, CategoryInfrastructure: true,
 	}
 	for i, r := range cat {
 		if i > 0 && cat[i-1].ID >= r.ID {

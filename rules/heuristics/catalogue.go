@@ -118,6 +118,8 @@ const (
 	rEncryptImpact
 	rAttackTool
 	rExfilSecretVar
+	rInfraDestroy
+	rCloudGrant
 
 	numRules
 )
@@ -352,6 +354,10 @@ var familyRules = map[ruleIndex]Rule{
 		"Captures the screen, the clipboard, the microphone or camera, the keyboard, or live network traffic."},
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
+	rInfraDestroy: {"infra.destroy", CategoryInfrastructure, high, escalate,
+		"Destroys infrastructure or a data store: terraform / pulumi destroy, kubectl delete namespace / pv / --all, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, DROP DATABASE / TABLE, TRUNCATE, redis FLUSHALL, docker volume prune."},
+	rCloudGrant: {"infra.access-grant", CategoryInfrastructure, high, escalate,
+		"Grants access to a cloud account or cluster: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding."},
 	rExfilSecretVar: {"exfil.secret-variable", CategoryExfiltration, high, escalate,
 		"Sends the value of a secret environment variable ($GITHUB_TOKEN, $OPENAI_API_KEY, …) to a host that is neither trusted nor the secret's issuer."},
 	rAttackTool: {"offense.attack-tool", CategoryOffense, high, escalate,

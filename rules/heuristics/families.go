@@ -33,6 +33,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		}
 		s.checkSystemTamper(cs, v)
 		s.checkAttackTool(v)
+		s.checkInfrastructure(v)
 		s.checkCollection(cs, v)
 	}
 }

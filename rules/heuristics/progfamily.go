@@ -33,6 +33,7 @@ const (
 	famMiner                           // checkMiners
 	famCrypt                           // checkEncryptImpact (encryptedInputs)
 	famAttack                          // checkAttackTool (attackTool)
+	famInfra                           // checkInfrastructure (infraChange)
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -83,11 +84,11 @@ func progFamily(prog string) family {
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
 	case "oc":
-		return famCluster | famPriv
+		return famCluster | famPriv | famInfra
 	case "kubectl-view_secret", "k9s":
 		return famCluster
 	case "kubectl":
-		return famCluster | famCLIToken | famPriv
+		return famCluster | famCLIToken | famPriv | famInfra
 	case "git":
 		return famGit | famSecretSearch | famPriv
 	case "telnet", "mkfifo", "mknod":
@@ -104,7 +105,12 @@ func progFamily(prog string) family {
 		return famCLIToken | famCrypt
 	case "age", "ccrypt", "ccencrypt":
 		return famCrypt
-	case "printenv", "echo", "printf", "aws", "gcloud", "gh", "security", "az", "op", "pass", "gopass", "vault",
+	case "aws", "gcloud", "az":
+		return famCLIToken | famInfra
+	case "terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
+		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo":
+		return famInfra
+	case "printenv", "echo", "printf", "gh", "security", "op", "pass", "gopass", "vault",
 		"heroku", "secret-tool":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
@@ -112,7 +118,9 @@ func progFamily(prog string) family {
 		return famDestroy
 	case "chmod", "crontab":
 		return famDestroy | famPriv
-	case "at", "batch", "vipw", "visudo", "docker", "podman", "nerdctl", "systemctl", "update-rc.d",
+	case "docker", "podman":
+		return famPriv | famInfra
+	case "at", "batch", "vipw", "visudo", "nerdctl", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":

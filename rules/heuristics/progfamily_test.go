@@ -16,7 +16,7 @@ func TestProgFamilyCoversRules(t *testing.T) {
 	fset := token.NewFileSet()
 	funcs := map[string]*ast.FuncDecl{}
 	for _, file := range []string{"accounts.go", "tunnels.go", "transfer.go", "cloudsecrets.go", "gitremote.go", "revshell.go",
-		"scripts.go", "rce.go", "credentials.go", "destructive.go", "privilege.go", "systemtamper.go", "collection.go", "ransom.go"} {
+		"scripts.go", "rce.go", "credentials.go", "destructive.go", "privilege.go", "systemtamper.go", "collection.go", "ransom.go", "infra.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -46,6 +46,7 @@ func TestProgFamilyCoversRules(t *testing.T) {
 		{famSystem, []string{"checkSystemTamper"}},
 		{famCapture, []string{"checkCollection"}},
 		{famCrypt, []string{"encryptedInputs"}},
+		{famInfra, []string{"infraChange"}},
 	} {
 		var progs []string
 		for _, name := range tc.funcs {

@@ -76,4 +76,5 @@ const (
 	CategorySystemTamper      = "system_tamper"
 	CategoryCollection        = "collection"
 	CategoryOffense           = "offensive_tools"
+	CategoryInfrastructure    = "infrastructure"
 )
