@@ -59,7 +59,8 @@ func infraChange(v *cmdView) (what string, grant bool) {
 			return "deletes a bucket or everything under a prefix", false
 		case svc == "iam" && awsIAMGrant(verb):
 			return "changes who can act in the account (iam " + verb + ")", true
-		case strings.HasPrefix(verb, "delete-") && verb != "delete-tags" || strings.HasPrefix(verb, "terminate-"):
+		// Deleting one object or a tag is as ordinary as aws s3 rm of one file.
+		case strings.HasPrefix(verb, "delete-") && verb != "delete-tags" && verb != "delete-object" || strings.HasPrefix(verb, "terminate-"):
 			return "runs " + svc + " " + verb, false
 		}
 	case "gcloud":

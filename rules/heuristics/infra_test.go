@@ -31,6 +31,8 @@ func TestInfraDestroy(t *testing.T) {
 		cmdCase("helm upgrade --install api ./chart", false),
 		cmdCase("aws s3 rm s3://b/one.html", false),
 		cmdCase("aws ec2 delete-tags --resources i-1 --tags Key=k", false),
+		cmdCase("aws s3api delete-object --bucket b --key tmp/x", false),
+		cmdCase("aws s3api delete-objects --bucket b --delete file://all.json", true),
 		cmdCase("gcloud compute instances list", false),
 		cmdCase(`psql -c 'select * from drop_table_log'`, false),
 		cmdCase("redis-cli get flushall", false),
