@@ -1,9 +1,6 @@
 package heuristics
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Collection: capturing what the user sees, types, copies or says, what
 // crosses the network, or what other processes hold in memory. No coding
@@ -33,7 +30,7 @@ func (s *scan) checkCollection(cs *cmdScan, v *cmdView) {
 		}
 	case "xclip":
 		// xclip's options are single-dash words (-selection, -out).
-		if slices.Contains(v.args, "-o") || slices.Contains(v.args, "-out") || slices.Contains(v.args, "-output") {
+		if containsArg(v.args, "-o") || containsArg(v.args, "-out") || containsArg(v.args, "-output") {
 			what = "reads the clipboard"
 		}
 	case "xsel":

@@ -585,25 +585,31 @@ func inlineCode(v *cmdView) (code string, ok bool) {
 // findInlineCode computes inlineCode for a view whose prog, args and kind
 // are set.
 func findInlineCode(v *cmdView) (code string, ok bool) {
-	kind := v.kind
-	var short byte
-	var long string
-	switch kind {
+	switch kind := v.kind; kind {
 	case "shell":
-		short = 'c'
+		// sh -c 'script' [name args…]: the script is the first operand after -c.
+		if !hasShortFlag(v.args, 'c') {
+			return "", false
+		}
+		ops := operands(v.args, "oO", nil)
+		if len(ops) == 0 {
+			return "", false
+		}
+		return ops[0], true
 	case "python", "perl", "ruby", "lua", "php":
 		// Their option parsers also take a program glued to its option
 		// (perl -e'…', python3 -Ic'…'), which the shell package reads.
 		code, ok = shell.InlineProgram(kind, v.args)
-		if !ok && v.c.PipedProgram != "" {
-			return v.c.PipedProgram, true // echo 'code' | python3
-		}
-		return code, ok
 	case "node":
-		short, long = 'e', "eval"
+		short, long := byte('e'), "eval"
 		if hasShortFlag(v.args, 'p') {
 			short, long = 'p', "print"
 		}
+		flagValues(v.args, short, long, func(val string) {
+			if !ok {
+				code, ok = val, true
+			}
+		})
 	case "powershell":
 		for i, a := range v.args {
 			if l := strings.ToLower(a); (l == "-c" || l == "-command") && i+1 < len(v.args) {
@@ -614,22 +620,6 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 	default:
 		return "", false
 	}
-	if kind == "shell" {
-		// sh -c 'script' [name args…]: the script is the first operand after -c.
-		if !hasShortFlag(v.args, 'c') {
-			return "", false
-		}
-		ops := operands(v.args, "oO", nil)
-		if len(ops) == 0 {
-			return "", false
-		}
-		return ops[0], true
-	}
-	flagValues(v.args, short, long, func(val string) {
-		if !ok {
-			code, ok = val, true
-		}
-	})
 	if !ok && v.c.PipedProgram != "" {
 		return v.c.PipedProgram, true // echo 'code' | python3
 	}

@@ -456,7 +456,7 @@ func (s *scan) checkURLData(v *cmdView) {
 		if j < 0 {
 			continue // a substitution in the host is exfil.dns
 		}
-		host := urlHost(a)
+		host := hostAfterScheme(rest)
 		if host == "" || isLoopbackHost(host) || s.an.trusted.match(host) {
 			continue
 		}

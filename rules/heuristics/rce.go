@@ -16,7 +16,8 @@ func isFetcher(v *cmdView) bool {
 		"aria2c", "lynx", "w3m", "links", "nc", "ncat", "netcat", "telnet", "socat", "tftp", "atftp", "ftpget":
 		return true
 	case "scp", "rsync":
-		return remoteSource(v) != ""
+		src, _ := copyFromHost(v)
+		return src != ""
 	case "openssl":
 		return len(v.args) > 0 && v.args[0] == "s_client"
 	}
@@ -336,9 +337,7 @@ func appendSaved(saved []savedFile, v *cmdView) []savedFile {
 	case "scp", "rsync":
 		// A copy from another host: the last operand, or the remote
 		// file's name inside it when it is a directory.
-		ops := operands(v.args, "cFiJloPS", []string{"--rsh", "--rsync-path", "--exclude", "--include", "--filter"})
-		if src := remoteSource(v); src != "" && len(ops) >= 2 {
-			dst := ops[len(ops)-1]
+		if src, dst := copyFromHost(v); src != "" {
 			if dst == "." || strings.HasSuffix(dst, "/") {
 				dst = baseName(src)
 			}
@@ -407,21 +406,23 @@ func executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
 	return savedFile{}, false
 }
 
-// remoteSource returns the first operand of scp or rsync, other than the
-// last, that names a file on another host (host:path, user@host:path,
-// scp:// or rsync:// URLs), or "".
-func remoteSource(v *cmdView) string {
+// copyFromHost returns, for scp or rsync, the path of the first source
+// operand that names a file on another host (host:path, user@host:path,
+// scp:// or rsync:// URLs) and the destination (the last operand); src
+// is "" for a copy that fetches nothing.
+func copyFromHost(v *cmdView) (src, dst string) {
 	ops := operands(v.args, "cFiJloPS", []string{"--rsh", "--rsync-path", "--exclude", "--include", "--filter"})
 	if len(ops) < 2 {
-		return ""
+		return "", ""
 	}
+	dst = ops[len(ops)-1]
 	for _, op := range ops[:len(ops)-1] {
 		if strings.HasPrefix(op, "scp://") || strings.HasPrefix(op, "rsync://") {
-			return op
+			return op, dst
 		}
 		if i := strings.IndexByte(op, ':'); i > 0 && !strings.ContainsRune(op[:i], '/') {
-			return op[i+1:]
+			return op[i+1:], dst
 		}
 	}
-	return ""
+	return "", ""
 }

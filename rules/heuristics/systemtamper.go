@@ -107,13 +107,16 @@ func (s *scan) judgeSystemWrite(cs *cmdScan, v *cmdView, target, how string) {
 	switch {
 	case strings.HasPrefix(p.Abs, "/proc/sys/"):
 		s.add(rKernelChange, how+" the kernel parameter "+p.Abs+": it changes how the whole machine behaves; a human should approve it", target)
+		return
 	case !inSystemDir(p.Abs):
-	case loginAuthConfig(p.Abs) != "":
-		s.add(rPersistLoginAuth, how+" "+loginAuthConfig(p.Abs)+": it decides who can log in and how; refuse it", target)
-	default:
-		if _, _, ok := persistTarget(p, cs.home); ok && how == "writes" {
-			return // checkPrivilege judges it as persistence or account tampering
-		}
-		s.add(rSystemFileWrite, how+" the system file "+p.Abs+": system configuration and programs are the administrator's; make this change yourself if it is needed", target)
+		return
 	}
+	if auth := loginAuthConfig(p.Abs); auth != "" {
+		s.add(rPersistLoginAuth, how+" "+auth+": it decides who can log in and how; refuse it", target)
+		return
+	}
+	if _, _, ok := persistTarget(p, cs.home); ok && how == "writes" {
+		return // checkPrivilege judges it as persistence or account tampering
+	}
+	s.add(rSystemFileWrite, how+" the system file "+p.Abs+": system configuration and programs are the administrator's; make this change yourself if it is needed", target)
 }

@@ -105,27 +105,25 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 // (python3 -c CODE, perl -we CODE, node --eval=CODE, perl -e'CODE'), if
 // any.
 func inlineProgram(lang string, args []field) (string, bool) {
-	for i, a := range args {
-		switch code, at := inlineWord(lang, a.text); {
-		case at == inlineHere:
-			return code, true
-		case at == inlineNext && i+1 < len(args):
-			return args[i+1].text, true
-		}
-	}
-	return "", false
+	return inlineProgramIn(lang, args, func(f field) string { return f.text })
 }
 
 // InlineProgram is inlineProgram for a command's argument words: the
 // program python, perl, ruby, php, lua, node, julia or R ("python",
 // "perl", …, "js", "julia", "r") is given in its arguments, if any.
 func InlineProgram(lang string, args []string) (string, bool) {
+	return inlineProgramIn(lang, args, func(a string) string { return a })
+}
+
+// inlineProgramIn reads the words of args (text gives each one's) with
+// inlineWord.
+func inlineProgramIn[T any](lang string, args []T, text func(T) string) (string, bool) {
 	for i, a := range args {
-		switch code, at := inlineWord(lang, a); {
+		switch code, at := inlineWord(lang, text(a)); {
 		case at == inlineHere:
 			return code, true
 		case at == inlineNext && i+1 < len(args):
-			return args[i+1], true
+			return text(args[i+1]), true
 		}
 	}
 	return "", false
