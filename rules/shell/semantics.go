@@ -100,7 +100,18 @@ func joinDir(dir, p string) string {
 }
 
 // cleanDir cleans a directory; "." (the starting directory) becomes "".
+// A directory under a root the line does not spell out (~, ~user, $HOME)
+// keeps that root and any ".." that climbs above it: path.Clean would
+// read the root as a relative name, and "~/.." would become the starting
+// directory.
 func cleanDir(d string) string {
+	if d != "" && (d[0] == '~' || d[0] == '$') {
+		root, rest, _ := strings.Cut(d, "/")
+		if rest = path.Clean(rest); rest == "." {
+			return root
+		}
+		return root + "/" + rest
+	}
 	d = path.Clean(d)
 	if d == "." {
 		return ""

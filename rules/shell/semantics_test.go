@@ -46,6 +46,12 @@ func TestWorkingDirectory(t *testing.T) {
 		{"CDPATH=/etc; cd ssh; cat x", "cat", "x", UnknownDir},
 		{"cd /etc && bash -c 'cat shadow'", "cat", "shadow", "/etc"},
 		{"bash -c 'cd /etc'; cat shadow", "cat", "shadow", ""},
+		// Climbing above the home is not the starting directory.
+		{"cd && rm -rf ../dev", "rm", "-rf ../dev", "~"},
+		{"cd ~/.. && ls", "ls", "", "~/.."},
+		{"cd ~/a/../.. && ls", "ls", "", "~/.."},
+		{"cd ~root/.. && ls", "ls", "", "~root/.."},
+		{"cd ~/x/./y/.. && ls", "ls", "", "~/x"},
 	}
 	for _, tt := range tests {
 		s := Parse(tt.src)
@@ -62,7 +68,8 @@ func TestWorkingDirectory(t *testing.T) {
 
 func TestPathOf(t *testing.T) {
 	c := Command{Dir: "~/.ssh"}
-	for p, want := range map[string]string{"id_rsa": "~/.ssh/id_rsa", "../x": "~/x", "/etc/x": "/etc/x", "~/y": "~/y", "$HOME/z": "$HOME/z"} {
+	for p, want := range map[string]string{"id_rsa": "~/.ssh/id_rsa", "../x": "~/x", "/etc/x": "/etc/x", "~/y": "~/y", "$HOME/z": "$HOME/z",
+		"../../dev": "~/../dev", "../..": "~/..", "$HOME/../x": "$HOME/../x"} {
 		if got := c.PathOf(p); got != want {
 			t.Errorf("PathOf(%q) in %q = %q, want %q", p, c.Dir, got, want)
 		}
