@@ -42,9 +42,18 @@ func infraChange(v *cmdView) (what string, grant bool) {
 				return "deletes every object of a kind", false
 			}
 		case "create":
-			if (op(1) == "clusterrolebinding" || op(1) == "rolebinding") && (containsArg(v.args, "--clusterrole=cluster-admin") || containsArg(v.args, "--clusterrole=admin") ||
-				containsArg(v.args, "cluster-admin")) {
-				return "binds an account to cluster-admin", true
+			if op(1) == "clusterrolebinding" || op(1) == "rolebinding" {
+				// The role is what --clusterrole names; the binding's own
+				// name may be anything, cluster-admin included.
+				role := ""
+				flagValues(v.args, 0, "clusterrole", func(r string) {
+					if r == "cluster-admin" || r == "admin" {
+						role = r
+					}
+				})
+				if role != "" {
+					return "binds an account to " + role, true
+				}
 			}
 		}
 	case "helm":

@@ -50,7 +50,10 @@ func TestCloudAccessGrant(t *testing.T) {
 		cmdCase("gcloud iam service-accounts keys create k.json --iam-account=a@p.iam.gserviceaccount.com", true),
 		cmdCase("az ad app credential reset --id x", true),
 		cmdCase("aws iam list-users", false),
+		cmdCase("kubectl create rolebinding ops --clusterrole admin --group=ops -n prod", true),
 		cmdCase("kubectl create rolebinding v --clusterrole=view --user=dev", false),
+		// The binding's name is not its role.
+		cmdCase("kubectl create rolebinding cluster-admin-readers --clusterrole=view --group=auditors", false),
 		cmdCase("gcloud projects get-iam-policy proj", false),
 		cmdCase("az role assignment list --assignee me@example.com", false),
 	})
