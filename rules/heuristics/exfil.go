@@ -190,8 +190,67 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 				report(label + " (" + raw + ")")
 				break
 			}
+			if substitutionDumpsEnvironment(a) {
+				report("the environment variables (API keys, tokens), substituted into " + a)
+				break
+			}
 		}
 	}
+}
+
+// substitutionDumpsEnvironment reports a word whose $(…) or `…` starts
+// with a command that prints every environment variable:
+// curl -d "$(env | base64)".
+func substitutionDumpsEnvironment(word string) bool {
+	for rest := word; ; {
+		i := strings.IndexAny(rest, "$`")
+		if i < 0 {
+			return false
+		}
+		if rest[i] == '$' {
+			if i+1 >= len(rest) || rest[i+1] != '(' {
+				rest = rest[i+1:]
+				continue
+			}
+			i++
+		}
+		rest = rest[i+1:]
+		inner := rest
+		if end := strings.IndexAny(inner, "|);`&"); end >= 0 {
+			inner = inner[:end]
+		}
+		fields := strings.Fields(inner)
+		if len(fields) > 0 {
+			u := cmdView{prog: baseName(fields[0]), args: fields[1:]}
+			if dumpsEnvironment(&u) {
+				return true
+			}
+		}
+	}
+}
+
+// codeDumpsEnvironment reports interpreter code that takes the whole
+// environment rather than one variable: dict(os.environ),
+// JSON.stringify(process.env), %ENV, ENV.to_h, getenv().
+func codeDumpsEnvironment(code string) bool {
+	for _, whole := range []struct{ name, oneOf string }{
+		{"os.environ", "[.g"}, {"process.env", ".["}, {"%ENV", ""}, {"ENV.to_", ""}, {"$_ENV", "["}, {"getenv()", ""},
+	} {
+		for rest := code; ; {
+			i := strings.Index(rest, whole.name)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(whole.name):]
+			if whole.oneOf == "" || rest == "" || !strings.ContainsRune(whole.oneOf, rune(rest[0])) {
+				return true
+			}
+			if whole.name == "os.environ" && (strings.HasPrefix(rest, ".copy(") || strings.HasPrefix(rest, ".items(")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dumpsEnvironment reports commands that print every environment variable.
@@ -219,6 +278,10 @@ func (s *scan) checkInlineExfil(cs *cmdScan) {
 		code := v.code
 		if raw, label, found := cs.sensitiveMention(code); found {
 			s.add(rExfilFile, "a "+v.prog+" one-liner sends "+label+" ("+raw+") over the network: secrets must not leave the machine", code)
+			return
+		}
+		if codeDumpsEnvironment(code) {
+			s.add(rExfilFile, "a "+v.prog+" one-liner sends the environment variables (API keys, tokens) over the network: secrets must not leave the machine", code)
 			return
 		}
 	}

@@ -22,6 +22,7 @@ const maxPlanted = 16
 type planted struct {
 	abs     string
 	content string
+	run     bool // the line runs the file after writing it
 }
 
 // checkPlantedCode judges files written by the line, scripts the line
@@ -36,7 +37,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
-		if len(v.c.Redirects) == 0 && v.prog != "tee" && len(files) == 0 && len(s.act.Attachments) == 0 {
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
 		for _, f := range cs.writtenFiles(v) {
@@ -54,14 +55,25 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		}
 		abs := cs.resolveIn(nil, file).Abs
 		written := false
-		for _, f := range files {
-			if f.abs == abs {
-				written = true
+		for k := range files {
+			if f := &files[k]; f.abs == abs {
+				written, f.run = true, true
 				s.judgePlanted(scriptLang(lang, f.abs, f.content), f.content, abs, "runs "+baseName(abs)+", written just before")
 			}
 		}
 		if !written {
 			s.judgeAttachment(cs, abs, lang)
+		}
+	}
+	// Code written into a source file and not run here runs later: when
+	// the project is built, tested or imports it.
+	for k := range files {
+		f := &files[k]
+		if f.run || hookKind(f.abs) != "" {
+			continue
+		}
+		if lang := codeFileLang(f.abs); lang != "" {
+			s.judgePlanted(lang, f.content, f.abs, "writes code into "+baseName(f.abs)+", which runs when the project runs or imports it")
 		}
 	}
 }
@@ -98,9 +110,19 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	case "npm":
 		src = strings.Join(packageScripts(content), "\n")
 	case "ci":
-		src = strings.Join(workflowCommands(content), "\n")
+		src = ciExpressions(strings.Join(workflowCommands(content), "\n"))
 	case "gitconfig":
 		src = strings.Join(gitConfigCommands(content), "\n")
+	case "docker":
+		src = strings.Join(dockerRunCommands(content), "\n")
+	case "json-commands":
+		src = strings.Join(jsonCommands(content), "\n")
+	case "sshconfig":
+		src = strings.Join(sshConfigCommands(content), "\n")
+	case "vim":
+		src = strings.Join(vimCommands(content), "\n")
+	case "ci-env":
+		src = strings.Join(ciEnvCommands(content), "\n")
 	case "python":
 		src = "python3 -c " + shellQuote(content)
 	case "js":
@@ -120,7 +142,9 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	buf := getViews()
 	cs := newCmdScan(sc, s.act, buf)
 	inner.commandRules(&cs, src)
-	inner.checkUnanalysable(&cs)
+	if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
+		inner.checkUnanalysable(&cs) // text of comments alone is no code
+	}
 	for _, e := range sc.Evasions {
 		switch e.Kind {
 		case "dialect", "opaque-code", "too-deep":
@@ -142,15 +166,25 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // writtenFiles returns the files v writes with text the line shows:
-// echo/printf > F, cat > F <<EOF, tee F <<EOF, echo … | tee F.
+// echo/printf > F, cat > F <<EOF, tee F <<EOF, echo … | tee F, and the
+// text sed -i / perl -pi insert (inPlaceEdit).
 func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
 	content, ok := cs.producedText(v)
 	var out []planted
 	if ok {
 		for _, r := range v.c.Redirects {
 			if (r.Op == ">" || r.Op == ">>" || r.Op == ">|" || r.Op == "&>") && (r.FD == "" || r.FD == "1") && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
+				if ciEnvFile(r.Target) {
+					out = append(out, planted{abs: ciEnvPath, content: content})
+					continue
+				}
 				out = append(out, planted{abs: cs.resolveIn(v.c, r.Target).Abs, content: content})
 			}
+		}
+	}
+	if files, text, ok := inPlaceEdit(v); ok {
+		for _, f := range files {
+			out = append(out, planted{abs: cs.resolveIn(v.c, f).Abs, content: text})
 		}
 	}
 	if v.prog == "tee" {
@@ -249,146 +283,10 @@ func scriptLang(lang, abs, content string) string {
 	return "shell"
 }
 
-// hookKind says whether a file is run by build, test or git tooling by
-// itself, and as what.
-func hookKind(abs string) string {
-	base := baseName(abs)
-	switch {
-	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
-		return "make"
-	case base == "package.json":
-		return "npm"
-	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
-		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
-		return "python"
-	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/"):
-		return "shell"
-	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
-		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
-		return "ci"
-	case strings.HasSuffix(abs, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(abs, "/.config/git/config"):
-		return "gitconfig"
-	}
-	return ""
-}
-
-func hookRunner(kind string) string {
-	switch kind {
-	case "make":
-		return "make runs"
-	case "npm":
-		return "npm runs"
-	case "python":
-		return "Python tooling runs by itself"
-	case "ci":
-		return "CI runs on the next push"
-	case "gitconfig":
-		return "configures commands git runs"
-	}
-	return "runs by itself"
-}
-
-// packageScripts returns the values of package.json's "scripts" object.
-func packageScripts(pkg string) []string {
-	i := strings.Index(pkg, `"scripts"`)
-	if i < 0 {
-		return nil
-	}
-	rest := pkg[i+len(`"scripts"`):]
-	open := strings.IndexByte(rest, '{')
-	if open < 0 {
-		return nil
-	}
-	rest = rest[open+1:]
-	if end := strings.IndexByte(rest, '}'); end >= 0 {
-		rest = rest[:end]
-	}
-	var out []string
-	n := 0
-	shell.CodeLiterals(rest, func(lit string) {
-		if n%2 == 1 {
-			out = append(out, lit)
-		}
-		n++
-	})
-	return out
-}
-
-// workflowCommands returns the shell commands of a CI file: run: values
-// (inline or block) and the items of script: lists.
-func workflowCommands(yml string) []string {
-	var out []string
-	lines := strings.Split(yml, "\n")
-	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		t = strings.TrimPrefix(t, "- ")
-		key, val, ok := strings.Cut(t, ":")
-		if !ok {
-			continue
-		}
-		key = strings.TrimSpace(key)
-		val = strings.TrimSpace(val)
-		switch key {
-		case "run", "script", "before_script", "after_script", "command", "cmd":
-		default:
-			continue
-		}
-		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
-		if val != "" && val != "|" && val != ">" && val != "|-" && val != ">-" {
-			out = append(out, strings.Trim(val, `"'`))
-			continue
-		}
-		for i+1 < len(lines) {
-			next := lines[i+1]
-			ni := len(next) - len(strings.TrimLeft(next, " "))
-			if strings.TrimSpace(next) != "" && ni <= indent && !strings.HasPrefix(strings.TrimSpace(next), "- ") {
-				break
-			}
-			if strings.TrimSpace(next) != "" && ni < indent {
-				break
-			}
-			i++
-			out = append(out, strings.Trim(strings.TrimPrefix(strings.TrimSpace(next), "- "), `"'`))
-		}
-	}
-	return out
-}
-
-// gitConfigCommands returns the commands set in a git configuration file
-// under keys git runs (core.pager, alias.x = !…, filter.x.clean, …).
-func gitConfigCommands(ini string) []string {
-	var out []string
-	section := ""
-	for line := range strings.SplitSeq(ini, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
-			sec := strings.Trim(t, "[]")
-			name, sub, hasSub := strings.Cut(sec, " ")
-			section = strings.ToLower(name)
-			if hasSub {
-				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
-			}
-			continue
-		}
-		k, v, ok := strings.Cut(t, "=")
-		if !ok {
-			continue
-		}
-		key := section + "." + strings.TrimSpace(k)
-		v = strings.Trim(strings.TrimSpace(v), `"`)
-		if shell.GitExecKey(key) {
-			if strings.HasPrefix(strings.ToLower(key), "alias.") && !strings.HasPrefix(v, "!") {
-				continue
-			}
-			out = append(out, strings.TrimPrefix(v, "!"))
-		}
-	}
-	return out
-}
-
-// checkHookWrites judges files written by the file tools that build, test
-// and git tooling run by themselves (Makefile, package.json scripts,
-// conftest.py, CI workflows, git configuration, hooks).
+// checkHookWrites judges files written by the file tools that tools run
+// by themselves (Makefile, package.json scripts, conftest.py, CI
+// workflows, git configuration, hooks, editor tasks) and source files,
+// which run when the project does.
 func (s *scan) checkHookWrites() {
 	switch s.act.Type {
 	case "write_file", "edit_file":
@@ -400,8 +298,12 @@ func (s *scan) checkHookWrites() {
 		if p.Access != actionWrite {
 			continue
 		}
-		kind := hookKind(p.Abs)
-		if kind == "" {
+		kind, what := hookKind(p.Abs), ""
+		if kind != "" {
+			what = "writes " + baseName(p.Abs) + ", which " + hookRunner(kind)
+		} else if kind = codeFileLang(p.Abs); kind != "" {
+			what = "writes code into " + baseName(p.Abs) + ", which runs when the project runs or imports it"
+		} else {
 			continue
 		}
 		for j := range s.act.Strings {
@@ -410,7 +312,7 @@ func (s *scan) checkHookWrites() {
 			if str.Layer != 0 || !contentFields[top] {
 				continue
 			}
-			s.judgePlanted(kind, str.Value, p.Abs, "writes "+baseName(p.Abs)+", which "+hookRunner(kind))
+			s.judgePlanted(kind, str.Value, p.Abs, what)
 		}
 		return
 	}

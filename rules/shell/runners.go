@@ -309,6 +309,12 @@ func MakeRecipes(makefile string) string {
 			if !strings.HasPrefix(line, "\t") {
 				target, after, ok := strings.Cut(line, ";")
 				if !ok || !strings.Contains(target, ":") {
+					// $(shell …) outside a recipe runs when make reads
+					// the file (X := $(shell …), $(info $(shell …))).
+					makeShellCalls(line, func(cmd string) {
+						logical.WriteString(cmd)
+						flush()
+					})
 					continue
 				}
 				line = after // target: prereqs ; recipe
@@ -327,6 +333,33 @@ func MakeRecipes(makefile string) string {
 	}
 	flush()
 	return b.String()
+}
+
+// makeShellCalls calls fn with the command of each $(shell …) in line.
+func makeShellCalls(line string, fn func(cmd string)) {
+	for {
+		i := strings.Index(line, "$(shell ")
+		if i < 0 {
+			return
+		}
+		depth, j := 0, i+1
+		for ; j < len(line); j++ {
+			if line[j] == '(' {
+				depth++
+			} else if line[j] == ')' {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		if j >= len(line) {
+			fn(line[i+len("$(shell "):])
+			return
+		}
+		fn(line[i+len("$(shell ") : j])
+		line = line[j+1:]
+	}
 }
 
 // makeRefs rewrites make's variable and function references in a recipe

@@ -1,0 +1,477 @@
+package heuristics
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// Files that tools run by themselves, and the commands they hold: a
+// Makefile's recipes, package.json's scripts, a CI workflow's steps, git
+// configuration that names programs. checkPlantedCode and checkHookWrites
+// judge those commands as the code they are.
+
+// hookKind says whether a file is run by build, test or git tooling by
+// itself, and as what.
+func hookKind(abs string) string {
+	base := baseName(abs)
+	switch {
+	case abs == ciEnvPath:
+		return "ci-env"
+	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		return "make"
+	case base == "package.json":
+		return "npm"
+	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
+		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
+		return "python"
+	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/"):
+		return "shell"
+	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
+		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
+		return "ci"
+	case strings.HasSuffix(abs, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(abs, "/.config/git/config"):
+		return "gitconfig"
+	case base == "Dockerfile" || base == "Containerfile" || strings.HasPrefix(base, "Dockerfile.") || strings.HasSuffix(base, ".dockerfile"):
+		return "docker"
+	case strings.HasSuffix(abs, "/.vscode/tasks.json") || strings.HasSuffix(abs, "/.vscode/mcp.json") ||
+		strings.Contains(abs, "/.claude/settings") && strings.HasSuffix(base, ".json") || base == ".mcp.json" ||
+		strings.HasSuffix(abs, "/.cursor/mcp.json") || base == "devcontainer.json" || base == ".devcontainer.json" ||
+		base == "claude_desktop_config.json" || strings.HasSuffix(abs, "/.gemini/settings.json"):
+		return "json-commands"
+	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
+		return "sshconfig"
+	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
+		return "vim"
+	}
+	return ""
+}
+
+func hookRunner(kind string) string {
+	switch kind {
+	case "make":
+		return "make runs"
+	case "npm":
+		return "npm runs"
+	case "python":
+		return "Python tooling runs by itself"
+	case "ci":
+		return "CI runs on the next push"
+	case "gitconfig":
+		return "configures commands git runs"
+	case "docker":
+		return "docker build runs"
+	case "json-commands":
+		return "an editor, agent or dev container runs by itself"
+	case "sshconfig":
+		return "ssh runs on every connection"
+	case "vim":
+		return "vim runs at start"
+	case "ci-env":
+		return "sets the environment of every later CI step"
+	}
+	return "runs by itself"
+}
+
+// packageScripts returns the values of package.json's "scripts" object.
+func packageScripts(pkg string) []string {
+	var rest string
+	if i := strings.Index(pkg, `"scripts"`); i >= 0 {
+		rest = pkg[i+len(`"scripts"`):]
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			return nil
+		}
+		rest = rest[open+1:]
+		if end := strings.IndexByte(rest, '}'); end >= 0 {
+			rest = rest[:end]
+		}
+	} else if !strings.Contains(pkg, `"name"`) {
+		// An edit's fragment ("test": "…"): its pairs may be scripts.
+		rest = pkg
+	}
+	var out []string
+	n := 0
+	shell.CodeLiterals(rest, func(lit string) {
+		if n%2 == 1 {
+			out = append(out, lit)
+		}
+		n++
+	})
+	return out
+}
+
+// workflowCommands returns the shell commands of a CI file: run: values
+// (inline or block) and the items of script: lists.
+func workflowCommands(yml string) []string {
+	var out []string
+	lines := strings.Split(yml, "\n")
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		t = strings.TrimPrefix(t, "- ")
+		key, val, ok := strings.Cut(t, ":")
+		if !ok {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		val = strings.TrimSpace(val)
+		switch key {
+		case "run", "script", "before_script", "after_script", "command", "cmd":
+		default:
+			continue
+		}
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		if val != "" && val != "|" && val != ">" && val != "|-" && val != ">-" {
+			out = append(out, strings.Trim(val, `"'`))
+			continue
+		}
+		for i+1 < len(lines) {
+			next := lines[i+1]
+			ni := len(next) - len(strings.TrimLeft(next, " "))
+			if strings.TrimSpace(next) != "" && ni <= indent && !strings.HasPrefix(strings.TrimSpace(next), "- ") {
+				break
+			}
+			if strings.TrimSpace(next) != "" && ni < indent {
+				break
+			}
+			i++
+			out = append(out, strings.Trim(strings.TrimPrefix(strings.TrimSpace(next), "- "), `"'`))
+		}
+	}
+	return out
+}
+
+// ciExpressions rewrites the ${{ … }} expressions CI substitutes into a
+// step before the shell runs it as the shell values they stand for: the
+// whole secrets context as the whole environment, one secret as a
+// variable whose name says it is a secret, anything else as a word.
+func ciExpressions(cmds string) string {
+	if !strings.Contains(cmds, "${{") {
+		return cmds
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(cmds, "${{")
+		if i < 0 {
+			b.WriteString(cmds)
+			return b.String()
+		}
+		end := strings.Index(cmds[i:], "}}")
+		if end < 0 {
+			b.WriteString(cmds)
+			return b.String()
+		}
+		b.WriteString(cmds[:i])
+		expr := strings.TrimSpace(cmds[i+3 : i+end])
+		switch name, one := strings.CutPrefix(expr, "secrets."); {
+		case one && name != "" && !strings.ContainsAny(name, " ()"):
+			b.WriteString("${" + name + "_SECRET}")
+		case strings.Contains(expr, "secrets"):
+			b.WriteString("$(printenv)")
+		default:
+			b.WriteString("CI_EXPRESSION")
+		}
+		cmds = cmds[i+end+2:]
+	}
+}
+
+// gitConfigCommands returns the commands set in a git configuration file
+// under keys git runs (core.pager, alias.x = !…, filter.x.clean, …).
+func gitConfigCommands(ini string) []string {
+	var out []string
+	section := ""
+	for line := range strings.SplitSeq(ini, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			sec := strings.Trim(t, "[]")
+			name, sub, hasSub := strings.Cut(sec, " ")
+			section = strings.ToLower(name)
+			if hasSub {
+				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		key := section + "." + strings.TrimSpace(k)
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		if shell.GitExecKey(key) {
+			if strings.HasPrefix(strings.ToLower(key), "alias.") && !strings.HasPrefix(v, "!") {
+				continue
+			}
+			out = append(out, strings.TrimPrefix(v, "!"))
+		}
+	}
+	return out
+}
+
+// codeFileLang is the language of a source file by its name, or "" when
+// it is not one judgePlanted reads.
+func codeFileLang(abs string) string {
+	ext := abs[strings.LastIndexByte(abs, '.')+1:]
+	switch ext {
+	case "py":
+		return "python"
+	case "js", "mjs", "cjs":
+		return "js"
+	case "rb":
+		return "ruby"
+	case "pl", "pm":
+		return "perl"
+	case "php":
+		return "php"
+	case "lua":
+		return "lua"
+	case "sh", "bash", "zsh":
+		return "shell"
+	}
+	return ""
+}
+
+// ciEnvFile reports a redirect target that is one of the files a CI step
+// writes to set the environment or PATH of every later step.
+func ciEnvFile(target string) bool {
+	t := strings.Trim(target, `"`)
+	switch t {
+	case "$GITHUB_ENV", "${GITHUB_ENV}", "$GITHUB_PATH", "${GITHUB_PATH}", "$BASH_ENV", "${BASH_ENV}":
+		return true
+	}
+	return false
+}
+
+// ciEnvCommands turns NAME=VALUE lines written to $GITHUB_ENV into the
+// exports they amount to for every later step; a line written to
+// $GITHUB_PATH is a directory put first on PATH.
+func ciEnvCommands(content string) []string {
+	var out []string
+	for line := range strings.SplitSeq(content, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if name, val, ok := strings.Cut(line, "="); ok && !strings.ContainsAny(name, " /") {
+			out = append(out, "export "+name+"="+shellQuote(val))
+		} else {
+			out = append(out, "export PATH="+shellQuote(line)+":$PATH")
+		}
+	}
+	return out
+}
+
+// dockerRunCommands returns the RUN instructions of a Dockerfile: the
+// shell form as written, the exec form's words joined.
+func dockerRunCommands(dockerfile string) []string {
+	var out []string
+	var logical strings.Builder
+	flush := func() {
+		line := strings.TrimSpace(logical.String())
+		logical.Reset()
+		if len(line) < 4 || !strings.EqualFold(line[:3], "RUN") || line[3] != ' ' && line[3] != '\t' {
+			return
+		}
+		line = strings.TrimSpace(line[4:])
+		for strings.HasPrefix(line, "--") { // --mount=…, --network=…
+			_, rest, _ := strings.Cut(line, " ")
+			line = strings.TrimSpace(rest)
+		}
+		if strings.HasPrefix(line, "[") {
+			var words []string
+			n := 0
+			shell.CodeLiterals(line, func(lit string) {
+				if n < 64 {
+					words = append(words, lit)
+				}
+				n++
+			})
+			if len(words) >= 3 && (words[1] == "-c" || words[1] == "-lc") {
+				line = words[2]
+			} else {
+				line = strings.Join(words, " ")
+			}
+		}
+		out = append(out, line)
+	}
+	for line := range strings.SplitSeq(dockerfile, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if cont, ok := strings.CutSuffix(line, "\\"); ok {
+			logical.WriteString(cont)
+			logical.WriteByte(' ')
+			continue
+		}
+		logical.WriteString(line)
+		flush()
+	}
+	flush()
+	return out
+}
+
+// commandKeys are the JSON keys whose values editors, agents and dev
+// containers run as commands: a VS Code task, a Claude Code hook or MCP
+// server, a dev container's lifecycle commands.
+var commandKeys = map[string]bool{
+	"command": true, "postCreateCommand": true, "postStartCommand": true, "postAttachCommand": true,
+	"initializeCommand": true, "onCreateCommand": true, "updateContentCommand": true,
+}
+
+// jsonCommands returns the commands a JSON settings file holds under
+// commandKeys, a sibling "args" list joined to its "command". A fragment
+// that does not parse is read pair by pair.
+func jsonCommands(text string) []string {
+	var doc any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return jsonCommandPairs(text)
+	}
+	var out []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 32 {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for k, val := range t {
+				if !commandKeys[k] {
+					walk(val, depth+1)
+					continue
+				}
+				switch c := val.(type) {
+				case string:
+					if args, ok := t["args"].([]any); ok && k == "command" {
+						c += " " + joinQuoted(args)
+					}
+					out = append(out, c)
+				case []any:
+					out = append(out, joinQuoted(c))
+				case map[string]any:
+					// A dev container's lifecycle command may name several
+					// commands: {"deps": "npm ci", "db": ["make", "db"]}.
+					for _, each := range c {
+						switch e := each.(type) {
+						case string:
+							out = append(out, e)
+						case []any:
+							out = append(out, joinQuoted(e))
+						}
+					}
+				}
+			}
+		case []any:
+			for _, e := range t {
+				walk(e, depth+1)
+			}
+		}
+	}
+	walk(doc, 0)
+	return out
+}
+
+// joinQuoted joins a JSON list of words into one shell-quoted line.
+func joinQuoted(words []any) string {
+	var b strings.Builder
+	for i, w := range words {
+		s, ok := w.(string)
+		if !ok {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shellQuote(s))
+	}
+	return b.String()
+}
+
+// jsonCommandPairs reads "key": "value" pairs of commandKeys from text
+// that is not a whole JSON document.
+func jsonCommandPairs(text string) []string {
+	var out []string
+	for k := range commandKeys {
+		rest := text
+		for {
+			i := strings.Index(rest, `"`+k+`"`)
+			if i < 0 {
+				break
+			}
+			rest = strings.TrimLeft(rest[i+len(k)+2:], " \t\n")
+			if !strings.HasPrefix(rest, ":") {
+				continue
+			}
+			rest = strings.TrimLeft(rest[1:], " \t\n")
+			if !strings.HasPrefix(rest, `"`) {
+				continue
+			}
+			end := 1
+			for end < len(rest) && rest[end] != '"' {
+				if rest[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(rest) {
+				break
+			}
+			var s string
+			if json.Unmarshal([]byte(rest[:end+1]), &s) == nil {
+				out = append(out, s)
+			}
+			rest = rest[end+1:]
+		}
+	}
+	return out
+}
+
+// sshConfigCommands returns the commands an ssh client configuration
+// runs: ProxyCommand, LocalCommand, KnownHostsCommand and Match exec.
+func sshConfigCommands(cfg string) []string {
+	var out []string
+	for line := range strings.SplitSeq(cfg, "\n") {
+		t := strings.TrimSpace(line)
+		key, val, _ := strings.Cut(t, " ")
+		if k, v, ok := strings.Cut(t, "="); ok && !strings.Contains(k, " ") {
+			key, val = k, v
+		}
+		val = strings.TrimSpace(val)
+		switch strings.ToLower(key) {
+		case "proxycommand", "localcommand", "knownhostscommand":
+			out = append(out, val)
+		case "match":
+			if i := strings.Index(strings.ToLower(val), "exec "); i >= 0 {
+				out = append(out, strings.Trim(strings.TrimSpace(val[i+5:]), `"`))
+			}
+		}
+	}
+	return out
+}
+
+// vimCommands returns the shell commands of a vim or neovim startup file:
+// what follows a "!" command (:!cmd, silent !cmd, autocmd … !cmd) and
+// the string given to system().
+func vimCommands(rc string) []string {
+	var out []string
+	for line := range strings.SplitSeq(rc, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, `"`) {
+			continue // a comment
+		}
+		for i := 0; i < len(t); i++ {
+			if t[i] == '!' && (i == 0 || t[i-1] == ' ' || t[i-1] == ':' || t[i-1] == '\t') && (i+1 >= len(t) || t[i+1] != '=') {
+				out = append(out, t[i+1:])
+				break
+			}
+		}
+		if i := strings.Index(t, "system("); i >= 0 {
+			shell.CodeLiterals(t[i:], func(lit string) {
+				out = append(out, lit)
+			})
+		}
+	}
+	return out
+}
+
+// ciEnvPath stands for $GITHUB_ENV and its kin among written files.
+const ciEnvPath = "$GITHUB_ENV"
