@@ -192,6 +192,7 @@ func (s *scan) run() {
 	s.checkFilePaths()
 	s.checkScriptWrites()
 	s.checkHookWrites()
+	s.checkSourceWrites()
 	s.checkSecretWrites()
 	s.checkCloudMetadata()
 	s.checkOutbound()

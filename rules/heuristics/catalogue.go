@@ -120,6 +120,8 @@ const (
 	rExfilSecretVar
 	rInfraDestroy
 	rCloudGrant
+	rSupplySource
+	rSupplyVerifyOff
 
 	numRules
 )
@@ -358,6 +360,10 @@ var familyRules = map[ruleIndex]Rule{
 		"Destroys infrastructure or a data store: terraform / pulumi destroy, kubectl delete namespace / pv / --all, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, DROP DATABASE / TABLE, TRUNCATE, redis FLUSHALL, docker volume prune."},
 	rCloudGrant: {"infra.access-grant", CategoryInfrastructure, high, escalate,
 		"Grants access to a cloud account or cluster: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding."},
+	rSupplySource: {"supply-chain.package-source", CategorySupplyChain, high, escalate,
+		"Points a package manager or git at a host that is not trusted, for every later install or fetch: npm / pip / go / gem / conda / poetry registries and indexes, git url.<base>.insteadOf, by command, environment variable or config file."},
+	rSupplyVerifyOff: {"supply-chain.verification-off", CategorySupplyChain, medium, escalate,
+		"Turns off the checks that make downloaded code trustworthy: git http.sslVerify false, npm strict-ssl false, pip trusted-host, GOSUMDB=off / GOINSECURE, NODE_TLS_REJECT_UNAUTHORIZED=0, .curlrc insecure, ssh StrictHostKeyChecking no, apt --allow-unauthenticated, dnf --nogpgcheck."},
 	rExfilSecretVar: {"exfil.secret-variable", CategoryExfiltration, high, escalate,
 		"Sends the value of a secret environment variable ($GITHUB_TOKEN, $OPENAI_API_KEY, …) to a host that is neither trusted nor the secret's issuer."},
 	rAttackTool: {"offense.attack-tool", CategoryOffense, high, escalate,

@@ -35,5 +35,6 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkAttackTool(v)
 		s.checkInfrastructure(v)
 		s.checkCollection(cs, v)
+		s.checkSources(cs, v)
 	}
 }

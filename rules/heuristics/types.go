@@ -77,4 +77,5 @@ const (
 	CategoryCollection        = "collection"
 	CategoryOffense           = "offensive_tools"
 	CategoryInfrastructure    = "infrastructure"
+	CategorySupplyChain       = "supply_chain"
 )

@@ -1,0 +1,514 @@
+package heuristics
+
+import "strings"
+
+// Supply-chain settings: where packages and code come from, and whether
+// what arrives is checked. Pointing npm, pip, go, gem, conda or git at a
+// host nobody trusted (npm config set registry http://…, pip.conf's
+// index-url, git's url.X.insteadOf, go env -w GOPROXY=…) makes every later
+// install fetch from it; turning off TLS, checksum or signature checks
+// (git http.sslVerify false, strict-ssl false, pip trusted-host,
+// GOINSECURE, NODE_TLS_REJECT_UNAUTHORIZED=0, .curlrc insecure, apt
+// --allow-unauthenticated, dnf --nogpgcheck) lets anyone on the path
+// serve code. Both are set once, on purpose, by a person: they escalate.
+// Reading settings, pointing at a trusted host, and one-off flags of a
+// single download (curl -k) are left alone.
+
+// setting is one configuration key and value: a command-line config
+// write, an environment assignment or a line of a config file. key is
+// prefixed by the tool whose key it is ("npm:registry", "env:GOPROXY").
+type setting struct{ key, value string }
+
+// checkSources judges the settings v writes by command, by environment
+// assignment or into a config file.
+func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rSupplySource) && !s.enabled(rSupplyVerifyOff) {
+		return
+	}
+	var buf [4]setting
+	sets := buf[:0]
+	for _, a := range v.c.Assigns {
+		sets = appendEnvSetting(sets, a)
+	}
+	switch v.prog {
+	case "export", "declare", "typeset", "env", "setenv":
+		for _, a := range v.args {
+			sets = appendEnvSetting(sets, a)
+		}
+	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
+		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm":
+		sets = cliSettings(v, sets)
+	default:
+		if v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") {
+			sets = cliSettings(&cmdView{prog: "pip", args: afterArg(v.args, "pip")}, sets)
+		}
+	}
+	if len(v.c.Redirects) > 0 || v.prog == "tee" {
+		for _, f := range cs.writtenFiles(v) {
+			sets = fileSettings(f.abs, f.content, sets)
+		}
+	}
+	for _, st := range sets {
+		if s.judgeSetting(v, st) {
+			return
+		}
+	}
+}
+
+// checkSourceWrites judges the settings the file tools write into a
+// package manager's, git's, curl's or ssh's configuration file.
+func (s *scan) checkSourceWrites() {
+	if s.act.Type != "write_file" && s.act.Type != "edit_file" {
+		return
+	}
+	for i := range s.act.Paths {
+		p := &s.act.Paths[i]
+		if p.Access != actionWrite || configFileTool(p.Abs) == "" {
+			continue
+		}
+		for j := range s.act.Strings {
+			str := &s.act.Strings[j]
+			top, _, _ := strings.Cut(str.Field, ".")
+			if str.Layer != 0 || !contentFields[top] {
+				continue
+			}
+			for _, st := range fileSettings(p.Abs, str.Value, nil) {
+				if s.judgeSetting(nil, st) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// judgeSetting reports st when it points a tool at an untrusted source or
+// turns a check off; v is the command that sets it, if any.
+func (s *scan) judgeSetting(v *cmdView, st setting) bool {
+	ev := st.key + "=" + st.value
+	if v != nil {
+		ev = v.prog + " " + evJoin(v.args)
+	}
+	if what := verificationOff(st); what != "" {
+		s.add(rSupplyVerifyOff, what+": whoever is on the network path can then serve code; fix the certificate or the mirror instead", ev)
+		return true
+	}
+	if !sourceKey(st.key) {
+		return false
+	}
+	src := st.value
+	if base, ok := gitURLBase(st.key); ok {
+		src = base
+		if from, moved := repoMove(base, st.value); moved {
+			s.add(rSupplySource, "makes git fetch "+from+" from "+base+" instead: every clone and fetch of those repositories takes code from elsewhere", ev)
+			return true
+		}
+	}
+	if st.key == "go:replace" {
+		old, repl, _ := strings.Cut(st.value, "=")
+		s.add(rSupplySource, "replaces the module "+old+" with "+repl+", which another owner publishes: the build takes its code instead", ev)
+		return true
+	}
+	for _, u := range strings.FieldsFunc(src, func(r rune) bool { return r == ',' || r == '|' || r == ' ' || r == '"' || r == '\'' }) {
+		if !strings.Contains(u, "://") {
+			continue
+		}
+		h := urlHost(u)
+		if h == "" || isLoopbackHost(h) || s.an.trusted.match(h) {
+			continue
+		}
+		s.add(rSupplySource, "points "+toolOf(st.key)+" at "+h+" ("+u+"), which is not trusted: every later install or fetch takes code from it; use the registry or add the host to trusted_hosts", ev)
+		return true
+	}
+	return false
+}
+
+// sourceKey reports keys that name where packages or code come from.
+func sourceKey(key string) bool {
+	tool, k, _ := strings.Cut(key, ":")
+	k = strings.ToLower(k)
+	switch tool {
+	case "npm":
+		return k == "registry" || strings.HasSuffix(k, ":registry") || k == "npmregistryserver"
+	case "pip":
+		return strings.HasSuffix(k, "index-url") || strings.HasSuffix(k, "find-links")
+	case "env":
+		switch k {
+		case "pip_index_url", "pip_extra_index_url", "pip_find_links", "uv_index_url", "uv_extra_index_url", "uv_default_index",
+			"npm_config_registry", "yarn_registry", "yarn_npm_registry_server", "goproxy", "bundle_mirror__all":
+			return true
+		}
+	case "go":
+		return k == "goproxy"
+	case "gem", "conda", "poetry", "cargo":
+		return true // their sources, channels and registries
+	case "git":
+		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
+		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof"))
+	}
+	return false
+}
+
+// gitURLBase returns the base URL of a git url.<base>.insteadOf key.
+func gitURLBase(key string) (string, bool) {
+	k, ok := strings.CutPrefix(key, "git:")
+	if !ok || !strings.HasPrefix(strings.ToLower(k), "url.") {
+		return "", false
+	}
+	k = k[len("url."):]
+	if i := strings.LastIndexByte(k, '.'); i > 0 {
+		return k[:i], true
+	}
+	return "", false
+}
+
+// repoMove reports a git url rewrite that sends repositories somewhere
+// else: a different host or path, not the same place by another protocol
+// (url."git@github.com:".insteadOf "https://github.com/" is everyday).
+// from is the prefix being rewritten.
+func repoMove(base, from string) (string, bool) {
+	bh, bp := repoPlace(base)
+	fh, fp := repoPlace(from)
+	if bh == "" || fh == "" {
+		return "", false
+	}
+	return from, !strings.EqualFold(bh, fh) || strings.Trim(bp, "/") != strings.Trim(fp, "/")
+}
+
+// repoPlace splits a git URL prefix into host and path:
+// https://h/p, ssh://git@h/p, git@h:p.
+func repoPlace(u string) (host, path string) {
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		if at := strings.IndexByte(rest, '@'); at >= 0 && at < strings.IndexByte(rest+"/", '/') {
+			rest = rest[at+1:]
+		}
+		host, path, _ = strings.Cut(rest, "/")
+		host, _, _ = strings.Cut(host, ":")
+		return host, path
+	}
+	if at := strings.IndexByte(u, '@'); at >= 0 {
+		u = u[at+1:]
+	}
+	host, path, ok := strings.Cut(u, ":")
+	if !ok {
+		return "", ""
+	}
+	return host, path
+}
+
+// foreignModule reports a go module replacement by a module of another
+// host or owner; a local directory (./fork, ../x, /src/x) is the
+// developer's own.
+func foreignModule(old, repl string) bool {
+	repl = strings.TrimSpace(repl)
+	if repl == "" || repl[0] == '.' || repl[0] == '/' {
+		return false
+	}
+	owner := func(m string) string {
+		m, _, _ = strings.Cut(m, "@")
+		parts := strings.SplitN(m, "/", 3)
+		if len(parts) >= 2 {
+			return strings.ToLower(parts[0] + "/" + parts[1])
+		}
+		return strings.ToLower(m)
+	}
+	return owner(old) != owner(repl)
+}
+
+// verificationOff says which check st turns off, or "".
+func verificationOff(st setting) string {
+	tool, k, _ := strings.Cut(st.key, ":")
+	k = strings.ToLower(k)
+	val := strings.ToLower(strings.Trim(strings.TrimSpace(st.value), `"'`))
+	off := val == "false" || val == "0" || val == "no" || val == "off"
+	switch tool {
+	case "git":
+		if (k == "http.sslverify" || strings.HasSuffix(k, ".sslverify")) && off {
+			return "turns off git's TLS certificate check (" + k + ")"
+		}
+	case "npm":
+		if (k == "strict-ssl" || k == "enablestrictssl") && off {
+			return "turns off the package manager's TLS certificate check (" + k + ")"
+		}
+	case "pip":
+		if strings.HasSuffix(k, "trusted-host") && val != "" {
+			return "tells pip to trust " + st.value + " without checking its TLS certificate"
+		}
+	case "conda":
+		if k == "ssl_verify" && off {
+			return "turns off conda's TLS certificate check"
+		}
+	case "curl":
+		if k == "insecure" || k == "-k" || k == "--insecure" {
+			return "makes every curl skip the TLS certificate check (.curlrc)"
+		}
+	case "wget":
+		if k == "check_certificate" && off {
+			return "makes every wget skip the TLS certificate check (.wgetrc)"
+		}
+	case "ssh":
+		if k == "stricthostkeychecking" && off || k == "userknownhostsfile" && val == "/dev/null" {
+			return "stops ssh from checking host keys (" + st.key[4:] + " " + st.value + ")"
+		}
+	case "go":
+		return goVerificationOff(k, val)
+	case "pkg":
+		return "installs packages without checking their signatures (" + k + ")"
+	case "env":
+		switch k {
+		case "git_ssl_no_verify":
+			if val != "" && !off {
+				return "turns off git's TLS certificate check (GIT_SSL_NO_VERIFY)"
+			}
+		case "node_tls_reject_unauthorized", "pythonhttpsverify":
+			if val == "0" {
+				return "turns off TLS certificate checks (" + strings.ToUpper(k) + "=0)"
+			}
+		case "npm_config_strict_ssl":
+			if off {
+				return "turns off npm's TLS certificate check"
+			}
+		case "pip_trusted_host":
+			if val != "" {
+				return "tells pip to trust " + st.value + " without checking its TLS certificate"
+			}
+		default:
+			return goVerificationOff(k, val)
+		}
+	}
+	return ""
+}
+
+// goVerificationOff reads the go settings that skip the checksum database
+// or TLS: GOSUMDB=off, GOINSECURE, GONOSUMDB=* / GONOSUMCHECK, GOFLAGS=-insecure.
+func goVerificationOff(k, val string) string {
+	switch k {
+	case "gosumdb":
+		if val == "off" {
+			return "turns off go's checksum database (GOSUMDB=off)"
+		}
+	case "goinsecure":
+		if val != "" {
+			return "lets go fetch modules without TLS or checksum checks (GOINSECURE=" + val + ")"
+		}
+	case "gonosumdb", "gonosumcheck", "goprivate":
+		if val == "*" || val == "1" && k == "gonosumcheck" {
+			return "exempts every module from go's checksum database (" + strings.ToUpper(k) + "=" + val + ")"
+		}
+	case "goflags":
+		if strings.Contains(val, "-insecure") {
+			return "lets go fetch modules without TLS (GOFLAGS=-insecure)"
+		}
+	}
+	return ""
+}
+
+// appendEnvSetting adds a NAME=VALUE word as an environment setting.
+func appendEnvSetting(sets []setting, word string) []setting {
+	name, val, ok := strings.Cut(word, "=")
+	if !ok || name == "" || strings.ContainsAny(name, " $/-") {
+		return sets
+	}
+	return append(sets, setting{"env:" + strings.ToLower(name), val})
+}
+
+// cliSettings adds what a package manager's or git's config command sets:
+// npm config set K V, pip config set K V, git config K V, go env -w K=V,
+// gem sources --add U, conda config --set K V / --add channels U, poetry
+// source add N U, and install options that skip signature checks.
+func cliSettings(v *cmdView, sets []setting) []setting {
+	ops := v.plainOperands()
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	switch v.prog {
+	case "npm", "pnpm", "yarn":
+		i := 0
+		if op(0) == "config" {
+			i = 1
+		}
+		if op(i) == "set" {
+			if k, val, ok := strings.Cut(op(i+1), "="); ok {
+				return append(sets, setting{"npm:" + k, val})
+			}
+			return append(sets, setting{"npm:" + op(i+1), op(i + 2)})
+		}
+		flagValues(v.args, 0, "registry", func(u string) {
+			if op(0) != "install" && op(0) != "i" && op(0) != "add" { // installs: checkPackageFromURL
+				sets = append(sets, setting{"npm:registry", u})
+			}
+		})
+	case "pip", "pip3":
+		if op(0) == "config" && op(1) == "set" {
+			return append(sets, setting{"pip:" + op(2), op(3)})
+		}
+		if op(0) == "install" || op(0) == "download" {
+			flagValues(v.args, 0, "trusted-host", func(h string) { sets = append(sets, setting{"pip:trusted-host", h}) })
+		}
+	case "git":
+		sub, rest := gitSubcommand(v.args)
+		for i := 0; i+1 < len(v.args); i++ {
+			if v.args[i] == "-c" { // git -c http.sslVerify=false clone …
+				if k, val, ok := strings.Cut(v.args[i+1], "="); ok {
+					sets = append(sets, setting{"git:" + k, val})
+				}
+			}
+		}
+		if sub == "config" {
+			kv := operands(rest, "f", []string{"--file", "--type", "--default", "--blob"})
+			if len(kv) >= 2 && !strings.HasPrefix(kv[0], "-") {
+				sets = append(sets, setting{"git:" + kv[0], kv[1]})
+			}
+		}
+	case "go":
+		if op(0) == "mod" && op(1) == "edit" {
+			flagValues(v.args, 0, "replace", func(r string) {
+				if old, repl, ok := strings.Cut(r, "="); ok && foreignModule(old, repl) {
+					sets = append(sets, setting{"go:replace", r})
+				}
+			})
+			// go's flag package also takes a single dash: -replace=old=new.
+			for _, a := range v.args {
+				if r, ok := strings.CutPrefix(a, "-replace="); ok {
+					if old, repl, ok := strings.Cut(r, "="); ok && foreignModule(old, repl) {
+						sets = append(sets, setting{"go:replace", r})
+					}
+				}
+			}
+		}
+		if op(0) == "env" && hasShortFlag(v.args, 'w') {
+			for _, a := range ops[1:] {
+				if k, val, ok := strings.Cut(a, "="); ok {
+					sets = append(sets, setting{"go:" + strings.ToLower(k), val})
+				}
+			}
+		}
+	case "gem":
+		if op(0) == "sources" {
+			flagValues(v.args, 'a', "add", func(u string) { sets = append(sets, setting{"gem:source", u}) })
+		}
+	case "conda", "mamba":
+		if op(0) == "config" {
+			flagValues(v.args, 0, "add", func(string) { sets = append(sets, setting{"conda:channels", strings.Join(v.args, " ")}) })
+			for i := 0; i+2 < len(v.args); i++ {
+				if v.args[i] == "--set" {
+					sets = append(sets, setting{"conda:" + v.args[i+1], v.args[i+2]})
+				}
+			}
+		}
+	case "poetry":
+		if op(0) == "source" && op(1) == "add" {
+			sets = append(sets, setting{"poetry:source", op(3)})
+		}
+	case "apt", "apt-get", "aptitude":
+		for _, a := range v.args {
+			if a == "--allow-unauthenticated" || a == "--allow-insecure-repositories" || strings.Contains(a, "AllowUnauthenticated=true") ||
+				strings.Contains(a, "AllowInsecureRepositories=true") {
+				sets = append(sets, setting{"pkg:" + a, ""})
+			}
+		}
+	case "dnf", "yum", "microdnf", "zypper", "rpm":
+		for _, a := range v.args {
+			if a == "--nogpgcheck" || a == "--no-gpg-checks" || a == "--nosignature" || a == "--nodigest" || strings.HasPrefix(a, "--setopt=gpgcheck=0") {
+				sets = append(sets, setting{"pkg:" + a, ""})
+			}
+		}
+	}
+	return sets
+}
+
+// configFileTool names the tool whose configuration file abs is, or "".
+func configFileTool(abs string) string {
+	base := baseName(abs)
+	switch {
+	case base == ".npmrc" || base == ".yarnrc" || base == ".yarnrc.yml" || base == ".pnpmrc":
+		return "npm"
+	case base == "pip.conf" || base == "pip.ini":
+		return "pip"
+	case base == ".curlrc" || strings.HasSuffix(abs, "/curl/.curlrc") || strings.HasSuffix(abs, "/.config/curlrc"):
+		return "curl"
+	case base == ".wgetrc" || abs == "/etc/wgetrc":
+		return "wget"
+	case base == ".gemrc":
+		return "gem"
+	case base == ".condarc":
+		return "conda"
+	case strings.HasSuffix(abs, "/.cargo/config.toml") || strings.HasSuffix(abs, "/.cargo/config"):
+		return "cargo"
+	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
+		return "ssh"
+	case hookKind(abs) == "gitconfig":
+		return "git"
+	}
+	return ""
+}
+
+// fileSettings adds the settings of a config file's text (or of the part
+// a command writes): key = value, key: value, key value (ssh, curl), and
+// git's [section "sub"] headers.
+func fileSettings(abs, text string, sets []setting) []setting {
+	tool := configFileTool(abs)
+	if tool == "" {
+		return sets
+	}
+	section := ""
+	for line := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		if tool == "git" && t[0] == '[' && strings.HasSuffix(t, "]") {
+			name, sub, hasSub := strings.Cut(strings.Trim(t, "[]"), " ")
+			section = strings.ToLower(name) + "."
+			if hasSub {
+				section += strings.Trim(strings.TrimSpace(sub), `"`) + "."
+			}
+			continue
+		}
+		var k, val string
+		switch i := strings.IndexAny(t, "=:"); {
+		case tool == "ssh" || tool == "curl":
+			k, val, _ = strings.Cut(t, " ")
+			if kk, vv, ok := strings.Cut(t, "="); ok && !strings.Contains(kk, " ") {
+				k, val = kk, vv
+			}
+		case tool == "npm" && strings.HasPrefix(t, "registry "): // .yarnrc v1: registry "https://…"
+			k, val = "registry", t[len("registry "):]
+		case i > 0:
+			k, val = t[:i], t[i+1:]
+			if tool == "npm" && t[i] == ':' && strings.HasPrefix(t, "@") {
+				// @scope:registry=https://… keeps its colon in the key.
+				if j := strings.IndexByte(t, '='); j > 0 {
+					k, val = t[:j], t[j+1:]
+				}
+			}
+		default:
+			k = t // a flag alone: .curlrc's "insecure"
+		}
+		k = strings.TrimSpace(strings.TrimLeft(k, "- "))
+		sets = append(sets, setting{tool + ":" + section + k, strings.TrimSpace(val)})
+	}
+	return sets
+}
+
+// toolOf names the tool of a setting key for a message.
+func toolOf(key string) string {
+	tool, k, _ := strings.Cut(key, ":")
+	if tool == "env" {
+		return "$" + strings.ToUpper(k)
+	}
+	return tool
+}
+
+// afterArg returns the arguments after the first that equals a.
+func afterArg(args []string, a string) []string {
+	for i, x := range args {
+		if x == a {
+			return args[i+1:]
+		}
+	}
+	return nil
+}
