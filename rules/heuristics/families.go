@@ -33,7 +33,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		}
 		s.checkSystemTamper(cs, v)
 		s.checkAttackTool(v)
-		s.checkInfrastructure(v)
+		s.checkInfrastructure(cs, v)
 		s.checkCollection(cs, v)
 		s.checkSources(cs, v)
 	}

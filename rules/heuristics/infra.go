@@ -1,20 +1,29 @@
 package heuristics
 
-import "strings"
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+)
 
 // Infrastructure: what an agent with cloud, cluster or database
-// credentials can destroy or give away. Tearing down infrastructure or a
-// data store (terraform destroy, kubectl delete namespace, aws s3 rb,
-// DROP DATABASE, redis FLUSHALL, docker volume prune) and granting access
-// (aws iam create-access-key, a cluster-admin binding, an owner role
-// assignment) are done once, on purpose, by a person: they escalate.
+// credentials can destroy or give away. Tearing down infrastructure, a
+// data store, a hosted repository or a published package (terraform
+// destroy, kubectl delete namespace, aws s3 rb, DROP DATABASE, DELETE
+// without WHERE, gh repo delete, npm unpublish) and granting access (aws
+// iam create-access-key, a cluster-admin binding, a security group open
+// to 0.0.0.0/0, a public bucket or a snapshot shared with another
+// account) are done once, on purpose, by a person: they escalate.
+// Turning off the cloud's audit logging (CloudTrail, GuardDuty, Config,
+// log sinks, diagnostic settings) is defense.log-tamper, and manifests or
+// charts from hosts outside trusted_hosts are rce.package-from-url.
 // Reading, planning and everyday deploys (terraform plan / apply, kubectl
 // get / apply, helm upgrade, aws s3 cp) are everyday.
 
 // infraChange says what a command destroys (destroy) or grants (grant),
-// or "" for neither.
-func infraChange(v *cmdView) (what string, grant bool) {
-	ops := infraOperands(v)
+// or "" for neither. ops are infraOperands(v); cs gives the text piped or
+// redirected into a database client.
+func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool) {
 	op := func(i int) string {
 		if i < len(ops) {
 			return ops[i]
@@ -41,6 +50,14 @@ func infraChange(v *cmdView) (what string, grant bool) {
 			case hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces"):
 				return "deletes every object of a kind", false
 			}
+		case "scale":
+			// One named workload scaled to zero is routine; every one of
+			// a kind (--all) is an outage.
+			zero := false
+			flagValues(v.args, 0, "replicas", func(n string) { zero = zero || strings.TrimLeft(n, "0") == "" && n != "" })
+			if zero && (hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces")) {
+				return "scales every workload of a kind to zero replicas, so none of them serves", false
+			}
 		case "create":
 			if op(1) == "clusterrolebinding" || op(1) == "rolebinding" {
 				// The role is what --clusterrole names; the binding's own
@@ -63,6 +80,10 @@ func infraChange(v *cmdView) (what string, grant bool) {
 		}
 	case "aws":
 		svc, verb := op(0), op(1)
+		// Before the delete-* catch-all: delete-public-access-block grants.
+		if what := awsExposure(v, svc, verb); what != "" {
+			return what, true
+		}
 		switch {
 		case svc == "s3" && (verb == "rb" || verb == "rm" && hasLongFlag(v.args, "recursive")):
 			return "deletes a bucket or everything under a prefix", false
@@ -73,6 +94,9 @@ func infraChange(v *cmdView) (what string, grant bool) {
 			return "runs " + svc + " " + verb, false
 		}
 	case "gcloud":
+		if what := gcloudExposure(v, ops); what != "" {
+			return what, true
+		}
 		for _, o := range ops {
 			switch o {
 			case "delete":
@@ -85,6 +109,9 @@ func infraChange(v *cmdView) (what string, grant bool) {
 			return "creates a service-account key", true
 		}
 	case "az":
+		if what := azExposure(v, ops); what != "" {
+			return what, true
+		}
 		for i, o := range ops {
 			switch {
 			case o == "delete" || o == "purge":
@@ -93,12 +120,42 @@ func infraChange(v *cmdView) (what string, grant bool) {
 				return "changes who can act in the subscription", true
 			}
 		}
+	case "gsutil":
+		// gsutil iam ch allUsers:objectViewer gs://b, acl ch -u AllUsers:R,
+		// acl set public-read: the bucket or object is readable by anyone.
+		switch sub, act := op(0), op(1); {
+		case (sub == "iam" || sub == "acl" || sub == "defacl") && act == "ch" && publicMemberArg(v.args):
+			return "makes a bucket or object readable by everyone on the internet (" + sub + " ch)", true
+		case (sub == "acl" || sub == "defacl") && act == "set" && publicCannedACL(op(2)):
+			return "makes a bucket or object public (" + sub + " set " + op(2) + ")", true
+		}
+	case "gh", "glab":
+		switch {
+		case op(0) == "repo" && op(1) == "delete":
+			return "deletes a hosted repository with its history, issues and releases (repo delete)", false
+		case op(0) == "release" && op(1) == "delete":
+			return "deletes a published release and its assets for everyone who downloads them (release delete)", false
+		case op(0) == "api" && apiDeletesRepo(v, op(1)):
+			return "sends DELETE to " + op(1) + " through the API, removing hosted repository or package data", false
+		}
+	case "npm", "gem":
+		// A published version removed from the registry breaks everyone
+		// who depends on it, and its number cannot be published again.
+		if v.prog == "npm" && op(0) == "unpublish" || v.prog == "gem" && op(0) == "yank" {
+			return "removes a published package version from the registry for everyone (" + op(0) + ")", false
+		}
 	case "dropdb", "dropuser":
 		return "drops a database or role", false
 	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach":
 		for _, a := range v.args {
-			if kw := destructiveSQL(a); kw != "" {
+			if kw := destructiveSQL(optionValue(a)); kw != "" {
 				return "runs " + kw, false
+			}
+		}
+		// echo 'DROP TABLE t;' | psql, psql <<EOF … EOF, mysql <<< '…'
+		if text, ok := cs.stdinText(v); ok {
+			if kw := destructiveSQL(text); kw != "" {
+				return "runs " + kw + " given on its standard input", false
 			}
 		}
 	case "redis-cli", "valkey-cli", "keydb-cli":
@@ -137,6 +194,14 @@ func infraOperands(v *cmdView) []string {
 			"--resource-group", "--name", "--subscription", "--output", "--query"})
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return operands(v.args, "hpnaus", []string{"--user", "--pass", "--tls", "--cacert"})
+	case "gh", "glab":
+		// gh api -X DELETE repos/o/r: the method is not the path.
+		return operands(v.args, "XHfFqtpR", []string{"--method", "--header", "--field", "--raw-field", "--jq", "--template", "--input",
+			"--hostname", "--cache", "--preview", "--repo"})
+	case "gsutil":
+		return operands(v.args, "hiou", nil)
+	case "npm":
+		return operands(v.args, "wC", []string{"--registry", "--otp", "--workspace", "--userconfig", "--cache", "--prefix", "--tag"})
 	}
 	return v.plainOperands()
 }
@@ -153,8 +218,569 @@ func awsIAMGrant(verb string) bool {
 	return false
 }
 
+// awsExposure says how an aws command opens the account's network or
+// data to everyone or to another account, or "".
+func awsExposure(v *cmdView, svc, verb string) string {
+	switch {
+	case svc == "ec2" && (verb == "authorize-security-group-ingress" || verb == "modify-security-group-rules"):
+		// --cidr 0.0.0.0/0, or the range inside the --ip-permissions text
+		// (IpRanges=[{CidrIp=0.0.0.0/0}] or JSON).
+		r := ""
+		for _, f := range []string{"cidr", "ip-permissions", "security-group-rules"} {
+			flagValues(v.args, 0, f, func(t string) {
+				if r == "" {
+					r = openRange(t)
+				}
+			})
+		}
+		if r != "" {
+			return "opens a security group to the whole internet (" + r + ")"
+		}
+	case svc == "s3api" && (verb == "put-bucket-acl" || verb == "put-object-acl"):
+		acl := ""
+		flagValues(v.args, 0, "acl", func(a string) {
+			if publicCannedACL(a) {
+				acl = "--acl " + a
+			}
+		})
+		for _, g := range []string{"grant-read", "grant-write", "grant-full-control", "grant-read-acp", "grant-write-acp"} {
+			flagValues(v.args, 0, g, func(t string) {
+				if acl == "" && (strings.Contains(t, "/global/AllUsers") || strings.Contains(t, "/global/AuthenticatedUsers")) {
+					acl = "--" + g + " to all users"
+				}
+			})
+		}
+		if acl != "" {
+			return "makes a bucket or object public (" + verb + " " + acl + ")"
+		}
+	case (svc == "s3api" || svc == "s3control") && verb == "delete-public-access-block":
+		return "removes the public access block, so buckets can be made public (" + verb + ")"
+	case (svc == "s3api" || svc == "s3control") && verb == "put-public-access-block":
+		off := false
+		flagValues(v.args, 0, "public-access-block-configuration", func(t string) { off = off || publicBlockOff(t) })
+		if off {
+			return "turns public access blocking off, so buckets can be made public (" + verb + ")"
+		}
+	case svc == "lambda" && verb == "add-permission":
+		anyone := false
+		flagValues(v.args, 0, "principal", func(p string) { anyone = anyone || p == "*" })
+		if anyone {
+			return "lets anyone invoke a function (lambda add-permission --principal *)"
+		}
+	case (strings.HasPrefix(verb, "put-") || strings.HasPrefix(verb, "set-")) && strings.HasSuffix(verb, "-policy") && svc != "iam":
+		// A resource policy given inline (s3api put-bucket-policy, ecr
+		// set-repository-policy, kms put-key-policy, …); a file:// policy
+		// cannot be read here and is left alone.
+		pub := false
+		for _, f := range []string{"policy", "policy-text", "resource-policy"} {
+			flagValues(v.args, 0, f, func(t string) { pub = pub || publicPolicy(t) })
+		}
+		if pub {
+			return "grants everyone access in a resource policy (" + svc + " " + verb + " with Principal \"*\")"
+		}
+	case svc == "ec2" && (verb == "modify-snapshot-attribute" || verb == "modify-image-attribute"):
+		// --operation-type add --user-ids 1234…, --launch-permission
+		// "Add=[{Group=all}]", --group-names all; removing is ordinary.
+		add, all := false, false
+		flagValues(v.args, 0, "operation-type", func(o string) { add = add || strings.EqualFold(o, "add") })
+		for _, f := range []string{"launch-permission", "create-volume-permission"} {
+			flagValues(v.args, 0, f, func(t string) {
+				t = squeeze(t)
+				add = add || strings.Contains(t, "add=") || strings.Contains(t, "add:")
+				all = all || strings.Contains(t, "group=all") || strings.Contains(t, "group:all")
+			})
+		}
+		multiValues(v.args, "group-names", func(g string) { all = all || g == "all" })
+		switch {
+		case add && all:
+			return "makes a snapshot or image public, for any account to copy (" + verb + ")"
+		case add:
+			return "shares a snapshot or image with another account (" + verb + ")"
+		}
+	case svc == "rds" && (verb == "modify-db-snapshot-attribute" || verb == "modify-db-cluster-snapshot-attribute") && hasLongFlag(v.args, "values-to-add"):
+		all := false
+		multiValues(v.args, "values-to-add", func(a string) { all = all || a == "all" })
+		if all {
+			return "makes a database snapshot public, for any account to restore (" + verb + ")"
+		}
+		return "shares a database snapshot with another account (" + verb + " --values-to-add)"
+	}
+	return ""
+}
+
+// gcloudExposure says how a gcloud command opens the project's network or
+// data to everyone, or "".
+func gcloudExposure(v *cmdView, ops []string) string {
+	has := func(w string) bool { return containsArg(ops, w) }
+	switch {
+	case has("firewall-rules") && (has("create") || has("update")):
+		egress, deny := false, false
+		flagValues(v.args, 0, "direction", func(d string) { egress = egress || strings.EqualFold(d, "egress") || strings.EqualFold(d, "out") })
+		flagValues(v.args, 0, "action", func(a string) { deny = deny || strings.EqualFold(a, "deny") })
+		if egress || deny {
+			return ""
+		}
+		r := ""
+		flagValues(v.args, 0, "source-ranges", func(t string) {
+			if r == "" {
+				r = openRange(t)
+			}
+		})
+		// An ingress rule created without a source takes 0.0.0.0/0.
+		if r == "" && has("create") && !hasLongFlag(v.args, "source-ranges") && !hasLongFlag(v.args, "source-tags") && !hasLongFlag(v.args, "source-service-accounts") {
+			r = "0.0.0.0/0, the default without --source-ranges"
+		}
+		if r != "" {
+			return "opens a firewall rule to the whole internet (" + r + ")"
+		}
+	case has("sql") && (has("patch") || has("create")):
+		r := ""
+		flagValues(v.args, 0, "authorized-networks", func(t string) {
+			if r == "" {
+				r = openRange(t)
+			}
+		})
+		if r != "" {
+			return "lets the whole internet reach a database instance (--authorized-networks " + r + ")"
+		}
+	case has("add-iam-policy-binding"):
+		m := ""
+		flagValues(v.args, 0, "member", func(x string) {
+			if publicMember(x) {
+				m = x
+			}
+		})
+		if m != "" {
+			return "makes a resource public (add-iam-policy-binding --member " + m + ", everyone on the internet)"
+		}
+	case has("update"):
+		acl := ""
+		for _, f := range []string{"predefined-acl", "predefined-default-object-acl"} {
+			flagValues(v.args, 0, f, func(a string) {
+				if publicCannedACL(a) {
+					acl = a
+				}
+			})
+		}
+		if acl != "" {
+			return "makes a bucket or object public (--predefined-acl " + acl + ")"
+		}
+		if hasLongFlag(v.args, "no-public-access-prevention") {
+			return "turns public access prevention off, so the bucket can be made public"
+		}
+	}
+	return ""
+}
+
+// azExposure says how an az command opens the subscription's network or
+// data to everyone, or "".
+func azExposure(v *cmdView, ops []string) string {
+	has := func(w string) bool { return containsArg(ops, w) }
+	switch {
+	case has("nsg") && has("rule") && (has("create") || has("update")):
+		out, deny := false, false
+		flagValues(v.args, 0, "direction", func(d string) { out = out || strings.EqualFold(d, "outbound") })
+		flagValues(v.args, 0, "access", func(a string) { deny = deny || strings.EqualFold(a, "deny") })
+		if out || deny {
+			return ""
+		}
+		r := ""
+		anySource := func(p string) {
+			if r == "" && (p == "*" || strings.EqualFold(p, "internet") || strings.EqualFold(p, "any") || openRange(p) != "") {
+				r = p
+			}
+		}
+		multiValues(v.args, "source-address-prefixes", anySource)
+		multiValues(v.args, "source-address-prefix", anySource)
+		if r != "" {
+			return "opens a network security group rule to the whole internet (source " + r + ")"
+		}
+	case has("firewall-rule") && (has("create") || has("update")):
+		// az sql server / postgres / mysql … firewall-rule: a start and
+		// end address; 0.0.0.0 to 0.0.0.0 is "Azure services", not all.
+		start, end := "", ""
+		flagValues(v.args, 0, "start-ip-address", func(a string) { start = a })
+		flagValues(v.args, 0, "end-ip-address", func(a string) { end = a })
+		if wideIPRange(start, end) {
+			return "opens a database firewall to the whole internet (" + start + " to " + end + ")"
+		}
+	case has("storage") && has("account") && (has("create") || has("update")):
+		on := false
+		flagValues(v.args, 0, "allow-blob-public-access", func(b string) { on = on || strings.EqualFold(b, "true") })
+		if on {
+			return "lets the storage account's containers be made public (--allow-blob-public-access true)"
+		}
+	case has("storage") && has("container"):
+		level := ""
+		flagValues(v.args, 0, "public-access", func(l string) {
+			if strings.EqualFold(l, "blob") || strings.EqualFold(l, "container") {
+				level = l
+			}
+		})
+		if level != "" {
+			return "makes a storage container public (--public-access " + level + ")"
+		}
+	}
+	return ""
+}
+
+// openRange returns the first address range in text that takes in the
+// whole internet, or "": a prefix wider than /8 that is not private
+// (0.0.0.0/0, ::/0, 0.0.0.0/1 which with 128.0.0.0/1 is the same).
+// text may be one CIDR, a comma-separated list or an ip-permissions
+// structure (CidrIp=0.0.0.0/0, "CidrIpv6":"::/0").
+func openRange(text string) string {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '.' || r == ':' || r == '/')
+	}) {
+		if len(f) > 1 && f[0] == ':' && f[1] != ':' {
+			f = f[1:] // CidrIp:0.0.0.0/0
+		}
+		if p, err := netip.ParsePrefix(f); err == nil && p.Bits() < 8 && !p.Masked().Addr().IsPrivate() {
+			return f
+		}
+	}
+	return ""
+}
+
+// wideIPRange reports an IPv4 start-end range wider than a /8.
+func wideIPRange(start, end string) bool {
+	a, err1 := netip.ParseAddr(start)
+	b, err2 := netip.ParseAddr(end)
+	if err1 != nil || err2 != nil || !a.Is4() || !b.Is4() {
+		return false
+	}
+	x, y := a.As4(), b.As4()
+	lo := uint32(x[0])<<24 | uint32(x[1])<<16 | uint32(x[2])<<8 | uint32(x[3])
+	hi := uint32(y[0])<<24 | uint32(y[1])<<16 | uint32(y[2])<<8 | uint32(y[3])
+	return hi >= lo && hi-lo >= 1<<24
+}
+
+// publicPolicy reports a JSON resource policy with a statement that
+// allows everyone: Principal "*" or {"AWS": "*"}, or NotPrincipal. A
+// statement with a condition is scoped (an organisation, a VPC endpoint)
+// unless the condition is itself an open address range. Text that is
+// not JSON is left alone.
+func publicPolicy(text string) bool {
+	if !strings.Contains(text, "*") && !strings.Contains(text, "NotPrincipal") {
+		return false
+	}
+	var doc struct{ Statement json.RawMessage }
+	if json.Unmarshal([]byte(text), &doc) != nil || len(doc.Statement) == 0 {
+		return false
+	}
+	var sts []policyStatement
+	if json.Unmarshal(doc.Statement, &sts) != nil {
+		var one policyStatement
+		if json.Unmarshal(doc.Statement, &one) != nil {
+			return false
+		}
+		sts = append(sts, one)
+	}
+	for _, st := range sts {
+		cond := strings.TrimSpace(string(st.Condition))
+		scoped := cond != "" && cond != "null" && cond != "{}" && openRange(cond) == ""
+		if strings.EqualFold(st.Effect, "Allow") && !scoped && (len(st.NotPrincipal) > 0 || anyonePrincipal(st.Principal)) {
+			return true
+		}
+	}
+	return false
+}
+
+type policyStatement struct {
+	Effect       string
+	Principal    json.RawMessage
+	NotPrincipal json.RawMessage
+	Condition    json.RawMessage
+}
+
+// anyonePrincipal reports "*", {"AWS": "*"} and {"AWS": ["*", …]}.
+func anyonePrincipal(raw json.RawMessage) bool {
+	var p any
+	if json.Unmarshal(raw, &p) != nil {
+		return false
+	}
+	star := func(x any) bool { s, ok := x.(string); return ok && s == "*" }
+	switch p := p.(type) {
+	case string:
+		return p == "*"
+	case map[string]any:
+		for _, x := range p {
+			if star(x) {
+				return true
+			}
+			if l, ok := x.([]any); ok {
+				for _, e := range l {
+					if star(e) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// publicBlockOff reports a public-access-block configuration that sets
+// one of its blocks false (shorthand Key=false or JSON "Key": false).
+func publicBlockOff(text string) bool {
+	t := squeeze(text)
+	for _, k := range []string{"blockpublicacls", "ignorepublicacls", "blockpublicpolicy", "restrictpublicbuckets"} {
+		if strings.Contains(t, k+"=false") || strings.Contains(t, k+":false") {
+			return true
+		}
+	}
+	return false
+}
+
+// squeeze lower-cases text and drops blanks and quotes, so shorthand and
+// JSON spellings compare alike.
+func squeeze(text string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '"', '\'':
+			return -1
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 32
+		}
+		return r
+	}, text)
+}
+
+// publicCannedACL reports the canned ACLs that open a bucket or object to
+// everyone (public-read, public-read-write, authenticated-read, and the
+// gcloud spellings publicRead, publicReadWrite, authenticatedRead).
+func publicCannedACL(a string) bool {
+	switch strings.ReplaceAll(strings.ToLower(a), "-", "") {
+	case "publicread", "publicreadwrite", "authenticatedread":
+		return true
+	}
+	return false
+}
+
+// publicMember reports the Google Cloud members that stand for everyone:
+// allUsers and allAuthenticatedUsers (also as AllUsers:R in gsutil acl ch).
+func publicMember(m string) bool {
+	m = strings.ToLower(m)
+	return strings.HasPrefix(m, "allusers") || strings.HasPrefix(m, "allauthenticatedusers")
+}
+
+// publicMemberArg reports a gsutil iam / acl ch argument that adds a
+// public member; the member after -d is being removed.
+func publicMemberArg(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-d" {
+			i++
+			continue
+		}
+		if publicMember(args[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// multiValues calls fn with each value of an option that takes several
+// (az --source-address-prefixes a b, aws --values-to-add a b): the words
+// after it up to the next option, or the value after "=".
+func multiValues(args []string, long string, fn func(string)) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || name != long {
+			continue
+		}
+		if hasVal {
+			fn(val)
+			continue
+		}
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			fn(args[i])
+		}
+	}
+}
+
+// apiDeletesRepo reports gh / glab api calls that send DELETE to a
+// repository, project or package path (repos/o/r, repos/o/r/releases/1,
+// projects/42, user/packages/npm/x).
+func apiDeletesRepo(v *cmdView, path string) bool {
+	del := false
+	flagValues(v.args, 'X', "method", func(m string) { del = del || strings.EqualFold(m, "DELETE") })
+	if !del {
+		return false
+	}
+	p := strings.TrimPrefix(path, "/")
+	return strings.HasPrefix(p, "repos/") || strings.HasPrefix(p, "projects/") || strings.Contains(p, "/packages/")
+}
+
+// remoteSources calls fn with each URL a command deploys from: kubectl
+// apply / create / replace -f URL or -k URL, helm repo add NAME URL, helm
+// install / upgrade of a chart URL or with --repo URL, helm plugin
+// install URL; and with "-" for manifests read from a pipe.
+func remoteSources(v *cmdView, ops []string, fn func(src string)) {
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	each := func(f string) {
+		for u := range strings.SplitSeq(f, ",") {
+			if isURL(u) || u == "-" {
+				fn(u)
+			}
+		}
+	}
+	switch v.prog {
+	case "kubectl", "oc":
+		switch op(0) {
+		case "apply", "create", "replace":
+			flagValues(v.args, 'f', "filename", each)
+			flagValues(v.args, 'k', "kustomize", each)
+		}
+	case "helm":
+		from := 0
+		switch {
+		case op(0) == "repo" && op(1) == "add", op(0) == "plugin" && op(1) == "install":
+			from = 2
+		case op(0) == "install" || op(0) == "upgrade":
+			from = 1
+			flagValues(v.args, 0, "repo", each)
+		default:
+			return
+		}
+		for _, o := range ops[min(from, len(ops)):] {
+			if isURL(o) {
+				fn(o)
+			}
+		}
+	}
+}
+
+// isURL reports a word that starts with a URL scheme (https://, oci://).
+func isURL(w string) bool {
+	i := strings.Index(w, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		if c := w[j]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// trustedSource reports a URL served over TLS (https, oci) by a host in
+// trusted_hosts. Plain http and bare IP addresses are never trusted.
+func (s *scan) trustedSource(u string) bool {
+	scheme, _, _ := strings.Cut(u, "://")
+	if !strings.EqualFold(scheme, "https") && !strings.EqualFold(scheme, "oci") {
+		return false
+	}
+	h := urlHost(u)
+	if _, err := netip.ParseAddr(h); err == nil || h == "" {
+		return false
+	}
+	return s.an.trusted.match(h)
+}
+
+// cloudAuditOff says how a command turns off or deletes the cloud's
+// audit logging (CloudTrail, GuardDuty, AWS Config, VPC flow logs, GCP
+// log sinks, Azure diagnostic settings), or "".
+func cloudAuditOff(v *cmdView, ops []string) string {
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	has := func(w string) bool { return containsArg(ops, w) }
+	switch v.prog {
+	case "aws":
+		switch svc, verb := op(0), op(1); svc {
+		case "cloudtrail":
+			switch verb {
+			case "stop-logging", "delete-trail":
+				return "cloudtrail " + verb + " stops the account's audit trail"
+			case "update-trail":
+				for _, f := range []string{"no-include-global-service-events", "no-is-multi-region-trail", "no-enable-log-file-validation"} {
+					if hasLongFlag(v.args, f) {
+						return "cloudtrail update-trail --" + f + " narrows what the audit trail records or proves"
+					}
+				}
+			}
+		case "guardduty":
+			if verb == "delete-detector" || verb == "update-detector" && hasLongFlag(v.args, "no-enable") {
+				return "guardduty " + verb + " turns threat detection off"
+			}
+		case "config":
+			if verb == "stop-configuration-recorder" || verb == "delete-configuration-recorder" || verb == "delete-delivery-channel" {
+				return "config " + verb + " stops recording configuration changes"
+			}
+		case "ec2":
+			if verb == "delete-flow-logs" {
+				return "ec2 delete-flow-logs stops recording network traffic"
+			}
+		}
+	case "gcloud":
+		if !has("logging") {
+			return ""
+		}
+		switch {
+		case has("sinks") && has("delete"):
+			return "logging sinks delete stops exporting the project's logs"
+		case has("sinks") && has("update") && hasLongFlag(v.args, "disabled"):
+			return "logging sinks update --disabled stops exporting the project's logs"
+		case (has("logs") || has("buckets")) && has("delete"):
+			return "logging delete erases the project's stored logs"
+		}
+	case "az":
+		if has("monitor") && (has("diagnostic-settings") || has("log-profiles")) && has("delete") {
+			return "monitor delete removes where the resource's logs are sent"
+		}
+	}
+	return ""
+}
+
+// stdinText returns the text v reads on its standard input when the line
+// shows it: a here-document or here-string, else what the command just
+// before it in a pipeline writes (echo, printf, cat <<EOF).
+func (cs *cmdScan) stdinText(v *cmdView) (string, bool) {
+	if text, ok := heredocText(v.c.Redirects); ok {
+		return text, true
+	}
+	if b := cs.before(v); len(b) > 0 {
+		if u := cs.view(b[len(b)-1]); u != nil {
+			return cs.producedText(u)
+		}
+	}
+	return "", false
+}
+
+// optionValue returns the value glued to an option (--execute=SQL gives
+// SQL, -eSQL gives SQL), or the word itself.
+func optionValue(a string) string {
+	if strings.HasPrefix(a, "--") {
+		if _, val, ok := strings.Cut(a, "="); ok {
+			return val
+		}
+		return a
+	}
+	if len(a) > 2 && a[0] == '-' && (a[1] == 'e' || a[1] == 'c') {
+		return a[2:]
+	}
+	return a
+}
+
 // destructiveSQL returns the destructive statement in a SQL text (DROP
-// DATABASE / SCHEMA / TABLE, TRUNCATE), or "".
+// DATABASE / SCHEMA / TABLE, TRUNCATE, a DELETE or UPDATE without WHERE),
+// or "".
 func destructiveSQL(sql string) string {
 	if len(sql) < 8 {
 		return ""
@@ -165,23 +791,138 @@ func destructiveSQL(sql string) string {
 			return strings.TrimSpace(kw)
 		}
 	}
+	if !strings.Contains(up, "DELETE") && !strings.Contains(up, "UPDATE") {
+		return ""
+	}
+	for st := range strings.SplitSeq(sqlCode(up), ";") {
+		st = strings.TrimSpace(st)
+		verb, rest, _ := strings.Cut(st, " ")
+		// A join or USING limits the rows as a WHERE does.
+		if containsWord(rest, "JOIN") || containsWord(rest, "USING") || sqlFilters(rest) {
+			continue
+		}
+		switch {
+		case verb == "DELETE" && strings.HasPrefix(strings.TrimSpace(rest), "FROM "):
+			return "DELETE without WHERE (every row of the table)"
+		case verb == "UPDATE" && containsWord(rest, "SET"):
+			return "UPDATE without WHERE (every row of the table)"
+		}
+	}
 	return ""
 }
 
-// checkInfrastructure judges one command for infrastructure destruction
-// and access grants.
-func (s *scan) checkInfrastructure(v *cmdView) {
+// sqlCode returns upper-case SQL with comments, string literals, psql
+// meta-commands (\c db) and parenthesised parts left out, so a WHERE in
+// a subquery or a string does not count for its statement.
+func sqlCode(up string) string {
+	out := make([]byte, 0, len(up))
+	depth, lineStart := 0, true
+	for i := 0; i < len(up); i++ {
+		c := up[i]
+		switch {
+		case c == '-' && i+1 < len(up) && up[i+1] == '-' || c == '\\' && lineStart:
+			// Up to the end of the line; the newline itself is kept.
+			j := strings.IndexByte(up[i:], '\n')
+			if j < 0 {
+				return string(out)
+			}
+			i += j - 1
+			continue
+		case c == '\'':
+			j := strings.IndexByte(up[i+1:], '\'')
+			if j < 0 {
+				return string(out)
+			}
+			i += j + 1
+			c = '0' // the literal stands as a value
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+			continue
+		}
+		lineStart = c == '\n' || lineStart && (c == ' ' || c == '\t' || c == '\r')
+		if c == '\n' || c == '\t' || c == '\r' {
+			c = ' '
+		}
+		if depth == 0 {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+
+// sqlFilters reports a WHERE clause that is not always true (WHERE 1=1
+// and WHERE TRUE select every row).
+func sqlFilters(rest string) bool {
+	padded := " " + rest + " "
+	i := strings.Index(padded, " WHERE ")
+	if i < 0 {
+		return false
+	}
+	switch strings.ReplaceAll(padded[i+len(" WHERE "):], " ", "") {
+	case "", "1=1", "TRUE", "1", "'1'='1'":
+		return false
+	}
+	return true
+}
+
+// checkInfrastructure judges one command for infrastructure destruction,
+// access grants, cloud audit logging turned off and deploys from hosts
+// that are not trusted.
+func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	if v.fam&famInfra == 0 {
 		return
 	}
-	what, grant := infraChange(v)
+	ops := infraOperands(v)
+	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	// Reported once, as log tampering: not also as a delete-*.
+	if what := cloudAuditOff(v, ops); what != "" {
+		s.add(rDefLogTamper, v.prog+" "+what+": what is done in the account afterwards would go unrecorded; refuse it", ev())
+		return
+	}
+	if s.enabled(rRCEPackageURL) {
+		s.checkRemoteSources(cs, v, ops)
+	}
+	what, grant := infraChange(cs, v, ops)
 	if what == "" {
 		return
 	}
-	ev := v.prog + " " + evJoin(v.args)
 	if grant {
-		s.add(rCloudGrant, v.prog+" "+what+": granting access is for a person to do on purpose; a human should approve it", ev)
+		s.add(rCloudGrant, v.prog+" "+what+": granting access is for a person to do on purpose; a human should approve it", ev())
 		return
 	}
-	s.add(rInfraDestroy, v.prog+" "+what+": nothing brings it back; a human should approve it", ev)
+	s.add(rInfraDestroy, v.prog+" "+what+": nothing brings it back; a human should approve it", ev())
+}
+
+// checkRemoteSources escalates manifests, charts and chart repositories
+// that come from a host outside trusted_hosts: what they hold runs in the
+// cluster. Manifests piped in (curl URL | kubectl apply -f -) are judged
+// by the URL the download fetches.
+func (s *scan) checkRemoteSources(cs *cmdScan, v *cmdView, ops []string) {
+	bad := ""
+	check := func(u string) {
+		if bad == "" && !s.trustedSource(u) {
+			bad = u
+		}
+	}
+	remoteSources(v, ops, func(src string) {
+		if src != "-" {
+			check(src)
+			return
+		}
+		for _, i := range cs.before(v) {
+			if u := cs.view(i); u != nil && isFetcher(u) {
+				for _, a := range u.args {
+					if isURL(a) {
+						check(a)
+					}
+				}
+			}
+		}
+	})
+	if bad != "" {
+		s.add(rRCEPackageURL, v.prog+" deploys from "+bad+", which is not an https source in trusted_hosts: what it serves runs in the cluster; review it, or add the host to trusted_hosts if it is yours",
+			v.prog+" "+evJoin(v.args))
+	}
 }

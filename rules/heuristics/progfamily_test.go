@@ -46,7 +46,7 @@ func TestProgFamilyCoversRules(t *testing.T) {
 		{famSystem, []string{"checkSystemTamper"}},
 		{famCapture, []string{"checkCollection"}},
 		{famCrypt, []string{"encryptedInputs"}},
-		{famInfra, []string{"infraChange"}},
+		{famInfra, []string{"infraChange", "cloudAuditOff", "remoteSources"}},
 	} {
 		var progs []string
 		for _, name := range tc.funcs {
