@@ -679,11 +679,14 @@ func isURL(w string) bool {
 // trustedSource reports a URL served over TLS (https, oci) by a host in
 // trusted_hosts. Plain http and bare IP addresses are never trusted.
 func (s *scan) trustedSource(u string) bool {
+	h := urlHost(u)
+	if isLoopbackHost(h) {
+		return true // a chart or manifest server on this machine
+	}
 	scheme, _, _ := strings.Cut(u, "://")
 	if !strings.EqualFold(scheme, "https") && !strings.EqualFold(scheme, "oci") {
 		return false
 	}
-	h := urlHost(u)
 	if _, err := netip.ParseAddr(h); err == nil || h == "" {
 		return false
 	}

@@ -92,31 +92,46 @@ func (s *scan) judgeSetting(v *cmdView, st setting) bool {
 		s.add(rSupplyVerifyOff, what+": whoever is on the network path can then serve code; fix the certificate or the mirror instead", ev)
 		return true
 	}
+	if st.key == "go:replace" {
+		old, repl, _ := strings.Cut(st.value, "=")
+		s.add(rSupplySource, "replaces the module "+old+" with "+repl+", which another owner publishes: the build takes its code instead", ev)
+		return true
+	}
 	if !sourceKey(st.key) {
 		return false
 	}
 	src := st.value
 	if base, ok := gitURLBase(st.key); ok {
-		src = base
-		if from, moved := repoMove(base, st.value); moved {
+		from, moved := repoMove(base, st.value)
+		if !moved {
+			return false // the same repositories by another protocol
+		}
+		if s.an.trusted.match(urlHost(base)) || officialSource(urlHost(base)) {
 			s.add(rSupplySource, "makes git fetch "+from+" from "+base+" instead: every clone and fetch of those repositories takes code from elsewhere", ev)
 			return true
 		}
-	}
-	if st.key == "go:replace" {
-		old, repl, _ := strings.Cut(st.value, "=")
-		s.add(rSupplySource, "replaces the module "+old+" with "+repl+", which another owner publishes: the build takes its code instead", ev)
-		return true
+		src = base
 	}
 	for _, u := range strings.FieldsFunc(src, func(r rune) bool { return r == ',' || r == '|' || r == ' ' || r == '"' || r == '\'' }) {
 		if !strings.Contains(u, "://") {
 			continue
 		}
 		h := urlHost(u)
-		if h == "" || isLoopbackHost(h) || s.an.trusted.match(h) {
+		if h == "" || isLoopbackHost(h) || s.an.trusted.match(h) || officialSource(h) {
 			continue
 		}
 		s.add(rSupplySource, "points "+toolOf(st.key)+" at "+h+" ("+u+"), which is not trusted: every later install or fetch takes code from it; use the registry or add the host to trusted_hosts", ev)
+		return true
+	}
+	return false
+}
+
+// officialSource reports the public registries and proxies the tools use
+// by default: setting one back is never a new source.
+func officialSource(h string) bool {
+	switch strings.ToLower(h) {
+	case "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
+		"proxy.golang.org", "sum.golang.org", "rubygems.org", "index.crates.io", "crates.io", "conda.anaconda.org", "repo.anaconda.com":
 		return true
 	}
 	return false
@@ -370,12 +385,14 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 					sets = append(sets, setting{"go:replace", r})
 				}
 			})
-			// go's flag package also takes a single dash: -replace=old=new.
-			for _, a := range v.args {
-				if r, ok := strings.CutPrefix(a, "-replace="); ok {
-					if old, repl, ok := strings.Cut(r, "="); ok && foreignModule(old, repl) {
-						sets = append(sets, setting{"go:replace", r})
-					}
+			// go's flag package also takes a single dash: -replace old=new.
+			for i, a := range v.args {
+				r, ok := strings.CutPrefix(a, "-replace=")
+				if a == "-replace" && i+1 < len(v.args) {
+					r, ok = v.args[i+1], true
+				}
+				if old, repl, cut := strings.Cut(r, "="); ok && cut && foreignModule(old, repl) {
+					sets = append(sets, setting{"go:replace", r})
 				}
 			}
 		}

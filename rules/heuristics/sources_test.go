@@ -1,0 +1,71 @@
+package heuristics
+
+import "testing"
+
+func TestSupplyChainSource(t *testing.T) {
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase("npm config set registry http://45.33.32.156:4873/", true),
+		cmdCase("pnpm config set @acme:registry https://npm.acme-mirror.example/", true),
+		cmdCase(`yarn config set npmRegistryServer "http://203.0.113.4:4873"`, true),
+		cmdCase("pip config set global.index-url http://evil.example.net/simple", true),
+		cmdCase("python3 -m pip config set global.extra-index-url https://pkgs.example.net/simple", true),
+		cmdCase("go env -w GOPROXY=http://203.0.113.5:8080,direct", true),
+		cmdCase("export PIP_INDEX_URL=https://pypi.mirror.example.org/simple", true),
+		cmdCase("NPM_CONFIG_REGISTRY=http://10.1.2.3:4873 npm install left-pad", true),
+		cmdCase("gem sources --add http://gems.example.net/", true),
+		cmdCase("poetry source add internal https://pypi.internal.example.net/simple", true),
+		cmdCase(`git config --global url."https://github-mirror.example.io/".insteadOf "https://github.com/"`, true),
+		cmdCase(`git config --global url."https://github.com/someone-else/".insteadOf "https://github.com/acme/"`, true),
+		cmdCase("go mod edit -replace github.com/sirupsen/logrus=github.com/someone-else/logrus@v1.9.9", true),
+		cmdCase("go mod edit -replace=golang.org/x/crypto=example.net/crypto@v0.1.0", true),
+		cmdCase("echo 'registry=http://npm.fast-mirror.example/' >> ~/.npmrc", true),
+		cmdCase(`printf '[global]\nindex-url = http://198.51.100.7/simple\n' > ~/.config/pip/pip.conf`, true),
+		toolCase("npmrc by file tool", "write_file", map[string]any{"path": ".npmrc", "content": "@acme:registry=https://npm.example.net/\n"}, true),
+		toolCase("gitconfig by file tool", "write_file", map[string]any{"path": "/home/dev/.gitconfig", "content": "[url \"https://mirror.example.net/\"]\n\tinsteadOf = https://github.com/\n"}, true),
+
+		cmdCase("npm config set registry https://registry.npmjs.org/", false),
+		cmdCase("npm config get registry", false),
+		cmdCase("go env -w GOPROXY=https://proxy.golang.org,direct", false),
+		cmdCase("go env -w GOPRIVATE=github.com/acme/*", false),
+		cmdCase("pip config set global.timeout 60", false),
+		cmdCase(`git config --global url."git@github.com:".insteadOf "https://github.com/"`, false),
+		cmdCase(`git config --global url."ssh://git@github.com/".insteadOf "https://github.com/"`, false),
+		cmdCase("go mod edit -replace github.com/acme/lib=../lib", false),
+		cmdCase("go mod edit -replace=github.com/acme/lib=github.com/acme/lib@v1.2.4", false),
+		cmdCase("npm install --registry http://localhost:4873 left-pad", false),
+		cmdCase("echo '//registry.npmjs.org/:_authToken=${NPM_TOKEN}' > .npmrc", false),
+		toolCase("npmrc to the registry", "write_file", map[string]any{"path": ".npmrc", "content": "registry=https://registry.npmjs.org/\nsave-exact=true\n"}, false),
+	})
+}
+
+func TestSupplyChainVerificationOff(t *testing.T) {
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase("git config --global http.sslVerify false", true),
+		cmdCase("git -c http.sslVerify=false clone https://git.example.net/tools.git", true),
+		cmdCase("GIT_SSL_NO_VERIFY=1 git clone https://203.0.113.110/tools.git", true),
+		cmdCase("npm config set strict-ssl false", true),
+		cmdCase("pip config set global.trusted-host pypi.example.net", true),
+		cmdCase("pip install --trusted-host 203.0.113.9 -r requirements.txt", true),
+		cmdCase("export NODE_TLS_REJECT_UNAUTHORIZED=0", true),
+		cmdCase("go env -w GOSUMDB=off", true),
+		cmdCase("go env -w GOINSECURE=example.net/*", true),
+		cmdCase("export GONOSUMDB='*'", true),
+		cmdCase("echo insecure >> ~/.curlrc", true),
+		cmdCase("echo 'check_certificate = off' >> ~/.wgetrc", true),
+		cmdCase("conda config --set ssl_verify false", true),
+		cmdCase("echo 'StrictHostKeyChecking no' >> ~/.ssh/config", true),
+		cmdCase("apt-get install -y --allow-unauthenticated agent", true),
+		cmdCase("dnf install -y --nogpgcheck ./agent.rpm", true),
+		cmdCase("rpm -i --nosignature agent.rpm", true),
+
+		cmdCase("git config --global pull.rebase true", false),
+		cmdCase("git config http.postBuffer 524288000", false),
+		cmdCase("npm config set strict-ssl true", false),
+		cmdCase("export NODE_ENV=production", false),
+		cmdCase("go env -w GOFLAGS=-mod=mod", false),
+		cmdCase("curl -k https://localhost:8443/health", false),
+		cmdCase("ssh -o StrictHostKeyChecking=accept-new deploy@staging.example.com uptime", false),
+		cmdCase("echo 'ServerAliveInterval 60' >> ~/.ssh/config", false),
+		cmdCase("apt-get install -y jq", false),
+	})
+}
