@@ -192,6 +192,15 @@ func cliTokenCommand(v *cmdView) string {
 			}
 		}
 		return ""
+	case "git":
+		// git credential fill asks the configured helper (keychain, store,
+		// manager) for a host's password or token and prints it.
+		if sub, rest := gitSubcommand(v.args); sub == "credential" && firstOperand(rest) == "fill" ||
+			(sub == "credential-store" || sub == "credential-cache" || sub == "credential-osxkeychain" || sub == "credential-manager" ||
+				sub == "credential-libsecret") && firstOperand(rest) == "get" {
+			return "git " + sub + " (a stored password or token)"
+		}
+		return ""
 	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2":
 	default:
 		if !strings.HasPrefix(v.prog, "docker-credential-") {

@@ -72,6 +72,11 @@ func TestCredentialBrowserStoreRead(t *testing.T) {
 
 func TestCredentialCLIToken(t *testing.T) {
 	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase(`printf "protocol=https\nhost=github.com\n\n" | git credential fill`, true),
+		cmdCase("echo url=https://gitlab.example.com | git -c credential.helper=store credential fill", true),
+		cmdCase("git credential-store get <<< 'host=github.com'", true),
+		cmdCase("git config --global credential.helper store", false),
+		cmdCase("git credential approve < /dev/null", false),
 		cmdCase("aws configure get aws_secret_access_key", true),
 		cmdCase("aws configure get aws_access_key_id --profile prod", true),
 		cmdCase("gcloud auth print-access-token", true),

@@ -175,7 +175,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			}) || homeArchive(cs, u, report) {
 				break
 			}
-			if dumpsEnvironment(u) {
+			if dumpsEnvironment(u) || echoesEnvironment(u) {
 				report("the environment variables (API keys, tokens), piped from " + u.prog)
 				break
 			}
@@ -227,6 +227,20 @@ func substitutionDumpsEnvironment(word string) bool {
 			}
 		}
 	}
+}
+
+// echoesEnvironment reports echo or printf of a substituted environment
+// dump: echo "$(env)" | curl -d @- ….
+func echoesEnvironment(u *cmdView) bool {
+	if u.prog != "echo" && u.prog != "printf" {
+		return false
+	}
+	for _, a := range u.args {
+		if hasSubstitution(a) && substitutionDumpsEnvironment(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeDumpsEnvironment reports interpreter code that takes the whole

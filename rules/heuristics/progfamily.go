@@ -90,7 +90,7 @@ func progFamily(prog string) family {
 	case "kubectl":
 		return famCluster | famCLIToken | famPriv | famInfra
 	case "git":
-		return famGit | famSecretSearch | famPriv
+		return famGit | famSecretSearch | famPriv | famCLIToken
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":

@@ -182,6 +182,11 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 				return
 			}
 		}
+		if list := remoteRequirements(v, s.an.trusted); list != "" {
+			s.add(rRCEPackageURL, v.prog+" installs what "+list+" lists, a file on a host that is not trusted: whoever serves it picks the packages; download it and review it first",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 		if index, host := untrustedIndex(v, s.an.trusted); index != "" {
 			s.add(rRCEPackageURL, v.prog+" installs from the package index "+index+" on "+host+", which is not trusted: an index can serve any code under a package's name; use the registry or add the host to trusted_hosts",
 				v.prog+" "+evJoin(v.args))
@@ -214,6 +219,20 @@ func untrustedIndex(v *cmdView, trusted hostSet) (index, host string) {
 		flagValues(v.args, 0, "index", check) // uv --index
 	}
 	return index, host
+}
+
+// remoteRequirements returns a requirements or constraints file given by
+// URL (pip install -r https://…) on a host that is not trusted, or "".
+func remoteRequirements(v *cmdView, trusted hostSet) string {
+	found := ""
+	check := func(u string) {
+		if h := urlHost(u); found == "" && strings.Contains(u, "://") && h != "" && !isLoopbackHost(h) && !trusted.match(h) {
+			found = u
+		}
+	}
+	flagValues(v.args, 'r', "requirement", check)
+	flagValues(v.args, 'c', "constraint", check)
+	return found
 }
 
 func isPackageInstall(v *cmdView) bool {

