@@ -373,6 +373,13 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	if !hunting {
 		return
 	}
+	if v.prog != "find" && s.enabled(rCredCLIToken) {
+		if src := huntedSecretStore(cs, v); src != "" {
+			s.add(rCredCLIToken, v.prog+" searches "+src+" for passwords and tokens and prints them: approve only if the task needs the secret itself, and never send it anywhere",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
 	wideStart := v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate"
 	for _, a := range v.args {
 		if strings.HasPrefix(a, "-") {
@@ -387,6 +394,35 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// huntedSecretStore names what a grep for secret words searches when it
+// is a store of secrets that is not a file of keys: the environment piped
+// in (env | grep -i token), or shell and client history files, where
+// passwords typed on command lines stay. "" otherwise.
+func huntedSecretStore(cs *cmdScan, v *cmdView) string {
+	for _, op := range v.plainOperands() {
+		if isHistoryFile(cs.resolveIn(v.c, op).Abs, cs.home) {
+			return op
+		}
+	}
+	for _, i := range cs.before(v) {
+		u := cs.view(i)
+		if u == nil {
+			continue
+		}
+		if dumpsEnvironment(u) {
+			return "the environment (" + u.prog + ")"
+		}
+		if u.prog == "cat" || u.prog == "tail" || u.prog == "head" || u.prog == "tac" || u.prog == "strings" {
+			for _, op := range u.plainOperands() {
+				if isHistoryFile(cs.resolveIn(u.c, op).Abs, cs.home) {
+					return op
+				}
+			}
+		}
+	}
+	return ""
 }
 
 var (

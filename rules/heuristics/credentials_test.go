@@ -72,6 +72,14 @@ func TestCredentialBrowserStoreRead(t *testing.T) {
 
 func TestCredentialCLIToken(t *testing.T) {
 	runRuleCases(t, "credential.cli-token", []ruleCase{
+		// Secret words searched for in the environment or in history files.
+		cmdCase("env | grep -iE 'token|secret|passw'", true),
+		cmdCase("printenv | grep -i api_key", true),
+		cmdCase("grep -i password ~/.bash_history", true),
+		cmdCase(`cat ~/.zsh_history ~/.psql_history 2>/dev/null | grep -iE "pass|token"`, true),
+		cmdCase("env | grep PATH", false),
+		cmdCase("grep -rn token src/", false),
+		cmdCase("tail -20 ~/.bash_history | grep docker", false),
 		cmdCase(`printf "protocol=https\nhost=github.com\n\n" | git credential fill`, true),
 		cmdCase("echo url=https://gitlab.example.com | git -c credential.helper=store credential fill", true),
 		cmdCase("git credential-store get <<< 'host=github.com'", true),

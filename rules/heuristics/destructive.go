@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Destructive commands: irreversible loss of the system, a home directory,
@@ -177,6 +179,11 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 				"rm "+evJoin(v.args))
 			continue
 		}
+		if dir := cdToVariable(cs, v); dir != "" && sweepsDir(op) {
+			s.add(rDelUnsetVar, "recursively deletes "+op+" in "+dir+": if that is empty, cd goes to your home (or stays here) and this deletes everything in it; use cd \"${VAR:?}\" and name the path",
+				"rm "+evJoin(v.args))
+			return
+		}
 		// A value only known at run time is unknown, not empty: if it
 		// turns out empty, ~/"$(x)" is the home.
 		if emptied := withoutUnknown(op); emptied != op && emptied != "" {
@@ -186,6 +193,41 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 			}
 		}
 	}
+}
+
+// cdToVariable returns the operand of the cd (or pushd) that set v's
+// directory when that operand is only a variable or substitution
+// (cd $DEPLOY_DIR), else "".
+func cdToVariable(cs *cmdScan, v *cmdView) string {
+	if !strings.HasPrefix(v.c.Dir, shell.UnknownDir) {
+		return ""
+	}
+	dir := ""
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.idx >= v.idx {
+			break
+		}
+		if u.prog != "cd" && u.prog != "pushd" {
+			continue
+		}
+		dir = ""
+		// ${VAR:?} stops the shell when VAR is empty.
+		if ops := u.plainOperands(); len(ops) == 1 && ops[0] != withoutUnknown(ops[0]) && withoutUnknown(ops[0]) == "" && !strings.Contains(ops[0], ":?") {
+			dir = ops[0]
+		}
+	}
+	return dir
+}
+
+// sweepsDir reports an rm operand that takes in everything of the
+// current directory: ., ./, *, ./*, .[!.]*.
+func sweepsDir(op string) bool {
+	switch strings.TrimPrefix(op, "./") {
+	case "", ".", "*", ".*", ".[!.]*", "{*,.*}":
+		return true
+	}
+	return false
 }
 
 // withoutUnknown removes the parts of a word only known at run time
@@ -270,7 +312,7 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			deletes = true
 		case (a == "-exec" || a == "-execdir" || a == "-ok") && i+1 < len(v.args):
 			switch baseName(v.args[i+1]) {
-			case "rm", "shred", "srm", "unlink":
+			case "rm", "shred", "srm", "unlink", "wipe", "truncate": // truncate -s 0 empties each file
 				deletes = true
 			}
 		}

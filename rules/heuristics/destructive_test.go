@@ -93,7 +93,19 @@ func TestDestructiveRecursivePermissions(t *testing.T) {
 }
 
 func TestDestructiveFindDelete(t *testing.T) {
+	runRuleCases(t, "destructive.recursive-delete-variable", []ruleCase{
+		// cd to a variable that may be empty goes home (or stays here).
+		cmdCase("cd $DEPLOY_DIR && rm -rf *", true),
+		cmdCase(`cd "${BUILD_OUT}" && rm -rf ./*`, true),
+		cmdCase(`pushd "$STAGE"; rm -rf .; popd`, true),
+		cmdCase(`cd "${BUILD_OUT:?}/cache" && rm -rf *`, false),
+		cmdCase(`cd "${BUILD_OUT:?}" && rm -rf *`, false),
+		cmdCase("cd build && rm -rf *", false),
+		cmdCase("cd $DEPLOY_DIR && rm -rf tmp", false),
+	})
 	runRuleCases(t, "destructive.find-delete", []ruleCase{
+		cmdCase(`find ~ -type f -name '*.py' -exec truncate -s 0 {} \;`, true),
+		cmdCase(`find . -name '*.log' -exec truncate -s 0 {} +`, false),
 		cmdCase("find / -delete", true),
 		cmdCase("find / -name '*.log' -delete", true),
 		cmdCase("find /etc -type f -exec rm -f {} +", true),

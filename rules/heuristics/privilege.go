@@ -37,6 +37,14 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if why := containerEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
+			case "lxc", "incus":
+				if why := lxcEscape(v); why != "" {
+					s.add(rPrivContainer, "gives a container "+why+": that is root on the host; keep containers unprivileged and mount only the project", v.prog+" "+evJoin(v.args))
+				}
+			case "curl":
+				if sock := engineAPIWrite(v); sock != "" {
+					s.add(rPrivContainer, "drives the container engine's API through "+sock+": whoever can create containers there is root on the host; use the docker CLI so the command can be judged", "curl "+evJoin(v.args))
+				}
 			case "kubectl", "oc":
 				if why := podEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a pod with "+why+": that is root on its node; run it without host access", v.prog+" "+evJoin(v.args))
@@ -149,9 +157,11 @@ func accountTamper(v *cmdView) string {
 // containerEscape says which host mount or flag hands a container the
 // host, or "".
 func containerEscape(v *cmdView) string {
-	if op := firstOperand(v.args); op != "run" && op != "create" && op != "exec" {
+	sub, args := dockerSubcommand(v.args)
+	if sub != "run" && sub != "create" && sub != "exec" {
 		return ""
 	}
+	v = &cmdView{prog: v.prog, args: args}
 	var why string
 	inspect := func(spec string) {
 		src, _, _ := strings.Cut(spec, ":")
@@ -183,6 +193,82 @@ func containerEscape(v *cmdView) string {
 		}
 	}
 	return why
+}
+
+// dockerSubcommand returns the subcommand of docker, podman or nerdctl
+// and its arguments, past the global options (-H tcp://host, --context
+// c, --config dir, -l level, --tls*).
+func dockerSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
+			"--url", "--connection", "--identity", "--namespace", "-n", "--address", "-a":
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a, args[i+1:]
+	}
+	return "", nil
+}
+
+// lxcEscape says which setting hands an LXD / Incus container the host:
+// security.privileged, or a disk device whose source is / or a system
+// directory; "".
+func lxcEscape(v *cmdView) string {
+	for i, a := range v.args {
+		k, val, ok := strings.Cut(a, "=")
+		if !ok && i+1 < len(v.args) && (a == "security.privileged" || a == "security.nesting") {
+			k, val, ok = a, v.args[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		switch k {
+		case "security.privileged":
+			if strings.EqualFold(val, "true") || val == "1" {
+				return "security.privileged"
+			}
+		case "source":
+			switch strings.TrimSuffix(val, "/") {
+			case "", "/etc", "/root", "/boot", "/usr", "/var", "/home", "/proc", "/sys", "/dev":
+				if strings.HasPrefix(val, "/") {
+					return "the host's " + val + " as a disk"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// engineAPIWrite reports curl driving a container engine's API through
+// its socket with a request that changes something (create, start,
+// exec): docker.sock is root on the host to whoever can write to it.
+func engineAPIWrite(v *cmdView) string {
+	sock := ""
+	flagValues(v.args, 0, "unix-socket", func(p string) {
+		if strings.HasSuffix(p, "docker.sock") || strings.HasSuffix(p, "podman.sock") || strings.HasSuffix(p, "containerd.sock") {
+			sock = p
+		}
+	})
+	if sock == "" {
+		return ""
+	}
+	write := false
+	flagValues(v.args, 'X', "request", func(m string) {
+		write = write || !strings.EqualFold(m, "GET") && !strings.EqualFold(m, "HEAD")
+	})
+	for _, f := range []string{"data", "data-raw", "data-binary", "json"} {
+		flagValues(v.args, 0, f, func(string) { write = true })
+	}
+	flagValues(v.args, 'd', "", func(string) { write = true })
+	if !write {
+		return ""
+	}
+	return sock
 }
 
 // podEscape says which host access kubectl run / create / apply gives a

@@ -77,8 +77,10 @@ func progFamily(prog string) family {
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "python",
-		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "curl", "wget":
+		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "wget":
 		return famTransfer
+	case "curl":
+		return famTransfer | famPriv // curl --unix-socket docker.sock
 	case "openssl":
 		return famTransfer | famNetcat | famCrypt
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
@@ -125,7 +127,7 @@ func progFamily(prog string) family {
 		return famDestroy | famPriv
 	case "docker", "podman":
 		return famPriv | famInfra
-	case "at", "batch", "vipw", "visudo", "nerdctl", "systemctl", "update-rc.d",
+	case "at", "batch", "vipw", "visudo", "nerdctl", "lxc", "incus", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":

