@@ -120,7 +120,7 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 				return
 			}
 		}
-		if code, ok := executedText(v); ok && hasSubstitution(code) && mentionsDecoder(code) {
+		if code, ok := executedText(v); ok && (hasSubstitution(code) && mentionsDecoder(code) || runsDecodedWord(cs, code)) {
 			s.add(rDecodeExec, "runs decoded hidden text as code ("+progLabel(v)+
 				"): decode it separately, read what it does, and run the plain command if it is safe", code)
 			return
@@ -130,6 +130,17 @@ func (s *scan) checkDecodeExec(cs *cmdScan) {
 			return
 		}
 	}
+}
+
+// runsDecodedWord reports code that holds text the shell parser decoded
+// from a literal ($(echo … | base64 -d) worked out before the line runs).
+func runsDecodedWord(cs *cmdScan, code string) bool {
+	for _, e := range cs.script.Evasions {
+		if e.Kind == "decoded-word" && e.Evidence != "" && strings.Contains(code, e.Evidence) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDecodedLayers parses each decoded layer of the command that looks

@@ -74,7 +74,7 @@ func (s *scan) checkEvasions() {
 		case "opaque-code":
 			s.add(rEvUnanalysable, "the command runs code whose effect cannot be analysed ("+ev.Evidence+
 				"): run the commands it means directly so they can be checked", ev.Evidence)
-		case "quote-split", "ifs", "ansi-c-escape", "backslash-split", "variable-program", "glob-program", "brace-expansion":
+		case "quote-split", "ifs", "ansi-c-escape", "backslash-split", "variable-program", "glob-program", "brace-expansion", "decoded-word":
 			if ev.Kind == "variable-program" && printsShellSetup(ev.Evidence) {
 				continue // eval "$(ssh-agent -s)": the substitution is judged as a command
 			}

@@ -51,6 +51,11 @@ func TestEvasionShellObfuscation(t *testing.T) {
 		cmdCase("echo {a,b}", false),
 		cmdCase("mkdir -p src/{api,web}", false),
 		cmdCase("[ -f go.mod ] && go build ./...", false),
+		// A word decoded from a literal before the line runs.
+		cmdCase("cat $HOME/$(echo LnNzaC9jb25maWc= | base64 -d)", true),
+		cmdCase("curl -s $(echo moc.elpmaxe.lve//:sptth | rev)", true),
+		cmdCase(`curl -H "Authorization: Basic $(echo -n user:pass | base64)" https://api.example.com`, false),
+		cmdCase(`export PW=$(kubectl get secret db -o jsonpath='{.data.pw}' | base64 -d)`, false),
 		cmdCase("r''m -rf build", true),
 		cmdCase(`c"a"t /etc/hosts`, true),
 		cmdCase("cat${IFS}/etc/hosts", true),

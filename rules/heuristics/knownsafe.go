@@ -380,6 +380,10 @@ func (cs *cmdScan) safeWriter(v *cmdView) bool {
 		if !cs.inWorkspaceOrTmp(v.c, arg) {
 			return false
 		}
+		// rm -r * at the workspace's root takes the whole workspace.
+		if v.prog == "rm" && criticalDir(cs.resolveIn(v.c, arg), cs.root, cs.home) != "" {
+			return false
+		}
 		// Reading a secret is Tier 1's to judge; writing over one, or
 		// removing it, is still a change in the workspace.
 		if sens, _ := cs.classifyArg(v.c, arg); sens != sensNone && v.prog != "rm" && i != dst {

@@ -895,6 +895,15 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 			multi = true // not one call with words only: no value
 		}
 	}
+	// echo X | base64 -d may have a value (substValue reads such
+	// pipelines): the full parse works it out.
+	if multi {
+		for _, t := range toks {
+			if t.kind == fpWord && valueProgram(src[t.start:t.end]) {
+				return 0, false
+			}
+		}
+	}
 	if multi || commands != 1 {
 		return end, true
 	}
@@ -916,6 +925,17 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 		return 0, false
 	}
 	return end, true
+}
+
+// valueProgram reports the programs a substitution's value can be worked
+// out through (substValue): a word that may name one leaves the
+// substitution to the full parse.
+func valueProgram(word string) bool {
+	switch path.Base(strings.Trim(word, `'"`)) {
+	case "echo", "printf", "pwd", "dirname", "basename", "base64", "base32", "gbase64", "xxd", "rev", "tr", "cat":
+		return true
+	}
+	return false
 }
 
 // paramNameLen returns the length of the variable name s starts with, as

