@@ -406,4 +406,3 @@ func (w *walker) multiValued(wd *syntax.Word) (string, int) {
 	}
 	return "", 0
 }
-
