@@ -122,6 +122,8 @@ const (
 	rCloudGrant
 	rSupplySource
 	rSupplyVerifyOff
+	rDefAgentGuard
+	rDefAntiForensics
 
 	numRules
 )
@@ -329,6 +331,10 @@ var familyRules = map[ruleIndex]Rule{
 		"Stops a logging service, or erases or rotates away system logs and the journal; or turns off a cloud account's audit logging (CloudTrail stop-logging / delete-trail / narrowed update-trail, GuardDuty and AWS Config recorders, VPC flow logs, GCP log sinks and stored logs, Azure diagnostic settings)."},
 	rDefHistory: {"defense.history-tamper", CategoryDefenseImpairment, medium, block,
 		"Clears or disables shell history (history -c, unset HISTFILE, HISTFILE=/dev/null, rm ~/.bash_history)."},
+	rDefAgentGuard: {"defense.agent-guard-off", CategoryDefenseImpairment, high, block,
+		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …): what it then does is judged by no one."},
+	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
+		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a), runs a program from /dev/shm, or deletes a program right after running it."},
 	rDisruptHalt: {"disruption.system-halt", CategorySystemDisruption, high, block,
 		"Shuts down, reboots or halts the machine, or cuts it off the network (shutdown, reboot, systemctl poweroff, init 0, /proc/sysrq-trigger, ip link set eth0 down)."},
 	rDisruptKillAll: {"disruption.kill-all", CategorySystemDisruption, high, block,

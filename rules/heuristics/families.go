@@ -36,5 +36,6 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkInfrastructure(cs, v)
 		s.checkCollection(cs, v)
 		s.checkSources(cs, v)
+		s.checkGuards(cs, v)
 	}
 }

@@ -1,0 +1,175 @@
+package heuristics
+
+import "strings"
+
+// Guards the agent would slip past, and traces it would erase.
+//
+// An AI coding agent started by this one with its approvals or sandbox
+// off (claude --dangerously-skip-permissions, gemini --yolo, codex
+// --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools)
+// runs whatever its prompt leads it to, and none of it is judged: it is
+// defense.agent-guard-off, blocked. The same agents asked a question, or
+// run with their own checks on, are everyday.
+//
+// Anti-forensics (defense.anti-forensics, escalated): backdating a file
+// outside the workspace (touch -r / -d / -t), naming a process after a
+// kernel thread or daemon (exec -a '[kworker/0:1]'), running a program
+// from /dev/shm, and running a program then deleting it in the same
+// line. Touching files in the workspace, exec in scripts and cleaning up
+// build output are everyday.
+
+// agentGuardOff says which option of an AI agent CLI turns its approvals
+// or sandbox off, or "".
+func agentGuardOff(v *cmdView) string {
+	found := ""
+	has := func(flags ...string) {
+		for _, f := range flags {
+			if found == "" && (containsArg(v.args, f) || strings.HasPrefix(f, "--") && hasArgPrefix(v.args, f+"=")) {
+				found = f
+			}
+		}
+	}
+	value := func(short byte, long string, bad ...string) {
+		flagValues(v.args, short, long, func(val string) {
+			for _, b := range bad {
+				if found == "" && strings.EqualFold(val, b) {
+					found = "--" + long + " " + val
+				}
+			}
+		})
+	}
+	switch v.prog {
+	case "claude":
+		has("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions")
+		value(0, "permission-mode", "bypassPermissions")
+	case "gemini", "qwen":
+		has("--yolo", "-y")
+		value(0, "approval-mode", "yolo")
+	case "codex":
+		has("--dangerously-bypass-approvals-and-sandbox", "--yolo")
+		value('s', "sandbox", "danger-full-access")
+	case "q", "kiro-cli":
+		has("--trust-all-tools")
+	case "cursor-agent":
+		has("--force", "-f")
+	case "copilot":
+		has("--allow-all-tools", "--allow-all-paths")
+	case "amp":
+		has("--dangerously-allow-all")
+	case "crush", "opencode":
+		has("--yolo", "--dangerously-skip-permissions")
+	case "aider":
+		has("--yes-always")
+	}
+	return found
+}
+
+func hasArgPrefix(args []string, prefix string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGuards judges one command for agents run unguarded and for
+// anti-forensics.
+func (s *scan) checkGuards(cs *cmdScan, v *cmdView) {
+	if flag := agentGuardOff(v); flag != "" {
+		s.add(rDefAgentGuard, "runs the "+v.prog+" agent with its approvals off ("+flag+"): whatever its prompt leads it to do runs unjudged; refuse it, or run it with its checks on",
+			v.prog+" "+evJoin(v.args))
+	}
+	if !s.enabled(rDefAntiForensics) {
+		return
+	}
+	if what := antiForensics(cs, v); what != "" {
+		s.add(rDefAntiForensics, what+": that only hides what happened; a human should approve it", v.c.Name+" "+evJoin(v.c.Args))
+	}
+}
+
+// antiForensics says how v hides activity, or "".
+func antiForensics(cs *cmdScan, v *cmdView) string {
+	if strings.HasPrefix(v.c.Name, "/dev/shm/") {
+		return "runs " + v.c.Name + " from shared memory, where nothing is left on disk"
+	}
+	if v.c.Program == "exec" { // the view's program is the one exec runs
+		name := ""
+		flagValues(v.c.Args, 'a', "", func(n string) { name = n })
+		if masqueradeName(name) {
+			return "runs a program under the name " + name + ", a kernel thread's or a system daemon's"
+		}
+	}
+	switch v.prog {
+	case "touch":
+		stamped := hasShortFlag(v.args, 'r') || hasShortFlag(v.args, 'd') || hasShortFlag(v.args, 't') ||
+			hasLongFlag(v.args, "reference") || hasLongFlag(v.args, "date")
+		if !stamped {
+			return ""
+		}
+		for _, op := range operands(v.args, "rdt", []string{"--reference", "--date"}) {
+			if !cs.inWorkspaceOrTmp(v.c, op) {
+				return "backdates " + op + " outside the workspace"
+			}
+		}
+	case "rm", "shred", "srm", "unlink":
+		for _, op := range v.plainOperands() {
+			if ranBefore(cs, v, op) && !builtBefore(cs, v, op) {
+				return "deletes " + op + " right after running it"
+			}
+		}
+	}
+	return ""
+}
+
+// builtBefore reports whether a compiler or build tool earlier in the line
+// wrote path (go build -o /tmp/app … && /tmp/app && rm /tmp/app is a
+// cleanup, not a trace removed).
+func builtBefore(cs *cmdScan, v *cmdView, path string) bool {
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.idx >= v.idx {
+			break
+		}
+		switch u.prog {
+		case "go", "gcc", "cc", "clang", "g++", "c++", "rustc", "cargo", "zig", "tcc", "javac", "swiftc", "ghc", "nim", "make", "ld":
+			if containsArg(u.args, path) || hasArgPrefix(u.args, "-o"+path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// masqueradeName reports process names that pose as a kernel thread
+// ([kworker/0:1]) or a system daemon.
+func masqueradeName(n string) bool {
+	if strings.HasPrefix(n, "[") && strings.HasSuffix(n, "]") {
+		return true
+	}
+	switch baseName(n) {
+	case "sshd", "systemd", "systemd-journald", "kworker", "kthreadd", "cron", "crond", "dbus-daemon", "rsyslogd", "init", "udevd", "systemd-udevd":
+		return true
+	}
+	return false
+}
+
+// ranBefore reports whether a command before v in the line ran the
+// program at path (as written, or resolved alike).
+func ranBefore(cs *cmdScan, v *cmdView, path string) bool {
+	if !strings.Contains(path, "/") {
+		return false // a bare name runs from PATH, not from here
+	}
+	target := cs.resolveIn(v.c, path).Abs
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.idx >= v.idx {
+			break
+		}
+		// A wrapper's program (nohup ./x) is a view of its own.
+		if u.c.Name == path || strings.Contains(u.c.Name, "/") && cs.resolveIn(u.c, u.c.Name).Abs == target {
+			return true
+		}
+	}
+	return false
+}
