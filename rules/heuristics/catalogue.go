@@ -227,7 +227,7 @@ var baseRules = [numRules]Rule{
 	rPrivAccount: {"privilege.account-tamper", CategoryPrivilege, critical, block,
 		"Edits sudoers or the account databases, or creates a root-equivalent account."},
 	rPrivContainer: {"privilege.container-escape", CategoryPrivilege, critical, block,
-		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted: root on the host."},
+		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted, --privileged, the host's process namespace or CAP_SYS_ADMIN, on a local or remote engine (LXD and Incus too), or drives the engine's API through its socket: root on the host."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
 		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
@@ -344,7 +344,7 @@ var familyRules = map[ruleIndex]Rule{
 	rTrustRootCA: {"trust.root-ca", CategoryTrustStore, critical, block,
 		"Adds a certificate to a system or browser trust store: whoever holds its key can read and forge TLS traffic."},
 	rTunnelExpose: {"tunnel.public-exposure", CategoryTunnel, high, escalate,
-		"Opens a tunnel that exposes this machine to the internet (cloudflared, ngrok, localtunnel, chisel, frp, code tunnel, ssh to a tunnel service)."},
+		"Opens a tunnel that exposes this machine to the internet (cloudflared, ngrok, localtunnel, chisel, frp, code tunnel, ssh to a tunnel service), or a forward that listens beyond loopback (ssh -L / -D 0.0.0.0:…, ssh -g, kubectl port-forward --address 0.0.0.0)."},
 	rExfilTransfer: {"exfil.file-transfer", CategoryFileTransfer, medium, escalate,
 		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, rclone, smbclient, ftp, tftp, socat, netcat, curl file://)."},
 	rCredClusterSecret: {"credential.cluster-secret", CategoryCloudSecrets, high, block,

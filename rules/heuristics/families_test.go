@@ -149,6 +149,19 @@ func TestTrustRootCA(t *testing.T) {
 
 func TestTunnels(t *testing.T) {
 	runRuleCases(t, "tunnel.public-exposure", []ruleCase{
+		// Forwards that listen beyond loopback. A SOCKS proxy or sshuttle
+		// through a bastion (ssh -D 1080 bastion) is how developers reach
+		// internal sites: everyday, as the corpus says.
+		cmdCase("ssh -N -L 0.0.0.0:5433:prod-db.internal:5432 jump@198.51.100.22", true),
+		cmdCase("ssh -fN -L '*:8080:intranet:80' gw", true),
+		cmdCase("ssh -g -L 8080:localhost:80 host", true),
+		cmdCase("ssh -D 0.0.0.0:1080 -fNq user@203.0.113.3", true),
+		cmdCase("ssh -D 1080 -fNq user@203.0.113.3", false),
+		cmdCase("kubectl port-forward -n vault svc/vault 8200:8200 --address 0.0.0.0", true),
+		cmdCase("ssh -L 5432:db.internal:5432 bastion", false),
+		cmdCase("ssh -L 127.0.0.1:9000:localhost:9000 dev", false),
+		cmdCase("kubectl port-forward svc/web 8080:80", false),
+		cmdCase("kubectl port-forward pod/api 9229 --address localhost", false),
 		cmdCase("cloudflared tunnel --url http://localhost:8080", true),
 		cmdCase("ngrok http 3000", true),
 		cmdCase("ngrok tcp 22", true),

@@ -185,12 +185,26 @@ func containerEscape(v *cmdView) string {
 	}
 	flagValues(v.args, 'v', "volume", inspect)
 	flagValues(v.args, 0, "mount", inspect)
-	if why == "" && hasLongFlag(v.args, "privileged") && (hasLongFlag(v.args, "pid") || hasLongFlag(v.args, "net")) {
-		for _, a := range v.args {
-			if a == "--pid=host" {
-				why = "--privileged and the host's process namespace"
+	if why != "" || sub == "exec" {
+		return why
+	}
+	// --privileged hands the container every device and capability: it
+	// can mount the host's disks. The host's process namespace and
+	// CAP_SYS_ADMIN are ways to the same.
+	switch {
+	case hasLongFlag(v.args, "privileged") && !containsArg(v.args, "--privileged=false"):
+		why = "--privileged (every device and capability of the host)"
+	default:
+		flagValues(v.args, 0, "pid", func(ns string) {
+			if ns == "host" {
+				why = "the host's process namespace (--pid host)"
 			}
-		}
+		})
+		flagValues(v.args, 0, "cap-add", func(c string) {
+			if c = strings.ToUpper(strings.TrimPrefix(strings.ToUpper(c), "CAP_")); c == "SYS_ADMIN" || c == "ALL" || c == "SYS_PTRACE" || c == "SYS_MODULE" {
+				why = "--cap-add " + c
+			}
+		})
 	}
 	return why
 }

@@ -183,6 +183,12 @@ func TestPrivilegeContainerEscape(t *testing.T) {
 		cmdCase("kubectl run x --image=alpine --restart=Never -- echo hi", false),
 		cmdCase("kubectl get pods -o json | grep hostNetwork", false),
 		cmdCase("docker run -p 8080:80 nginx", false),
+		cmdCase("docker run -d --restart=always --net host --pid host 198.51.100.3:5000/sysmon", true),
+		cmdCase("docker run --rm --privileged registry.example.com/tools/diag", true),
+		cmdCase("podman run --cap-add=SYS_ADMIN -it fedora bash", true),
+		cmdCase("docker run --rm --cap-add NET_ADMIN alpine ip link", false),
+		cmdCase("docker run --rm --privileged=false alpine true", false),
+		cmdCase("docker exec -it web sh", false),
 		cmdCase("docker build -t app .", false),
 	})
 }

@@ -86,11 +86,11 @@ func progFamily(prog string) family {
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
 	case "oc":
-		return famCluster | famPriv | famInfra
+		return famCluster | famPriv | famInfra | famTunnel
 	case "kubectl-view_secret", "k9s":
 		return famCluster
 	case "kubectl":
-		return famCluster | famCLIToken | famPriv | famInfra
+		return famCluster | famCLIToken | famPriv | famInfra | famTunnel
 	case "git":
 		return famGit | famSecretSearch | famPriv | famCLIToken
 	case "telnet", "mkfifo", "mknod":

@@ -72,7 +72,24 @@ func tunnelCommand(v *cmdView) string {
 		if first == "funnel" && len(ops) > 1 && ops[1] != "status" {
 			return "tailscale funnel publishes a local port on the internet"
 		}
+	case "kubectl", "oc":
+		if kops := operands(args, "ns", []string{"--namespace", "--context", "--kubeconfig", "--cluster", "--user", "--address"}); len(kops) > 0 && kops[0] == "port-forward" {
+			open := ""
+			flagValues(args, 0, "address", func(a string) {
+				for part := range strings.SplitSeq(a, ",") {
+					if !isLoopbackHost(part) {
+						open = part
+					}
+				}
+			})
+			if open != "" {
+				return prog + " port-forward listens on " + open + ": a service inside the cluster is reachable by every host that reaches this one"
+			}
+		}
 	case "ssh", "autossh":
+		if bind := openForward(args); bind != "" {
+			return "ssh forwards a port on " + bind + ": every host that reaches this machine reaches what the tunnel leads to"
+		}
 		for _, op := range operands(args, "RLDipoFlbcEeIJmOQSWwM", nil) {
 			host := strings.ToLower(op)
 			if u := urlHost(host); u != "" {
@@ -90,6 +107,42 @@ func tunnelCommand(v *cmdView) string {
 		}
 	}
 	return ""
+}
+
+// openForward returns the bind address of an ssh local or dynamic
+// forward that listens beyond loopback (-L 0.0.0.0:5433:db:5432,
+// -D *:1080, or any forward with -g), or "".
+func openForward(args []string) string {
+	open := ""
+	check := func(spec string) {
+		if open != "" {
+			return
+		}
+		if hasShortFlag(args, 'g') {
+			open = "every interface (-g)"
+			return
+		}
+		// [bind:]port[:host:hostport]: a bind address is what comes
+		// before the first port.
+		parts := strings.Split(spec, ":")
+		if strings.HasPrefix(spec, "[") { // [::]:1080
+			if end := strings.IndexByte(spec, ']'); end > 0 {
+				parts = append([]string{spec[1:end]}, strings.Split(strings.TrimPrefix(spec[end+1:], ":"), ":")...)
+			}
+		}
+		if len(parts) != 2 && len(parts) != 4 {
+			return // no bind address: loopback
+		}
+		switch b := parts[0]; {
+		case b == "" || b == "*":
+			open = "every interface"
+		case !isLoopbackHost(b):
+			open = b
+		}
+	}
+	flagValues(args, 'L', "", check)
+	flagValues(args, 'D', "", check)
+	return open
 }
 
 // checkTunnels judges one command for tunnels.
