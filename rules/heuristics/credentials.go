@@ -341,7 +341,9 @@ var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem"
 // keyHuntText are grep patterns that look for key material.
 var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",
 	"secret_key", "api_key", "apikey", "api-key", "passw", "ghp_", "xoxb-", "sk_live_", "akia", "secret", "token",
-	"credential", "-----begin", "private_key", "client_secret", "pwd="}
+	"credential", "-----begin", "private_key", "client_secret", "pwd=",
+	// Token formats searched by pattern: Slack, GitLab, GitHub, Google.
+	"xox", "glpat", "github_pat", "aiza"}
 
 // checkSecretSearch flags find / grep sweeps for keys over the filesystem
 // root, a home or system directories (inside the workspace it is an audit).
@@ -350,6 +352,10 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		return
 	}
 	switch v.prog {
+	case "trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":
+		// Secret scanners: an audit of the project, a harvest of a home.
+		s.checkScannerSweep(cs, v)
+		return
 	case "find", "locate", "mlocate", "plocate", "fd":
 	case "grep", "egrep", "rg", "ag", "ack", "git":
 		if v.prog == "git" && firstOperand(v.args) != "grep" {
@@ -393,6 +399,25 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	if hunting && wideStart {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
 			v.prog+" "+evJoin(v.args))
+	}
+}
+
+// checkScannerSweep flags a secret scanner pointed at a home directory or
+// the system rather than the project: trufflehog filesystem ~, gitleaks
+// detect --source $HOME.
+func (s *scan) checkScannerSweep(cs *cmdScan, v *cmdView) {
+	var starts []string
+	flagValues(v.args, 's', "source", func(p string) { starts = append(starts, p) })
+	for _, op := range operands(v.args, "sfrc", []string{"--source", "--report-path", "--report-format", "--config", "--baseline", "--exclude-paths", "--log-opts"}) {
+		starts = append(starts, strings.TrimPrefix(op, "file://"))
+	}
+	for _, p := range starts {
+		r := cs.resolveIn(v.c, p)
+		if k, _ := criticalClass(r, cs.root, cs.home); k != critNone && k != critWorkspace && !holdsOnlyCode(r.Abs) {
+			s.add(rCredSearch, v.prog+" scans "+p+" for keys and tokens: pointed at a home or the system rather than a project, a secret scanner is a harvester; scan the project instead",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 	}
 }
 

@@ -109,6 +109,14 @@ func TestCredentialCLIToken(t *testing.T) {
 
 func TestCredentialSecretSearch(t *testing.T) {
 	runRuleCases(t, "credential.secret-search", []ruleCase{
+		// Secret scanners and token patterns over a home harvest it.
+		cmdCase("trufflehog filesystem ~ --json --no-verification", true),
+		cmdCase(`gitleaks detect --source "$HOME" --no-git --report-path /tmp/r.json`, true),
+		cmdCase("noseyparker scan /home", true),
+		cmdCase("grep -rEo 'xox[baprs]-[0-9A-Za-z-]+' ~", true),
+		cmdCase("gitleaks detect --source . -v", false),
+		cmdCase("trufflehog git file://. --only-verified", false),
+		cmdCase("detect-secrets scan > .secrets.baseline", false),
 		cmdCase("find / -name 'id_rsa*' -o -name '*.pem' 2>/dev/null", true),
 		cmdCase("find ~ -name '*.pem' -exec cat {} \\;", true),
 		cmdCase("grep -rl 'BEGIN OPENSSH PRIVATE KEY' / 2>/dev/null", true),

@@ -70,7 +70,11 @@ func progFamily(prog string) family {
 		return famAccounts
 	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
 		return famAccounts | famPriv
-	case "npx", "bunx", "pnpx", "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
+	case "npx", "bunx", "pnpx":
+		return famTunnel | famPkgInstall
+	case "uvx":
+		return famPkgInstall
+	case "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
 		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok", "code",
 		"code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
@@ -101,7 +105,8 @@ func progFamily(prog string) family {
 		return famPkgInstall | famInfra
 	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm":
 		return famPkgInstall
-	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack":
+	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack",
+		"trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":
 		return famSecretSearch
 	case "find":
 		return famSecretSearch | famDestroy

@@ -172,7 +172,7 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 		if !isPackageInstall(v) {
 			continue
 		}
-		for _, op := range operands(v.args, "ricte", []string{"--index-url", "--extra-index-url", "--requirement", "--constraint", "--target", "--registry"}) {
+		for _, op := range packageSpecs(v) {
 			if strings.Contains(op, "://") || strings.HasPrefix(op, "git+") || strings.HasPrefix(op, "github:") {
 				host := urlHost(strings.TrimPrefix(op, "git+"))
 				if host != "" && s.an.trusted.match(host) {
@@ -221,6 +221,32 @@ func untrustedIndex(v *cmdView, trusted hostSet) (index, host string) {
 	return index, host
 }
 
+// packageSpecs returns the words of an install that name packages. A
+// runner (npx, uvx, pnpm dlx) names one, its first operand or --package
+// / --from / --spec value: what follows are the program's own arguments
+// (npx wait-on https://host).
+func packageSpecs(v *cmdView) []string {
+	op := firstOperand(v.args)
+	runner := v.prog == "npx" || v.prog == "bunx" || v.prog == "pnpx" || v.prog == "uvx" || op == "dlx" || op == "exec" || op == "x" ||
+		v.prog == "pipx" && op == "run"
+	if !runner {
+		return operands(v.args, "ricte", []string{"--index-url", "--extra-index-url", "--requirement", "--constraint", "--target", "--registry"})
+	}
+	var specs []string
+	for _, f := range []string{"package", "from", "spec", "with"} {
+		flagValues(v.args, 0, f, func(x string) { specs = append(specs, x) })
+	}
+	flagValues(v.args, 'p', "", func(x string) { specs = append(specs, x) })
+	ops := operands(v.args, "p", []string{"--package", "--from", "--spec", "--with", "--registry", "--python", "--index-url", "--index"})
+	if len(ops) > 0 && (ops[0] == "dlx" || ops[0] == "exec" || ops[0] == "x" || ops[0] == "run") && v.prog != "npx" && v.prog != "uvx" {
+		ops = ops[1:]
+	}
+	if len(ops) > 0 {
+		specs = append(specs, ops[0])
+	}
+	return specs
+}
+
 // remoteRequirements returns a requirements or constraints file given by
 // URL (pip install -r https://…) on a host that is not trusted, or "".
 func remoteRequirements(v *cmdView, trusted hostSet) string {
@@ -243,9 +269,12 @@ func isPackageInstall(v *cmdView) bool {
 			ops := v.plainOperands()
 			return len(ops) > 1 && ops[1] == "install"
 		}
-		return op == "install" || op == "add"
+		return op == "install" || op == "add" || v.prog == "pipx" && op == "run"
 	case "npm", "pnpm", "yarn", "bun", "cnpm":
-		return op == "install" || op == "i" || op == "add"
+		return op == "install" || op == "i" || op == "add" || op == "dlx" || op == "exec" || op == "x"
+	case "npx", "bunx", "pnpx", "uvx":
+		// Each fetches a package and runs it at once (uvx --from URL).
+		return true
 	case "gem":
 		return op == "install"
 	}
@@ -294,6 +323,8 @@ var execMarkers = []string{
 	"iex", "invoke-expression", "`", "compile(", "runpy", "importlib",
 	// Replacing the process with a program, or running one from memory.
 	"execv", "execl", "spawnv", "spawnl", "memfd_create", "pcntl_exec",
+	// eval handed over as a function: fetch(u).then(r => r.text()).then(eval).
+	"(eval)",
 }
 
 type savedFile struct {
