@@ -4,6 +4,12 @@ import "testing"
 
 func TestCredentialSecretFileRead(t *testing.T) {
 	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+		// Wallets and private messages.
+		cmdCase(`zip -qr /tmp/w.zip ~/Library/Application\ Support/Exodus`, true),
+		cmdCase("tar czf /tmp/e.tgz ~/.electrum/wallets", true),
+		cmdCase("cp ~/Library/Messages/chat.db /tmp/m.db", true),
+		cmdCase("ls ~/Library/Messages", false),
+		cmdCase("du -sh ~/.bitcoin/blocks", false),
 		cmdCase("head -n 5 ~/.aws/config", true),
 		cmdCase("base64 ~/.kube/config", true),
 		cmdCase("cat ~/.docker/config.json", true),
@@ -60,6 +66,9 @@ func TestCredentialBrowserStoreRead(t *testing.T) {
 	runRuleCases(t, "credential.browser-store-read", []ruleCase{
 		cmdCase(`cp "$HOME/.config/google-chrome/Default/Login Data" /tmp/ld`, true),
 		cmdCase("sqlite3 ~/.config/chromium/Default/Cookies 'select * from cookies'", true),
+		cmdCase("strings ~/.config/Slack/Cookies | grep xoxd", true),
+		cmdCase(`cp -r "$HOME/Library/Application Support/Google/Chrome/Default/Local Extension Settings/nkbihfbeogaeaoehlefnkodbefgpgknn" /tmp/x`, true),
+		cmdCase("ls ~/.config/Slack", false),
 		cmdCase("cat ~/.mozilla/firefox/abcd.default-release/logins.json", true),
 		cmdCase("cp ~/.mozilla/firefox/abcd.default-release/key4.db .", true),
 		cmdCase(`cat "$HOME/Library/Application Support/Google/Chrome/Default/Login Data"`, true),

@@ -308,6 +308,17 @@ var homeSecrets = []struct{ rel, label string }{
 	{"Library/Keychains", "macOS keychain"},
 	{".config/op", "1Password CLI data"},
 	{".ssh", "SSH keys"},
+	// Cryptocurrency wallets: their keys are the money.
+	{".electrum/wallets", "cryptocurrency wallet"},
+	{".bitcoin/wallets", "cryptocurrency wallet"},
+	{".bitcoin/wallet.dat", "cryptocurrency wallet"},
+	{".ethereum/keystore", "cryptocurrency wallet"},
+	{".config/Exodus", "cryptocurrency wallet"},
+	{"Library/Application Support/Exodus", "cryptocurrency wallet"},
+	{"Library/Application Support/Bitcoin/wallets", "cryptocurrency wallet"},
+	{"Library/Application Support/Electrum/wallets", "cryptocurrency wallet"},
+	// Private messages.
+	{"Library/Messages", "messages"},
 }
 
 // browserRoots are browser profile directories relative to a home.
@@ -316,6 +327,8 @@ var browserRoots = []string{
 	".mozilla/firefox", "snap/firefox/common/.mozilla/firefox", "snap/chromium/common/chromium",
 	"Library/Application Support/Google/Chrome", "Library/Application Support/Chromium", "Library/Application Support/BraveSoftware",
 	"Library/Application Support/Microsoft Edge", "Library/Application Support/Firefox", "Library/Safari", "Library/Cookies",
+	// Chat apps built on a browser keep their session cookies alike.
+	".config/Slack", ".config/discord", "Library/Application Support/Slack", "Library/Application Support/discord",
 }
 
 var browserFiles = map[string]bool{
@@ -346,7 +359,8 @@ func classify(abs, home string) (sensitivity, string) {
 	if rest, _, ok := homeRel(abs, home); ok && rest != "" && strings.IndexByte("._Ls", rest[0]) >= 0 {
 		for _, r := range browserRoots {
 			if underOrAt(rest, r) {
-				if rest == r || browserFiles[baseName(rest)] || strings.Count(rest[len(r):], "/") <= 1 {
+				// Extension storage holds wallets' keys (MetaMask's vault).
+				if rest == r || browserFiles[baseName(rest)] || strings.Count(rest[len(r):], "/") <= 1 || strings.Contains(rest, "/Local Extension Settings") {
 					return sensBrowser, "browser passwords and cookies"
 				}
 			}
