@@ -43,7 +43,7 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = cliSettings(&cmdView{prog: "pip", args: afterArg(v.args, "pip")}, sets)
 		}
 	}
-	if len(v.c.Redirects) > 0 || v.prog == "tee" {
+	if len(v.c.Redirects) > 0 || v.prog == "tee" || v.prog == "sed" || v.prog == "gsed" || v.prog == "perl" {
 		for _, f := range cs.writtenFiles(v) {
 			sets = fileSettings(f.abs, f.content, sets)
 		}
@@ -154,8 +154,8 @@ func sourceKey(key string) bool {
 		}
 	case "go":
 		return k == "goproxy"
-	case "gem", "conda", "poetry", "cargo":
-		return true // their sources, channels and registries
+	case "gem", "conda", "poetry", "cargo", "lock":
+		return true // their sources, channels, registries; a lockfile's resolved URLs
 	case "git":
 		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
 		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof"))
@@ -460,6 +460,11 @@ func configFileTool(abs string) string {
 	case hookKind(abs) == "gitconfig":
 		return "git"
 	}
+	switch base {
+	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "Pipfile.lock", "poetry.lock", "uv.lock",
+		"Cargo.lock", "composer.lock", "Gemfile.lock", "requirements.txt", "requirements-dev.txt", "constraints.txt":
+		return "lock" // where each dependency is fetched from
+	}
 	return ""
 }
 
@@ -469,6 +474,26 @@ func configFileTool(abs string) string {
 func fileSettings(abs, text string, sets []setting) []setting {
 	tool := configFileTool(abs)
 	if tool == "" {
+		return sets
+	}
+	if tool == "lock" {
+		// Every URL a lockfile names is a place a dependency comes from.
+		for rest := text; ; {
+			i := strings.Index(rest, "://")
+			if i < 0 {
+				break
+			}
+			start := i
+			for start > 0 && (rest[start-1] >= 'a' && rest[start-1] <= 'z' || rest[start-1] == '+') {
+				start--
+			}
+			end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"',#")
+			sets = append(sets, setting{"lock:resolved", rest[start:end]})
+			if len(sets) > 64 {
+				break
+			}
+			rest = rest[end:]
+		}
 		return sets
 	}
 	section := ""
@@ -514,8 +539,11 @@ func fileSettings(abs, text string, sets []setting) []setting {
 // toolOf names the tool of a setting key for a message.
 func toolOf(key string) string {
 	tool, k, _ := strings.Cut(key, ":")
-	if tool == "env" {
+	switch tool {
+	case "env":
 		return "$" + strings.ToUpper(k)
+	case "lock":
+		return "a lockfile's dependency"
 	}
 	return tool
 }

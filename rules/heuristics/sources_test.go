@@ -21,6 +21,12 @@ func TestSupplyChainSource(t *testing.T) {
 		cmdCase("echo 'registry=http://npm.fast-mirror.example/' >> ~/.npmrc", true),
 		cmdCase(`printf '[global]\nindex-url = http://198.51.100.7/simple\n' > ~/.config/pip/pip.conf`, true),
 		toolCase("npmrc by file tool", "write_file", map[string]any{"path": ".npmrc", "content": "@acme:registry=https://npm.example.net/\n"}, true),
+		// A lockfile or requirements entry fetched from elsewhere.
+		cmdCase("sed -i 's#https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz#https://evil.example.net/lodash-4.17.21.tgz#' package-lock.json", true),
+		cmdCase("echo 'requests @ https://198.51.100.5/requests-2.32.0.tar.gz' >> requirements.txt", true),
+		cmdCase("echo '--extra-index-url http://198.51.100.5/simple' >> requirements.txt", true),
+		cmdCase("sed -i 's/4.17.20/4.17.21/g' package-lock.json", false),
+		cmdCase("echo 'requests==2.32.3' >> requirements.txt", false),
 		toolCase("gitconfig by file tool", "write_file", map[string]any{"path": "/home/dev/.gitconfig", "content": "[url \"https://mirror.example.net/\"]\n\tinsteadOf = https://github.com/\n"}, true),
 
 		cmdCase("npm config set registry https://registry.npmjs.org/", false),
