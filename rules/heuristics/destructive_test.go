@@ -4,6 +4,10 @@ import "testing"
 
 func TestDestructiveRecursiveDelete(t *testing.T) {
 	runRuleCases(t, "destructive.recursive-delete", []ruleCase{
+		// The directory that holds the user's other code.
+		cmdCase("rm -rf ~/projects", true),
+		cmdCase("rm -rf $HOME/src/", true),
+		cmdCase("rm -rf ~/projects/old-prototype", false),
 		cmdCase("rm -rf /", true),
 		// The user's documents and media, as their keys and configuration.
 		cmdCase("rm -rf ~/Documents", true),

@@ -165,13 +165,15 @@ func criticalClass(p action.Path, root, home string) (critKind, string) {
 }
 
 // isUserDataDir reports the home directories that hold the user's own
-// configuration and keys (.ssh, .config, .local, Library) or documents
-// and media (the XDG and macOS user directories, synced folders), by
-// their home-relative name.
+// configuration and keys (.ssh, .config, .local, Library), documents and
+// media (the XDG and macOS user directories, synced folders) or the
+// user's other code (~/projects, ~/src, ~/code, ~/repos, …), by their
+// home-relative name.
 func isUserDataDir(rest string) bool {
 	switch rest {
 	case ".ssh", ".config", ".local", "Library", "Documents", "Desktop", "Downloads", "Pictures", "Music", "Videos", "Movies",
-		"Public", "Templates", "Dropbox", "OneDrive", "Google Drive", "iCloud Drive":
+		"Public", "Templates", "Dropbox", "OneDrive", "Google Drive", "iCloud Drive",
+		"projects", "Projects", "src", "code", "Code", "repos", "git", "dev", "work", "workspace", "Developer", "go/src":
 		return true
 	}
 	return false
