@@ -423,11 +423,11 @@ func (s *scan) checkScannerSweep(cs *cmdScan, v *cmdView) {
 
 // huntedSecretStore names what a grep for secret words searches when it
 // is a store of secrets that is not a file of keys: the environment piped
-// in (env | grep -i token), or shell and client history files, where
-// passwords typed on command lines stay. "" otherwise.
+// in (env | grep -i token), shell and client history files, where
+// passwords typed on command lines stay, and Terraform state. "" otherwise.
 func huntedSecretStore(cs *cmdScan, v *cmdView) string {
 	for _, op := range v.plainOperands() {
-		if isHistoryFile(cs.resolveIn(v.c, op).Abs, cs.home) {
+		if isHistoryFile(cs.resolveIn(v.c, op).Abs, cs.home) || strings.HasSuffix(op, ".tfstate") {
 			return op
 		}
 	}
@@ -439,9 +439,14 @@ func huntedSecretStore(cs *cmdScan, v *cmdView) string {
 		if dumpsEnvironment(u) {
 			return "the environment (" + u.prog + ")"
 		}
+		// Terraform state holds every secret the configuration created.
+		if ops := u.plainOperands(); (u.prog == "terraform" || u.prog == "tofu") && len(ops) >= 2 && ops[0] == "state" && (ops[1] == "pull" || ops[1] == "show") ||
+			(u.prog == "terraform" || u.prog == "tofu") && len(ops) >= 1 && ops[0] == "show" {
+			return "Terraform state (" + u.prog + " " + strings.Join(ops[:min(2, len(ops))], " ") + ")"
+		}
 		if u.prog == "cat" || u.prog == "tail" || u.prog == "head" || u.prog == "tac" || u.prog == "strings" {
 			for _, op := range u.plainOperands() {
-				if isHistoryFile(cs.resolveIn(u.c, op).Abs, cs.home) {
+				if isHistoryFile(cs.resolveIn(u.c, op).Abs, cs.home) || strings.HasSuffix(op, ".tfstate") {
 					return op
 				}
 			}

@@ -137,6 +137,8 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			return "deletes a published release and its assets for everyone who downloads them (release delete)", false
 		case op(0) == "api" && apiDeletesRepo(v, op(1)):
 			return "sends DELETE to " + op(1) + " through the API, removing hosted repository or package data", false
+		case op(0) == "repo" && op(1) == "edit" && repoMadePublic(v):
+			return "makes a repository public: its code and history become readable by everyone (repo edit --visibility public)", true
 		}
 	case "npm", "gem":
 		// A published version removed from the registry breaks everyone
@@ -603,6 +605,14 @@ func multiValues(args []string, long string, fn func(string)) {
 			fn(args[i])
 		}
 	}
+}
+
+// repoMadePublic reports gh repo edit --visibility public and glab's
+// --visibility public / --public.
+func repoMadePublic(v *cmdView) bool {
+	public := hasLongFlag(v.args, "public") && !containsArg(v.args, "--public=false")
+	flagValues(v.args, 0, "visibility", func(x string) { public = public || strings.EqualFold(x, "public") })
+	return public
 }
 
 // apiDeletesRepo reports gh / glab api calls that send DELETE to a

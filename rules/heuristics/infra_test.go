@@ -42,6 +42,10 @@ func TestInfraDestroy(t *testing.T) {
 
 func TestCloudAccessGrant(t *testing.T) {
 	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase("gh repo edit acme/backend --visibility public --accept-visibility-change-consequences", true),
+		cmdCase("glab repo edit --visibility=public", true),
+		cmdCase("gh repo edit --description 'new docs' --homepage https://example.com", false),
+		cmdCase("gh repo edit acme/site --visibility private", false),
 		cmdCase("aws iam create-access-key --user-name admin", true),
 		cmdCase("aws iam put-role-policy --role-name r --policy-name p --policy-document file://p.json", true),
 		cmdCase("kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=evil", true),
