@@ -37,13 +37,15 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 		}
 	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
 		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm":
-		sets = cliSettings(v, sets)
+		if mayConfigure(v) {
+			sets = cliSettings(v, sets)
+		}
 	default:
 		if v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") {
 			sets = cliSettings(&cmdView{prog: "pip", args: afterArg(v.args, "pip")}, sets)
 		}
 	}
-	if len(v.c.Redirects) > 0 || v.prog == "tee" || v.prog == "sed" || v.prog == "gsed" || v.prog == "perl" {
+	if writesConfigFile(v) {
 		for _, f := range cs.writtenFiles(v) {
 			sets = fileSettings(f.abs, f.content, sets)
 		}
@@ -53,6 +55,43 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
+}
+
+// mayConfigure is a cheap first look: does v hold a word that the
+// settings cliSettings reads start with? Most git, npm and go commands
+// configure nothing.
+func mayConfigure(v *cmdView) bool {
+	for _, a := range v.args {
+		switch {
+		case a == "config" || a == "set" || a == "env" || a == "edit" || a == "sources" || a == "source" || a == "-c":
+			return true
+		case strings.HasPrefix(a, "--") && (strings.HasPrefix(a, "--registry") || strings.HasPrefix(a, "--trusted-host") ||
+			strings.HasPrefix(a, "--allow-") || strings.HasPrefix(a, "--no") || strings.HasPrefix(a, "--setopt")):
+			return true
+		case strings.HasPrefix(a, "-o") && strings.Contains(a, "::"), a == "-o":
+			return true // apt -o Acquire::…
+		}
+	}
+	return false
+}
+
+// writesConfigFile reports whether v may write one of the config files
+// fileSettings reads: by redirection, tee or an in-place edit.
+func writesConfigFile(v *cmdView) bool {
+	for _, r := range v.c.Redirects {
+		if isOutputRedirect(r.Op) && (configFileTool(r.Target) != "" || r.Target != "" && r.Target[0] == '$') {
+			return true
+		}
+	}
+	switch v.prog {
+	case "tee", "sed", "gsed", "perl":
+		for _, a := range v.args {
+			if configFileTool(a) != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkSourceWrites judges the settings the file tools write into a
@@ -318,13 +357,22 @@ func goVerificationOff(k, val string) string {
 	return ""
 }
 
-// appendEnvSetting adds a NAME=VALUE word as an environment setting.
+// appendEnvSetting adds a NAME=VALUE word as an environment setting when
+// NAME is one sourceKey or verificationOff reads (most assignments,
+// CGO_ENABLED=0 and the like, are not: no key is built for them).
 func appendEnvSetting(sets []setting, word string) []setting {
 	name, val, ok := strings.Cut(word, "=")
-	if !ok || name == "" || strings.ContainsAny(name, " $/-") {
+	if !ok || name == "" {
 		return sets
 	}
-	return append(sets, setting{"env:" + strings.ToLower(name), val})
+	switch strings.ToUpper(name) { // no copy for a name already upper case
+	case "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX",
+		"NPM_CONFIG_REGISTRY", "YARN_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "GOPROXY", "BUNDLE_MIRROR__ALL",
+		"GIT_SSL_NO_VERIFY", "NODE_TLS_REJECT_UNAUTHORIZED", "PYTHONHTTPSVERIFY", "NPM_CONFIG_STRICT_SSL", "PIP_TRUSTED_HOST",
+		"GOSUMDB", "GOINSECURE", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOFLAGS":
+		return append(sets, setting{"env:" + strings.ToLower(name), val})
+	}
+	return sets
 }
 
 // cliSettings adds what a package manager's or git's config command sets:
