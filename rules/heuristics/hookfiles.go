@@ -48,6 +48,13 @@ func hookKind(abs string) string {
 	return ""
 }
 
+// hookCommands reads the commands a file of each kind holds, for the
+// kinds that are not code themselves (see judgePlanted).
+var hookCommands = map[string]func(string) []string{
+	"npm": packageScripts, "ci": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
+	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
+}
+
 func hookRunner(kind string) string {
 	switch kind {
 	case "make":

@@ -102,34 +102,23 @@ func (s *scan) judgeAttachment(cs *cmdScan, abs, lang string) {
 // do, under the rule that would have stopped it, saying where it is.
 func (s *scan) judgePlanted(kind, content, abs, what string) {
 	src := ""
-	switch kind {
-	case "shell":
+	switch read := hookCommands[kind]; {
+	case read != nil:
+		src = strings.Join(read(content), "\n")
+		if kind == "ci" {
+			src = ciExpressions(src)
+		}
+	case kind == "shell":
 		src = content
-	case "make":
+	case kind == "make":
 		src = shell.MakeRecipes(content)
-	case "npm":
-		src = strings.Join(packageScripts(content), "\n")
-	case "ci":
-		src = ciExpressions(strings.Join(workflowCommands(content), "\n"))
-	case "gitconfig":
-		src = strings.Join(gitConfigCommands(content), "\n")
-	case "docker":
-		src = strings.Join(dockerRunCommands(content), "\n")
-	case "json-commands":
-		src = strings.Join(jsonCommands(content), "\n")
-	case "sshconfig":
-		src = strings.Join(sshConfigCommands(content), "\n")
-	case "vim":
-		src = strings.Join(vimCommands(content), "\n")
-	case "ci-env":
-		src = strings.Join(ciEnvCommands(content), "\n")
-	case "python":
+	case kind == "python":
 		src = "python3 -c " + shellQuote(content)
-	case "js":
+	case kind == "js":
 		src = "node -e " + shellQuote(content)
-	case "perl", "ruby", "lua":
+	case kind == "perl" || kind == "ruby" || kind == "lua":
 		src = kind + " -e " + shellQuote(content)
-	case "php":
+	case kind == "php":
 		src = "php -r " + shellQuote(content)
 	default:
 		return
@@ -306,14 +295,10 @@ func (s *scan) checkHookWrites() {
 		} else {
 			continue
 		}
-		for j := range s.act.Strings {
-			str := &s.act.Strings[j]
-			top, _, _ := strings.Cut(str.Field, ".")
-			if str.Layer != 0 || !contentFields[top] {
-				continue
-			}
-			s.judgePlanted(kind, str.Value, p.Abs, what)
-		}
+		s.writtenContents(func(content string) bool {
+			s.judgePlanted(kind, content, p.Abs, what)
+			return true
+		})
 		return
 	}
 }

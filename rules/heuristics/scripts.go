@@ -32,6 +32,21 @@ func (s *scan) judgeShell(text string) (Finding, bool) {
 	return Finding{}, false
 }
 
+// writtenContents calls fn with each file content the action's file tool
+// writes (its top-level content fields, as given), until fn returns false.
+func (s *scan) writtenContents(fn func(content string) bool) {
+	for i := range s.act.Strings {
+		str := &s.act.Strings[i]
+		top, _, _ := strings.Cut(str.Field, ".")
+		if str.Layer != 0 || !contentFields[top] {
+			continue
+		}
+		if !fn(str.Value) {
+			return
+		}
+	}
+}
+
 // contentFields are the arguments of file tools that hold file contents.
 var contentFields = map[string]bool{
 	"content": true, "contents": true, "new_string": true, "new_str": true, "text": true, "patch": true,

@@ -105,17 +105,18 @@ func (s *scan) checkSourceWrites() {
 		if p.Access != actionWrite || configFileTool(p.Abs) == "" {
 			continue
 		}
-		for j := range s.act.Strings {
-			str := &s.act.Strings[j]
-			top, _, _ := strings.Cut(str.Field, ".")
-			if str.Layer != 0 || !contentFields[top] {
-				continue
-			}
-			for _, st := range fileSettings(p.Abs, str.Value, nil) {
+		found := false
+		s.writtenContents(func(content string) bool {
+			for _, st := range fileSettings(p.Abs, content, nil) {
 				if s.judgeSetting(nil, st) {
-					return
+					found = true
+					return false
 				}
 			}
+			return true
+		})
+		if found {
+			return
 		}
 	}
 }
