@@ -37,6 +37,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if why := containerEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
+				s.checkContainerCommand(v)
 			case "lxc", "incus":
 				if why := lxcEscape(v); why != "" {
 					s.add(rPrivContainer, "gives a container "+why+": that is root on the host; keep containers unprivileged and mount only the project", v.prog+" "+evJoin(v.args))

