@@ -64,6 +64,16 @@ func (s *scan) checkAccounts(v *cmdView) {
 			(containsFoldArg(v.args, "/add") || containsFoldArg(v.args, "/delete") || len(ops) >= 3) {
 			what = "changes a Windows account"
 		}
+	case "dbus-send", "gdbus", "busctl", "qdbus":
+		// The accounts service over D-Bus: CreateUser, DeleteUser,
+		// SetPassword (the polkit races of CVE-2021-3560 go this way).
+		if containsArgSub(v.args, "org.freedesktop.Accounts") {
+			for _, m := range []string{"CreateUser", "DeleteUser", "SetPassword", "SetAccountType"} {
+				if containsArgSub(v.args, m) {
+					what = "calls the accounts service (" + m + ")"
+				}
+			}
+		}
 	case "smbpasswd", "htpasswd":
 		// htpasswd edits a web server's password file, not accounts.
 		if v.prog == "smbpasswd" && !help() {
@@ -74,6 +84,16 @@ func (s *scan) checkAccounts(v *cmdView) {
 		s.add(rAccountChange, v.prog+" "+what+": accounts decide who can log in to this machine; make this change yourself",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// containsArgSub reports whether an argument contains w.
+func containsArgSub(args []string, w string) bool {
+	for _, a := range args {
+		if strings.Contains(a, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsFoldArg(args []string, w string) bool {

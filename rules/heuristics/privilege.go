@@ -38,6 +38,14 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
 				s.checkContainerCommand(v)
+			case "osascript":
+				// AppleScript's login items start at every login.
+				for _, a := range v.args {
+					if l := strings.ToLower(a); strings.Contains(l, "login item") && strings.Contains(l, "make") {
+						s.add(rPersistLaunchd, "osascript adds a login item: it starts at every login, after this session; add it by hand if you need it", "osascript "+evJoin(v.args))
+						break
+					}
+				}
 			case "lxc", "incus":
 				if why := lxcEscape(v); why != "" {
 					s.add(rPrivContainer, "gives a container "+why+": that is root on the host; keep containers unprivileged and mount only the project", v.prog+" "+evJoin(v.args))

@@ -269,3 +269,16 @@ func TestHostPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestAccountsOverDBusAndLoginItems(t *testing.T) {
+	runRuleCases(t, "account.change", []ruleCase{
+		cmdCase("dbus-send --system --dest=org.freedesktop.Accounts --type=method_call --print-reply /org/freedesktop/Accounts org.freedesktop.Accounts.CreateUser string:x string:X int32:1", true),
+		cmdCase("busctl call org.freedesktop.Accounts /org/freedesktop/Accounts/User1000 org.freedesktop.Accounts.User SetPassword ss x y", true),
+		cmdCase("busctl call org.freedesktop.Accounts /org/freedesktop/Accounts org.freedesktop.Accounts ListCachedUsers", false),
+		cmdCase("dbus-send --session --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.Notify", false),
+	})
+	runRuleCases(t, "persistence.launchd", []ruleCase{
+		cmdCase(`osascript -e 'tell application "System Events" to make login item at end with properties {path:"/Users/Shared/.h.app", hidden:true}'`, true),
+		cmdCase(`osascript -e 'display notification "build done"'`, false),
+	})
+}

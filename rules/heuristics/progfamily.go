@@ -66,7 +66,8 @@ func viewFamily(v *cmdView) family {
 func progFamily(prog string) family {
 	switch prog {
 	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
-		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd":
+		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd",
+		"dbus-send", "gdbus", "busctl", "qdbus":
 		return famAccounts
 	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
 		return famAccounts | famPriv
@@ -74,9 +75,13 @@ func progFamily(prog string) family {
 		return famTunnel | famPkgInstall
 	case "uvx":
 		return famPkgInstall
+	case "code", "code-insiders":
+		return famTunnel | famPkgInstall // code tunnel; code --install-extension x.vsix
+	case "codium", "cursor", "windsurf", "code-oss":
+		return famPkgInstall
 	case "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
-		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok", "code",
-		"code-insiders", "code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
+		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok",
+		"code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall
@@ -132,7 +137,7 @@ func progFamily(prog string) family {
 		return famDestroy | famPriv
 	case "docker", "podman":
 		return famPriv | famInfra
-	case "at", "batch", "vipw", "visudo", "nerdctl", "lxc", "incus", "systemctl", "update-rc.d",
+	case "at", "batch", "vipw", "visudo", "nerdctl", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":

@@ -169,6 +169,11 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if ext := editorExtensionFile(v); ext != "" {
+			s.add(rRCEPackageURL, v.prog+" installs the extension "+ext+" from a file, not from the marketplace: it runs with the editor's rights; install it from the marketplace or review it first",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 		if !isPackageInstall(v) {
 			continue
 		}
@@ -219,6 +224,24 @@ func untrustedIndex(v *cmdView, trusted hostSet) (index, host string) {
 		flagValues(v.args, 0, "index", check) // uv --index
 	}
 	return index, host
+}
+
+// editorExtensionFile returns the .vsix file (or URL) an editor is told
+// to install (code --install-extension x.vsix), or "": marketplace ids
+// (publisher.name) are everyday.
+func editorExtensionFile(v *cmdView) string {
+	switch v.prog {
+	case "code", "code-insiders", "codium", "cursor", "windsurf", "code-oss":
+	default:
+		return ""
+	}
+	file := ""
+	flagValues(v.args, 0, "install-extension", func(x string) {
+		if strings.HasSuffix(strings.ToLower(x), ".vsix") || strings.Contains(x, "://") {
+			file = x
+		}
+	})
+	return file
 }
 
 // packageSpecs returns the words of an install that name packages. A
