@@ -160,7 +160,7 @@ var baseRules = [numRules]Rule{
 	rRCEScriptWrite: {"rce.dangerous-script-write", CategoryRemoteCodeExec, critical, block,
 		"Writes a script, git hook or package lifecycle script whose commands are dangerous (curl | sh, a reverse shell, …)."},
 	rRCEPackageURL: {"rce.package-from-url", CategoryRemoteCodeExec, medium, escalate,
-		"Installs a package straight from a URL or git repository instead of the registry, or deploys Kubernetes manifests, Helm charts or Helm plugins from a host that is not an https host in trusted_hosts (kubectl apply -f URL, curl URL | kubectl apply -f -, helm install --repo), or adds a chart repository over plain http or by bare address: what they hold runs code."},
+		"Installs a package straight from a URL or git repository instead of the registry, or deploys Kubernetes manifests, Helm charts or Helm plugins from a host that is not an https host in trusted_hosts (kubectl apply -f URL, curl URL | kubectl apply -f -, helm install --repo), or adds a chart repository over plain http or by bare address, or installs an editor extension from a .vsix file: what they hold runs code."},
 
 	rDecodeExec: {"decode.execute", CategoryDecodeExec, critical, block,
 		"Encoded text (base64, hex, escapes, reversed) is decoded and executed."},
@@ -340,7 +340,7 @@ var familyRules = map[ruleIndex]Rule{
 	rDisruptKillAll: {"disruption.kill-all", CategorySystemDisruption, high, block,
 		"Kills init (pid 1) or every process (kill -9 -1, killall5, pkill over all processes)."},
 	rAccountChange: {"account.change", CategoryAccountChange, high, block,
-		"Creates, deletes or changes a user or group account or its password (useradd, userdel, usermod, passwd USER, chpasswd)."},
+		"Creates, deletes or changes a user or group account or its password (useradd, userdel, usermod, passwd USER, chpasswd, the accounts service over D-Bus)."},
 	rTrustRootCA: {"trust.root-ca", CategoryTrustStore, critical, block,
 		"Adds a certificate to a system or browser trust store: whoever holds its key can read and forge TLS traffic."},
 	rTunnelExpose: {"tunnel.public-exposure", CategoryTunnel, high, escalate,
