@@ -124,6 +124,8 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		// gsutil iam ch allUsers:objectViewer gs://b, acl ch -u AllUsers:R,
 		// acl set public-read: the bucket or object is readable by anyone.
 		switch sub, act := op(0), op(1); {
+		case sub == "rm" && (hasShortFlag(v.args, 'r') || hasShortFlag(v.args, 'R')) || sub == "rb":
+			return "deletes a bucket or everything under a prefix", false
 		case (sub == "iam" || sub == "acl" || sub == "defacl") && act == "ch" && publicMemberArg(v.args):
 			return "makes a bucket or object readable by everyone on the internet (" + sub + " ch)", true
 		case (sub == "acl" || sub == "defacl") && act == "set" && publicCannedACL(op(2)):
@@ -148,10 +150,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		}
 	case "dropdb", "dropuser":
 		return "drops a database or role", false
-	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach":
+	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach", "cqlsh":
 		for _, a := range v.args {
 			if kw := destructiveSQL(optionValue(a)); kw != "" {
 				return "runs " + kw, false
+			}
+			if role := sqlRoleGrant(optionValue(a)); role != "" {
+				return "creates or raises a database role (" + role + ")", true
 			}
 		}
 		// echo 'DROP TABLE t;' | psql, psql <<EOF … EOF, mysql <<< '…'
@@ -159,6 +164,24 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if kw := destructiveSQL(text); kw != "" {
 				return "runs " + kw + " given on its standard input", false
 			}
+		}
+	case "doctl":
+		if containsArg(ops, "delete") || containsArg(ops, "rm") || containsArg(ops, "d") && len(ops) > 2 {
+			return "deletes cloud resources (doctl … delete)", false
+		}
+	case "etcdctl":
+		if (op(0) == "del" || op(0) == "rm" || op(0) == "rmdir") && (hasLongFlag(v.args, "prefix") || hasLongFlag(v.args, "from-key") || hasShortFlag(v.args, 'r')) {
+			return "deletes every key under a prefix of the cluster's store", false
+		}
+	case "prisma", "npx", "bunx", "pnpx":
+		if v.prog != "prisma" { // npx prisma migrate reset
+			if op(0) != "prisma" {
+				return "", false
+			}
+			ops = ops[1:]
+		}
+		if op(0) == "migrate" && op(1) == "reset" || op(0) == "db" && op(1) == "push" && hasLongFlag(v.args, "force-reset") {
+			return "drops and recreates the database (prisma " + op(0) + " " + op(1) + "): every row is lost", false
 		}
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		if o := op(0); strings.EqualFold(o, "flushall") || strings.EqualFold(o, "flushdb") {
@@ -807,7 +830,7 @@ func destructiveSQL(sql string) string {
 		return ""
 	}
 	up := strings.ToUpper(sql)
-	for _, kw := range []string{"DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "TRUNCATE "} {
+	for _, kw := range []string{"DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "DROP KEYSPACE", "TRUNCATE "} {
 		if i := strings.Index(up, kw); i >= 0 && (i == 0 || !isWordByte(up[i-1])) {
 			return strings.TrimSpace(kw)
 		}
@@ -828,6 +851,23 @@ func destructiveSQL(sql string) string {
 		case verb == "UPDATE" && containsWord(rest, "SET"):
 			return "UPDATE without WHERE (every row of the table)"
 		}
+	}
+	return ""
+}
+
+// sqlRoleGrant says which SQL statement creates a login or superuser role
+// or grants everything, or "".
+func sqlRoleGrant(sql string) string {
+	if len(sql) < 10 {
+		return ""
+	}
+	up := strings.ToUpper(sql)
+	switch {
+	case (strings.Contains(up, "CREATE ROLE") || strings.Contains(up, "CREATE USER") || strings.Contains(up, "ALTER ROLE") ||
+		strings.Contains(up, "ALTER USER")) && (containsWord(up, "SUPERUSER") || containsWord(up, "BYPASSRLS")):
+		return "SUPERUSER"
+	case strings.Contains(up, "GRANT ALL") && (strings.Contains(up, "*.*") || strings.Contains(up, "ON DATABASE") || strings.Contains(up, "WITH GRANT OPTION")):
+		return "GRANT ALL"
 	}
 	return ""
 }

@@ -302,3 +302,25 @@ func TestDestructiveSQL(t *testing.T) {
 		}
 	}
 }
+
+func TestInfraMoreStores(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("gsutil -m rm -r gs://acme-prod-backups/**", true),
+		cmdCase("gsutil rb gs://acme-old", true),
+		cmdCase("doctl compute droplet delete --force web-1", true),
+		cmdCase(`etcdctl --endpoints=https://10.0.0.10:2379 del "" --prefix`, true),
+		cmdCase(`cqlsh db.internal -e "DROP KEYSPACE analytics;"`, true),
+		cmdCase("npx prisma migrate reset --force", true),
+		cmdCase("gsutil ls -r gs://acme-prod-backups", false),
+		cmdCase("gsutil rm gs://b/one-object.txt", false),
+		cmdCase("doctl compute droplet list", false),
+		cmdCase("etcdctl get /registry --prefix --keys-only", false),
+		cmdCase("npx prisma migrate dev --name add_users", false),
+	})
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`psql "$DATABASE_URL" -c "CREATE ROLE maint WITH LOGIN SUPERUSER PASSWORD 'x';"`, true),
+		cmdCase(`mysql -e "GRANT ALL PRIVILEGES ON *.* TO 'svc'@'%' WITH GRANT OPTION"`, true),
+		cmdCase(`psql -c "CREATE ROLE app_ro LOGIN PASSWORD 'x'"`, false),
+		cmdCase(`psql -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO app_ro"`, false),
+	})
+}

@@ -72,7 +72,7 @@ func progFamily(prog string) family {
 	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
 		return famAccounts | famPriv
 	case "npx", "bunx", "pnpx":
-		return famTunnel | famPkgInstall
+		return famTunnel | famPkgInstall | famInfra // npx prisma migrate reset
 	case "uvx":
 		return famPkgInstall
 	case "code", "code-insiders":
@@ -123,7 +123,7 @@ func progFamily(prog string) family {
 		return famCLIToken | famInfra
 	case "terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
 		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo",
-		"gsutil", "glab":
+		"gsutil", "glab", "cqlsh", "doctl", "etcdctl", "prisma":
 		return famInfra
 	case "gh":
 		return famCLIToken | famInfra
