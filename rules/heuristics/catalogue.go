@@ -332,7 +332,7 @@ var familyRules = map[ruleIndex]Rule{
 	rDefHistory: {"defense.history-tamper", CategoryDefenseImpairment, medium, block,
 		"Clears or disables shell history (history -c, unset HISTFILE, HISTFILE=/dev/null, rm ~/.bash_history)."},
 	rDefAgentGuard: {"defense.agent-guard-off", CategoryDefenseImpairment, high, block,
-		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …): what it then does is judged by no one."},
+		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
 		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a), runs a program from /dev/shm, or deletes a program right after running it."},
 	rDisruptHalt: {"disruption.system-halt", CategorySystemDisruption, high, block,

@@ -173,3 +173,29 @@ func ranBefore(cs *cmdScan, v *cmdView, path string) bool {
 	}
 	return false
 }
+
+// agentSettingsOff says how a written settings file of an AI agent or
+// editor turns its approvals off, or "": Claude Code's bypassPermissions
+// mode or an allow rule for every command, VS Code's auto-approved chat
+// tools or disabled workspace trust, Gemini CLI's auto-accept.
+func agentSettingsOff(abs, content string) string {
+	base, p := baseName(abs), "/"+abs // a path relative to an unknown workspace has no leading /
+	if !strings.HasSuffix(base, ".json") || !strings.Contains(p, "/.claude/") && !strings.Contains(p, "/.vscode/") &&
+		!strings.Contains(p, "/.gemini/") && !strings.Contains(p, "/.cursor/") && base != ".claude.json" {
+		return ""
+	}
+	c := strings.Join(strings.Fields(content), "")
+	switch {
+	case strings.Contains(c, `"bypassPermissions"`):
+		return "sets the agent's permission mode to bypassPermissions"
+	case strings.Contains(c, `"Bash(*)"`) || strings.Contains(c, `"Bash"`) && strings.Contains(c, `"allow"`):
+		return "allows the agent every shell command without asking"
+	case strings.Contains(c, `"chat.tools.autoApprove":true`):
+		return "auto-approves every tool the editor's agent calls"
+	case strings.Contains(c, `"security.workspace.trust.enabled":false`):
+		return "turns off the editor's workspace trust"
+	case strings.Contains(c, `"autoAccept":true`) || strings.Contains(c, `"yolo":true`):
+		return "makes the agent accept its own tool calls"
+	}
+	return ""
+}

@@ -19,6 +19,13 @@ func TestAgentGuardOff(t *testing.T) {
 		cmdCase(`codex exec --full-auto "run the tests"`, false),
 		cmdCase(`q chat "what does this error mean"`, false),
 		cmdCase(`aider --message "fix lint" src/app.py`, false),
+		// The same switched off in the agent's or editor's settings file.
+		cmdCase(`mkdir -p .claude && echo '{"permissions":{"defaultMode":"bypassPermissions"}}' > .claude/settings.json`, true),
+		cmdCase(`echo '{"permissions":{"allow":["Bash(*)"]}}' > .claude/settings.local.json`, true),
+		cmdCase(`echo '{"chat.tools.autoApprove": true}' > .vscode/settings.json`, true),
+		toolCase("settings by the file tool", "write_file", map[string]any{"path": ".claude/settings.json", "content": `{"permissions": {"defaultMode": "bypassPermissions"}}`}, true),
+		cmdCase(`echo '{"permissions":{"allow":["Bash(npm run test:*)"]}}' > .claude/settings.json`, false),
+		cmdCase(`echo '{"editor.formatOnSave": true}' > .vscode/settings.json`, false),
 	})
 }
 

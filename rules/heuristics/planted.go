@@ -45,6 +45,9 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			if kind := hookKind(f.abs); kind != "" {
 				s.judgePlanted(kind, f.content, f.abs, "writes "+baseName(f.abs)+", which "+hookRunner(kind))
 			}
+			if off := agentSettingsOff(f.abs, f.content); off != "" {
+				s.add(rDefAgentGuard, "writes "+baseName(f.abs)+", which "+off+": what the agent then does is judged by no one; refuse it", f.abs)
+			}
 		}
 		if len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // nothing written before, nothing attached
@@ -287,6 +290,14 @@ func (s *scan) checkHookWrites() {
 		if p.Access != actionWrite {
 			continue
 		}
+		abs := p.Abs
+		s.writtenContents(func(content string) bool {
+			if off := agentSettingsOff(abs, content); off != "" {
+				s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
+				return false
+			}
+			return true
+		})
 		kind, what := hookKind(p.Abs), ""
 		if kind != "" {
 			what = "writes " + baseName(p.Abs) + ", which " + hookRunner(kind)
