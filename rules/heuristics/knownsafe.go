@@ -449,6 +449,13 @@ func (a *Analyzer) safeBuild(cs *cmdScan, v *cmdView) bool {
 					return false
 				}
 			}
+			// A repository given as a URL or host:path goes where the line
+			// says (Tier 1's exfil.git-push), not to a configured remote.
+			if len(ops) > 1 {
+				if h := gitRemoteHost(ops[1]); h != "" && !a.trusted.match(h) {
+					return false
+				}
+			}
 		case "remote":
 			return len(ops) == 1 || ops[1] == "show" || ops[1] == "-v" || ops[1] == "get-url"
 		case "clone", "pull", "fetch":
