@@ -3,8 +3,6 @@ package heuristics
 import (
 	"net/netip"
 	"strings"
-
-	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // The command a container runs on the host's files. docker run -v
@@ -162,15 +160,7 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 	if !ok {
 		return
 	}
-	src := hostPaths(command, mounts)
-	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1, ctx: s.ctx}
-	sc := shell.Parse(src)
-	buf := getViews()
-	cs := newCmdScan(sc, s.act, buf)
-	inner.commandRules(&cs, src)
-	putViews(buf)
-	sc.Release()
-	for _, f := range inner.findings {
+	for _, f := range s.nestedFindings(hostPaths(command, mounts), nil) {
 		switch f.Category {
 		case CategoryExfiltration, CategoryCredentialAccess, CategorySecrets, CategoryReverseShell, CategoryCloudSecrets:
 		default:
@@ -242,12 +232,9 @@ func (s *scan) checkImageSources(v *cmdView) {
 	}
 }
 
-// checkBaseImages reports a Dockerfile's FROM images served from a public
-// IP address (text written by a command or by the file tools).
+// checkBaseImages reports the FROM images of a Dockerfile's text that are
+// served from a public IP address.
 func (s *scan) checkBaseImages(abs, content string) {
-	if hookKind(abs) != "docker" {
-		return
-	}
 	for line := range strings.SplitSeq(content, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {

@@ -42,13 +42,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		}
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
-			if kind := hookKind(f.abs); kind != "" {
-				s.judgePlanted(kind, f.content, f.abs, "writes "+baseName(f.abs)+", which "+hookRunner(kind))
-			}
-			if off := agentSettingsOff(f.abs, f.content); off != "" {
-				s.add(rDefAgentGuard, "writes "+baseName(f.abs)+", which "+off+": what the agent then does is judged by no one; refuse it", f.abs)
-			}
-			s.checkBaseImages(f.abs, f.content)
+			s.judgeWrittenFile(f.abs, f.content)
 		}
 		if len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // nothing written before, nothing attached
@@ -77,9 +71,31 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			continue
 		}
 		if lang := codeFileLang(f.abs); lang != "" {
-			s.judgePlanted(lang, f.content, f.abs, "writes code into "+baseName(f.abs)+", which runs when the project runs or imports it")
+			s.judgePlanted(lang, f.content, f.abs, writesCodeInto(f.abs))
 		}
 	}
+}
+
+// judgeWrittenFile judges text written into abs, by a command or by the
+// file tools, for what the file does by itself: the commands of a file
+// that tools run (hookKind), agent settings that switch approvals off, a
+// Dockerfile's base images.
+func (s *scan) judgeWrittenFile(abs, content string) {
+	kind := hookKind(abs)
+	if kind != "" {
+		s.judgePlanted(kind, content, abs, "writes "+baseName(abs)+", which "+hookRunner(kind))
+	}
+	if off := agentSettingsOff(abs, content); off != "" {
+		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
+	}
+	if kind == "docker" {
+		s.checkBaseImages(abs, content)
+	}
+}
+
+// writesCodeInto is the reason code written into a source file is judged.
+func writesCodeInto(abs string) string {
+	return "writes code into " + baseName(abs) + ", which runs when the project runs or imports it"
 }
 
 // judgeAttachment judges the attached content of a script the line runs.
@@ -130,23 +146,19 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	if strings.TrimSpace(src) == "" {
 		return
 	}
-	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1}
-	sc := shell.Parse(src)
-	buf := getViews()
-	cs := newCmdScan(sc, s.act, buf)
-	inner.commandRules(&cs, src)
-	if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
-		inner.checkUnanalysable(&cs) // text of comments alone is no code
-	}
-	for _, e := range sc.Evasions {
-		switch e.Kind {
-		case "dialect", "opaque-code", "too-deep":
-			inner.add(rEvUnanalysable, "cannot be analysed ("+e.Evidence+")", e.Evidence)
+	found := s.nestedFindings(src, func(inner *scan, cs *cmdScan) {
+		sc := cs.script
+		if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
+			inner.checkUnanalysable(cs) // text of comments alone is no code
 		}
-	}
-	putViews(buf)
-	sc.Release()
-	for _, f := range inner.findings {
+		for _, e := range sc.Evasions {
+			switch e.Kind {
+			case "dialect", "opaque-code", "too-deep":
+				inner.add(rEvUnanalysable, "cannot be analysed ("+e.Evidence+")", e.Evidence)
+			}
+		}
+	})
+	for _, f := range found {
 		r, ok := ruleByID[f.RuleID]
 		if !ok {
 			continue
@@ -291,27 +303,20 @@ func (s *scan) checkHookWrites() {
 		if p.Access != actionWrite {
 			continue
 		}
-		abs := p.Abs
-		s.writtenContents(func(content string) bool {
-			if off := agentSettingsOff(abs, content); off != "" {
-				s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
-				return false
-			}
-			s.checkBaseImages(abs, content)
-			return true
-		})
-		kind, what := hookKind(p.Abs), ""
-		if kind != "" {
-			what = "writes " + baseName(p.Abs) + ", which " + hookRunner(kind)
-		} else if kind = codeFileLang(p.Abs); kind != "" {
-			what = "writes code into " + baseName(p.Abs) + ", which runs when the project runs or imports it"
-		} else {
-			continue
+		abs, lang := p.Abs, ""
+		hook := hookKind(abs) != ""
+		if !hook {
+			lang = codeFileLang(abs)
 		}
 		s.writtenContents(func(content string) bool {
-			s.judgePlanted(kind, content, p.Abs, what)
+			s.judgeWrittenFile(abs, content)
+			if lang != "" {
+				s.judgePlanted(lang, content, abs, writesCodeInto(abs))
+			}
 			return true
 		})
-		return
+		if hook || lang != "" {
+			return // the file the tool writes
+		}
 	}
 }

@@ -19,17 +19,30 @@ func (s *scan) judgeShell(text string) (Finding, bool) {
 	if s.nested >= maxNested || !looksLikeShell(text) {
 		return Finding{}, false
 	}
-	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1, ctx: s.ctx}
-	buf := getViews()
-	defer putViews(buf)
-	cs := newCmdScan(shell.Parse(text), s.act, buf)
-	inner.commandRules(&cs, text)
-	for _, f := range inner.findings {
+	for _, f := range s.nestedFindings(text, nil) {
 		if f.Outcome == block {
 			return f, true
 		}
 	}
 	return Finding{}, false
+}
+
+// nestedFindings judges src as a script found inside the action (code
+// written for later, a container's command, decoded text) with the
+// command rules and their default outcomes, and returns what they found.
+// more, when not nil, runs further checks on the parsed script.
+func (s *scan) nestedFindings(src string, more func(inner *scan, cs *cmdScan)) []Finding {
+	inner := scan{an: s.an, act: s.act, collectOnly: true, nested: s.nested + 1, ctx: s.ctx}
+	sc := shell.Parse(src)
+	buf := getViews()
+	cs := newCmdScan(sc, s.act, buf)
+	inner.commandRules(&cs, src)
+	if more != nil {
+		more(&inner, &cs)
+	}
+	putViews(buf)
+	sc.Release()
+	return inner.findings
 }
 
 // writtenContents calls fn with each file content the action's file tool
