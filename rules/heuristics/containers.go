@@ -45,41 +45,25 @@ func containerRun(v *cmdView) (mounts [][2]string, command string, ok bool) {
 			mounts = append(mounts, [2]string{src, strings.TrimSuffix(dst, "/")})
 		}
 	}
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			break // the image
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		if !hasVal && containerValueFlag(name) && i+1 < len(args) {
-			i++
-			val = args[i]
-		}
-		switch name {
-		case "-v", "--volume":
-			addMount(val)
-		case "--mount":
-			addMount(val)
-		case "--entrypoint":
-			entry = val
-		}
-	}
-	if len(mounts) == 0 || i >= len(args) {
+	at := containerImageAt(args)
+	if at < 0 {
 		return nil, "", false
 	}
-	argv := args[i+1:]
+	opts := args[:at] // what follows the image is the container's command
+	flagValues(opts, 'v', "volume", addMount)
+	flagValues(opts, 0, "mount", addMount)
+	flagValues(opts, 0, "entrypoint", func(e string) { entry = e })
+	if len(mounts) == 0 {
+		return nil, "", false
+	}
+	argv := args[at+1:]
 	switch {
 	case entry != "":
 		argv = append([]string{entry}, argv...)
 	case len(argv) > 0 && strings.HasPrefix(argv[0], "-"):
 		// Options first: the image's own entrypoint takes them, and a tool
 		// image is named after its tool (curlimages/curl).
-		image := baseName(args[i])
+		image := baseName(args[at])
 		image, _, _ = strings.Cut(image, ":")
 		image, _, _ = strings.Cut(image, "@")
 		argv = append([]string{image}, argv...)
@@ -95,6 +79,27 @@ func containerRun(v *cmdView) (mounts [][2]string, command string, ok bool) {
 		parts[k] = shellQuote(a)
 	}
 	return mounts, strings.Join(parts, " "), true
+}
+
+// containerImageAt returns the index in args (what follows run, create
+// or pull) of the image, past the options and their values, or -1.
+func containerImageAt(args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return -1
+		case !strings.HasPrefix(a, "-"):
+			return i
+		case strings.Contains(a, "="):
+		case containerValueFlag(a) || len(a) > 2 && a[1] != '-' && containerValueFlag("-"+a[len(a)-1:]):
+			i++ // the value is the next word, also after a group (-itv SRC:DST)
+		}
+	}
+	return -1
 }
 
 // containerValueFlag reports docker run options that take a value in
@@ -204,14 +209,8 @@ func imagesOf(v *cmdView) []string {
 		if sub != "run" && sub != "create" && sub != "pull" {
 			return nil
 		}
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			if !strings.HasPrefix(a, "-") {
-				return []string{a}
-			}
-			if name, _, hasVal := strings.Cut(a, "="); !hasVal && containerValueFlag(name) {
-				i++
-			}
+		if at := containerImageAt(args); at >= 0 {
+			return []string{args[at]}
 		}
 	case "kubectl", "oc":
 		var refs []string
