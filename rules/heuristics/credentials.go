@@ -440,9 +440,11 @@ func huntedSecretStore(cs *cmdScan, v *cmdView) string {
 			return "the environment (" + u.prog + ")"
 		}
 		// Terraform state holds every secret the configuration created.
-		if ops := u.plainOperands(); (u.prog == "terraform" || u.prog == "tofu") && len(ops) >= 2 && ops[0] == "state" && (ops[1] == "pull" || ops[1] == "show") ||
-			(u.prog == "terraform" || u.prog == "tofu") && len(ops) >= 1 && ops[0] == "show" {
-			return "Terraform state (" + u.prog + " " + strings.Join(ops[:min(2, len(ops))], " ") + ")"
+		if u.prog == "terraform" || u.prog == "tofu" {
+			ops := u.plainOperands()
+			if len(ops) >= 1 && ops[0] == "show" || len(ops) >= 2 && ops[0] == "state" && (ops[1] == "pull" || ops[1] == "show") {
+				return "Terraform state (" + u.prog + " " + strings.Join(ops[:min(2, len(ops))], " ") + ")"
+			}
 		}
 		if u.prog == "cat" || u.prog == "tail" || u.prog == "head" || u.prog == "tac" || u.prog == "strings" {
 			for _, op := range u.plainOperands() {

@@ -24,7 +24,7 @@ func agentGuardOff(v *cmdView) string {
 	found := ""
 	has := func(flags ...string) {
 		for _, f := range flags {
-			if found == "" && (containsArg(v.args, f) || strings.HasPrefix(f, "--") && hasArgPrefix(v.args, f+"=")) {
+			if long, ok := strings.CutPrefix(f, "--"); found == "" && (ok && hasLongFlag(v.args, long) || !ok && containsArg(v.args, f)) {
 				found = f
 			}
 		}
@@ -62,15 +62,6 @@ func agentGuardOff(v *cmdView) string {
 		has("--yes-always")
 	}
 	return found
-}
-
-func hasArgPrefix(args []string, prefix string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkGuards judges one command for agents run unguarded and for
@@ -133,7 +124,7 @@ func builtBefore(cs *cmdScan, v *cmdView, path string) bool {
 		}
 		switch u.prog {
 		case "go", "gcc", "cc", "clang", "g++", "c++", "rustc", "cargo", "zig", "tcc", "javac", "swiftc", "ghc", "nim", "make", "ld":
-			if containsArg(u.args, path) || hasArgPrefix(u.args, "-o"+path) {
+			if containsArg(u.args, path) || containsArg(u.args, "-o"+path) {
 				return true
 			}
 		}

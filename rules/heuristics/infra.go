@@ -792,21 +792,6 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 	return ""
 }
 
-// stdinText returns the text v reads on its standard input when the line
-// shows it: a here-document or here-string, else what the command just
-// before it in a pipeline writes (echo, printf, cat <<EOF).
-func (cs *cmdScan) stdinText(v *cmdView) (string, bool) {
-	if text, ok := heredocText(v.c.Redirects); ok {
-		return text, true
-	}
-	if b := cs.before(v); len(b) > 0 {
-		if u := cs.view(b[len(b)-1]); u != nil {
-			return cs.producedText(u)
-		}
-	}
-	return "", false
-}
-
 // optionValue returns the value glued to an option (--execute=SQL gives
 // SQL, -eSQL gives SQL), or the word itself.
 func optionValue(a string) string {

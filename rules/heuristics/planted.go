@@ -193,22 +193,28 @@ func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
 		}
 	}
 	if v.prog == "tee" {
-		text, ok := "", false
-		if body, has := heredocText(v.c.Redirects); has {
-			text, ok = body, true
-		}
-		for _, j := range cs.before(v) {
-			if u := cs.view(j); u != nil {
-				text, ok = cs.producedText(u)
-			}
-		}
-		if ok {
+		if text, ok := cs.stdinText(v); ok {
 			for _, op := range v.plainOperands() {
 				out = append(out, planted{abs: cs.resolveIn(v.c, op).Abs, content: text})
 			}
 		}
 	}
 	return out
+}
+
+// stdinText returns the text v reads on its standard input when the line
+// shows it: a here-document or here-string, else what the command just
+// before it in a pipeline writes (echo, printf, cat <<EOF).
+func (cs *cmdScan) stdinText(v *cmdView) (string, bool) {
+	if text, ok := heredocText(v.c.Redirects); ok {
+		return text, true
+	}
+	if b := cs.before(v); len(b) > 0 {
+		if u := cs.view(b[len(b)-1]); u != nil {
+			return cs.producedText(u)
+		}
+	}
+	return "", false
 }
 
 // producedText returns the text a command writes to its output when the
