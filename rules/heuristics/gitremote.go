@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -21,15 +22,19 @@ type gitRemoteDef struct {
 }
 
 // gitSubcommand returns git's subcommand and its arguments, skipping the
-// global options (-C dir, -c key=value, --git-dir=…).
+// global options (-C dir, -c key=value, --git-dir=…; --exec-path takes
+// its value only with =).
 func gitSubcommand(args []string) (string, []string) {
+	return subcommandOf(args, "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix")
+}
+
+// subcommandOf returns the first operand of args and the arguments after
+// it, skipping options; valued names the options whose value is the next
+// word.
+func subcommandOf(args []string, valued ...string) (string, []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		switch a {
-		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path":
-			if a == "--exec-path" {
-				continue // its value is optional and only given with =
-			}
+		if slices.Contains(valued, a) {
 			i++
 			continue
 		}

@@ -224,20 +224,8 @@ func containerEscape(v *cmdView) string {
 // and its arguments, past the global options (-H tcp://host, --context
 // c, --config dir, -l level, --tls*).
 func dockerSubcommand(args []string) (string, []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch a {
-		case "-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
-			"--url", "--connection", "--identity", "--namespace", "-n", "--address", "-a":
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		return a, args[i+1:]
-	}
-	return "", nil
+	return subcommandOf(args, "-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert",
+		"--tlskey", "--url", "--connection", "--identity", "--namespace", "-n", "--address", "-a")
 }
 
 // lxcEscape says which setting hands an LXD / Incus container the host:

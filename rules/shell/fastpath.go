@@ -920,8 +920,7 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 	if ft.class&clQuote != 0 {
 		name = unquotePlainWord(name).text
 	}
-	switch path.Base(name) {
-	case "echo", "printf", "pwd", "dirname", "basename":
+	if valueSource(path.Base(name)) {
 		return 0, false
 	}
 	return end, true
@@ -931,11 +930,8 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 // out through (substValue): a word that may name one leaves the
 // substitution to the full parse.
 func valueProgram(word string) bool {
-	switch path.Base(strings.Trim(word, `'"`)) {
-	case "echo", "printf", "pwd", "dirname", "basename", "base64", "base32", "gbase64", "xxd", "rev", "tr", "cat":
-		return true
-	}
-	return false
+	p := path.Base(strings.Trim(word, `'"`))
+	return valueSource(p) || valueFilter(p)
 }
 
 // paramNameLen returns the length of the variable name s starts with, as

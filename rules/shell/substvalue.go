@@ -20,6 +20,26 @@ import (
 // evasion, with the decoded text as its evidence: decoding a literal
 // only hides what the line says.
 
+// valueSource reports the programs whose output substValue works out
+// from their words alone; valueFilter the ones it follows through a
+// pipeline. stageOutput reads each; the fast path leaves a substitution
+// that names them to the full parse.
+func valueSource(p string) bool {
+	switch p {
+	case "echo", "printf", "pwd", "dirname", "basename":
+		return true
+	}
+	return false
+}
+
+func valueFilter(p string) bool {
+	switch p {
+	case "base64", "base32", "gbase64", "xxd", "rev", "tr", "cat":
+		return true
+	}
+	return false
+}
+
 // maxSubstValue bounds a value worked out from a substitution.
 const maxSubstValue = 4096
 
