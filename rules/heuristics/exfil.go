@@ -247,8 +247,10 @@ func echoesEnvironment(u *cmdView) bool {
 // environment rather than one variable: dict(os.environ),
 // JSON.stringify(process.env), %ENV, ENV.to_h, getenv().
 func codeDumpsEnvironment(code string) bool {
+	// oneOf lists the bytes after the name that make it a single
+	// variable (os.environ["X"], process.env.X); "" when none does.
 	for _, whole := range []struct{ name, oneOf string }{
-		{"os.environ", "[.g"}, {"process.env", ".["}, {"%ENV", ""}, {"ENV.to_", ""}, {"$_ENV", "["}, {"getenv()", ""},
+		{"os.environ", "[."}, {"process.env", ".["}, {"%ENV", ""}, {"ENV.to_", ""}, {"$_ENV", "["}, {"getenv()", ""},
 	} {
 		for rest := code; ; {
 			i := strings.Index(rest, whole.name)
