@@ -37,6 +37,7 @@ const (
 	rDelCredential
 	rDelGitHistory
 	rDelCrontab
+	rEraseMany
 
 	rPrivElevation
 	rPrivUnsafePerms
@@ -196,6 +197,8 @@ var baseRules = [numRules]Rule{
 	rTruncateSystem: {"destructive.system-file-truncate", CategoryDestructive, high, block,
 		"Truncates or overwrites a system file."},
 
+	rEraseMany: {"destructive.mass-erase", CategoryDestructive, high, block,
+		"Deletes, shreds or empties every file a glob matches in a home, the workspace root, a user's data directory or a system directory (rm -f ~/*, shred -u ./*, truncate -s 0 src/*.py), or the files a listing hands xargs there: as ruinous as a recursive delete."},
 	rDelCredential: {"destructive.credential-destroy", CategoryDestructive, high, block,
 		"Destroys keys or credentials (shred, rm, mv to /dev/null of ~/.ssh, cloud credentials, …)."},
 	rDelGitHistory: {"destructive.git-history", CategoryDestructive, medium, escalate,

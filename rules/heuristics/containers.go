@@ -166,8 +166,15 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 		return
 	}
 	for _, f := range s.nestedFindings(hostPaths(command, mounts), nil) {
-		switch f.Category {
-		case CategoryExfiltration, CategoryCredentialAccess, CategorySecrets, CategoryReverseShell, CategoryCloudSecrets:
+		switch {
+		case f.Category == CategoryExfiltration, f.Category == CategoryCredentialAccess, f.Category == CategorySecrets,
+			f.Category == CategoryReverseShell, f.Category == CategoryCloudSecrets:
+		case f.Category == CategoryDestructive || strings.HasPrefix(f.RuleID, "persistence."):
+			// Deleting or planting in the container's own files is its
+			// business; through a mount it is the host's files.
+			if !namesMountSource(f.Evidence, mounts) {
+				continue
+			}
 		default:
 			continue
 		}
@@ -175,6 +182,20 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 			s.add(r, "runs in a container with host directories mounted, and its command "+f.Message, f.Evidence)
 		}
 	}
+}
+
+// namesMountSource reports whether evidence names the host side of one
+// of mounts, as hostPaths wrote it.
+func namesMountSource(evidence string, mounts [][2]string) bool {
+	for _, m := range mounts {
+		if src := strings.TrimSuffix(m[0], "/"); src != "" && src != "." && strings.Contains(evidence, src) {
+			return true
+		}
+		if m[0] == "." && (strings.Contains(evidence, " .") || strings.Contains(evidence, "./")) {
+			return true
+		}
+	}
+	return false
 }
 
 // publicAddressRegistry returns the registry of an image reference when

@@ -64,6 +64,10 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 				s.checkCredentialDestroy(cs, v)
 			}
 			switch v.prog {
+			case "rm", "srm", "unlink", "shred", "wipe", "truncate":
+				s.checkErase(cs, v)
+			}
+			switch v.prog {
 			case "rm", "srm":
 				s.checkRm(cs, v)
 			case "find":
@@ -299,9 +303,10 @@ func isUnsetVarRisk(op string) bool {
 	return rest == "/" || rest == "/*" || rest == "/.*"
 }
 
-// findFilters are predicates that narrow what find touches.
-var findFilters = []string{"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-mtime", "-mmin", "-newer",
-	"-empty", "-size", "-user", "-group", "-perm", "-atime", "-ctime", "-wholename", "-iwholename", "-links"}
+// findFilters are predicates that narrow what find touches to some
+// files: by name, or to empty ones. Age, type, owner or mode do not:
+// find . -type f -mtime +30 -delete takes most of a project.
+var findFilters = []string{"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-empty", "-wholename", "-iwholename"}
 
 func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 	deletes := false
@@ -370,7 +375,7 @@ func diskToolValued(prog string) string {
 	case "sgdisk":
 		return "AbcdEfFinrtuRT"
 	case "shred":
-		return "nsu"
+		return "ns" // -u is "remove", not a value
 	case "blkdiscard":
 		return "olp"
 	}

@@ -47,6 +47,11 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 						break
 					}
 				}
+			case "ctr":
+				// containerd's own client takes docker's run options.
+				if why := containerEscape(v); why != "" {
+					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", "ctr "+evJoin(v.args))
+				}
 			case "lxc", "incus":
 				if why := lxcEscape(v); why != "" {
 					s.add(rPrivContainer, "gives a container "+why+": that is root on the host; keep containers unprivileged and mount only the project", v.prog+" "+evJoin(v.args))
@@ -288,8 +293,14 @@ func engineAPIWrite(v *cmdView) string {
 // pod in an inline spec (--overrides, a here-document is judged as a
 // file), or "".
 func podEscape(v *cmdView) string {
-	if op := firstOperand(v.args); op != "run" && op != "create" && op != "apply" && op != "debug" {
+	ops := infraOperands(v)
+	if len(ops) == 0 || ops[0] != "run" && ops[0] != "create" && ops[0] != "apply" && ops[0] != "debug" {
 		return ""
+	}
+	if ops[0] == "debug" && len(ops) > 1 && strings.HasPrefix(ops[1], "node/") {
+		// A node's debugging pod shares the node's namespaces and
+		// mounts its root filesystem at /host.
+		return "the node's filesystem and namespaces (kubectl debug " + ops[1] + ")"
 	}
 	if hasLongFlag(v.args, "privileged") || containsArg(v.args, "--profile=sysadmin") {
 		return "privileged containers"

@@ -137,7 +137,7 @@ func progFamily(prog string) family {
 		return famDestroy | famPriv
 	case "docker", "podman":
 		return famPriv | famInfra
-	case "at", "batch", "vipw", "visudo", "nerdctl", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
+	case "at", "batch", "vipw", "visudo", "nerdctl", "ctr", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":

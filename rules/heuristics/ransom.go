@@ -15,7 +15,8 @@ func encryptedInputs(v *cmdView) ([]string, bool) {
 	switch v.prog {
 	case "openssl":
 		ops := v.plainOperands()
-		if len(ops) == 0 || hasShortFlag(v.args, 'd') {
+		// openssl's options are single-dash words: -pbkdf2 is not -d.
+		if len(ops) == 0 || containsArg(v.args, "-d") {
 			return nil, false
 		}
 		if c := ops[0]; c != "enc" && !isCipherName(c) {

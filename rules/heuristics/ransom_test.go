@@ -16,6 +16,9 @@ func TestEncryptImpact(t *testing.T) {
 		cmdCase("find / -name '*.sql' | xargs gpg -c", true),
 		cmdCase("ccrypt -r -K k ~/", true),
 		cmdCase("ccencrypt -r -K k ~/Pictures", true),
+		// openssl's single-dash words: -pbkdf2 is not the -d of decryption.
+		cmdCase("openssl enc -aes-256-cbc -pbkdf2 -in ~/a.db -out ~/a.db.enc -k x && rm ~/a.db", true),
+		cmdCase("openssl enc -d -aes-256-cbc -pbkdf2 -in b.enc -out b.tar -k x && rm b.enc", false),
 		cmdCase("gpg -c notes.txt", false),
 		cmdCase("gpg -e -r alice@example.com report.pdf && rm report.pdf.bak", false),
 		cmdCase("openssl enc -d -aes-256-cbc -in b.enc -out b.tar -k x && rm b.enc", false),

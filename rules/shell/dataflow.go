@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Data a pipeline hands on is followed where the line shows it (echo,
 // printf, cat of a here-document):
@@ -146,8 +149,16 @@ func plainFields(words []string) []field {
 }
 
 // xargsData follows the text the element from writes into cons, an xargs.
+// A listing (ls, find, git ls-files) writes names the line cannot know:
+// the glob they stand for goes in their place, so ls -A | xargs rm -rf is
+// judged as rm -rf * .[!.]*.
 func (w *walker) xargsData(from []int, cons int, fr frame) {
 	text, ok := w.elementText(from)
+	listed := false
+	if !ok && len(from) > 0 {
+		text, ok = listedGlobs(&w.s.Commands[from[len(from)-1]])
+		listed = true
+	}
 	if !ok {
 		return
 	}
@@ -183,9 +194,113 @@ func (w *walker) xargsData(from []int, cons int, fr frame) {
 	}
 	run := append(append([]field(nil), fs[start:]...), make([]field, 0, len(items))...)
 	for _, it := range items {
-		run = append(run, field{text: it, raw: it})
+		run = append(run, field{text: it, raw: it, glob: listed})
 	}
 	w.emitCall(run, nil, nil, inner)
+}
+
+// listedGlobs returns, a line each, globs that stand for the names a
+// listing command writes: ls [-a|-A] [DIR…] gives * (and .[!.]*), names
+// relative to DIR,
+// find DIR… [-name P] gives DIR/P (DIR/* without one name), git ls-files
+// [PATHSPEC…] and rg --files [DIR…] what they name or *. ok is false
+// for any other command.
+func listedGlobs(c *Command) (string, bool) {
+	var ops []string
+	under := func(dir, pattern string) string {
+		if dir == "." || dir == "" {
+			return pattern
+		}
+		return strings.TrimSuffix(dir, "/") + "/" + pattern
+	}
+	switch c.Program {
+	case "ls":
+		hidden := false
+		for _, a := range c.Args {
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "aA") || a == "--all" || a == "--almost-all" {
+				hidden = true
+			}
+		}
+		// ls DIR writes names relative to DIR; a glob operand, the
+		// names it matched as written.
+		dirs := false
+		for _, d := range operandsOf(c.Args) {
+			if strings.ContainsAny(d, "*?[") {
+				ops = append(ops, d)
+			} else {
+				dirs = true
+			}
+		}
+		if dirs || len(ops) == 0 {
+			ops = append(ops, "*")
+			if hidden {
+				ops = append(ops, ".[!.]*")
+			}
+		}
+	case "find":
+		// Its -name patterns narrow it (find's options are single-dash
+		// words), unless one is negated.
+		var patterns []string
+		negated := false
+		for i, a := range c.Args {
+			switch {
+			case (a == "-name" || a == "-iname") && i+1 < len(c.Args) && !strings.ContainsAny(c.Args[i+1], "/ "):
+				patterns = append(patterns, c.Args[i+1])
+			case a == "!" || a == "-not":
+				negated = true
+			}
+		}
+		if len(patterns) == 0 || negated {
+			patterns = []string{"*"}
+		}
+		dirs := []string{"."}
+		for i, a := range c.Args {
+			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+				break
+			}
+			dirs = c.Args[:i+1]
+		}
+		for _, d := range dirs {
+			for _, p := range patterns {
+				ops = append(ops, under(d, p))
+			}
+		}
+	case "git":
+		if i := slices.Index(c.Args, "ls-files"); i < 0 || operandsOf(c.Args[:i]) != nil {
+			return "", false
+		} else if ops = operandsOf(c.Args[i+1:]); len(ops) == 0 {
+			ops = []string{"*"}
+		}
+	case "rg":
+		if !slices.Contains(c.Args, "--files") {
+			return "", false
+		}
+		for _, d := range operandsOf(c.Args) {
+			ops = append(ops, under(d, "*"))
+		}
+		if len(ops) == 0 {
+			ops = []string{"*"}
+		}
+	default:
+		return "", false
+	}
+	return strings.Join(ops, "\n"), true // a line each, as the listing writes them
+}
+
+// operandsOf returns the words of args that are not options, up to "--"
+// and after it. It knows no option's value: only for commands whose
+// options that matter here take none.
+func operandsOf(args []string) []string {
+	var ops []string
+	for i, a := range args {
+		if a == "--" {
+			return append(ops, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a, "-") {
+			ops = append(ops, a)
+		}
+	}
+	return ops
 }
 
 // printfText is what printf FORMAT ARGS… writes, for its %s conversions:

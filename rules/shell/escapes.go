@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -19,9 +20,8 @@ import (
 func (w *walker) escapes(program string, args []field, redirs []Redirect, fr frame) {
 	switch program {
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
-		if len(args) == 0 || args[0].text != "exec" {
-			return // most of their commands run nothing of the line's
-		}
+		w.containerExec(program, args, fr)
+		return
 	}
 	words := texts(args)
 	switch program {
@@ -121,12 +121,6 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 				}
 			}
 		}
-	case "docker", "podman", "nerdctl":
-		// docker exec [options] CONTAINER CMD… (only exec gets here)
-		spec := wrapper{valueShort: "euw", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys"}, operands: 1}
-		if start, _, ok := spec.commandStart(args[1:]); ok {
-			w.wrapped(args[1+start:], nil, fr, program+" exec")
-		}
 	case "pdsh", "pssh", "parallel-ssh", "clush":
 		// pdsh -w HOSTS CMD…: the command runs on each host, as ssh's.
 		spec := wrapper{valueShort: "wxlRugfthHopOXte", valueLong: []string{"hosts", "host", "user", "timeout", "par", "outdir", "errdir", "option"}}
@@ -162,15 +156,205 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			}
 			w.wrapped(call, nil, fr, "start-stop-daemon")
 		}
-	case "kubectl", "oc":
-		// kubectl exec [options] POD -- CMD… (only exec gets here)
+	case "gcloud":
+		// gcloud compute ssh INSTANCE --command CMD, or -- CMD: it runs
+		// on the instance, as ssh's does.
+		if sub := operandWords(words, gcloudValued); len(sub) >= 2 && sub[0] == "compute" && sub[1] == "ssh" {
+			c, ok := flagValue(words, "", "command")
+			if !ok {
+				c, ok = afterDashes(words)
+			}
+			if ok {
+				w.remoteShell(c, fr, "gcloud compute ssh")
+			}
+		}
+	case "az":
+		// az vm run-command invoke … --scripts CMD…: each runs on the VM.
+		if sub := operandWords(words, gcloudValued); len(sub) >= 2 && sub[0] == "vm" && sub[1] == "run-command" {
+			for _, c := range flagValues(words, "scripts", "script") {
+				w.remoteShell(c, fr, "az vm run-command")
+			}
+		}
+	case "aws":
+		// aws ssm send-command --parameters commands=[…]: each command
+		// runs on every instance the targets name.
+		if sub := operandWords(words, awsValued); len(sub) >= 2 && sub[0] == "ssm" && sub[1] == "send-command" {
+			if p, ok := flagValue(words, "", "parameters"); ok {
+				for _, c := range ssmCommands(p) {
+					w.remoteShell(c, fr, "aws ssm send-command")
+				}
+			}
+		}
+	case "salt", "salt-ssh":
+		// salt TARGET cmd.run CMD (also cmd.shell, cmd.run_all …).
 		for i, a := range words {
-			if a == "--" && i+1 < len(words) {
-				w.wrapped(args[i+1:], nil, fr, program+" exec")
+			if strings.HasPrefix(a, "cmd.") && a != "cmd.script" && i+1 < len(words) {
+				w.remoteShell(words[i+1], fr, program+" "+a)
 				break
 			}
 		}
 	}
+}
+
+// remoteShell judges a command that runs on another machine: the
+// agent's action too, in a directory this line cannot know.
+func (w *walker) remoteShell(c string, fr frame, via string) {
+	remote := fr
+	remote.chdir = UnknownDir
+	w.nestedShell(c, remote, via, "sh", nil)
+}
+
+// Options of gcloud / az and of aws that take the next word as value,
+// before or between the command groups.
+var (
+	gcloudValued = []string{"--project", "--zone", "--region", "--format", "--account", "--configuration", "--resource-group",
+		"-g", "--name", "-n", "--subscription", "--output", "-o", "--query", "--ssh-key-file", "--ssh-flag", "--command",
+		"--scripts", "--script", "--command-id", "--ids", "--parameters", "--internal-ip", "--tunnel-through-iap"}
+	awsValued = []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--cli-read-timeout",
+		"--cli-connect-timeout", "--ca-bundle", "--color", "--document-name", "--targets", "--instance-ids", "--parameters",
+		"--comment", "--timeout-seconds", "--max-concurrency", "--max-errors"}
+)
+
+// operandWords returns words' operands, skipping options and the values
+// of those named in valued.
+func operandWords(words []string, valued []string) []string {
+	var ops []string
+	for i := 0; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case a == "--":
+			return append(ops, words[i+1:]...)
+		case slices.Contains(valued, a):
+			i++
+		case !strings.HasPrefix(a, "-"):
+			ops = append(ops, a)
+		}
+	}
+	return ops
+}
+
+// afterDashes joins what follows "--".
+func afterDashes(words []string) (string, bool) {
+	if i := slices.Index(words, "--"); i >= 0 && i+1 < len(words) {
+		return strings.Join(words[i+1:], " "), true
+	}
+	return "", false
+}
+
+// flagValues returns the values of a long option that takes every word
+// up to the next option (az's --scripts "a" "b"), under either name.
+func flagValues(words []string, long ...string) []string {
+	var vals []string
+	for i := 0; i < len(words); i++ {
+		name, val, eq := strings.Cut(strings.TrimPrefix(words[i], "--"), "=")
+		if !strings.HasPrefix(words[i], "--") || !slices.Contains(long, name) {
+			continue
+		}
+		if eq {
+			vals = append(vals, val)
+			continue
+		}
+		for i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			i++
+			vals = append(vals, words[i])
+		}
+	}
+	return vals
+}
+
+// ssmCommands returns the commands of an SSM document's parameters, in
+// the CLI's shorthand (commands=["a","b"], commands=a) or as JSON
+// ({"commands":["a"]}).
+func ssmCommands(p string) []string {
+	p = strings.TrimSpace(p)
+	if strings.HasPrefix(p, "{") {
+		var doc map[string][]string
+		if json.Unmarshal([]byte(p), &doc) != nil {
+			return nil
+		}
+		return doc["commands"]
+	}
+	v, ok := strings.CutPrefix(p, "commands=")
+	if !ok {
+		return nil
+	}
+	if strings.HasPrefix(v, "[") {
+		var list []string
+		if json.Unmarshal([]byte(v), &list) == nil {
+			return list
+		}
+		v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	}
+	return []string{v}
+}
+
+// containerExec follows the command a container tool runs in an
+// existing or new container: docker exec CONTAINER CMD…, docker
+// compose exec|run SERVICE CMD…, kubectl exec POD -- CMD…, kubectl
+// debug … -- CMD…. Global options may come first (kubectl -n prod exec,
+// docker -H host exec). Their other commands run nothing of the line's.
+func (w *walker) containerExec(program string, args []field, fr frame) {
+	words := texts(args)
+	valued := dockerGlobals
+	if program == "kubectl" || program == "oc" {
+		valued = kubectlGlobals
+	}
+	at := subcommandAt(words, valued)
+	if at < 0 {
+		return
+	}
+	sub, rest := words[at], args[at+1:]
+	if program == "kubectl" || program == "oc" {
+		if sub == "exec" || sub == "debug" {
+			if i := slices.Index(texts(rest), "--"); i >= 0 && i+1 < len(rest) {
+				w.wrapped(rest[i+1:], nil, fr, program+" "+sub)
+			}
+		}
+		return
+	}
+	if sub == "container" || sub == "compose" {
+		// docker container exec, docker compose [-f FILE] exec|run:
+		// SERVICE takes the container's place.
+		j := subcommandAt(texts(rest), dockerGlobals)
+		if j < 0 {
+			return
+		}
+		sub, rest = sub+" "+rest[j].text, rest[j+1:]
+	}
+	if sub != "exec" && sub != "container exec" && sub != "compose exec" && sub != "compose run" {
+		return
+	}
+	spec := wrapper{valueShort: "euwp", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys", "index", "name",
+		"entrypoint", "volume", "publish", "label"}, operands: 1}
+	if start, _, ok := spec.commandStart(rest); ok {
+		w.wrapped(rest[start:], nil, fr, program+" "+sub)
+	}
+}
+
+// The global options of docker / podman / nerdctl and of kubectl / oc
+// that take the next word as their value.
+var (
+	dockerGlobals = []string{"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert",
+		"--tlskey", "--url", "--connection", "--identity", "--namespace", "-n", "--address", "-a", "-f", "--file", "-p",
+		"--project-name", "--project-directory", "--env-file", "--profile"}
+	kubectlGlobals = []string{"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server",
+		"--token", "--as", "--as-group", "--as-uid", "--request-timeout", "--cache-dir", "--certificate-authority",
+		"--client-certificate", "--client-key", "--tls-server-name", "--profile", "--profile-output", "--log-file",
+		"--username", "--password"}
+)
+
+// subcommandAt returns the index of the first operand of words past the
+// options (and the values of those named in valued), or -1.
+func subcommandAt(words []string, valued []string) int {
+	for i := 0; i < len(words); i++ {
+		switch a := words[i]; {
+		case slices.Contains(valued, a):
+			i++
+		case !strings.HasPrefix(a, "-"):
+			return i
+		}
+	}
+	return -1
 }
 
 // gdbShell returns the command of a gdb "!CMD" or "shell CMD".

@@ -48,7 +48,7 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.gitCommands(args, fr)
 	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
-		"start-stop-daemon":
+		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh":
 		w.escapes(program, args, redirs, fr)
 	}
 	if lang := interpreterLang(program); lang != "" {

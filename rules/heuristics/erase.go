@@ -1,0 +1,112 @@
+package heuristics
+
+import (
+	"path"
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
+)
+
+// Erasing without -r. rm -f ~/*, shred -u ./* and truncate -s 0
+// src/*.py leave directories standing but destroy every file a glob
+// reaches, as surely as rm -rf. A glob of build output, logs or caches
+// (rm -f *.pyc, truncate -s 0 logs/*.log) is housekeeping; what makes a
+// glob ruinous is where it sweeps and what it matches:
+//
+//   - every name (*, .*, *.*) in a home, the workspace root or a user's
+//     data directory (~/Documents, ~/.ssh, ~/projects);
+//   - documents or source code there, or anywhere under the home, when
+//     shredded or emptied (shred, truncate -s 0): no one empties code;
+//   - anything in the filesystem root or a system directory.
+//
+// Listings piped into xargs reach here as their globs (rules/shell:
+// ls | xargs rm is rm *).
+
+// checkErase judges rm without -r, shred / wipe / srm and truncate -s 0.
+func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rEraseMany) {
+		return
+	}
+	var ops []string
+	verb, empties := "deletes", false
+	switch v.prog {
+	case "rm", "unlink":
+		if hasFlag(v.args, 'r', "recursive") || hasShortFlag(v.args, 'R') {
+			return // checkRm's
+		}
+		ops = v.plainOperands()
+	case "shred", "wipe", "srm":
+		ops, verb, empties = operands(v.args, diskToolValued("shred"), []string{"--iterations", "--size", "--random-source"}), "shreds", true
+	case "truncate":
+		if !truncatesToZero(v.args) {
+			return
+		}
+		ops, verb, empties = operands(v.args, "sr", []string{"--size", "--reference"}), "empties", true
+	default:
+		return
+	}
+	for _, op := range ops {
+		if !strings.ContainsAny(op, "*?[") {
+			continue
+		}
+		if where := erasedSweep(cs.resolveIn(v.c, op), cs.root, cs.home, empties); where != "" {
+			s.add(rEraseMany, v.prog+" "+verb+" every file "+op+" matches in "+where+": nothing could be recovered; name the files you mean",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// erasedSweep says where the glob p sweeps when erasing what it matches
+// is ruinous (see above), or "". empties: the files are shredded or
+// emptied rather than deleted.
+func erasedSweep(p action.Path, root, home string, empties bool) string {
+	dir, pattern := path.Split(p.Abs)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		dir = "/"
+	}
+	if strings.ContainsAny(dir, "*?[") {
+		return "" // a glob of directories: too loose to say
+	}
+	k, name := criticalClass(action.Path{Abs: dir}, root, home)
+	everything := sweepsDir(pattern) || pattern == "*.*"
+	switch k {
+	case critRoot, critSystem, critHoldsHome, critHoldsWorkspace:
+		return k.describe(name)
+	case critHome, critWorkspace, critUserDir:
+		if everything || workFile(pattern) {
+			return k.describe(name)
+		}
+	case critNone:
+		// Emptying code or documents anywhere in the home or workspace.
+		if empties && workFile(pattern) && (home != "" && isBelow(dir, home) || root != "" && isBelow(dir, root)) {
+			return dir
+		}
+	}
+	return ""
+}
+
+// workFile reports a glob that matches someone's work by its extension:
+// source code and documents (*.py, *.go, *.md, *.docx), not the build
+// output, logs and caches that are deleted every day.
+func workFile(pattern string) bool {
+	ext, ok := strings.CutPrefix(path.Ext(pattern), ".")
+	if !ok || strings.ContainsAny(ext, "*?[") {
+		return false
+	}
+	switch strings.ToLower(ext) {
+	case "py", "go", "js", "ts", "jsx", "tsx", "rb", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rs", "php", "swift", "cs",
+		"scala", "sh", "sql", "md", "txt", "rst", "tex", "doc", "docx", "odt", "pdf", "xls", "xlsx", "ods", "ppt", "pptx",
+		"csv", "jpg", "jpeg", "png", "heic", "mov", "mp4", "pages", "numbers", "key", "ipynb":
+		return true
+	}
+	return false
+}
+
+// truncatesToZero reports truncate -s 0 (--size=0, -s0, --size 0).
+func truncatesToZero(args []string) bool {
+	zero := false
+	flagValues(args, 's', "size", func(v string) { zero = zero || v == "0" })
+	return zero
+}

@@ -1,0 +1,60 @@
+package heuristics
+
+import "testing"
+
+func TestEraseMany(t *testing.T) {
+	runRuleCases(t, "destructive.mass-erase", []ruleCase{
+		// Every name where it sweeps.
+		cmdCase("rm -f ~/*", true),
+		cmdCase("rm ~/.*", true),
+		cmdCase("rm -f *", true),
+		cmdCase("rm -f ~/Pictures/*.*", true),
+		cmdCase("rm -f /etc/*.conf", true),
+		cmdCase("cd ~ && rm -f *", true),
+		cmdCase("shred -u ./*", true),
+		cmdCase("shred -u -n 2 ~/.ssh/*", true),
+		cmdCase("truncate -s 0 ./*", true),
+		// Work emptied or shredded by its extension.
+		cmdCase("truncate --size 0 lib/*.rb", true),
+		cmdCase("truncate -s0 ~/notes/*.md", true),
+		cmdCase("shred -u docs/*.docx", true),
+		// Listings handed to xargs are their globs.
+		cmdCase("ls | xargs rm -f", true),
+		cmdCase("find ~ -name '*.pdf' | xargs rm", true),
+		cmdCase("git ls-files | xargs truncate -s 0", true),
+		cmdCase("find . -type f ! -name '*.go' | xargs rm -f", true),
+		// Housekeeping.
+		cmdCase("rm -f *.pyc", false),
+		cmdCase("rm -f build/*", false),
+		cmdCase("rm -f ~/Downloads/*.iso", false),
+		cmdCase("rm -f /tmp/*.sock", false),
+		cmdCase("rm -f gen/*.pb.go", false),
+		cmdCase("truncate -s 0 logs/*.log", false),
+		cmdCase("truncate -s 100M disk.img", false),
+		cmdCase("truncate -s 0 src/main.py", false),
+		cmdCase("shred -u old.key", false),
+		cmdCase("find . -name '*.pyc' | xargs rm -f", false),
+		cmdCase("find . -name '*.o' -o -name '*.a' | xargs rm -f", false),
+		cmdCase("git ls-files | xargs wc -l", false),
+		cmdCase("rm -rf ~/*", false), // the recursive delete's
+	})
+}
+
+func TestFindDeleteNarrowedByName(t *testing.T) {
+	runRuleCases(t, "destructive.find-delete", []ruleCase{
+		cmdCase("find . -type f -mtime +30 -delete", true),
+		cmdCase("find . -type f -exec shred -u {} +", true),
+		cmdCase("find . -name '*.orig' -delete", false),
+		cmdCase("find . -type d -empty -delete", false),
+		cmdCase("find ./logs -type f -mtime +7 -delete", false),
+	})
+}
+
+func TestContainerMountDestruction(t *testing.T) {
+	runRuleCases(t, "destructive.recursive-delete", []ruleCase{
+		cmdCase("docker run --rm -v /home/dev:/h alpine rm -rf /h", true),
+		cmdCase("docker run --rm -v $PWD:/app alpine sh -c 'rm -rf /app/*'", true),
+		cmdCase("docker run --rm -v $PWD:/app alpine sh -c 'rm -rf /var/cache/* /tmp/*'", false),
+		cmdCase("docker run --rm -v $PWD:/app -w /app node:20 sh -c 'rm -rf dist'", false),
+	})
+}
