@@ -13,6 +13,7 @@ const (
 	rRCEPipe ruleIndex = iota
 	rRCESubstitute
 	rRCESaveExec
+	rRCECloneExec
 	rRCEInlineFetch
 	rRCEScriptWrite
 	rRCEPackageURL
@@ -155,6 +156,8 @@ var baseRules = [numRules]Rule{
 		"A download is executed through process or command substitution: bash <(curl …), sh -c \"$(curl …)\", eval \"$(wget -O- …)\"."},
 	rRCESaveExec: {"rce.download-then-execute", CategoryRemoteCodeExec, critical, block,
 		"A file is downloaded and executed in the same command line."},
+	rRCECloneExec: {"rce.clone-then-execute", CategoryRemoteCodeExec, high, escalate,
+		"Clones a repository from another host and runs a script from it in the same command line (git clone URL d && bash d/install.sh): what it runs was not read."},
 	rRCEInlineFetch: {"rce.interpreter-fetch-exec", CategoryRemoteCodeExec, critical, block,
 		"An interpreter one-liner fetches code over the network and executes it."},
 

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -119,27 +120,52 @@ func looksLikeHost(a string) bool {
 }
 
 func (s *scan) checkRCE(cs *cmdScan) {
-	if !s.enabled(rRCEPipe) && !s.enabled(rRCESubstitute) && !s.enabled(rRCESaveExec) && !s.enabled(rRCEInlineFetch) {
+	if !s.enabled(rRCEPipe) && !s.enabled(rRCESubstitute) && !s.enabled(rRCESaveExec) && !s.enabled(rRCEInlineFetch) && !s.enabled(rRCECloneExec) {
 		return
 	}
 	var savedBuf [4]savedFile // the files of a usual line, without a heap allocation
 	saved := savedBuf[:0]
+	var cloned []savedFile
 	for i := range cs.views {
 		v := &cs.views[i]
+		if len(cloned) > 0 {
+			if f, ok := cs.executesSaved(v, cloned); ok {
+				s.add(rRCECloneExec, "clones "+f.dir+" from "+f.host+" and runs "+v.prog+" from it in the same step: read what it runs first, then run it in a separate action",
+					v.c.Name+" "+evJoin(v.args))
+			}
+		}
+		if f, ok := cs.clonedRepo(v); ok {
+			cloned = append(cloned, f)
+		}
+		known := len(saved)
 		if isFetcher(v) {
 			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rRCEPipe, "pipes a download from "+firstHost(v.args)+" into "+runner.prog+
 					": download the script to a file, review it, then run the local file", v.c.Name+" … | "+runner.prog)
 			}
 			saved = appendSaved(saved, v)
+			saved = cs.appendPiped(saved, v)
+		}
+		if f, ok := cs.extractsSaved(v, saved); ok {
+			saved = append(saved, f)
+		}
+		for _, f := range saved[known:] {
+			if f.dir != "" && f.dir == cs.home {
+				s.add(rPersistShellRC, "unpacks a download from "+f.host+" into your home: it can replace .bashrc, .profile and the other files that run at every login; unpack it into a directory of its own and look at it first",
+					v.c.Name+" "+evJoin(v.args))
+			}
 		}
 		if code, ok := executedText(v); ok && hasSubstitution(code) && mentionsFetcher(code) {
 			s.add(rRCESubstitute, "runs the output of a download as code ("+progLabel(v)+
 				"): save the script to a file, review it, then run the local file", code)
 		}
 		if len(saved) > 0 {
-			if f, ok := executesSaved(v, saved); ok {
-				s.add(rRCESaveExec, "downloads "+f.name+" from "+f.host+" and runs it in the same step: "+
+			if f, ok := cs.executesSaved(v, saved); ok {
+				what := f.name
+				if what == "" {
+					what = "files into " + f.dir
+				}
+				s.add(rRCESaveExec, "downloads "+what+" from "+f.host+" and runs it in the same step: "+
 					"download first, review the file, then run it in a separate action", v.c.Name+" "+evJoin(v.args))
 			}
 		}
@@ -321,6 +347,12 @@ func executedText(v *cmdView) (string, bool) {
 	switch v.prog {
 	case "eval", "source", ".", "exec":
 		return strings.Join(v.args, " "), len(v.args) > 0
+	case "make", "gmake":
+		// make -f <(curl …): the recipes are the download's.
+		var file string
+		flagValues(v.args, 'f', "file", func(f string) { file = f })
+		flagValues(v.args, 0, "makefile", func(f string) { file = f })
+		return file, file != ""
 	}
 	if v.kind == "" {
 		return "", false
@@ -353,6 +385,134 @@ var execMarkers = []string{
 type savedFile struct {
 	name string // base name of the saved file
 	host string
+	// dir, when set, is the absolute directory a download was unpacked
+	// into (curl … | tar x -C dir): any file under it came from host.
+	dir string
+}
+
+// appendPiped records the files the commands after the fetcher v in its
+// pipeline write what it downloaded to: curl … | sed … > x.sh, curl … |
+// tee x.sh, and the directory curl … | tar x [-C dir] unpacks into.
+func (cs *cmdScan) appendPiped(saved []savedFile, v *cmdView) []savedFile {
+	for _, i := range cs.after(v) {
+		d := cs.view(i)
+		if d == nil {
+			continue
+		}
+		if dir, ok := cs.unpackDir(d, ""); ok {
+			saved = append(saved, savedFile{dir: dir, host: firstHost(v.args)})
+			continue
+		}
+		var files []string
+		if d.prog == "tee" {
+			files = operands(d.args, "", nil)
+		}
+		for _, r := range d.c.Redirects {
+			if (r.Op == ">" || r.Op == ">>" || r.Op == ">|" || r.Op == "&>") && (r.FD == "" || r.FD == "1") {
+				files = append(files, r.Target)
+			}
+		}
+		for _, f := range files {
+			if f != "/dev/null" && !isStdinPath(f) {
+				saved = append(saved, savedFile{name: baseName(f), host: firstHost(v.args)})
+			}
+		}
+	}
+	return saved
+}
+
+// extractsSaved returns the directory v unpacks a saved archive into
+// (tar xf x.tgz -C dir, unzip x.zip -d dir), as a saved file of the
+// archive's host.
+func (cs *cmdScan) extractsSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
+	if len(saved) == 0 || v.prog != "tar" && v.prog != "bsdtar" && v.prog != "unzip" {
+		return savedFile{}, false
+	}
+	var archive string
+	if v.prog == "unzip" {
+		if ops := operands(v.args, "dxP", nil); len(ops) > 0 {
+			archive = ops[0]
+		}
+	} else {
+		flagValues(v.args, 'f', "file", func(a string) { archive = a })
+		if first := firstOperand(v.args); archive == "" && oldStyleTar(first) && strings.ContainsRune(first, 'f') {
+			if i := slices.Index(v.args, first); i+1 < len(v.args) {
+				archive = v.args[i+1] // tar xzf FILE: f's value follows the letters
+			}
+		}
+	}
+	for _, f := range saved {
+		if archive != "" && f.name != "" && baseName(archive) == f.name {
+			if dir, ok := cs.unpackDir(v, archive); ok {
+				return savedFile{dir: dir, host: f.host}, true
+			}
+		}
+	}
+	return savedFile{}, false
+}
+
+// clonedRepo returns the directory git clone URL [DIR] writes a remote
+// repository into, as a saved file of the URL's host.
+func (cs *cmdScan) clonedRepo(v *cmdView) (savedFile, bool) {
+	if v.prog != "git" {
+		return savedFile{}, false
+	}
+	sub, args := gitSubcommand(v.args)
+	if sub != "clone" {
+		return savedFile{}, false
+	}
+	ops := operands(args, "obcju", []string{"--origin", "--branch", "--config", "--jobs", "--upload-pack", "--template",
+		"--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "--filter", "--server-option"})
+	if len(ops) == 0 {
+		return savedFile{}, false
+	}
+	host := gitRemoteHost(ops[0])
+	if host == "" {
+		return savedFile{}, false // a local repository
+	}
+	dir := strings.TrimSuffix(baseName(strings.TrimRight(ops[0], "/")), ".git")
+	if len(ops) > 1 {
+		dir = ops[1]
+	}
+	return savedFile{dir: cs.resolveIn(v.c, dir).Abs, host: host}, true
+}
+
+// oldStyleTar reports tar's first word in the old style, letters with no
+// dash (tar xzf a.tgz).
+func oldStyleTar(w string) bool {
+	return w != "" && w[0] != '-' && strings.Trim(w, "xtcvzjJfpoaOkmS") == ""
+}
+
+// unpackDir returns the absolute directory tar x or unzip unpacks into
+// (-C / --directory, -d; else the command's own directory). archive is
+// the file it reads, "" for tar reading stdin.
+func (cs *cmdScan) unpackDir(v *cmdView, archive string) (string, bool) {
+	dir := "."
+	switch v.prog {
+	case "tar", "bsdtar":
+		first := firstOperand(v.args)
+		extracts := hasShortFlag(v.args, 'x') || hasLongFlag(v.args, "extract") || hasLongFlag(v.args, "get") ||
+			oldStyleTar(first) && strings.ContainsRune(first, 'x')
+		if !extracts {
+			return "", false
+		}
+		if archive == "" {
+			reads := ""
+			flagValues(v.args, 'f', "file", func(a string) { reads = a })
+			if reads != "" && reads != "-" {
+				return "", false // an archive of its own, not the pipe
+			}
+		}
+		flagValues(v.args, 'C', "directory", func(d string) { dir = d })
+	case "unzip":
+		if archive == "" {
+			return "", false // unzip cannot read a pipe
+		}
+		flagValues(v.args, 'd', "", func(d string) { dir = d })
+	default:
+		return "", false
+	}
+	return cs.resolveIn(v.c, dir).Abs, true
 }
 
 // appendSaved records files a fetcher writes: curl -o / -O, wget (-O),
@@ -440,13 +600,23 @@ func appendSaved(saved []savedFile, v *cmdView) []savedFile {
 }
 
 // executesSaved reports whether v runs one of the saved files: ./x.sh,
-// sh x.sh, python3 x.py, source x.sh.
-func executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
+// sh x.sh, python3 x.py, source x.sh, or a file under a directory a
+// download was unpacked into.
+func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
 	match := func(p string) (savedFile, bool) {
 		b := baseName(p)
+		abs := ""
 		for _, f := range saved {
-			if f.name == b {
+			if f.name != "" && f.name == b {
 				return f, true
+			}
+			if f.dir != "" {
+				if abs == "" {
+					abs = cs.resolveIn(v.c, p).Abs
+				}
+				if isBelow(abs, f.dir) {
+					return f, true
+				}
 			}
 		}
 		return savedFile{}, false
