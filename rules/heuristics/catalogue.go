@@ -50,6 +50,7 @@ const (
 	rPersistGitHooks
 	rPersistLaunchd
 	rPersistLDPreload
+	rPersistPathHijack
 	rPrivAccount
 	rPrivContainer
 
@@ -229,6 +230,8 @@ var baseRules = [numRules]Rule{
 		"Installs or loads a macOS LaunchAgent / LaunchDaemon, or sets a login hook."},
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
 		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload)."},
+	rPersistPathHijack: {"persistence.path-hijack", CategoryPrivilege, high, block,
+		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it."},
 
 	rPrivAccount: {"privilege.account-tamper", CategoryPrivilege, critical, block,
 		"Edits sudoers or the account databases, or creates a root-equivalent account."},

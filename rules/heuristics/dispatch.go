@@ -77,6 +77,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkEncryptImpact(cs)
 	s.checkInterpreterCode(cs)
 	s.checkPlantedCode(cs)
+	s.checkPathHijack(cs)
 }
 
 // checkCommandSecrets scans the command's strings for secret material

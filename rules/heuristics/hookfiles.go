@@ -44,6 +44,9 @@ func hookKind(abs string) string {
 		return "sshconfig"
 	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
 		return "vim"
+	case strings.HasSuffix(base, ".vim") && (strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
+		// Plugins, ftplugins and autoload scripts vim sources by itself.
+		return "vim"
 	}
 	return ""
 }

@@ -72,8 +72,27 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		}
 		if lang := codeFileLang(f.abs); lang != "" {
 			s.judgePlanted(lang, f.content, f.abs, writesCodeInto(f.abs))
+		} else if dir := commandDir(f.abs, cs.home); dir != "" {
+			s.judgePlanted(scriptLang("", f.abs, f.content), f.content, f.abs,
+				"writes "+baseName(f.abs)+" into "+dir+", where it runs whenever "+baseName(f.abs)+" is called")
 		}
 	}
+}
+
+// commandDir returns the directory on a user's PATH that abs is written
+// into (~/bin, ~/.local/bin, …), or "": a script there named git or
+// python3 runs in place of the real one.
+func commandDir(abs, home string) string {
+	dir := parentDir(abs)
+	rest, _, ok := homeRel(dir, home)
+	if !ok {
+		return ""
+	}
+	switch rest {
+	case "bin", ".local/bin", ".cargo/bin", "go/bin", ".npm-global/bin", ".yarn/bin", ".deno/bin", ".bun/bin", ".pyenv/shims":
+		return "~/" + rest
+	}
+	return ""
 }
 
 // judgeWrittenFile judges text written into abs, by a command or by the
