@@ -145,6 +145,14 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 	}
 	for k := range defs {
 		d := &defs[k]
+		if d.pushed && d.host != "" && sharedCodeHost(d.host) && s.an.trusted.match(d.host) {
+			// Trusting github.com trusts the project's own repositories
+			// there, not every account's: a remote pointed at one and
+			// pushed to in the same line may be anyone's.
+			s.add(rExfilGitRemote, "points the git remote "+d.name+" at "+d.url+" and pushes to it: "+d.host+" hosts anyone's repositories; confirm this one belongs to the project",
+				"git "+evJoin(cs.views[d.view].args))
+			break
+		}
 		if d.pushed || d.host == "" || s.an.trusted.match(d.host) {
 			continue
 		}
@@ -152,6 +160,16 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			"git "+evJoin(cs.views[d.view].args))
 		break
 	}
+}
+
+// sharedCodeHost reports the code hosts where anyone can open an
+// account, so that the host alone says nothing of whose repository it is.
+func sharedCodeHost(host string) bool {
+	switch strings.TrimPrefix(host, "www.") {
+	case "github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "gitea.com", "git.sr.ht", "huggingface.co", "sourceforge.net":
+		return true
+	}
+	return false
 }
 
 // gitRemoteURLKey returns NAME for the config keys remote.NAME.url and
