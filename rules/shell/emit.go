@@ -123,6 +123,15 @@ var programTraits = func() map[string]uint16 {
 	return m
 }()
 
+// projectTools build, test and lint a project; running one through a
+// variable the line set is ordinary scripting, not an evasion.
+var projectTools = map[string]bool{
+	"npm": true, "npx": true, "yarn": true, "pnpm": true, "bun": true, "go": true, "cargo": true, "make": true, "gmake": true,
+	"mvn": true, "gradle": true, "dotnet": true, "pytest": true, "tox": true, "nox": true, "poetry": true, "uv": true,
+	"bundle": true, "rake": true, "tsc": true, "eslint": true, "prettier": true, "jest": true, "vitest": true, "black": true,
+	"ruff": true, "mypy": true, "flake8": true, "gofmt": true, "rustfmt": true, "clippy-driver": true, "cmake": true, "ninja": true,
+}
+
 // traitsOf returns the traits of a program.
 func traitsOf(program string) uint16 {
 	t := programTraits[program]
@@ -143,9 +152,14 @@ func (w *walker) programOf(f field) string {
 		w.evasion("variable-program", f.raw)
 		return ""
 	case f.resolved && f.text != "":
-		// K=rm; $K -rf x: judged as rm, and still a hidden program name.
-		w.evasion("variable-program", f.raw)
-		return path.Base(f.text)
+		// K=rm; $K -rf x: judged as rm, and still a hidden program name;
+		// a build or test tool named once and run by its variable
+		// (cmd="npm run lint"; $cmd) hides nothing worth hiding.
+		program := path.Base(f.text)
+		if !projectTools[program] {
+			w.evasion("variable-program", f.raw)
+		}
+		return program
 	case f.braced:
 		w.evasion("brace-expansion", f.raw)
 		return path.Base(f.text)
