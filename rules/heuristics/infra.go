@@ -931,7 +931,7 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		s.checkRemoteSources(cs, v, ops)
 	}
 	what, grant := infraChange(cs, v, ops)
-	if what == "" {
+	if what == "" || dryRun(v.args) {
 		return
 	}
 	if grant {
@@ -939,6 +939,20 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		return
 	}
 	s.add(rInfraDestroy, v.prog+" "+what+": nothing brings it back; a human should approve it", ev())
+}
+
+// dryRun reports the options that make a cloud, cluster or chart tool
+// only show what it would do: aws --dryrun / --dry-run, kubectl and helm
+// --dry-run[=client|server], terraform's plan is another verb.
+// --dry-run=none runs for real.
+func dryRun(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--dryrun", "--dry-run", "--dry-run=client", "--dry-run=server", "--dry-run=true":
+			return true
+		}
+	}
+	return false
 }
 
 // checkRemoteSources escalates manifests, charts and chart repositories

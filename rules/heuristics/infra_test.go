@@ -324,3 +324,13 @@ func TestInfraMoreStores(t *testing.T) {
 		cmdCase(`psql -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO app_ro"`, false),
 	})
 }
+
+func TestInfraDryRun(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("aws s3 rm s3://b/old/ --recursive --dryrun", false),
+		cmdCase("kubectl delete namespace preview-7 --dry-run=server", false),
+		cmdCase("helm uninstall web --dry-run", false),
+		cmdCase("kubectl delete namespace preview-7 --dry-run=none", true),
+		cmdCase("aws s3 rb s3://b --force", true),
+	})
+}
