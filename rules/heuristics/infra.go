@@ -89,6 +89,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			return "deletes a bucket or everything under a prefix", false
 		case svc == "iam" && awsIAMGrant(verb):
 			return "changes who can act in the account (iam " + verb + ")", true
+		case svc == "kms" && (verb == "schedule-key-deletion" || verb == "disable-key"):
+			// What the key encrypted is unreadable once it is gone.
+			return "takes away a KMS key (" + verb + "), and with it every piece of data it encrypts", false
+		case hasLongFlag(v.args, "master-user-password") || hasLongFlag(v.args, "new-password") && svc != "iam":
+			return "resets a database's master password (" + svc + " " + verb + ")", true
+		case svc == "ec2" && verb == "modify-instance-attribute" && (hasLongFlag(v.args, "user-data") || awsAttribute(v.args) == "userData"):
+			return "replaces the script an instance runs at boot (its user data)", true
 		// Deleting one object or a tag is as ordinary as aws s3 rm of one file.
 		case strings.HasPrefix(verb, "delete-") && verb != "delete-tags" && verb != "delete-object" || strings.HasPrefix(verb, "terminate-"):
 			return "runs " + svc + " " + verb, false
@@ -939,6 +946,13 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		return
 	}
 	s.add(rInfraDestroy, v.prog+" "+what+": nothing brings it back; a human should approve it", ev())
+}
+
+// awsAttribute returns the value of --attribute (ec2 modify-instance-attribute).
+func awsAttribute(args []string) string {
+	attr := ""
+	flagValues(args, 0, "attribute", func(a string) { attr = a })
+	return attr
 }
 
 // dryRun reports the options that make a cloud, cluster or chart tool

@@ -334,3 +334,18 @@ func TestInfraDryRun(t *testing.T) {
 		cmdCase("aws s3 rb s3://b --force", true),
 	})
 }
+
+func TestInfraAWSKeysPasswordsBoot(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("aws kms schedule-key-deletion --key-id alias/app --pending-window-in-days 7", true),
+		cmdCase("aws --region eu-west-1 kms disable-key --key-id 1234abcd", true),
+		cmdCase("aws kms list-keys", false),
+	})
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase("aws rds modify-db-cluster --db-cluster-identifier c1 --master-user-password x --apply-immediately", true),
+		cmdCase("aws ec2 modify-instance-attribute --instance-id i-1 --attribute userData --value file://u.b64", true),
+		cmdCase("aws ec2 modify-instance-attribute --instance-id i-1 --user-data Value=eyJ9", true),
+		cmdCase("aws rds modify-db-instance --db-instance-identifier dev --allocated-storage 100", false),
+		cmdCase("aws ec2 modify-instance-attribute --instance-id i-1 --instance-type t3.large", false),
+	})
+}
