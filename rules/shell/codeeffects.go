@@ -310,6 +310,9 @@ func receiverEffects(code string) []CodeEffect {
 		}
 		i += n - 1
 		rest := code[i+1:]
+		if strings.HasPrefix(rest, ")") && i+1-n > 0 && code[i-n] == '(' {
+			rest = rest[1:] // ("….").unlink()
+		}
 		if len(rest) < 4 || rest[0] != '.' {
 			continue
 		}

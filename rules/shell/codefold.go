@@ -68,20 +68,31 @@ func FoldCode(code string) string {
 }
 
 // rewriteHome replaces each home expression of code: by "$HOME" outside
-// string literals, by $HOME inside a literal that interpolates it.
+// string literals, by $HOME inside a literal that interpolates it. A
+// name the code assigns one to (h = os.homedir(), my $h = $ENV{HOME},
+// $home = getenv("HOME")) is the home where it is used after, until it
+// is assigned again.
 func rewriteHome(code string) string {
+	var r homeRewrite
 	out := make([]byte, 0, len(code)+16)
 	for i := 0; i < len(code); {
 		c := code[i]
 		if c == '"' || c == '\'' || c == '`' {
 			var n int
-			out, n = copyLiteral(out, code[i:], literalInterpolates(code, i))
+			out, n = r.copyLiteral(out, code[i:], literalInterpolates(code, i))
 			i += n
 			continue
 		}
 		if i == 0 || !isIdentByte(code[i-1]) {
 			if n, path := homeExprAt(code[i:]); n > 0 {
-				out = appendLit(out[:qualifierStart(out)], path)
+				start := qualifierStart(out)
+				r.assigned(out[:start], path)
+				out = appendLit(out[:start], path)
+				i += n
+				continue
+			}
+			if n, path := r.use(code, i); n > 0 {
+				out = appendLit(out, path)
 				i += n
 				continue
 			}
@@ -90,6 +101,92 @@ func rewriteHome(code string) string {
 		i++
 	}
 	return string(out)
+}
+
+// maxHomeNames bounds the names rewriteHome follows.
+const maxHomeNames = 8
+
+// homeRewrite is the state of one rewriteHome: the names assigned a
+// home expression so far, and the paths they hold.
+type homeRewrite struct {
+	names, paths [maxHomeNames]string
+	n            int
+}
+
+// assigned records the name out ends with when it assigns the home
+// expression that follows (h = …, const h = …, my $h = …, h := …).
+func (r *homeRewrite) assigned(out []byte, path string) {
+	p := len(out)
+	for p > 0 && (out[p-1] == ' ' || out[p-1] == '\t') {
+		p--
+	}
+	if p < 2 || out[p-1] != '=' || strings.IndexByte("=!<>+-*/|&%.", out[p-2]) >= 0 {
+		return
+	}
+	p--
+	if out[p-1] == ':' {
+		p--
+	}
+	for p > 0 && (out[p-1] == ' ' || out[p-1] == '\t') {
+		p--
+	}
+	end := p
+	for p > 0 && isIdentByte(out[p-1]) {
+		p--
+	}
+	if p > 0 && out[p-1] == '$' {
+		p--
+	}
+	name := string(out[p:end])
+	if name == "" || name == "$" || name[0] >= '0' && name[0] <= '9' || p > 0 && out[p-1] == '.' {
+		return
+	}
+	r.forget(name)
+	if r.n < maxHomeNames {
+		r.names[r.n], r.paths[r.n] = name, path
+		r.n++
+	}
+}
+
+// forget drops name, assigned something else.
+func (r *homeRewrite) forget(name string) {
+	for k := 0; k < r.n; k++ {
+		if r.names[k] == name {
+			r.n--
+			r.names[k], r.paths[k] = r.names[r.n], r.paths[r.n]
+			return
+		}
+	}
+}
+
+// use returns the length of a name holding the home used at code[i], and
+// its path; 0 when there is none there, or when it is a property
+// (x.h) or assigned again (which forgets it).
+func (r *homeRewrite) use(code string, i int) (int, string) {
+	if r.n == 0 || i > 0 && code[i-1] == '.' {
+		return 0, ""
+	}
+	n, path := r.nameAt(code[i:])
+	if n == 0 {
+		return 0, ""
+	}
+	if j := skipBlanks(code, i+n); j+1 < len(code) && code[j] == '=' && code[j+1] != '=' {
+		r.forget(code[i : i+n])
+		return 0, ""
+	}
+	return n, path
+}
+
+// nameAt returns the length of the home name s starts with, and its
+// path, or 0.
+func (r *homeRewrite) nameAt(s string) (int, string) {
+	for k := 0; k < r.n; k++ {
+		name := r.names[k]
+		if strings.HasPrefix(s, name) && (len(s) == len(name) || !isIdentByte(s[len(name)])) {
+			return len(name), r.paths[k]
+		}
+	}
+	return 0, ""
 }
 
 // literalInterpolates reports whether the literal opening at code[i]
@@ -112,10 +209,11 @@ func literalInterpolates(code string, i int) bool {
 }
 
 // copyLiteral appends the literal at the start of s to out, with the
-// home expressions it interpolates (#{Dir.home}, ${os.homedir()},
-// {$_SERVER['HOME']}, "$ENV{HOME}") as $HOME, and returns how much of s
-// it took (all of s when the literal is not closed).
-func copyLiteral(out []byte, s string, interp bool) ([]byte, int) {
+// home expressions and names it interpolates (#{Dir.home},
+// ${os.homedir()}, {$_SERVER['HOME']}, "$ENV{HOME}", "$h") as $HOME, and
+// returns how much of s it took (all of s when the literal is not
+// closed).
+func (r *homeRewrite) copyLiteral(out []byte, s string, interp bool) ([]byte, int) {
 	q := s[0]
 	out = append(out, q)
 	for i := 1; i < len(s); {
@@ -128,7 +226,7 @@ func copyLiteral(out []byte, s string, interp bool) ([]byte, int) {
 		case c == q:
 			return append(out, q), i + 1
 		case interp && (c == '{' || c == '$' || c == '#'):
-			if n, path := interpolatedHome(s[i:]); n > 0 {
+			if n, path := r.interpolatedHome(s[i:]); n > 0 {
 				out = append(out, path...)
 				i += n
 				continue
@@ -144,10 +242,15 @@ func copyLiteral(out []byte, s string, interp bool) ([]byte, int) {
 // the start of s, and the path it is: "$ENV{HOME}", or #{…}, ${…}, {…}
 // around a home expression and its qualifier (#{ENV['HOME']},
 // ${require('os').homedir()}, {os.path.expanduser('~/.ssh')}).
-func interpolatedHome(s string) (int, string) {
+func (r *homeRewrite) interpolatedHome(s string) (int, string) {
 	for _, f := range stringHomeForms {
 		if n := matchForm(s, f); n > 0 {
 			return n, homeVar
+		}
+	}
+	if strings.HasPrefix(s, "$") {
+		if n, path := r.nameAt(s); n > 0 {
+			return n, path // "$h/.ssh" (perl, php)
 		}
 	}
 	open := 0
@@ -168,7 +271,11 @@ func interpolatedHome(s string) (int, string) {
 		if k > open && isIdentByte(s[k-1]) {
 			continue
 		}
-		if n, path := homeExprAt(s[k:]); n > 0 {
+		n, path := homeExprAt(s[k:])
+		if n == 0 && k == open {
+			n, path = r.nameAt(s[k:]) // "#{h}/.ssh", f"{h}/.ssh"
+		}
+		if n > 0 {
 			j := k + n
 			for j < len(s) && s[j] == ' ' {
 				j++
@@ -384,7 +491,8 @@ func foldJoin(out []byte, code string, i, litStart, litEnd int) (joinedCall, int
 	case name == "join" || name == "resolve" || name == "catfile" || name == "catdir" || name == "joinpath",
 		name == "Path" || name == "PurePath" || name == "PosixPath" || name == "Pathname" || name == "File":
 	case name == "get" && strings.HasSuffix(string(out[:nameStart]), "Paths."),
-		name == "of" && strings.HasSuffix(string(out[:nameStart]), "Path."):
+		name == "of" && strings.HasSuffix(string(out[:nameStart]), "Path."),
+		name == "path" && strings.HasSuffix(string(out[:nameStart]), "file."): // R's file.path
 	default:
 		return joinedCall{}, 0, false
 	}
@@ -527,5 +635,3 @@ func appendLit(out []byte, text string) []byte {
 	}
 	return append(out, '"')
 }
-
-func quoteLit(text string) string { return string(appendLit(nil, text)) }
