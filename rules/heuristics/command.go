@@ -40,6 +40,52 @@ type cmdView struct {
 	// rules all ask (netDone says it is set).
 	net     string
 	netDone bool
+	// program caches hostedProgram (programDone says it is set).
+	program     hostedCode
+	programDone bool
+}
+
+// hostedCode is the program a command runs in another language, folded
+// (shell.FoldCode: the home named through the language is "$HOME", joined
+// literals are one), and the files its calls change.
+type hostedCode struct {
+	lang, code string
+	effects    []shell.CodeEffect
+}
+
+// unknown reports whether the code may op a file its calls do not show:
+// no call that does is found (the markers may know one), or one is given
+// a path the code computes.
+func (hc *hostedCode) unknown(op shell.CodeOp) bool {
+	found := false
+	for _, e := range hc.effects {
+		if e.Op == op {
+			if e.Path == "" {
+				return true
+			}
+			found = true
+		}
+	}
+	return !found
+}
+
+// hostedProgram returns the code v runs in another language (python3 -c,
+// node -e, a here-document, deno eval, gdb -ex 'python …', the text piped
+// into it), folded, with the files its calls write and delete; worked
+// out on first use. code is "" for other commands.
+func (v *cmdView) hostedProgram() *hostedCode {
+	if !v.programDone {
+		v.programDone = true
+		lang, code, ok := shell.InterpreterProgram(v.prog, v.args, v.c.Redirects)
+		if !ok && lang != "" && v.c.PipedProgram != "" {
+			code, ok = v.c.PipedProgram, true
+		}
+		if ok && code != "" && lang != "" {
+			code = shell.FoldCode(code)
+			v.program = hostedCode{lang: lang, code: code, effects: shell.CodeEffects(code)}
+		}
+	}
+	return &v.program
 }
 
 // netKind is netKind(v), computed on first use.
@@ -618,12 +664,26 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 		}
 		return "", false
 	default:
-		return "", false
+		return hostedInline(v)
+	}
+	if !ok {
+		code, ok = hostedInline(v) // python3 - <<EOF, deno eval
 	}
 	if !ok && v.c.PipedProgram != "" {
 		return v.c.PipedProgram, true // echo 'code' | python3
 	}
 	return code, ok
+}
+
+// hostedInline is findInlineCode for the programs whose code the shell
+// package finds (here-documents, deno eval, gdb's and vim's python,
+// jshell), awk's aside: its programs are judged by their commands.
+func hostedInline(v *cmdView) (string, bool) {
+	lang, code, ok := shell.InterpreterProgram(v.prog, v.args, v.c.Redirects)
+	if !ok || lang == "awk" {
+		return "", false
+	}
+	return code, true
 }
 
 // readsProgramFromStdin reports whether an interpreter would execute what

@@ -26,6 +26,17 @@ func TestEverydayActionsHaveNoFindings(t *testing.T) {
 		"systemctl status nginx", "crontab -l", "echo $HOME", "base64 image.png > image.b64", "echo aGVsbG8= | base64 -d",
 		"git clone https://github.com/golang/go.git", "go run ./cmd/server --port 8080", "history | tail -n 5",
 		"env | sort", "ps aux | grep node", "du -sh *", "df -h", "whoami", "uname -a", "true",
+		// Interpreter code that names the home, or deletes and writes
+		// in the workspace.
+		`node -e "console.log(require('os').homedir())"`, `ruby -e 'puts Dir.home'`, `perl -e 'print "$ENV{HOME}
+"'`,
+		`php -r 'echo getenv("HOME"), PHP_EOL;'`, `deno eval "console.log(Deno.env.get('HOME'))"`,
+		`node -e "require('fs').rmSync('dist', {recursive: true, force: true})"`, `deno eval "await Deno.remove('dist', {recursive: true})"`,
+		`ruby -rfileutils -e 'FileUtils.rm_rf("tmp/cache")'`, `php -r 'file_put_contents("public/version.txt", "1.0");'`,
+		`node -e "const p=require('path').join(require('os').homedir(),'project','tsconfig.json'); console.log(require(p).compilerOptions)"`,
+		`perl -e 'open(my $fh, ">", "out.txt"); print $fh "ok
+"; close $fh'`, `gdb -batch -ex bt ./app core`,
+		`jshell <<< 'System.out.println(Runtime.version())'`, `python3 -c "import subprocess; subprocess.run(['sh', '-c', 'make test'])"`,
 	}
 	for _, line := range lines {
 		if fs := a.Analyze(cmd(t, line)); len(fs) != 0 {

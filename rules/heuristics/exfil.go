@@ -288,11 +288,17 @@ func (s *scan) checkInlineExfil(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
-		if !v.codeAny(traitFetch | traitPost | traitSocketWord) {
+		if !v.codeAny(traitFetch | traitPost | traitSocketWord | traitSocket | traitModFetch | traitModSocket) {
 			continue
 		}
 		code := v.code
-		if raw, label, found := cs.sensitiveMention(code); found {
+		// The folded code names the home as "$HOME":
+		// open F, "$ENV{HOME}/.kube/config" is a mention of ~/.kube/config.
+		mentions := code
+		if hc := v.hostedProgram(); hc.code != "" {
+			mentions = hc.code
+		}
+		if raw, label, found := cs.sensitiveMention(mentions); found {
 			s.add(rExfilFile, "a "+v.prog+" one-liner sends "+label+" ("+raw+") over the network: secrets must not leave the machine", code)
 			return
 		}

@@ -7,12 +7,19 @@ import (
 )
 
 // Code handed to another interpreter (python -c, node -e, ruby -e, perl -e,
-// php -r, lua -e, awk, python - <<EOF, …) is judged by its effects on
-// files: the paths it names as string literals are judged as a command
-// naming them would be, by what the code does — reads of credentials,
-// writes to startup files and persistence locations, recursive deletes.
-// (The commands it starts are parsed by rules/shell as nested scripts;
-// sockets and downloads are the revshell and rce rules.)
+// php -r, lua -e, awk, python - <<EOF, deno eval, gdb -ex 'python …', …)
+// is judged by its effects on files: the paths it names as string
+// literals are judged as a command naming them would be, by what the code
+// does — reads of credentials, writes to startup files and persistence
+// locations, recursive deletes. The code is folded first
+// (shell.FoldCode): the home named through the language (os.homedir(),
+// $ENV{HOME}, Dir.home, getenv("HOME"), …) is "$HOME", and literals
+// joined to it are one path. The paths its delete calls are given are
+// judged as rm's operands (judgeCodeDelete); those its write, truncate
+// and open-for-writing calls are given are among the command's write
+// targets (forEachWriteTarget). (The commands it starts are parsed by
+// rules/shell as nested scripts; sockets and downloads are the revshell
+// and rce rules.)
 
 // codeWriteMarkers show code that writes or appends to a file.
 var codeWriteMarkers = []string{"'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "'ab'", "\"wb\"", "\"ab\"", "'w+'", "'a+'",
@@ -36,15 +43,17 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 		if v.prog == "" {
 			continue
 		}
-		lang, code, ok := shell.InterpreterProgram(v.prog, v.args, v.c.Redirects)
-		if !ok && lang != "" && v.c.PipedProgram != "" {
-			code, ok = v.c.PipedProgram, true
-		}
-		if !ok || code == "" || lang == "" {
+		hc := v.hostedProgram()
+		code := hc.code
+		if code == "" {
 			continue
 		}
-		// The markers are searched only once a literal names a path
-		// (most one-liners name none): 0 unknown, 1 no, 2 yes.
+		// A path the code names is taken for the one it writes or
+		// deletes when the code does so to a path the calls do not show
+		// (h = os.homedir(); fs.rmSync(h)): markers of writing or
+		// deleting, and no call given only literal paths. The markers
+		// are searched only once a literal names a path (most one-liners
+		// name none): 0 unknown, 1 no, 2 yes.
 		var writes, deletes uint8
 		has := func(memo *uint8, markers *foldSet) bool {
 			if *memo == 0 {
@@ -55,10 +64,16 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 			}
 			return *memo == 2
 		}
-		// HOME + '/.bashrc', path.join(os.homedir(), '.ssh', …): a dotfile
-		// name joined to the home is a path in the home.
+		// h = os.homedir(); h + '/.bashrc': a dotfile name in code that
+		// names the home is taken for a path in the home (the folded code
+		// has joined the literals it could).
 		homeJoin := strings.Contains(code, "home") || strings.Contains(code, "HOME") || strings.Contains(code, "expanduser")
 		shell.CodeLiterals(code, func(lit string) {
+			// perl's open(F, ">>~/.bashrc"), open(F, "<~/.netrc"): the
+			// mode is not part of the path.
+			if mode, path := shell.OpenMode(lit); mode != "" {
+				lit = path
+			}
 			if homeJoin && len(lit) > 1 && (lit[0] == '.' || strings.HasPrefix(lit, "/.")) && !strings.HasPrefix(lit, "./") && !strings.HasPrefix(lit, "..") {
 				lit = "~/" + strings.TrimPrefix(lit, "/")
 			}
@@ -66,7 +81,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 				return
 			}
 			p := cs.resolveIn(v.c, lit)
-			if has(&writes, codeWriteSet) {
+			if has(&writes, codeWriteSet) && hc.unknown(shell.CodeWrite) {
 				if r, what, ok := persistTarget(p, cs.home); ok {
 					s.add(r, persistMessage(r, what)+" (from "+v.prog+" code)", lit)
 				}
@@ -76,7 +91,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 					}
 				}
 			}
-			if has(&deletes, codeDeleteSet) {
+			if has(&deletes, codeDeleteSet) && hc.unknown(shell.CodeDelete) {
 				if why := criticalDir(p, cs.root, cs.home); why != "" {
 					s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", lit)
 				}
@@ -85,6 +100,35 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 				s.add(credentialRule(sens), credentialMessage(sens, label, lit)+" (from "+v.prog+" code)", lit)
 			}
 		})
+		for _, e := range hc.effects {
+			if e.Op == shell.CodeDelete && e.Path != "" {
+				s.judgeCodeDelete(cs, v, e.Path)
+			}
+		}
+	}
+}
+
+// judgeCodeDelete judges a path interpreter code hands to a delete call
+// (fs.rmSync, shutil.rmtree, unlink, File.delete, Deno.remove, …) as rm
+// would be judged deleting it: a critical directory, keys and
+// credentials, the shell history, system logs and files. (What the code
+// writes and truncates is among the command's write targets, judged by
+// every rule that judges writes.)
+func (s *scan) judgeCodeDelete(cs *cmdScan, v *cmdView, path string) {
+	p := cs.resolveIn(v.c, path)
+	from := " (from " + v.prog + " code)"
+	if why := criticalDir(p, cs.root, cs.home); why != "" {
+		s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", path)
+	}
+	switch sens, label := classify(p.Abs, cs.home); {
+	case sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser:
+		s.add(rDelCredential, "deletes "+label+" ("+path+")"+from+": keys and credentials cannot be recovered; refuse it unless the user asked for exactly this", path)
+	case isHistoryFile(p.Abs, cs.home):
+		s.add(rDefHistory, "erases the shell history file "+path+from+": leave it as it is", path)
+	case isLogPath(p.Abs):
+		s.add(rDefLogTamper, "erases the system log "+path+from+": logs are how anyone finds out what happened; refuse it", path)
+	default:
+		s.judgeSystemWrite(cs, v, path, "deletes")
 	}
 }
 

@@ -91,6 +91,8 @@ func stripGlobChild(abs string) string {
 		switch {
 		case strings.HasSuffix(abs, "/*") || strings.HasSuffix(abs, "/."):
 			abs = abs[:len(abs)-2]
+		case strings.HasSuffix(abs, "/**"): // ~/**/*: every file below
+			abs = abs[:len(abs)-3]
 		case strings.HasSuffix(abs, "/.*"):
 			abs = abs[:len(abs)-3]
 		case abs == "*" || abs == ".*":

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Privilege and persistence: running as another user, weakening
@@ -402,6 +403,15 @@ func persistMessage(r ruleIndex, what string) string {
 // sed -i files and curl/wget output files. Rules ask cmdScan.writeTargets,
 // which remembers the answer.
 func forEachWriteTarget(v *cmdView, fn func(string)) {
+	if v.hasCode {
+		// fs.writeFileSync(p), open(p, 'a'), File.truncate(p), … in
+		// interpreter code.
+		for _, e := range v.hostedProgram().effects {
+			if e.Op == shell.CodeWrite && e.Path != "" {
+				fn(e.Path)
+			}
+		}
+	}
 	for _, r := range v.c.Redirects {
 		if isOutputRedirect(r.Op) && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
 			fn(r.Target)

@@ -112,7 +112,8 @@ var programTraits = func() map[string]uint16 {
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
 		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh")
 	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",
-		"jrunscript", "rhino", "jjs", "php", "lua", "luajit", "julia", "awk", "gawk", "mawk", "nawk", "Rscript")
+		"jrunscript", "rhino", "jjs", "php", "lua", "luajit", "julia", "awk", "gawk", "mawk", "nawk", "Rscript",
+		"R", "irb", "jshell", "lldb")
 	for n := range wrappers {
 		add(ptWrap, n)
 	}

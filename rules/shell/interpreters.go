@@ -29,7 +29,7 @@ func interpreterLang(program string) string {
 		return "python"
 	case "perl":
 		return "perl"
-	case "ruby", "jruby":
+	case "ruby", "jruby", "irb":
 		return "ruby"
 	case "node", "nodejs", "deno", "bun", "jrunscript", "rhino", "jjs":
 		return "js"
@@ -41,8 +41,10 @@ func interpreterLang(program string) string {
 		return "julia"
 	case "awk", "gawk", "mawk", "nawk":
 		return "awk"
-	case "Rscript":
+	case "Rscript", "R":
 		return "r"
+	case "jshell":
+		return "java" // Java snippets, from stdin or a here-document
 	}
 	return VersionedInterpreter(program)
 }
@@ -253,7 +255,10 @@ var execCalls = map[string][]execCall{
 	"ruby": {{"system", true, false}, {"exec", true, false}, {"spawn", true, false}, {"popen", true, false},
 		{"capture2", true, false}, {"capture2e", true, false}, {"capture3", true, false}, {"popen3", true, false}},
 	"js": {{"execSync", true, false}, {"exec", false, false}, {"spawn", false, false}, {"spawnSync", true, false},
-		{"execFile", true, false}, {"execFileSync", true, false}, {"ProcessBuilder", true, false}},
+		{"execFile", true, false}, {"execFileSync", true, false}, {"ProcessBuilder", true, false},
+		{"Deno.Command", true, false}, {"Deno.run", true, false}},
+	// Runtime.getRuntime().exec(…), new ProcessBuilder(…), pb.command(…)
+	"java": {{"exec", true, false}, {"ProcessBuilder", true, false}, {"command", false, false}},
 	"php": {{"system", true, false}, {"exec", true, false}, {"shell_exec", true, false}, {"passthru", true, false},
 		{"popen", true, false}, {"proc_open", true, false}, {"pcntl_exec", true, false}},
 	"lua":   {{"execute", true, false}, {"popen", true, false}},
@@ -325,9 +330,9 @@ func isIdentByte(c byte) bool { return c == '_' || isAlnum(c) }
 // string literals: "cmd", ["sh", "-c", "x"], 'a', 'b' (argv as several
 // arguments). ok is false when it starts with anything else.
 func literalArgs(s string) (words []string, ok bool) {
-	list := strings.HasPrefix(s, "[") || strings.HasPrefix(s, "array(")
+	rest, list := listOpen(s)
 	if list {
-		s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "["), "array("), " \t")
+		s = rest
 	}
 	for {
 		lit, n, isLit := readLiteral(s)
@@ -340,15 +345,50 @@ func literalArgs(s string) (words []string, ok bool) {
 			return words, true
 		}
 		s = strings.TrimLeft(s[1:], " \t\n")
-		if !list && strings.HasPrefix(s, "[") {
-			// spawn("sh", ["-c", "…"]): the program, then its argv.
-			list, s = true, strings.TrimLeft(s[1:], " \t")
+		if rest, isList := listOpen(s); !list && isList {
+			// spawn("sh", ["-c", "…"]), new Deno.Command("sh", {args:
+			// ["-c", "…"]}): the program, then its argv.
+			list, s = true, rest
 			continue
 		}
 		if !list && !(strings.HasPrefix(s, "\"") || strings.HasPrefix(s, "'")) {
 			return words, true
 		}
 	}
+}
+
+// listOpeners open a list of literals: Python, JavaScript, Ruby and
+// PHP arrays, Java's arrays and lists.
+var listOpeners = []string{"[", "array(", "new String[]{", "new String[] {", "List.of(", "Arrays.asList("}
+
+// listOpen returns s after the opening of a list of arguments ([…],
+// array(…), new String[]{…}, an options object's {cmd: […]} or
+// {args: […]}), trimmed, and whether s opens one.
+func listOpen(s string) (string, bool) {
+	for _, o := range listOpeners {
+		if rest, ok := strings.CutPrefix(s, o); ok {
+			return strings.TrimLeft(rest, " \t"), true
+		}
+	}
+	rest, ok := strings.CutPrefix(s, "{")
+	if !ok {
+		return s, false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	for _, key := range []string{"cmd", "args", "argv"} {
+		r, ok := strings.CutPrefix(strings.TrimLeft(rest, `"'`), key)
+		if !ok {
+			continue
+		}
+		r, ok = strings.CutPrefix(strings.TrimLeft(strings.TrimLeft(r, `"'`), " \t"), ":")
+		if !ok {
+			continue
+		}
+		if r, ok = strings.CutPrefix(strings.TrimLeft(r, " \t"), "["); ok {
+			return strings.TrimLeft(r, " \t"), true
+		}
+	}
+	return s, false
 }
 
 // readLiteral reads a quoted literal at the start of s ('…', "…" or `…`
@@ -538,18 +578,13 @@ func quoteWords(words []string) string {
 
 // InterpreterProgram returns the language and program text of a command
 // that runs code in another language (python3 -c CODE, node -e, awk
-// 'PROGRAM', python - <<EOF …): ok is false for any other command.
+// 'PROGRAM', python - <<EOF …, deno eval CODE, gdb -ex 'python …'): ok
+// is false for any other command.
 func InterpreterProgram(program string, args []string, redirs []Redirect) (lang, code string, ok bool) {
-	lang = interpreterLang(program)
-	if lang == "" {
+	if interpreterLang(program) == "" && hostOf(program) == "" {
 		return "", "", false
 	}
-	fs := make([]field, len(args))
-	for i, a := range args {
-		fs[i] = field{text: a}
-	}
-	code, ok = programText(lang, fs, redirs)
-	return lang, code, ok
+	return codeOf(program, plainFields(args), redirs)
 }
 
 // CodeLiterals calls fn with each quoted string literal of code ('…',

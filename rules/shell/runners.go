@@ -51,17 +51,17 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh":
 		w.escapes(program, args, redirs, fr)
 	}
-	if lang := interpreterLang(program); lang != "" {
-		if code, ok := programText(lang, args, redirs); ok {
-			w.interpreterCode(program, lang, code, fr)
-		}
+	if lang, code, ok := codeOf(program, args, redirs); ok && lang != "" {
+		w.interpreterCode(program, lang, code, fr)
 	}
 	return false
 }
 
-// interpreterCode parses the commands an interpreter's code starts.
+// interpreterCode parses the commands an interpreter's code starts, with
+// the home named through the language and joined literals folded
+// (FoldCode): os.system("rm -rf " + os.environ["HOME"]) runs rm -rf $HOME.
 func (w *walker) interpreterCode(program, lang, code string, fr frame) {
-	cmds, opaque := embeddedCommands(lang, code)
+	cmds, opaque := embeddedCommands(lang, FoldCode(code))
 	for _, c := range cmds {
 		if opaque == "" && feedsShell(c) {
 			// open(F, "| sh"), print … | "bash": the code writes the
@@ -617,6 +617,7 @@ func feedsShell(c string) bool {
 		return false
 	}
 	for _, w := range words[1:] {
+		w = strings.Trim(w, "'\"") // an argv list is quoted: 'sh' '-c' '…'
 		if strings.HasPrefix(w, "-") && strings.Contains(w, "c") && !strings.HasPrefix(w, "--") {
 			return false
 		}

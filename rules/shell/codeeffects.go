@@ -1,0 +1,327 @@
+package shell
+
+import "strings"
+
+// What interpreter code does to files is read from the calls it makes:
+// the literal path a delete, truncate, write or open-for-writing call is
+// given (after FoldCode, so a path built from the home is a literal
+// too). The call names are recognised whatever the language — they are
+// distinctive, and a wrong guess only names a path that is then judged —
+// so that fs.rmSync, shutil.rmtree, FileUtils.rm_rf, File::Path's
+// remove_tree, unlink, Deno.remove, File.truncate, writeFileSync,
+// file_put_contents, Deno.writeTextFile, open(F, ">>…") and
+// Path("…").unlink() all say which file they change.
+
+// CodeOp is what a call does to the file it is given.
+type CodeOp uint8
+
+const (
+	// CodeWrite writes, appends to, truncates or replaces the file.
+	CodeWrite CodeOp = iota + 1
+	// CodeDelete deletes the file, or the tree below a directory.
+	CodeDelete
+)
+
+// CodeEffect is one file a call of interpreter code changes. Path is ""
+// when the call is given a path the code computes (fs.rmSync(dir),
+// open(p, 'w')): the file is not known, only that there is one.
+type CodeEffect struct {
+	Op   CodeOp
+	Path string
+}
+
+// effectCall is a call that changes the file given as its arg-th
+// argument (0 the first).
+type effectCall struct {
+	name string
+	op   CodeOp
+	arg  int
+}
+
+var effectCalls = []effectCall{
+	// Deleting files and trees.
+	{"rmSync", CodeDelete, 0}, {"rmdirSync", CodeDelete, 0}, {"unlinkSync", CodeDelete, 0}, {"rimraf", CodeDelete, 0},
+	{"removeSync", CodeDelete, 0}, {"emptyDirSync", CodeDelete, 0}, {"emptyDir", CodeDelete, 0}, {"rm", CodeDelete, 0},
+	{"rmdir", CodeDelete, 0}, {"unlink", CodeDelete, 0}, {"remove", CodeDelete, 0}, {"removedirs", CodeDelete, 0},
+	{"rmtree", CodeDelete, 0}, {"remove_tree", CodeDelete, 0}, {"rm_rf", CodeDelete, 0}, {"rm_r", CodeDelete, 0},
+	{"rm_f", CodeDelete, 0}, {"remove_dir", CodeDelete, 0}, {"remove_entry", CodeDelete, 0}, {"remove_entry_secure", CodeDelete, 0},
+	{"delete", CodeDelete, 0}, {"deleteIfExists", CodeDelete, 0}, {"deleteRecursively", CodeDelete, 0},
+	// Truncating, writing and appending.
+	{"truncate", CodeWrite, 0}, {"truncateSync", CodeWrite, 0}, {"writeFileSync", CodeWrite, 0}, {"writeFile", CodeWrite, 0},
+	{"appendFileSync", CodeWrite, 0}, {"appendFile", CodeWrite, 0}, {"createWriteStream", CodeWrite, 0},
+	{"outputFileSync", CodeWrite, 0}, {"outputFile", CodeWrite, 0}, {"file_put_contents", CodeWrite, 0},
+	{"writeTextFile", CodeWrite, 0}, {"writeTextFileSync", CodeWrite, 0}, {"File.write", CodeWrite, 0},
+	{"IO.write", CodeWrite, 0}, {"File.binwrite", CodeWrite, 0}, {"Files.write", CodeWrite, 0}, {"Files.writeString", CodeWrite, 0},
+	{"write_file", CodeWrite, 0}, {"spurt", CodeWrite, 0},
+	// Copying, moving or linking onto the second argument.
+	{"copyFileSync", CodeWrite, 1}, {"copyFile", CodeWrite, 1}, {"copyfile", CodeWrite, 1}, {"copy", CodeWrite, 1},
+	{"copy2", CodeWrite, 1}, {"cp", CodeWrite, 1}, {"renameSync", CodeWrite, 1}, {"rename", CodeWrite, 1},
+	{"move", CodeWrite, 1}, {"mv", CodeWrite, 1}, {"symlinkSync", CodeWrite, 1}, {"symlink", CodeWrite, 1},
+}
+
+// receiverCalls change the file named by the literal they are called on:
+// Path("…").unlink(), new File("…").delete() (once FoldCode made the
+// path a literal).
+var receiverCalls = []effectCall{
+	{".unlink", CodeDelete, 0}, {".rmdir", CodeDelete, 0}, {".rmtree", CodeDelete, 0}, {".delete", CodeDelete, 0},
+	{".deleteRecursively", CodeDelete, 0}, {".write_text", CodeWrite, 0}, {".write_bytes", CodeWrite, 0}, {".writeText", CodeWrite, 0},
+}
+
+// pathWrappers hand their literal argument on as the path (perl's unlink
+// glob("…"), FileUtils.rm_rf(Dir.glob("…"))).
+var pathWrappers = []string{"glob(", "glob ", "Dir.glob(", "Dir[", "glob.glob("}
+
+// CodeEffects returns the files code (already folded: FoldCode) changes
+// through calls given a literal path, in the first maxCodeScan bytes.
+func CodeEffects(code string) []CodeEffect {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	var out []CodeEffect
+	for _, call := range effectCalls {
+		forEachCall(code, call.name, call.op == CodeDelete, func(rest string) {
+			if strings.HasPrefix(strings.TrimLeft(rest, " \t"), ")") {
+				return // Path(…).unlink(): receiverEffects
+			}
+			p, _ := nthLiteralArg(rest, call.arg)
+			out = append(out, CodeEffect{call.op, p})
+		})
+	}
+	for _, name := range []string{"open", "fopen", "openSync"} {
+		forEachCall(code, name, name == "open", func(rest string) {
+			if p, ok := openedForWriting(rest); ok {
+				out = append(out, CodeEffect{CodeWrite, p})
+			}
+		})
+	}
+	return append(out, receiverEffects(code)...)
+}
+
+// forEachCall calls fn with the text after each call of name in code
+// (after its "(", or after the space of perl's and ruby's unlink "x").
+// A call without parentheses must go on with a literal or a glob, unless
+// bare says it may go on with anything (perl's open F, ">x", unlink $f).
+func forEachCall(code, name string, bare bool, fn func(rest string)) {
+	for off := 0; off < len(code); {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + len(name)
+		if i > 0 && isIdentByte(code[i-1]) || off < len(code) && isIdentByte(code[off]) {
+			continue
+		}
+		rest := code[off:]
+		switch {
+		case strings.HasPrefix(rest, "("):
+			fn(rest[1:])
+		case strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t"):
+			if r := strings.TrimLeft(rest, " \t"); r != "" && (bare || r[0] == '"' || r[0] == '\'' || r[0] == '(' || hasWrapper(r)) {
+				fn(strings.TrimPrefix(r, "("))
+			}
+		}
+	}
+}
+
+func hasWrapper(s string) bool {
+	for _, w := range pathWrappers {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxArgWindow bounds how far the arguments before a path are skipped.
+const maxArgWindow = 256
+
+// nthLiteralArg returns the n-th argument of a call whose arguments start
+// s, when it is a literal (or a glob of one); the arguments before it
+// may be anything without a comma.
+func nthLiteralArg(s string, n int) (string, bool) {
+	if len(s) > maxLiteralWindow {
+		s = s[:maxLiteralWindow]
+	}
+	for ; n > 0; n-- {
+		i := topLevelComma(s[:min(len(s), maxArgWindow)])
+		if i < 0 {
+			return "", false
+		}
+		s = s[i+1:]
+	}
+	s = strings.TrimLeft(s, " \t\n")
+	for _, w := range pathWrappers {
+		if r, ok := strings.CutPrefix(s, w); ok {
+			s = strings.TrimLeft(r, " \t")
+			break
+		}
+	}
+	text, _, _, ok := readChain(s, 0)
+	return text, ok && text != ""
+}
+
+// topLevelComma returns the index of the first comma of s outside
+// brackets and literals, or -1 (also at the call's closing parenthesis).
+func topLevelComma(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return -1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		case '"', '\'', '`':
+			if _, n, ok := readLiteral(s[i:]); ok {
+				i += n - 1
+			}
+		}
+	}
+	return -1
+}
+
+// openedForWriting reads the arguments of an open call (s follows its
+// "(" or name) and returns the file it opens for writing: open(p, 'w'),
+// fopen(p, "a"), File.open(p, "w"), perl's open(F, ">>p") and
+// open(F, ">", p). A file handle given first (F, my $fh) is skipped.
+func openedForWriting(s string) (string, bool) {
+	if len(s) > maxLiteralWindow {
+		s = s[:maxLiteralWindow]
+	}
+	s = strings.TrimLeft(s, " \t")
+	if s == "" {
+		return "", false
+	}
+	if s[0] != '"' && s[0] != '\'' {
+		// A computed first argument: the path when a mode follows
+		// (open(p, 'w')), perl's file handle otherwise (open(F, …)).
+		i := topLevelComma(s[:min(len(s), maxArgWindow)])
+		if i < 0 {
+			return "", false
+		}
+		s = strings.TrimLeft(s[i+1:], " \t")
+		if isWriteMode(modeArg(s)) {
+			return "", true
+		}
+	}
+	first, end, _, ok := readChain(s, 0)
+	if !ok {
+		// open(F, $p) or open(my $fh, '>', $p): perl's computed path,
+		// written when its mode says so.
+		i := topLevelComma(s[:min(len(s), maxArgWindow)])
+		if i < 0 {
+			return "", false
+		}
+		mode := modeArg(s[i+1:])
+		return "", strings.ContainsAny(mode, ">+") && len(mode) <= 3
+	}
+	var second string
+	if r, ok := strings.CutPrefix(strings.TrimLeft(s[end:], " \t"), ","); ok {
+		second = modeArg(r)
+	}
+	mode, path := OpenMode(first)
+	switch {
+	case mode != "" && path == "":
+		// perl's three arguments: open(F, ">", PATH)
+		return second, strings.ContainsAny(mode, ">+")
+	case mode != "":
+		// perl's two: open(F, ">>PATH")
+		return path, strings.ContainsAny(mode, ">+")
+	}
+	return first, isWriteMode(second)
+}
+
+// modeArg reads an open call's argument after a comma when it is a
+// literal, given by keyword or not (mode="w", {flags: "a"}).
+func modeArg(s string) string {
+	s = strings.TrimLeft(s, " \t{")
+	for _, kw := range []string{"mode=", "mode:", "flags:", "flag:"} {
+		s = strings.TrimLeft(strings.TrimPrefix(s, kw), " \t")
+	}
+	m, _, _, _ := readChain(s, 0)
+	return m
+}
+
+// OpenMode splits perl's open mode off a literal: ">>", "+<", "<", … and
+// the path after it (">> ~/.bashrc" is ">>" and "~/.bashrc"). A literal
+// without one is "" and itself.
+func OpenMode(lit string) (mode, path string) {
+	i := 0
+	for i < len(lit) && i < 3 && (lit[i] == '<' || lit[i] == '>' || lit[i] == '+') {
+		i++
+	}
+	if i == 0 {
+		return "", lit
+	}
+	rest := lit[i:]
+	if strings.HasPrefix(rest, ":") { // ">:utf8", ">:encoding(UTF-8)"
+		return lit[:i], ""
+	}
+	return lit[:i], strings.TrimLeft(rest, " \t")
+}
+
+// isWriteMode reports an fopen-style mode that writes: "w", "a", "r+",
+// "wb", "x".
+func isWriteMode(m string) bool {
+	if m == "" || len(m) > 4 {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		if strings.IndexByte("rwaxbtU+", m[i]) < 0 {
+			return false
+		}
+	}
+	return strings.ContainsAny(m, "wax+")
+}
+
+// receiverEffects returns the effects of calls made on a literal path:
+// "….".unlink(), ".…".write_text(…); and, with no path, those made on
+// anything else (p.unlink()).
+func receiverEffects(code string) []CodeEffect {
+	var out []CodeEffect
+	for _, call := range receiverCalls {
+		for off := 0; off < len(code); {
+			i := strings.Index(code[off:], call.name+"(")
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(call.name)
+			if i > 0 && code[i-1] != '"' && code[i-1] != '\'' && code[i-1] != '`' {
+				out = append(out, CodeEffect{call.op, ""})
+			}
+		}
+	}
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if c != '"' && c != '\'' && c != '`' {
+			continue
+		}
+		lit, n, ok := readLiteral(code[i:])
+		if !ok {
+			break
+		}
+		i += n - 1
+		rest := code[i+1:]
+		if strings.HasPrefix(rest, ")") && i+1-n > 0 && code[i-n] == '(' {
+			rest = rest[1:] // ("….").unlink()
+		}
+		if len(rest) < 4 || rest[0] != '.' {
+			continue
+		}
+		for _, call := range receiverCalls {
+			if strings.HasPrefix(rest, call.name) && (len(rest) == len(call.name) || !isIdentByte(rest[len(call.name)])) {
+				out = append(out, CodeEffect{call.op, lit})
+				break
+			}
+		}
+	}
+	return out
+}
