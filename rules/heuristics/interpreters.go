@@ -120,6 +120,9 @@ func (s *scan) judgeCodeDelete(cs *cmdScan, v *cmdView, path string) {
 	if why := criticalDir(p, cs.root, cs.home); why != "" {
 		s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", path)
 	}
+	if baseName(strings.TrimSuffix(p.Abs, "/")) == ".git" {
+		s.add(rDelGitHistory, v.prog+" code deletes "+path+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", path)
+	}
 	switch sens, label := classify(p.Abs, cs.home); {
 	case sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser:
 		s.add(rDelCredential, "deletes "+label+" ("+path+")"+from+": keys and credentials cannot be recovered; refuse it unless the user asked for exactly this", path)
