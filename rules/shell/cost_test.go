@@ -28,3 +28,31 @@ func TestEmbeddedCommandsWorstShapes(t *testing.T) {
 		}
 	}
 }
+
+// FoldCode and CodeEffects stay linear on code built to make them rescan
+// (unclosed calls and interpolations, long chains): their output is
+// bounded by their input.
+func TestFoldCodeWorstShapes(t *testing.T) {
+	for _, code := range []string{
+		strings.Repeat("copy(copy(", maxCodeScan/10),
+		strings.Repeat(`rm("`, maxCodeScan/4),
+		strings.Repeat("'a' + ", maxCodeScan/6),
+		strings.Repeat("path.join('a', ", maxCodeScan/15),
+		`"` + strings.Repeat("#{Dir.home", maxCodeScan/10),
+		`"` + strings.Repeat("#{x ", maxCodeScan/4),
+		strings.Repeat("require('os').homedir()+", maxCodeScan/24),
+		strings.Repeat("h = os.homedir(); h + ", maxCodeScan/22),
+		strings.Repeat("open(x, ", maxCodeScan/8),
+		strings.Repeat(")).", maxCodeScan/3),
+		strings.Repeat("x.unlink(", maxCodeScan/9),
+		strings.Repeat("getenv('HOME',", maxCodeScan/14),
+	} {
+		folded := FoldCode(code)
+		if len(folded) > 2*len(code) {
+			t.Errorf("FoldCode(%.20q…): %d bytes from %d", code, len(folded), len(code))
+		}
+		if n := len(CodeEffects(folded)); n > len(folded)/2 {
+			t.Errorf("CodeEffects(%.20q…): %d effects from %d bytes", code, n, len(folded))
+		}
+	}
+}

@@ -125,11 +125,16 @@ func FuzzExpandBraces(f *testing.F) {
 	})
 }
 
-// FuzzEmbeddedCommands checks the interpreter-code scanners on any code.
+// FuzzEmbeddedCommands checks the interpreter-code scanners, and the
+// folding and effect readers before them, on any code.
 func FuzzEmbeddedCommands(f *testing.F) {
 	for _, s := range []string{`os.system("id")`, `spawn("sh", ["-c", "x"])`, "qx{id} `x` %x(y)", `open(F, "-|", "a", "b")`, `"a" | getline; print | "b"`, `system(`, `exec("\`} {
 		f.Add("python", s)
 		f.Add("perl", s)
+	}
+	for _, s := range []string{`fs.rmSync(path.join(os.homedir(), '.ssh'))`, `open F, ">>$ENV{HOME}/x"`, `"#{ENV["HOME"]}/x"`,
+		`h = Dir.home; File.delete("#{h}/a")`, `f"{Path.home()}/x" / 'y'`, `join("/", getenv('HOME', '/r'), ".x")`} {
+		f.Add("js", s)
 	}
 	f.Fuzz(func(t *testing.T, lang, code string) {
 		cmds, _ := embeddedCommands(lang, code)
@@ -139,5 +144,14 @@ func FuzzEmbeddedCommands(f *testing.F) {
 			}
 		}
 		CodeLiterals(code, func(string) {})
+		folded := FoldCode(code)
+		if len(folded) > 5*len(code)+64 { // "$HOME" for a one-letter name
+			t.Fatalf("folded code longer than the code: %d > %d", len(folded), len(code))
+		}
+		for _, e := range CodeEffects(folded) {
+			if len(e.Path) > len(folded) {
+				t.Fatalf("effect path longer than the code: %d > %d", len(e.Path), len(folded))
+			}
+		}
 	})
 }
