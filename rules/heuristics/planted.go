@@ -80,7 +80,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 // file tools, for what the file does by itself: the commands of a file
 // that tools run (hookKind), agent settings that switch approvals off, a
 // Dockerfile's base images, a service's configuration opening it to the
-// network.
+// network, a miner's configuration or an in-browser miner.
 func (s *scan) judgeWrittenFile(abs, content string) {
 	kind := hookKind(abs)
 	if kind != "" {
@@ -93,6 +93,7 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		s.checkBaseImages(abs, content)
 	}
 	s.checkExposedConfig(abs, content)
+	s.checkMinerFile(abs, content)
 }
 
 // writesCodeInto is the reason code written into a source file is judged.
