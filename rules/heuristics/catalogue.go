@@ -128,6 +128,12 @@ const (
 	rDefAgentGuard
 	rDefAntiForensics
 
+	// Services opened to the network (exposure.go), accelerator fleets
+	// (miners.go).
+	rNetExposedService
+	rNetExposedShell
+	rDisruptAcceleratorFleet
+
 	numRules
 )
 
@@ -177,7 +183,7 @@ var baseRules = [numRules]Rule{
 	rRevNetcat: {"revshell.netcat", CategoryReverseShell, critical, block,
 		"netcat / ncat / telnet attached to a shell (-e, -c, pipes or a fifo)."},
 	rRevSocat: {"revshell.socat", CategoryReverseShell, critical, block,
-		"socat connects a network socket to a program (exec:, system:)."},
+		"socat or websocat connects a network socket to a program (exec:, system:, sh-c:, cmd:): whoever is on the other end, connected to or listened for, drives it."},
 	rRevScript: {"revshell.script-socket", CategoryReverseShell, critical, block,
 		"An interpreter one-liner opens a socket and spawns a shell or process."},
 
@@ -388,7 +394,13 @@ var familyRules = map[ruleIndex]Rule{
 	rExfilURLData: {"exfil.url-data", CategoryExfiltration, medium, escalate,
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
-		"Runs a cryptocurrency miner (xmrig and its kin, a stratum+tcp:// pool, xmrig's --donate-level): it takes the machine's CPU for someone else."},
+		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
+	rDisruptAcceleratorFleet: {"disruption.accelerator-fleet", CategorySystemDisruption, high, escalate,
+		"Launches cloud instances with accelerators (GPU, FPGA or ML chips: aws p3/g5/trn1…, gcloud a2/a3/g2 or --accelerator, az Standard_NC/ND/NV…) in bulk (--count, several names, a scale set): what cryptojacking a cloud account looks like, billed by the hour."},
+	rNetExposedService: {"network.exposed-service", CategoryNetworkExposure, high, escalate,
+		"Opens a service to the network with its protection off: listening beyond loopback (0.0.0.0, ::, a LAN or public address, or the tool's all-interfaces default, a published container port) with no authentication (redis --protected-mode no, mongod --bind_ip_all without --auth, elasticsearch with security off, postgres trust for a network, an empty database password), a file server of a directory outside the project (python -m http.server of ~ or /), uploads for anyone, git daemon --enable=receive-pack or --export-all beyond the project, a read-only or password-only terminal, an NFS export to every host; by command or configuration written."},
+	rNetExposedShell: {"network.exposed-shell", CategoryNetworkExposure, critical, block,
+		"Serves a shell or code execution to the network with no authentication: jupyter with an empty token on 0.0.0.0, code-server --auth none, openvscode-server --without-connection-token, dockerd -H tcp://0.0.0.0 without --tlsverify (or socat relaying the Docker socket), kubectl proxy --address 0.0.0.0, a writable gotty / ttyd terminal, telnetd -l /bin/sh, a VNC desktop with no password, a container publishing such a service."},
 }
 
 // Catalogue returns every rule, sorted by id.

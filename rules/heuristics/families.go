@@ -27,6 +27,9 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		if fam&famTransfer != 0 {
 			s.checkTransfer(cs, v)
 		}
+		if fam&famExpose != 0 {
+			s.checkExposure(cs, v)
+		}
 		s.checkMetadataHosts(v)
 		if fam&famCluster != 0 {
 			s.checkClusterSecrets(cs, v)

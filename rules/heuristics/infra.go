@@ -929,6 +929,9 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	}
 	ops := infraOperands(v)
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	if what := acceleratorFleet(v, ops); what != "" {
+		s.add(rDisruptAcceleratorFleet, what+": a fleet of accelerators bills by the hour and is how a hijacked cloud account is mined with; a human should approve it", ev())
+	}
 	// Reported once, as log tampering: not also as a delete-*.
 	if what := cloudAuditOff(v, ops); what != "" {
 		s.add(rDefLogTamper, v.prog+" "+what+": what is done in the account afterwards would go unrecorded; refuse it", ev())

@@ -98,7 +98,8 @@ func commandDir(abs, home string) string {
 // judgeWrittenFile judges text written into abs, by a command or by the
 // file tools, for what the file does by itself: the commands of a file
 // that tools run (hookKind), agent settings that switch approvals off, a
-// Dockerfile's base images.
+// Dockerfile's base images, a service's configuration opening it to the
+// network, a miner's configuration or an in-browser miner.
 func (s *scan) judgeWrittenFile(abs, content string) {
 	kind := hookKind(abs)
 	if kind != "" {
@@ -110,6 +111,8 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
+	s.checkExposedConfig(abs, content)
+	s.checkMinerFile(abs, content)
 }
 
 // writesCodeInto is the reason code written into a source file is judged.
@@ -241,11 +244,16 @@ func (cs *cmdScan) stdinText(v *cmdView) (string, bool) {
 func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 	switch v.prog {
 	case "echo":
-		args := v.args
+		args, escapes := v.args, false
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			escapes = escapes || strings.Contains(args[0], "e")
 			args = args[1:]
 		}
-		return strings.Join(args, " ") + "\n", true
+		text := strings.Join(args, " ") + "\n"
+		if escapes { // echo -e 'a\nb' writes two lines
+			text = strings.ReplaceAll(strings.ReplaceAll(text, `\n`, "\n"), `\t`, "\t")
+		}
+		return text, true
 	case "printf":
 		if len(v.args) == 0 {
 			return "", false

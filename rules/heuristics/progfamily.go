@@ -34,6 +34,7 @@ const (
 	famCrypt                           // checkEncryptImpact (encryptedInputs)
 	famAttack                          // checkAttackTool (attackTool)
 	famInfra                           // checkInfrastructure (infraChange)
+	famExpose                          // checkExposure (exposure)
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -43,7 +44,7 @@ func viewFamily(v *cmdView) family {
 		f |= famAttack
 	}
 	if v.kind == "python" {
-		f |= famPkgInstall // python -m pip install
+		f |= famPkgInstall | famExpose // python -m pip install, python -m http.server
 	}
 	if f != 0 || len(v.prog) < 4 {
 		return f // the prefixes below name none of the programs above
@@ -72,11 +73,11 @@ func progFamily(prog string) family {
 	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
 		return famAccounts | famPriv
 	case "npx", "bunx", "pnpx":
-		return famTunnel | famPkgInstall | famInfra // npx prisma migrate reset
+		return famTunnel | famPkgInstall | famInfra | famExpose // npx prisma migrate reset, npx http-server
 	case "uvx":
 		return famPkgInstall
 	case "code", "code-insiders":
-		return famTunnel | famPkgInstall // code tunnel; code --install-extension x.vsix
+		return famTunnel | famPkgInstall | famExpose // code tunnel; code --install-extension x.vsix; code serve-web
 	case "codium", "cursor", "windsurf", "code-oss":
 		return famPkgInstall
 	case "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
@@ -84,10 +85,12 @@ func progFamily(prog string) family {
 		"code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
 	case "pnpm", "yarn":
-		return famTunnel | famPkgScript | famPkgInstall
-	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "python",
-		"python3", "php", "ruby", "ncftpput", "curlftpfs", "wput", "tftp", "atftp", "socat", "wget":
+		return famTunnel | famPkgScript | famPkgInstall | famExpose
+	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
+		"tftp", "atftp", "wget":
 		return famTransfer
+	case "python", "python3", "php", "ruby", "socat":
+		return famTransfer | famExpose
 	case "curl":
 		return famTransfer | famPriv // curl --unix-socket docker.sock
 	case "openssl":
@@ -95,13 +98,13 @@ func progFamily(prog string) family {
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
 	case "oc":
-		return famCluster | famPriv | famInfra | famTunnel
+		return famCluster | famPriv | famInfra | famTunnel | famExpose
 	case "kubectl-view_secret", "k9s":
 		return famCluster
 	case "kubectl":
-		return famCluster | famCLIToken | famPriv | famInfra | famTunnel
+		return famCluster | famCLIToken | famPriv | famInfra | famTunnel | famExpose
 	case "git":
-		return famGit | famSecretSearch | famPriv | famCLIToken
+		return famGit | famSecretSearch | famPriv | famCLIToken | famExpose
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":
@@ -122,9 +125,11 @@ func progFamily(prog string) family {
 	case "aws", "gcloud", "az":
 		return famCLIToken | famInfra
 	case "terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
-		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo",
+		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "mongosh", "mongo",
 		"gsutil", "glab", "cqlsh", "doctl", "etcdctl", "prisma":
 		return famInfra
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		return famInfra | famExpose // CONFIG SET protected-mode no
 	case "gh":
 		return famCLIToken | famInfra
 	case "printenv", "echo", "printf", "security", "op", "pass", "gopass", "vault",
@@ -136,8 +141,10 @@ func progFamily(prog string) family {
 	case "chmod", "crontab":
 		return famDestroy | famPriv
 	case "docker", "podman":
-		return famPriv | famInfra
-	case "at", "batch", "vipw", "visudo", "nerdctl", "ctr", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
+		return famPriv | famInfra | famExpose
+	case "nerdctl":
+		return famPriv | famExpose
+	case "at", "batch", "vipw", "visudo", "ctr", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
 	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":
@@ -152,6 +159,11 @@ func progFamily(prog string) family {
 		"minerd", "ccminer", "cgminer", "bfgminer", "sgminer", "ethminer", "nbminer", "t-rex", "lolminer", "phoenixminer",
 		"gminer", "nanominer", "srbminer", "srbminer-multi", "teamredminer", "wildrig-multi", "xmrigdaemon", "kdevtmpfsi", "kinsing":
 		return famMiner
+	case "jupyter", "jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic", "redis-server", "valkey-server",
+		"keydb-server", "mongod", "elasticsearch", "opensearch", "dockerd", "code-server", "openvscode-server", "gotty", "ttyd",
+		"telnetd", "in.telnetd", "utelnetd", "x11vnc", "vncserver", "Xvnc", "tigervncserver", "Xtigervnc", "x0vncserver",
+		"x0tigervncserver", "exportfs", "httpd", "caddy", "http-server", "serve", "live-server", "darkhttpd", "miniserve", "dufs", "updog":
+		return famExpose
 	}
 	return 0
 }

@@ -16,7 +16,8 @@ func TestProgFamilyCoversRules(t *testing.T) {
 	fset := token.NewFileSet()
 	funcs := map[string]*ast.FuncDecl{}
 	for _, file := range []string{"accounts.go", "tunnels.go", "transfer.go", "cloudsecrets.go", "gitremote.go", "revshell.go",
-		"scripts.go", "rce.go", "credentials.go", "destructive.go", "privilege.go", "systemtamper.go", "collection.go", "ransom.go", "infra.go"} {
+		"scripts.go", "rce.go", "credentials.go", "destructive.go", "privilege.go", "systemtamper.go", "collection.go", "ransom.go", "infra.go",
+		"exposure.go", "miners.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -32,7 +33,7 @@ func TestProgFamilyCoversRules(t *testing.T) {
 		funcs []string
 	}{
 		{famAccounts, []string{"checkAccounts"}},
-		{famTunnel, []string{"checkTunnels", "tunnelCommand"}},
+		{famTunnel, []string{"checkTunnels", "tunnelCommand", "packageRun"}},
 		{famTransfer, []string{"checkTransfer"}},
 		{famCluster, []string{"checkClusterSecrets"}},
 		{famGit, []string{"checkGitExfil"}},
@@ -46,7 +47,8 @@ func TestProgFamilyCoversRules(t *testing.T) {
 		{famSystem, []string{"checkSystemTamper"}},
 		{famCapture, []string{"checkCollection"}},
 		{famCrypt, []string{"encryptedInputs"}},
-		{famInfra, []string{"infraChange", "cloudAuditOff", "remoteSources"}},
+		{famInfra, []string{"infraChange", "cloudAuditOff", "remoteSources", "acceleratorFleet"}},
+		{famExpose, []string{"exposure", "packageRun"}},
 	} {
 		var progs []string
 		for _, name := range tc.funcs {

@@ -37,10 +37,10 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
-		if v.prog == "socat" && s.enabled(rRevSocat) {
+		if (v.prog == "socat" || v.prog == "websocat") && s.enabled(rRevSocat) {
 			for _, a := range v.args {
-				if containsFold(a, "exec:") || containsFold(a, "system:") {
-					s.add(rRevSocat, "socat connects a socket to a program ("+a+"): this gives whoever is on the other end a shell", evJoin(v.args))
+				if programAddress(v.prog, a) {
+					s.add(rRevSocat, v.prog+" connects a socket to a program ("+a+"): this gives whoever is on the other end a shell", evJoin(v.args))
 					break
 				}
 			}
@@ -55,6 +55,19 @@ func (s *scan) checkReverseShell(cs *cmdScan, src string) {
 				" that leads back into this machine: approve only if you know who uses the tunnel", "ssh "+evJoin(v.args))
 		}
 	}
+}
+
+// programAddress reports a socat or websocat address that runs a program
+// (socat exec: / system:, websocat exec: / sh-c: / cmd:), whether the
+// other side is a socket it connects to or one it listens on.
+func programAddress(prog, a string) bool {
+	if containsFold(a, "exec:") {
+		return true
+	}
+	if prog == "socat" {
+		return containsFold(a, "system:")
+	}
+	return containsFold(a, "sh-c:") || containsFold(a, "cmd:")
 }
 
 var socketPathMarkers = []string{"/dev/tcp/", "/dev/udp/", "/inet/tcp/", "/inet/udp/", "zsh/net/tcp", "zsh/net/socket"}

@@ -1,6 +1,9 @@
 package heuristics
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSystemFileWrite(t *testing.T) {
 	runRuleCases(t, "system.file-write", []ruleCase{
@@ -138,6 +141,71 @@ func TestCryptominer(t *testing.T) {
 		cmdCase("git log -S 'stratum+tcp://'", false),
 		cmdCase("echo stratum+tcp is a scheme", false),
 		cmdCase("curl https://example.com/stratum", false),
+	})
+}
+
+func TestCryptominerIdentity(t *testing.T) {
+	wallet := "4" + strings.Repeat("8edfHu7V9Z", 9) + "ABCd"
+	runRuleCases(t, "disruption.cryptominer", []ruleCase{
+		cmdCase("./xmrig-6.21.0/xmrig --threads 4", true),
+		cmdCase("docker run -d --restart always metal3d/xmrig", true),
+		cmdCase("podman run -d ghcr.io/someone/monero-miner:latest", true),
+		cmdCase("kubectl run pod1 --image=docker.io/xmrig/xmrig:6", true),
+		cmdCase("kubectl set image deploy/api api=quay.io/x/xmr-stak:2", true),
+		cmdCase("kubectl -n prod set image deploy/api api=quay.io/x/xmr-stak:2", true),
+		cmdCase(`kubectl patch ds agent -p '{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"reg.example/xmr:1"}]}}}}'`, true),
+		cmdCase("helm install m ./chart --set image.repository=xmrig/xmrig", true),
+		cmdCase("./kworker -o 198.51.100.7:3333 -u w1 -p x", true),
+		cmdCase("./kworker -a rx/0 -o 198.51.100.7:80", true),
+		cmdCase("./kworker --algo=kawpow -o host.example:8080", true),
+		cmdCase("./svc --coin XMR -o host.example:443", true),
+		cmdCase("./svc -o host.example:443 -u "+wallet, true),
+		cmdCase("./svc -u "+wallet+".rig1", true),
+		cmdCase("./svc --url gulf.moneroocean.stream:10128", true),
+		cmdCase("./svc --randomx-1gb-pages", true),
+		cmdCase("npx coin-miner --threads 2", true),
+		cmdCase("npm install --save cpuminer-js", true),
+		cmdCase("npm run mine:xmr", true),
+		cmdCase(`echo '{"pools":[{"url":"10.0.0.1:3333","user":"x"}]}' > /tmp/.c.json`, true),
+		cmdCase("echo '<script src=https://authedmine.com/lib/authedmine.min.js></script>' >> public/index.html", true),
+		cmdCase(`sed -i 's#</body>#<script>var m=new CoinHive.Anonymous("k");m.start();</script></body>#' index.html`, true),
+		toolCase("compose file", "write_file", map[string]any{"path": "docker-compose.yml",
+			"content": "services:\n  worker:\n    image: xmrig/xmrig:latest\n"}, true),
+		toolCase("miner config", "write_file", map[string]any{"path": "config.json",
+			"content": `{"donate-level": 0, "cpu": {"enabled": true}}`}, true),
+
+		cmdCase("npm install xml2js", false),
+		cmdCase("npm run determine-version", false),
+		cmdCase("docker run -d -p 127.0.0.1:5432:5432 postgres:16", false),
+		cmdCase("kubectl create deployment web --image=nginx", false),
+		cmdCase("./app -o out.txt -u admin -p x", false),
+		cmdCase("curl -s https://api.moneroocean.stream/pool/stats", false),
+		cmdCase("echo 'Mining cryptocurrency on CI is forbidden' >> README.md", false),
+		cmdCase("python3 -m minecraft_server", false),
+		cmdCase("tar -xzf data-mining.tar.gz", false),
+		cmdCase("git log --grep=xmrig", false),
+		cmdCase("zpool status", false),
+		toolCase("pool settings", "write_file", map[string]any{"path": "db.json", "content": `{"pools": {"size": 10}, "url": "postgres://db"}`}, false),
+	})
+}
+
+func TestAcceleratorFleet(t *testing.T) {
+	runRuleCases(t, "disruption.accelerator-fleet", []ruleCase{
+		cmdCase("aws ec2 run-instances --image-id ami-1 --instance-type p4d.24xlarge --count 8", true),
+		cmdCase("aws ec2 run-instances --instance-type g5.12xlarge --count 2:20 --user-data file:///tmp/boot.sh", true),
+		cmdCase(`aws ec2 request-spot-instances --instance-count 12 --launch-specification '{"InstanceType":"g4dn.xlarge"}'`, true),
+		cmdCase("gcloud compute instances create w1 w2 w3 --machine-type a2-highgpu-1g", true),
+		cmdCase("gcloud compute instances bulk-create --count 20 --machine-type n1-standard-8 --accelerator type=nvidia-tesla-t4,count=1", true),
+		cmdCase("az vm create -g rg -n m --size Standard_ND96asr_v4 --count 4", true),
+		cmdCase("az vmss create -g rg -n s --vm-sku Standard_NC6s_v3 --image Ubuntu2204", true),
+
+		cmdCase("aws ec2 run-instances --instance-type t3.micro --count 1", false),
+		cmdCase("aws ec2 run-instances --instance-type g5.xlarge --user-data file://infra/init.sh", false),
+		cmdCase("aws ec2 run-instances --instance-type c6i.large --count 30", false),
+		cmdCase("gcloud compute instances create dev-1 --machine-type e2-standard-4", false),
+		cmdCase("gcloud compute instances create trainer --machine-type a2-highgpu-1g", false),
+		cmdCase("az vm create -g rg -n ci --size Standard_D4s_v5 --count 3", false),
+		cmdCase("aws ec2 describe-instances --filters Name=instance-type,Values=p3.2xlarge", false),
 	})
 }
 

@@ -17,19 +17,8 @@ func tunnelCommand(v *cmdView) string {
 	prog, args := v.prog, v.args
 	ops := v.plainOperands() // of args, while they are v's own
 	// npx localtunnel, pnpm dlx cloudflared, bunx …: judge the tool run.
-	switch prog {
-	case "npx", "bunx", "pnpx":
-		run := operands(args, "p", []string{"--package"})
-		if len(run) == 0 {
-			return ""
-		}
-		prog, args = baseName(run[0]), run[1:]
-		ops = operands(args, "", nil)
-	case "pnpm", "yarn":
-		if len(ops) < 2 || ops[0] != "dlx" {
-			return ""
-		}
-		prog, args = baseName(ops[1]), ops[2:]
+	if p, a, ok := packageRun(v); ok {
+		prog, args = p, a
 		ops = operands(args, "", nil)
 	}
 	first := ""

@@ -78,4 +78,5 @@ const (
 	CategoryOffense           = "offensive_tools"
 	CategoryInfrastructure    = "infrastructure"
 	CategorySupplyChain       = "supply_chain"
+	CategoryNetworkExposure   = "network_exposure"
 )
