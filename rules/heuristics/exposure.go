@@ -834,7 +834,7 @@ func nfsExposure(args []string) string {
 // security off beyond loopback, a Docker daemon.json serving TCP without
 // TLS verification.
 func (s *scan) checkExposedConfig(abs, content string) {
-	if !s.enabled(rNetExposedService) && !s.enabled(rNetExposedShell) {
+	if !s.enabled(rNetExposedService) && !s.enabled(rNetExposedShell) || !configFileName(abs) {
 		return
 	}
 	what, shell := configExposure(content)
@@ -846,6 +846,21 @@ func (s *scan) checkExposedConfig(abs, content string) {
 		r = rNetExposedShell
 	}
 	s.add(r, "writes "+baseName(abs)+", which "+what+": every host that reaches this machine gets in; keep the service on loopback or its authentication on", abs)
+}
+
+// configFileName reports the names a service's configuration has
+// (redis.conf, pg_hba.conf, daemon.json, elasticsearch.yml,
+// jupyter_server_config.py, …): source code and documents are not read
+// for settings.
+func configFileName(abs string) bool {
+	base := baseName(abs)
+	switch base[strings.LastIndexByte(base, '.')+1:] {
+	case "conf", "cfg", "cnf", "yml", "yaml", "json", "toml", "ini":
+		return true
+	case "py":
+		return strings.Contains(base, "config")
+	}
+	return false
 }
 
 // configExposure says what a configuration text opens, and whether it

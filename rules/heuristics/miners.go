@@ -15,13 +15,25 @@ import (
 // in-browser miner's script). Text that only talks about mining (prose,
 // searches, echo to the terminal) runs no miner and is left alone.
 
-// minerMarkers prefilter a line: every miner signal below holds one.
-var minerMarkers = newFoldSet(append(append(append([]string{
+// minerMarkers prefilter a line: every miner signal below holds one of
+// them, or a mining port (miningPortSet) after an -o.
+var minerMarkers = newFoldSet(append(append([]string{
 	"xmr", "mine", "stratum", "kdevtmpfsi", "kinsing", "coinhive", "coin-hive", "cryptoloot", "crypto-loot", "crlt.", "coinimp",
 	"webmine", "jsecoin", "ppoi.org", "wildrig", "t-rex", "donate-level", "cpu-max-threads", "randomx", "rx/", "cn/", "cn-heavy",
 	"cn-lite", "cn-pico", "cryptonight", "kawpow", "ethash", "etchash", "autolykos", "ghostrider", "argon2/", "astrobwt",
 	"kheavyhash", "--coin", "nicehash", "rig-id", "pools",
-}, minerPools...), browserMiners...), miningPortMarkers()...)...)
+}, minerPools...), browserMiners...)...)
+
+// miningPortSet finds the mining ports as they follow a host (:3333).
+// Kept apart from minerMarkers: digits after a colon are everywhere, and
+// a port says "pool" only as a miner's -o URL.
+var miningPortSet = newFoldSet(miningPortMarkers()...)
+
+// mayMine is the prefilter of a line or a text: a marker, a Monero
+// address, or a mining port after an -o.
+func mayMine(text string) bool {
+	return minerMarkers.in(text) || hasMoneroAddress(text) || strings.Contains(text, "-o") && miningPortSet.in(text)
+}
 
 // miningPorts are the ports pools customarily listen on.
 var miningPorts = []string{"1111", "2222", "3032", "3333", "4444", "5555", "6666", "7777", "8888", "9999", "10001", "10128",
@@ -63,7 +75,7 @@ func (s *scan) checkMiners(cs *cmdScan, src string) {
 	if !s.enabled(rDisruptMiner) {
 		return
 	}
-	if cs.fams&famMiner == 0 && !minerMarkers.in(src) && !hasMoneroAddress(src) {
+	if cs.fams&famMiner == 0 && !mayMine(src) {
 		return
 	}
 	for i := range cs.views {
@@ -78,12 +90,30 @@ func (s *scan) checkMiners(cs *cmdScan, src string) {
 // checkMinerFile reports a file written with a miner's configuration, a
 // pool's address, a miner image or an in-browser miner.
 func (s *scan) checkMinerFile(abs, content string) {
-	if !s.enabled(rDisruptMiner) || !minerMarkers.in(content) {
+	if !s.enabled(rDisruptMiner) || !minerFileName(abs) || !mayMine(content) {
 		return
 	}
 	if why := minerText(content); why != "" {
 		s.add(rDisruptMiner, "writes "+baseName(abs)+", which "+why+": it takes the machine's CPU, or its visitors', for someone else; refuse it", abs)
 	}
+}
+
+// minerFileName reports the files a miner's setup is written into: its
+// configuration, a script or unit that starts it, a manifest that runs
+// its image, a web page or script that runs it in visitors' browsers.
+// Source code that starts one is judged by the commands it runs.
+func minerFileName(abs string) bool {
+	base := baseName(abs)
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 {
+		return true // no extension: a script, a config, a binary's name
+	}
+	switch base[dot+1:] {
+	case "json", "yml", "yaml", "conf", "cfg", "toml", "ini", "txt", "sh", "bash", "service", "timer", "plist", "desktop",
+		"html", "htm", "js", "mjs", "cjs", "jsx", "ts", "tsx", "vue", "svelte", "php", "ejs", "hbs", "erb", "tpl", "env":
+		return true
+	}
+	return false
 }
 
 // minerCommand says how v runs or sets up a miner, or "". Programs that
@@ -357,6 +387,9 @@ func moneroAddress(s string) bool {
 // hasMoneroAddress reports a Monero address anywhere in s, as a run of
 // base58 characters of an address's length.
 func hasMoneroAddress(s string) bool {
+	if len(s) < 95 {
+		return false // most command lines: shorter than one address
+	}
 	run := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && isBase58(s[i]) {
