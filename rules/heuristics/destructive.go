@@ -170,10 +170,15 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 		}
 	}
 	for _, op := range ops {
+		p := cs.resolveIn(v.c, op)
+		if moved := cs.movedFrom(v, p.Abs); moved != "" {
+			// mv ~/Documents /tmp/d && rm -rf /tmp/d deletes ~/Documents.
+			op, p = moved, cs.resolveIn(nil, moved)
+		}
 		if base := baseName(strings.TrimSuffix(op, "/")); base == ".git" {
 			s.add(rDelGitHistory, "recursively deletes "+op+": the repository's history cannot be recovered unless it was pushed; confirm this is intended", "rm "+evJoin(v.args))
 		}
-		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" {
+		if why := criticalDir(p, cs.root, cs.home); why != "" {
 			s.add(rDelRecursive, "recursively deletes "+why+": nothing could be recovered; delete only the specific subdirectory you mean",
 				"rm "+evJoin(v.args))
 			return
@@ -197,6 +202,30 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 			}
 		}
 	}
+}
+
+// movedFrom returns the absolute path an earlier mv of the line moved to
+// abs (or to a directory abs lies in), as it was before the move, or "".
+func (cs *cmdScan) movedFrom(v *cmdView, abs string) string {
+	for i := v.idx - 1; i >= 0; i-- {
+		u := &cs.views[i]
+		if u.prog != "mv" {
+			continue
+		}
+		ops := operands(u.args, "tS", []string{"--target-directory", "--suffix"})
+		if len(ops) != 2 {
+			continue
+		}
+		dst := cs.resolveIn(u.c, ops[1]).Abs
+		src := cs.resolveIn(u.c, ops[0]).Abs
+		switch {
+		case abs == dst:
+			return src
+		case isBelow(abs, dst):
+			return src + abs[len(dst):]
+		}
+	}
+	return ""
 }
 
 // cdToVariable returns the operand of the cd (or pushd) that set v's

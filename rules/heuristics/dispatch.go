@@ -52,6 +52,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkDecodeExec(cs)
 	s.checkReverseShell(cs, src)
 	s.checkDestructive(cs, src)
+	s.checkIndirectErases(cs)
 	if s.expired() {
 		return
 	}

@@ -110,3 +110,71 @@ func truncatesToZero(args []string) bool {
 	flagValues(args, 's', "size", func(v string) { zero = zero || v == "0" })
 	return zero
 }
+
+// checkIndirectErases runs checkIndirectErase on the line's commands.
+func (s *scan) checkIndirectErases(cs *cmdScan) {
+	for i := range cs.views {
+		switch v := &cs.views[i]; v.prog {
+		case "ln", "cp", "rsync", "tar", "git":
+			s.checkIndirectErase(cs, v)
+		}
+	}
+}
+
+// checkIndirectErase judges commands that destroy files without naming
+// a delete: ln -sf /dev/null FILE and cp /dev/null FILE replace a file
+// with nothing; rsync --delete makes a directory the copy of another and
+// deletes the rest; tar --remove-files into /dev/null archives files
+// nowhere and deletes them; git clean -f in a work tree that is a home
+// deletes everything git does not track there.
+func (s *scan) checkIndirectErase(cs *cmdScan, v *cmdView) {
+	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	switch v.prog {
+	case "ln", "cp":
+		ops := operands(v.args, "StT", []string{"--suffix", "--target-directory"})
+		if len(ops) != 2 || ops[0] != "/dev/null" || v.prog == "ln" && !hasShortFlag(v.args, 'f') && !hasLongFlag(v.args, "force") {
+			return
+		}
+		p := cs.resolveIn(v.c, ops[1])
+		if sens, label := cs.classifyArg(v.c, ops[1]); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
+			s.add(rDelCredential, v.prog+" replaces "+label+" ("+ops[1]+") with /dev/null: keys and credentials cannot be recovered; refuse it", ev())
+		} else if isHistoryFile(p.Abs, cs.home) {
+			s.add(rDefHistory, v.prog+" replaces the shell history "+ops[1]+" with /dev/null: leave it as it is", ev())
+		}
+	case "rsync":
+		if !hasLongFlag(v.args, "delete") && !hasLongFlag(v.args, "del") && !hasLongFlag(v.args, "delete-before") &&
+			!hasLongFlag(v.args, "delete-during") && !hasLongFlag(v.args, "delete-after") && !hasLongFlag(v.args, "delete-delay") {
+			return
+		}
+		ops := operands(v.args, "eBfT", []string{"--rsh", "--filter", "--exclude", "--include", "--temp-dir", "--rsync-path", "--password-file"})
+		if len(ops) < 2 || remoteHost(ops[len(ops)-1]) != "" {
+			return
+		}
+		if why := criticalDir(cs.resolveIn(v.c, ops[len(ops)-1]), cs.root, cs.home); why != "" {
+			s.add(rDelRecursive, "rsync --delete deletes whatever in "+why+" the source does not hold: delete only the specific subdirectory you mean", ev())
+		}
+	case "tar":
+		archive := ""
+		flagValues(v.args, 'f', "file", func(a string) { archive = a })
+		if !hasLongFlag(v.args, "remove-files") || archive != "/dev/null" {
+			return
+		}
+		// Whatever it names is deleted and kept nowhere.
+		if ops := operands(v.args, "fCTX", []string{"--file", "--directory", "--files-from", "--exclude-from", "--exclude"}); len(ops) > 0 {
+			s.add(rDelRecursive, "tar --remove-files archives into /dev/null and deletes "+strings.Join(ops, " ")+": nothing is kept", ev())
+		}
+	case "git":
+		sub, rest := gitSubcommand(v.args)
+		if sub != "clean" || !hasShortFlag(rest, 'f') && !hasLongFlag(rest, "force") || hasShortFlag(rest, 'n') || hasLongFlag(rest, "dry-run") {
+			return
+		}
+		tree := ""
+		flagValues(v.args, 0, "work-tree", func(t string) { tree = t })
+		if tree == "" {
+			return // the repository's own work tree: git clean's everyday use
+		}
+		if k, name := criticalClass(cs.resolveIn(v.c, tree), cs.root, cs.home); k != critNone && k != critWorkspace {
+			s.add(rDelRecursive, "git clean with the work tree "+tree+" deletes every file git does not track in "+k.describe(name)+": nothing could be recovered", ev())
+		}
+	}
+}

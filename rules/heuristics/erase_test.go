@@ -58,3 +58,31 @@ func TestContainerMountDestruction(t *testing.T) {
 		cmdCase("docker run --rm -v $PWD:/app -w /app node:20 sh -c 'rm -rf dist'", false),
 	})
 }
+
+func TestIndirectErase(t *testing.T) {
+	runRuleCases(t, "destructive.recursive-delete", []ruleCase{
+		cmdCase("mkdir -p /tmp/e && rsync -a --delete /tmp/e/ ~/", true),
+		cmdCase("rsync -a --delete-after empty/ /home/dev/project/", true),
+		cmdCase("rsync -av --delete src/ build/", false),
+		cmdCase("rsync -av --delete dist/ deploy@web:/srv/www/", false),
+		cmdCase("tar --remove-files -cf /dev/null notes/", true),
+		cmdCase("tar --remove-files -czf logs.tgz logs/", false),
+		cmdCase("git --work-tree=/home/dev clean -fdx", true),
+		cmdCase("git --git-dir=x/.git --work-tree=/ clean -fd", true),
+		cmdCase("git clean -fdx", false),
+		cmdCase("git --work-tree=/home/dev clean -n", false),
+		// Moved first, then deleted.
+		cmdCase("mv ~/Documents /tmp/d && rm -rf /tmp/d", true),
+		cmdCase("mv build /tmp/old && rm -rf /tmp/old", false),
+	})
+	runRuleCases(t, "destructive.credential-destroy", []ruleCase{
+		cmdCase("ln -sf /dev/null ~/.ssh/id_rsa", true),
+		cmdCase("cp /dev/null ~/.aws/credentials", true),
+		cmdCase("ln -s /dev/null ~/.ssh/id_rsa", false), // no -f: it fails on the existing key
+		cmdCase("cp /dev/null logs/app.log", false),
+	})
+	runRuleCases(t, "destructive.git-history", []ruleCase{
+		cmdCase("mv .git /tmp/.g && rm -rf /tmp/.g", true),
+		cmdCase("mv dist /tmp/.g && rm -rf /tmp/.g", false),
+	})
+}
