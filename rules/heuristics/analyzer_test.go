@@ -23,7 +23,7 @@ func TestCatalogueIsSortedUniqueAndComplete(t *testing.T) {
 		CategoryDefenseImpairment: true, CategorySystemDisruption: true, CategoryAccountChange: true, CategoryTrustStore: true,
 		CategoryTunnel: true, CategoryFileTransfer: true, CategoryCloudSecrets: true,
 		CategorySystemTamper: true, CategoryCollection: true, CategoryOffense: true, CategoryInfrastructure: true,
-		CategorySupplyChain: true, CategoryNetworkExposure: true,
+		CategorySupplyChain: true, CategoryNetworkExposure: true, CategoryDiscovery: true,
 	}
 	for i, r := range cat {
 		if i > 0 && cat[i-1].ID >= r.ID {

@@ -51,6 +51,9 @@ const (
 	rPersistLaunchd
 	rPersistLDPreload
 	rPersistPathHijack
+	rDiscoverPrivesc
+	rDiscoverEnum
+	rCredProcessArgs
 	rPrivAccount
 	rPrivContainer
 
@@ -236,6 +239,12 @@ var baseRules = [numRules]Rule{
 		"Installs or loads a macOS LaunchAgent / LaunchDaemon, or sets a login hook."},
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
 		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload)."},
+	rDiscoverPrivesc: {"discovery.privilege-search", CategoryDiscovery, high, escalate,
+		"Searches the whole system for a way to root: set-uid or set-gid programs (find / -perm -4000), file capabilities (getcap -r /), files anyone may write in system directories. Coding needs none of it."},
+	rDiscoverEnum: {"discovery.enumeration", CategoryDiscovery, medium, escalate,
+		"Maps who and what can be reached: a DNS zone transfer (dig axfr), directory users and groups (ldapsearch), every permission of the account or cluster (aws iam get-account-authorization-details, kubectl auth can-i --list), a node's kubelet or etcd API called directly."},
+	rCredProcessArgs: {"credential.process-arguments", CategoryCredentialAccess, high, escalate,
+		"Reads other processes' command lines or environments for passwords and tokens (ps aux | grep -i password, /proc/*/cmdline)."},
 	rPersistPathHijack: {"persistence.path-hijack", CategoryPrivilege, high, block,
 		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it."},
 

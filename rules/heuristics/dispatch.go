@@ -53,6 +53,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	s.checkReverseShell(cs, src)
 	s.checkDestructive(cs, src)
 	s.checkIndirectErases(cs)
+	s.checkDiscovery(cs)
 	if s.expired() {
 		return
 	}

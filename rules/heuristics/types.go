@@ -79,4 +79,5 @@ const (
 	CategoryInfrastructure    = "infrastructure"
 	CategorySupplyChain       = "supply_chain"
 	CategoryNetworkExposure   = "network_exposure"
+	CategoryDiscovery         = "discovery"
 )

@@ -1,0 +1,170 @@
+package heuristics
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// Discovery: what an intruder runs first, to learn how to get further.
+// A search of the whole system for set-uid programs or file
+// capabilities, a DNS zone transfer, a dump of every permission an
+// account or a cluster grants, a node's kubelet API called by address,
+// or a process list grepped for passwords map the way to root, to other
+// hosts and to credentials. A project's work stays in the project, so
+// these escalate; the same tools pointed at the project or used for
+// one lookup (find . -perm -u+x, dig example.com, kubectl auth can-i get
+// pods) are everyday.
+
+// checkDiscovery judges the line's commands for discovery.
+func (s *scan) checkDiscovery(cs *cmdScan) {
+	for i := range cs.views {
+		v := &cs.views[i]
+		switch v.prog {
+		case "find":
+			if what := privescSearch(cs, v); what != "" {
+				s.add(rDiscoverPrivesc, "find searches "+what+": that is a search for a way to root; say what you are looking for", "find "+evJoin(v.args))
+			}
+		case "getcap":
+			if hasShortFlag(v.args, 'r') {
+				for _, op := range operands(v.args, "", nil) {
+					if k := criticalKind(cs.resolveIn(v.c, op), cs.root, cs.home); k == critRoot || k == critSystem {
+						s.add(rDiscoverPrivesc, "getcap -r lists every program with file capabilities under "+op+": a way to root; say what you are looking for", "getcap "+evJoin(v.args))
+						break
+					}
+				}
+			}
+		case "dig", "host", "drill":
+			if zoneTransfer(v) {
+				s.add(rDiscoverEnum, v.prog+" asks for a zone transfer: every name of the domain; look up the names you need", v.prog+" "+evJoin(v.args))
+			}
+		case "ldapsearch", "ldapdomaindump", "windapsearch", "adidnsdump":
+			s.add(rDiscoverEnum, v.prog+" lists a directory's users, groups and hosts: a coding task needs one entry, not the directory", v.prog+" "+evJoin(v.args))
+		case "kubectl", "oc":
+			if ops := infraOperands(v); len(ops) >= 2 && ops[0] == "auth" && ops[1] == "can-i" && hasLongFlag(v.args, "list") {
+				s.add(rDiscoverEnum, v.prog+" auth can-i --list prints every permission this account has: ask for the one you need", v.prog+" "+evJoin(v.args))
+			}
+		case "aws":
+			if ops := infraOperands(v); len(ops) >= 2 && ops[0] == "iam" && ops[1] == "get-account-authorization-details" {
+				s.add(rDiscoverEnum, "aws iam get-account-authorization-details dumps every user, role and policy of the account: ask for the one you need", "aws "+evJoin(v.args))
+			}
+		case "curl", "wget", "http", "https":
+			for _, a := range v.args {
+				if api := nodeAPI(a); api != "" {
+					s.add(rDiscoverEnum, v.prog+" calls "+api+" by address, around the cluster's API server and its checks: use kubectl", v.prog+" "+evJoin(v.args))
+					break
+				}
+			}
+		case "ps", "pgrep":
+			if pat := grepAfter(cs, v); pat != "" && secretPattern(pat) {
+				s.add(rCredProcessArgs, v.prog+" output searched for "+pat+": other processes' command lines hold their passwords and tokens; refuse it", v.prog+" "+evJoin(v.args)+" | grep "+pat)
+			}
+		}
+	}
+}
+
+// privescSearch says what a find over the system looks for when it is a
+// way to root: set-uid / set-gid files or files anyone may write, from
+// the root or a system directory; "".
+func privescSearch(cs *cmdScan, v *cmdView) string {
+	wide := false
+	for _, a := range v.args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		if k := criticalKind(cs.resolveIn(v.c, a), cs.root, cs.home); k == critRoot || k == critSystem {
+			wide = true
+		}
+	}
+	if !wide {
+		return ""
+	}
+	for i, a := range v.args {
+		switch {
+		case a == "-perm" && i+1 < len(v.args):
+			m := strings.TrimLeft(v.args[i+1], "-/+")
+			switch {
+			case m == "4000" || m == "2000" || m == "6000" || strings.Contains(m, "u=s") || strings.Contains(m, "g=s") || strings.Contains(m, "u+s") || strings.Contains(m, "g+s"):
+				return "the system for set-uid or set-gid programs"
+			case m == "2" || m == "o+w" || m == "o=w" || m == "002" || m == "0002":
+				return "the system for files anyone may write"
+			}
+		case a == "-writable":
+			return "the system for files it may write"
+		}
+	}
+	return ""
+}
+
+// zoneTransfer reports dig axfr / ixfr (-t axfr, type AXFR) and host -l.
+func zoneTransfer(v *cmdView) bool {
+	if v.prog == "host" && hasShortFlag(v.args, 'l') {
+		return true
+	}
+	for _, a := range v.args {
+		switch strings.ToLower(strings.TrimPrefix(a, "-t")) {
+		case "axfr", "ixfr":
+			return true
+		}
+		if l := strings.ToLower(a); strings.HasPrefix(l, "axfr") || strings.HasPrefix(l, "ixfr=") {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeAPI names the node API a URL calls by address: a kubelet
+// (10250, 10255) or etcd (2379); "".
+func nodeAPI(u string) string {
+	h := urlHost(u)
+	if h == "" {
+		return ""
+	}
+	rest := u[strings.Index(u, h)+len(h):]
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	port := strings.TrimPrefix(rest, ":")
+	if i := strings.IndexAny(port, "/?#"); i >= 0 {
+		port = port[:i]
+	}
+	if _, err := netip.ParseAddr(strings.Trim(h, "[]")); err != nil {
+		return "" // a name: a service of its own on that port
+	}
+	switch port {
+	case "10250", "10255":
+		return "a node's kubelet API"
+	case "2379":
+		return "the cluster's etcd"
+	}
+	return ""
+}
+
+// grepAfter returns the pattern of the grep that reads v's output in its
+// pipeline, or "".
+func grepAfter(cs *cmdScan, v *cmdView) string {
+	for _, i := range cs.after(v) {
+		if u := cs.view(i); u != nil && (u.prog == "grep" || u.prog == "egrep" || u.prog == "rg") {
+			pat := ""
+			flagValues(u.args, 'e', "regexp", func(p string) { pat = p })
+			if pat != "" {
+				return pat
+			}
+			if ops := operands(u.args, "efABCm", []string{"--regexp", "--file", "--max-count", "--context"}); len(ops) > 0 {
+				return ops[0]
+			}
+		}
+	}
+	return ""
+}
+
+// secretPattern reports a search pattern for secrets: pass, token,
+// secret, api key, credential.
+func secretPattern(p string) bool {
+	l := strings.ToLower(p)
+	for _, w := range []string{"pass", "token", "secret", "apikey", "api_key", "api-key", "credential", "pwd"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package heuristics
+
+import "testing"
+
+func TestDiscoveryPrivilegeSearch(t *testing.T) {
+	runRuleCases(t, "discovery.privilege-search", []ruleCase{
+		cmdCase("find / -perm -4000 -type f 2>/dev/null", true),
+		cmdCase("find / -type f -perm /6000 -ls", true),
+		cmdCase("find /usr/bin -perm -u=s", true),
+		cmdCase("find / -writable -type d 2>/dev/null", true),
+		cmdCase("find /etc -perm -o+w", true),
+		cmdCase("getcap -r / 2>/dev/null", true),
+		cmdCase("getcap -r /usr/bin", true),
+		cmdCase("find . -perm -u+x -type f", false),
+		cmdCase("find ~/project -perm -4000", false),
+		cmdCase("find / -name '*.pem' -path '*/certs/*'", false),
+		cmdCase("getcap ./target/release/server", false),
+	})
+}
+
+func TestDiscoveryEnumeration(t *testing.T) {
+	runRuleCases(t, "discovery.enumeration", []ruleCase{
+		cmdCase("dig axfr corp.local @10.0.0.2", true),
+		cmdCase("dig -t AXFR example.com @ns1.example.com", true),
+		cmdCase("host -l corp.local 10.0.0.2", true),
+		cmdCase(`ldapsearch -x -H ldap://dc01 -b "dc=corp,dc=local" "(objectClass=user)"`, true),
+		cmdCase("kubectl -n kube-system auth can-i --list", true),
+		cmdCase("aws --profile prod iam get-account-authorization-details", true),
+		cmdCase("curl -sk https://10.0.0.5:10250/pods", true),
+		cmdCase("curl -s http://172.16.0.3:2379/v2/keys/?recursive=true", true),
+		cmdCase("dig +short example.com", false),
+		cmdCase("host github.com", false),
+		cmdCase("kubectl auth can-i create deployments", false),
+		cmdCase("aws iam get-user", false),
+		cmdCase("curl -s http://localhost:10250/healthz", false),
+		cmdCase("curl -s https://metrics.example.com:10250/", false),
+	})
+}
+
+func TestProcessArguments(t *testing.T) {
+	runRuleCases(t, "credential.process-arguments", []ruleCase{
+		cmdCase(`ps auxww | grep -iE "pass(word)?=|token="`, true),
+		cmdCase("ps -ef | grep -i secret", true),
+		cmdCase("pgrep -af java | grep -e password", true),
+		cmdCase("ps aux | grep node", false),
+		cmdCase("ps -ef | grep postgres", false),
+	})
+}
