@@ -1,0 +1,170 @@
+package heuristics
+
+import "strings"
+
+// Source swaps. An in-place edit that keeps a dependency's name and
+// changes whose it is — sed 's#uses: actions/checkout@v4#uses:
+// actions-checkout/checkout@main#' in a workflow, sed 's#FROM
+// python:3.12#FROM docker.io/pyth0n/python:3.12#' in a Dockerfile, a git
+// URL's owner in go.mod or .gitmodules — makes the next build fetch the
+// look-alike. A version bump keeps the owner and is everyday.
+
+// checkSourceSwaps judges the substitutions of v, a sed -i or perl -pi.
+func (s *scan) checkSourceSwaps(v *cmdView) {
+	if !s.enabled(rSupplySource) {
+		return
+	}
+	script, ok := inPlaceScript(v)
+	if !ok || !strings.ContainsAny(script, "/:") {
+		return
+	}
+	for _, sub := range sedSubstitutions(script) {
+		if name, from, to, ok := swappedSource(sub[0], sub[1]); ok {
+			s.add(rSupplySource, v.prog+" swaps where "+name+" comes from, "+from+" for "+to+": the next build fetches the look-alike; keep the original source",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// inPlaceScript returns the script of an in-place sed or perl edit.
+func inPlaceScript(v *cmdView) (string, bool) {
+	switch v.prog {
+	case "sed", "gsed", "perl":
+	default:
+		return "", false
+	}
+	if !hasShortFlag(v.args, 'i') && !hasLongFlag(v.args, "in-place") && !(v.prog == "perl" && hasInPlaceGroup(v.args)) {
+		return "", false
+	}
+	var scripts []string
+	flagValues(v.args, 'e', "expression", func(e string) { scripts = append(scripts, e) })
+	if len(scripts) == 0 {
+		if ops := operands(v.args, "fl", []string{"--file", "--line-length"}); len(ops) > 0 {
+			scripts = ops[:1]
+		}
+	}
+	return strings.Join(scripts, "\n"), len(scripts) > 0
+}
+
+// hasInPlaceGroup reports perl's grouped -pi / -pie.
+func hasInPlaceGroup(args []string) bool {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'i') > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sedSubstitutions returns the pattern and replacement of each s command
+// of script (the pattern as written: a literal one is the text it
+// replaces).
+func sedSubstitutions(script string) [][2]string {
+	var out [][2]string
+	for i := 0; i < len(script); i++ {
+		if script[i] != 's' || i+1 >= len(script) || !isSubstDelim(script[i+1]) || i > 0 && isWordByte(script[i-1]) {
+			continue
+		}
+		d := script[i+1]
+		closeCh := map[byte]byte{'{': '}', '(': ')', '[': ']', '<': '>'}[d]
+		if closeCh == 0 {
+			closeCh = d
+		}
+		pat, j := sedDelimited(script, i+2, closeCh)
+		if closeCh != d { // perl's s{…}{…}: the replacement opens its own pair
+			for j < len(script) && (script[j] == ' ' || script[j] == '\t') {
+				j++
+			}
+			if j >= len(script) || script[j] != d {
+				continue
+			}
+			j++
+		}
+		repl, k := sedDelimited(script, j, closeCh)
+		out = append(out, [2]string{unescapeDelim(pat, closeCh), unescapeDelim(repl, closeCh)})
+		i = k - 1
+	}
+	return out
+}
+
+// swappedSource reports a source named in pattern whose name stays in
+// replacement with another owner: the name and both owners.
+func swappedSource(pattern, replacement string) (name, from, to string, ok bool) {
+	olds := sourceRefs(pattern)
+	if len(olds) == 0 {
+		return "", "", "", false
+	}
+	for _, n := range sourceRefs(replacement) {
+		for _, o := range olds {
+			if o.name == n.name && o.owner != n.owner {
+				return n.name, o.owner, n.owner, true
+			}
+		}
+	}
+	return "", "", "", false
+}
+
+type sourceRef struct{ owner, name string }
+
+// sourceRefs returns the dependencies text names where a build fetches
+// them: after uses:, FROM, image: or --from=, and git URLs of a code
+// host. Plain paths (src/old/util) are not sources.
+func sourceRefs(text string) []sourceRef {
+	var out []sourceRef
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '"' || r == '\'' || r == '^' || r == '$' })
+	for i, f := range fields {
+		ref, image := "", false
+		switch {
+		case i > 0 && (fields[i-1] == "uses:" || strings.EqualFold(fields[i-1], "FROM") || fields[i-1] == "image:"):
+			ref, image = f, fields[i-1] != "uses:"
+		case strings.HasPrefix(f, "uses:") && len(f) > 5:
+			ref = f[5:]
+		case strings.HasPrefix(f, "--from="):
+			ref, image = f[7:], true
+		case strings.Contains(f, "github.com/") || strings.Contains(f, "gitlab.com/") || strings.Contains(f, "bitbucket.org/"):
+			ref = f
+		default:
+			continue
+		}
+		if r, ok := parseSourceRef(ref, image); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// parseSourceRef splits an action, image or repository reference into
+// owner and name: actions/checkout@v4 (actions, checkout), python:3.12
+// (library, python), docker.io/x/python (x, python),
+// https://github.com/o/r.git (github.com/o, r).
+func parseSourceRef(ref string, image bool) (sourceRef, bool) {
+	ref = strings.ReplaceAll(ref, "\\", "") // perl's \@, sed's \/
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "git+"), "docker://")
+	if i := strings.Index(ref, "://"); i >= 0 {
+		ref = ref[i+3:]
+	}
+	ref, _, _ = strings.Cut(ref, "@")
+	if slash := strings.LastIndexByte(ref, '/'); strings.LastIndexByte(ref, ':') > slash {
+		ref = ref[:strings.LastIndexByte(ref, ':')] // a tag, not a registry's port
+	}
+	ref = strings.TrimSuffix(strings.TrimSuffix(ref, "/"), ".git")
+	if ref == "" || strings.ContainsAny(ref, "*\\()[]{}") {
+		return sourceRef{}, false
+	}
+	owner, name := "", ref
+	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+		owner, name = ref[:i], ref[i+1:]
+	}
+	if image {
+		owner = strings.TrimPrefix(strings.TrimPrefix(owner, "docker.io"), "index.docker.io")
+		owner = strings.TrimPrefix(owner, "/")
+		if owner == "" {
+			owner = "library"
+		}
+	}
+	if name == "" || owner == "" && !image {
+		return sourceRef{}, false
+	}
+	return sourceRef{owner: strings.ToLower(owner), name: strings.ToLower(name)}, true
+}

@@ -1,0 +1,19 @@
+package heuristics
+
+import "testing"
+
+func TestSourceSwaps(t *testing.T) {
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase("sed -i 's#uses: actions/checkout@v4#uses: actions-checkout/checkout@main#' .github/workflows/ci.yml", true),
+		cmdCase("sed -i 's|^FROM python:3.12-slim|FROM docker.io/pyth0n/python:3.12-slim|' Dockerfile", true),
+		cmdCase("sed -i -e 's#image: redis:7#image: quay.io/r3dis/redis:7#' compose.yaml", true),
+		cmdCase("sed -i 's#github.com/spf13/cobra#github.com/spf13-io/cobra#' go.mod", true),
+		cmdCase("perl -pi -e 's{uses: docker/login-action\\@v3}{uses: dockerr/login-action\\@v3}' ci.yml", true),
+		cmdCase("sed -i 's/uses: actions\\/setup-node@v3/uses: action5\\/setup-node@v3/' .github/workflows/ci.yml", true),
+		cmdCase("sed -i 's#actions/checkout@v3#actions/checkout@v4#g' .github/workflows/ci.yml", false),
+		cmdCase("sed -i 's/FROM node:18-alpine/FROM node:20-alpine/' Dockerfile", false),
+		cmdCase("sed -i 's#src/old/util#src/new/util#g' Makefile", false),
+		cmdCase("sed 's#uses: actions/checkout@v4#uses: evil/checkout@v4#' ci.yml", false), // prints, edits nothing
+		cmdCase("sed -i 's/version = \"1.2\"/version = \"1.3\"/' Cargo.toml", false),
+	})
+}
