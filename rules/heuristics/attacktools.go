@@ -1,5 +1,7 @@
 package heuristics
 
+import "strings"
+
 // Attack tooling: scanners, brute-forcers, password crackers, exploitation
 // frameworks and post-exploitation kits. None is needed to write, build
 // or test software, and each is how an intrusion spreads or deepens; a
@@ -37,5 +39,28 @@ func (s *scan) checkAttackTool(v *cmdView) {
 	if what == "" || len(v.args) == 1 && (v.args[0] == "--help" || v.args[0] == "-h" || v.args[0] == "--version" || v.args[0] == "-V") {
 		return
 	}
+	if what == "a network scanner" && scansOnlyLoopback(v) {
+		return // which of this machine's own ports are open
+	}
 	s.add(rAttackTool, v.prog+" is "+what+": no coding task needs it, and it is how an intrusion spreads; a human should approve it", v.prog+" "+evJoin(v.args))
+}
+
+// scansOnlyLoopback reports a scanner whose every target is this
+// machine (localhost, 127.0.0.0/8, ::1). A target list read from a file
+// (-iL) or none at all is not known to be.
+func scansOnlyLoopback(v *cmdView) bool {
+	if hasShortFlag(v.args, 'i') && containsArg(v.args, "-iL") || hasLongFlag(v.args, "input-file") {
+		return false
+	}
+	targets := operands(v.args, "pPeSgTiDoMsbrc", []string{"--top-ports", "--script", "--script-args", "--exclude", "--exclude-ports",
+		"--min-rate", "--max-rate", "--source-port", "--data-length", "--ports", "--interface", "--timeout", "--batch-size", "-oN", "-oX", "-oG", "-oA"})
+	if len(targets) == 0 {
+		return false
+	}
+	for _, t := range targets {
+		if t != "localhost" && t != "::1" && !strings.HasPrefix(t, "127.") {
+			return false
+		}
+	}
+	return true
 }

@@ -20,3 +20,15 @@ func TestAttackTool(t *testing.T) {
 		cmdCase("nc -zv localhost 5432", false),
 	})
 }
+
+func TestAttackToolLoopbackScan(t *testing.T) {
+	runRuleCases(t, "offense.attack-tool", []ruleCase{
+		cmdCase("nmap -p 5432,6379 localhost", false),
+		cmdCase("nmap -sV -T4 127.0.0.1", false),
+		cmdCase("rustscan -a ::1", false),
+		cmdCase("nmap -p- 10.0.0.0/24", true),
+		cmdCase("nmap localhost 192.168.1.5", true),
+		cmdCase("nmap -iL targets.txt", true),
+		cmdCase("nmap -p 22", true), // no target named
+	})
+}

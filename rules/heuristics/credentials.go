@@ -145,6 +145,19 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 	return false
 }
 
+// printsValues reports a kubectl get whose output format shows objects'
+// contents (-o yaml, json, jsonpath, go-template, custom-columns): the
+// default table and -o wide or name list secrets by name alone.
+func printsValues(args []string) bool {
+	out := ""
+	flagValues(args, 'o', "output", func(o string) { out = o })
+	switch {
+	case out == "", out == "wide", out == "name":
+		return false
+	}
+	return true
+}
+
 func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
@@ -266,7 +279,7 @@ func cliTokenCommand(v *cmdView) string {
 		if has("config", "view") && hasLongFlag(v.args, "raw") {
 			return "kubectl config view --raw"
 		}
-		if len(ops) >= 2 && ops[0] == "get" && (ops[1] == "secret" || ops[1] == "secrets" || strings.HasPrefix(ops[1], "secret/")) {
+		if len(ops) >= 2 && ops[0] == "get" && (ops[1] == "secret" || ops[1] == "secrets" || strings.HasPrefix(ops[1], "secret/")) && printsValues(v.args) {
 			return "kubectl get secret"
 		}
 	case "op":

@@ -160,3 +160,12 @@ func TestCredentialCLITokenEnv(t *testing.T) {
 		cmdCase("echo $AWS_ACCESS_KEY_ID_FILE", false),
 	})
 }
+
+func TestClusterSecretNamesOnly(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase("kubectl get secrets -n dev", false),
+		cmdCase("kubectl get secret db-creds -o wide", false),
+		cmdCase("kubectl get secrets -o name", false),
+		cmdCase("kubectl get secret db-creds -o yaml", true),
+	})
+}
