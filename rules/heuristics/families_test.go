@@ -378,3 +378,12 @@ func FuzzMetadataSpelling(f *testing.F) {
 		}
 	})
 }
+
+func TestTransferLoopbackListener(t *testing.T) {
+	runRuleCases(t, "exfil.file-transfer", []ruleCase{
+		cmdCase("nc -l 127.0.0.1 9999 > /tmp/received.txt", false),
+		cmdCase("nc -lvp 4444 -s localhost > out.bin", false),
+		cmdCase("nc -l 9999 > /tmp/received.txt", true),
+		cmdCase("nc -l 0.0.0.0 9999 < dump.sql", true),
+	})
+}

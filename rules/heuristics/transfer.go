@@ -129,6 +129,9 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		}
 		fed = fed || len(cs.before(v)) > 0 || len(cs.after(v)) > 0
 		host := firstOperandHost(v.args)
+		if listen && loopbackListen(v.args) {
+			return // only this machine can connect
+		}
 		if fed && (listen || untrusted(host)) {
 			if listen {
 				report(v.prog + " serves or receives data on a listening port")
@@ -280,4 +283,20 @@ func servedDirectory(v *cmdView) (string, bool) {
 		return ".", true
 	}
 	return "", false
+}
+
+// loopbackListen reports a netcat listener bound to loopback: nc -l
+// 127.0.0.1 9999, nc -l -s localhost -p 9999, ncat -l ::1 8080.
+func loopbackListen(args []string) bool {
+	bind := ""
+	flagValues(args, 's', "source", func(a string) { bind = a })
+	if bind == "" {
+		for _, op := range operands(args, "pswiqIOPTVX", []string{"--source", "--source-port", "--wait", "--idle-timeout", "--proxy", "--proxy-type"}) {
+			if !isDigits(op) {
+				bind = op
+				break
+			}
+		}
+	}
+	return bind == "localhost" || bind == "::1" || strings.HasPrefix(bind, "127.")
 }
