@@ -200,6 +200,12 @@ func TestResolvePath(t *testing.T) {
 		{"../x", "", "", "../x", "", false, false},
 		{"%2e%2e/%2e%2e/etc/shadow", "/w/p", "/h", "/etc/shadow", "", false, true},
 		{"file%20name.txt", "/w", "/h", "/w/file%20name.txt", "file%20name.txt", true, false},
+		// A process's root is the file system it sees: pid 1's, or this one's.
+		{"/proc/1/root/root/.ssh/id_rsa", "/w", "/h", "/root/.ssh/id_rsa", "", false, false},
+		{"/proc/self/root/h/.aws/credentials", "/w", "/h", "/h/.aws/credentials", "", false, false},
+		{"/proc/1/root", "/w", "/h", "/", "", false, false},
+		{"/proc/1/status", "/w", "/h", "/proc/1/status", "", false, false},
+		{"/proc/sys/kernel/root", "/w", "/h", "/proc/sys/kernel/root", "", false, false},
 	}
 	for _, tc := range cases {
 		p, enc := ResolvePath(tc.raw, tc.root, tc.home)

@@ -57,6 +57,7 @@ func resolvePath(p, root, home string, rootNoDots bool, mem *arena) (Path, bool)
 	default:
 		abs = cleanPath(p)
 	}
+	abs = throughProcRoot(abs)
 	out := Path{Abs: abs}
 	switch {
 	case root != "":
@@ -73,6 +74,27 @@ func resolvePath(p, root, home string, rootNoDots bool, mem *arena) (Path, bool)
 		out.Rel, out.InWorkspace = abs, true
 	}
 	return out, encoded
+}
+
+// throughProcRoot reads /proc/PID/root/X (also self, thread-self) as
+// /X: the file system root of that process, which for pid 1 or this
+// process is the machine's own.
+func throughProcRoot(abs string) string {
+	rest, ok := strings.CutPrefix(abs, "/proc/")
+	if !ok {
+		return abs
+	}
+	pid, after, _ := strings.Cut(rest, "/")
+	if pid == "" || (pid != "self" && pid != "thread-self" && strings.Trim(pid, "0123456789") != "") {
+		return abs
+	}
+	if after == "root" {
+		return "/"
+	}
+	if inner, ok := strings.CutPrefix(after, "root/"); ok {
+		return "/" + inner
+	}
+	return abs
 }
 
 // hidesPathSyntax reports whether p percent-encodes a character that
