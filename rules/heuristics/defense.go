@@ -156,6 +156,18 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		if containsArg(v.args, "--set-default-zone=trusted") {
 			s.add(rDefSecurityOff, "firewall-cmd makes every connection trusted: refuse it", ev())
 		}
+	case "spctl":
+		// macOS Gatekeeper: --master-disable / --global-disable let any
+		// unsigned download run.
+		if hasLongFlag(v.args, "master-disable") || hasLongFlag(v.args, "global-disable") || containsArg(v.args, "--disable") && !hasLongFlag(v.args, "label") {
+			s.add(rDefSecurityOff, "spctl turns Gatekeeper off: any unsigned program may then run; refuse it", ev())
+		}
+	case "xattr":
+		// Deleting com.apple.quarantine from a download skips the
+		// Gatekeeper check its first run would make.
+		if (hasShortFlag(v.args, 'd') || hasShortFlag(v.args, 'c')) && (containsArg(v.args, "com.apple.quarantine") || hasShortFlag(v.args, 'c') && hasShortFlag(v.args, 'r')) {
+			s.add(rDefSecurityOff, "xattr removes the quarantine mark macOS checks a download against before it first runs: refuse it unless you built the file yourself", ev())
+		}
 	case "pfctl":
 		if hasShortFlag(v.args, 'd') || containsArg(v.args, "-F") {
 			s.add(rDefSecurityOff, "pfctl disables or flushes the packet filter: refuse it", ev())

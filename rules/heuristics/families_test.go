@@ -387,3 +387,16 @@ func TestTransferLoopbackListener(t *testing.T) {
 		cmdCase("nc -l 0.0.0.0 9999 < dump.sql", true),
 	})
 }
+
+func TestDefenseGatekeeper(t *testing.T) {
+	runRuleCases(t, "defense.security-disable", []ruleCase{
+		cmdCase("xattr -dr com.apple.quarantine ~/Downloads/Update.app", true),
+		cmdCase("xattr -d com.apple.quarantine ./tool", true),
+		cmdCase("xattr -cr ~/Downloads/Tool.app", true),
+		cmdCase("spctl --master-disable", true),
+		cmdCase("sudo spctl --global-disable", true),
+		cmdCase("xattr -l build/app", false),
+		cmdCase("xattr -w com.example.tag 1 notes.txt", false),
+		cmdCase("spctl --assess -v build/App.app", false),
+	})
+}
