@@ -169,3 +169,13 @@ func TestClusterSecretNamesOnly(t *testing.T) {
 		cmdCase("kubectl get secret db-creds -o yaml", true),
 	})
 }
+
+func TestBrowserStoreLibraries(t *testing.T) {
+	runRuleCases(t, "credential.browser-store-read", []ruleCase{
+		cmdCase(`python3 -c "import browser_cookie3; print(list(browser_cookie3.firefox()))"`, true),
+		cmdCase(`python3 -c "from pycookiecheat import chrome_cookies; print(chrome_cookies('https://x.example'))"`, true),
+		cmdCase(`node -e "require('chrome-cookies-secure').getCookies('https://x.example', console.log)"`, true),
+		cmdCase(`python3 -c "import http.cookiejar as c; print(c.CookieJar())"`, false),
+		cmdCase(`node -e "console.log(require('cookie').parse('a=b'))"`, false),
+	})
+}

@@ -100,6 +100,9 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 				s.add(credentialRule(sens), credentialMessage(sens, label, lit)+" (from "+v.prog+" code)", lit)
 			}
 		})
+		if m := browserStoreLibrary(code); m != "" {
+			s.add(rCredBrowser, v.prog+" code uses "+m+", a library that decrypts browsers' saved cookies and passwords: refuse it", m)
+		}
 		for _, e := range hc.effects {
 			if e.Op == shell.CodeDelete && e.Path != "" {
 				s.judgeCodeDelete(cs, v, e.Path)
@@ -143,4 +146,20 @@ func looksLikeCodePath(lit string) bool {
 	}
 	return lit[0] == '/' || lit[0] == '~' || strings.HasPrefix(lit, "$HOME") || strings.HasPrefix(lit, ".env") ||
 		strings.HasPrefix(lit, ".ssh") || strings.HasPrefix(lit, ".aws")
+}
+
+// browserStoreLibrary returns the library code loads whose purpose is
+// decrypting a browser's cookie or password store (browser_cookie3,
+// pycookiecheat, chrome-cookies-secure, LaZagne), or "".
+func browserStoreLibrary(code string) string {
+	if !strings.Contains(code, "ookie") && !strings.Contains(code, "azagne") {
+		return ""
+	}
+	for _, m := range []string{"browser_cookie3", "browser_cookie", "pycookiecheat", "chrome-cookies-secure", "chrome_cookies",
+		"browser-cookies", "lazagne", "laZagne"} {
+		if strings.Contains(code, m) {
+			return m
+		}
+	}
+	return ""
 }
