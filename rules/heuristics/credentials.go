@@ -213,6 +213,36 @@ func cliTokenCommand(v *cmdView) string {
 				sub == "credential-libsecret") && firstOperand(rest) == "get" {
 			return "git " + sub + " (a stored password or token)"
 		}
+		// CI checkouts keep the job's token as http.<url>.extraheader.
+		if sub, rest := gitSubcommand(v.args); sub == "config" {
+			for _, a := range rest {
+				if strings.Contains(strings.ToLower(a), "extraheader") {
+					return "git config " + a + " (a CI job's token)"
+				}
+			}
+		}
+		return ""
+	case "bw", "lpass", "keepassxc-cli", "rbw":
+		// Password managers' CLIs: an export or a password printed.
+		if ops := v.plainOperands(); len(ops) > 0 && (ops[0] == "export" || ops[0] == "get" && len(ops) > 1 && (ops[1] == "password" || ops[1] == "item" || ops[1] == "totp") ||
+			v.prog == "bw" && ops[0] == "list" && len(ops) > 1 && ops[1] == "items" || // items carry their passwords
+			v.prog == "lpass" && ops[0] == "show" || v.prog == "keepassxc-cli" && (ops[0] == "show" || ops[0] == "export") || v.prog == "rbw" && ops[0] == "get") {
+			return v.prog + " " + ops[0] + " (a password manager's secrets)"
+		}
+		return ""
+	case "terraform", "tofu":
+		// The state holds every secret the configuration handled.
+		if ops := v.plainOperands(); len(ops) >= 2 && ops[0] == "state" && ops[1] == "pull" || len(ops) >= 1 && ops[0] == "output" && hasLongFlag(v.args, "raw") {
+			return v.prog + " " + strings.Join(ops[:min(2, len(ops))], " ") + " (the state's secrets)"
+		}
+		return ""
+	case "curl", "wget":
+		// GitHub Actions' OIDC token request: the job's cloud identity.
+		for _, a := range v.args {
+			if strings.Contains(a, "ACTIONS_ID_TOKEN_REQUEST_") {
+				return v.prog + " of the job's OIDC token"
+			}
+		}
 		return ""
 	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2":
 	default:

@@ -179,3 +179,21 @@ func TestBrowserStoreLibraries(t *testing.T) {
 		cmdCase(`node -e "console.log(require('cookie').parse('a=b'))"`, false),
 	})
 }
+
+func TestCLITokensOfCIAndVaults(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase(`bw export --format json --session "$BW_SESSION"`, true),
+		cmdCase("bw get password github.com", true),
+		cmdCase("bw list items --search aws", true),
+		cmdCase("lpass show --password work/db", true),
+		cmdCase("git config --get-regexp 'http\\..*\\.extraheader'", true),
+		cmdCase(`curl -sH "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" "$ACTIONS_ID_TOKEN_REQUEST_URL"`, true),
+		cmdCase("terraform state pull > state.json", true),
+		cmdCase("bw status", false),
+		cmdCase("bw list folders", false),
+		cmdCase("terraform state list", false),
+		cmdCase("terraform plan -out tf.plan", false),
+		cmdCase("git config --get user.email", false),
+		cmdCase("curl -s https://api.github.com/zen", false),
+	})
+}

@@ -87,12 +87,14 @@ func progFamily(prog string) family {
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
-		"tftp", "atftp", "wget":
+		"tftp", "atftp":
 		return famTransfer
+	case "wget":
+		return famTransfer | famCLIToken // the CI job's OIDC token
 	case "python", "python3", "php", "ruby", "socat":
 		return famTransfer | famExpose
 	case "curl":
-		return famTransfer | famPriv // curl --unix-socket docker.sock
+		return famTransfer | famPriv | famCLIToken // curl --unix-socket docker.sock; the CI job's OIDC token
 	case "openssl":
 		return famTransfer | famNetcat | famCrypt
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
@@ -124,7 +126,9 @@ func progFamily(prog string) family {
 		return famCrypt
 	case "aws", "gcloud", "az":
 		return famCLIToken | famInfra
-	case "terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
+	case "terraform", "tofu":
+		return famInfra | famCLIToken // terraform state pull
+	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
 		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "mongosh", "mongo",
 		"gsutil", "glab", "cqlsh", "doctl", "etcdctl", "prisma":
 		return famInfra
@@ -133,7 +137,7 @@ func progFamily(prog string) family {
 	case "gh":
 		return famCLIToken | famInfra
 	case "printenv", "echo", "printf", "security", "op", "pass", "gopass", "vault",
-		"heroku", "secret-tool":
+		"heroku", "secret-tool", "bw", "lpass", "keepassxc-cli", "rbw":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
 		"mkswap", "truncate", "mke2fs", "newfs":
