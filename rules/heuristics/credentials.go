@@ -603,6 +603,11 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		if arg == "-E" || arg == "--cert" || arg == "--key" || arg == "--cacert" || arg == "--proxy-key" || arg == "--proxy-cert" {
 			return 1, true
 		}
+	case "mvn", "mvnw", "./mvnw":
+		// Maven reads its repository passwords from the settings it is given.
+		if arg == "-s" || arg == "--settings" || arg == "-gs" || arg == "--global-settings" {
+			return 1, true
+		}
 	}
 	if !strings.HasPrefix(arg, "--") {
 		return 0, false

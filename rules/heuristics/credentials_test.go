@@ -197,3 +197,13 @@ func TestCLITokensOfCIAndVaults(t *testing.T) {
 		cmdCase("curl -s https://api.github.com/zen", false),
 	})
 }
+
+func TestBuildToolCredentialFiles(t *testing.T) {
+	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+		cmdCase("cat ~/.m2/settings.xml", true),
+		cmdCase("grep -i password ~/.gradle/gradle.properties", true),
+		cmdCase("cat ~/.sbt/.credentials", true),
+		cmdCase("mvn -s ~/.m2/settings.xml package", false), // used, not read out
+		cmdCase("ls ~/.m2/repository/org/example", false),
+	})
+}
