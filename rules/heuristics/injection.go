@@ -406,27 +406,46 @@ func (s *scan) writesAgentRulesFile() string {
 func (s *scan) checkAgentRulesCommands(file string) {
 	for i := range s.act.Strings {
 		str := &s.act.Strings[i]
-		if str.Layer != 0 {
-			continue
-		}
-		v := str.Value
-		for {
-			a := strings.IndexByte(v, '`')
-			if a < 0 {
-				break
-			}
-			b := strings.IndexByte(v[a+1:], '`')
-			if b < 0 {
-				break
-			}
-			snippet := v[a+1 : a+1+b]
-			v = v[a+2+b:]
-			if f, bad := s.judgeShell(snippet); bad {
-				s.add(rInjectAgentRules, "tells every future agent reading "+file+" to run a command that would be refused ("+f.Message+"): refuse it", snippet)
-				return
-			}
+		if str.Layer == 0 && s.judgeAgentRulesSnippets(file, str.Value) {
+			return
 		}
 	}
+}
+
+// judgeAgentRulesSnippets judges the `…` snippets of text meant for an
+// agent rules file, and reports whether one would be refused.
+func (s *scan) judgeAgentRulesSnippets(file, v string) bool {
+	for {
+		a := strings.IndexByte(v, '`')
+		if a < 0 {
+			return false
+		}
+		b := strings.IndexByte(v[a+1:], '`')
+		if b < 0 {
+			return false
+		}
+		snippet := v[a+1 : a+1+b]
+		v = v[a+2+b:]
+		if f, bad := s.judgeShell(snippet); bad {
+			s.add(rInjectAgentRules, "tells every future agent reading "+file+" to run a command that would be refused ("+f.Message+"): refuse it", snippet)
+			return true
+		}
+	}
+}
+
+// judgeAgentRulesText judges text a command line writes into an agent
+// rules file (echo … >> AGENTS.md): its commands and its wording, as the
+// file tools' writes are judged by checkInjection.
+func (s *scan) judgeAgentRulesText(abs, content string) {
+	file := baseName(abs)
+	if !agentRulesFiles[file] && !strings.Contains(abs, "/.cursor/rules/") || !s.enabled(rInjectAgentRules) {
+		return
+	}
+	if _, frag, ok := findInjection(content); ok {
+		s.add(rInjectAgentRules, "writes instructions aimed at agents into "+file+", which every future agent session loads: refuse it and review the file by hand", frag)
+		return
+	}
+	s.judgeAgentRulesSnippets(file, content)
 }
 
 // sendsOut reports whether the string in field leaves the machine as a

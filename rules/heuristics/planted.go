@@ -113,6 +113,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	}
 	s.checkExposedConfig(abs, content)
 	s.checkMinerFile(abs, content)
+	if s.act.Type == "execute_command" { // the file tools' writes: checkInjection
+		s.judgeAgentRulesText(abs, content)
+	}
 }
 
 // writesCodeInto is the reason code written into a source file is judged.
