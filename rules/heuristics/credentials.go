@@ -379,7 +379,10 @@ func isSecretVarName(n string) bool {
 // keyHuntNames are find -name patterns that look for keys and credentials.
 var keyHuntNames = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".pem", ".key", ".p12", ".pfx", ".kdbx", ".ppk",
 	"credentials", ".env", ".netrc", ".git-credentials", "wallet.dat", "keystore", ".jks", "secrets", ".tfstate", "kubeconfig", ".pgpass",
-	".npmrc", ".pypirc", ".htpasswd", "shadow"}
+	".npmrc", ".pypirc", ".htpasswd", "shadow",
+	// Globs over key names (id_*, id_?sa) and shell histories, which
+	// hold the passwords typed on command lines.
+	"id_*", "id_?", "_history", "authorized_keys"}
 
 // keyHuntText are grep patterns that look for key material.
 var keyHuntText = []string{"private key", "begin rsa", "begin openssh", "begin ec private", "aws_secret", "aws_access_key",

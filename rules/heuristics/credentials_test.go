@@ -207,3 +207,14 @@ func TestBuildToolCredentialFiles(t *testing.T) {
 		cmdCase("ls ~/.m2/repository/org/example", false),
 	})
 }
+
+func TestSecretSearchGlobsAndHistories(t *testing.T) {
+	runRuleCases(t, "credential.secret-search", []ruleCase{
+		cmdCase("find / -xdev -type f -name 'id_*' ! -name '*.pub' 2>/dev/null", true),
+		cmdCase("find /home -name 'id_?sa'", true),
+		cmdCase("find /home /root -maxdepth 3 -name '.*_history' -exec tail {} +", true),
+		cmdCase("find / -name authorized_keys 2>/dev/null", true),
+		cmdCase("find . -name 'id_*.go'", false),
+		cmdCase("find src -name '*_history.py'", false),
+	})
+}
