@@ -15,7 +15,15 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 		return
 	}
 	script, ok := inPlaceScript(v)
-	if !ok || !strings.ContainsAny(script, "/:") {
+	if !ok {
+		return
+	}
+	if lock := editedLockfile(v); lock != "" && s.enabled(rSupplyVerifyOff) && touchesHashes(script) {
+		s.add(rSupplyVerifyOff, v.prog+" edits the hashes "+lock+" pins: installs would no longer be checked against what was locked; regenerate the lockfile with the package manager instead",
+			v.prog+" "+evJoin(v.args))
+		return
+	}
+	if !strings.ContainsAny(script, "/:") {
 		return
 	}
 	for _, sub := range sedSubstitutions(script) {
@@ -25,6 +33,31 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 			return
 		}
 	}
+}
+
+// editedLockfile returns the lockfile v edits in place, or "".
+func editedLockfile(v *cmdView) string {
+	files, _, _ := inPlaceEdit(v)
+	for _, f := range files {
+		switch b := baseName(f); b {
+		case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "Cargo.lock",
+			"go.sum", "composer.lock", "Gemfile.lock", "uv.lock", "bun.lock", "requirements.txt":
+			return b
+		}
+	}
+	return ""
+}
+
+// touchesHashes reports a script that names a lockfile's hashes
+// (integrity, checksum, sha512-, --hash=, go.sum's h1:).
+func touchesHashes(script string) bool {
+	l := strings.ToLower(script)
+	for _, m := range []string{"integrity", "checksum", "sha512-", "sha256", "sha1-", "--hash", "h1:"} {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // inPlaceScript returns the script of an in-place sed or perl edit.

@@ -17,3 +17,14 @@ func TestSourceSwaps(t *testing.T) {
 		cmdCase("sed -i 's/version = \"1.2\"/version = \"1.3\"/' Cargo.toml", false),
 	})
 }
+
+func TestLockfileHashesEdited(t *testing.T) {
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase(`sed -i 's/"integrity": "sha512-[^"]*"/"integrity": ""/g' package-lock.json`, true),
+		cmdCase("sed -i '/--hash=sha256/d' requirements.txt", true),
+		cmdCase("sed -i '/h1:/d' go.sum", true),
+		cmdCase("perl -pi -e 's/checksum = \".*\"//' Cargo.lock", true),
+		cmdCase(`sed -i 's/"version": "1.0.0"/"version": "1.0.1"/' package-lock.json`, false),
+		cmdCase("sed -i 's/sha256/sha512/' scripts/verify.sh", false),
+	})
+}
