@@ -54,6 +54,7 @@ const (
 	rDiscoverPrivesc
 	rDiscoverEnum
 	rCredProcessArgs
+	rCredPasswordPrompt
 	rPrivAccount
 	rPrivContainer
 
@@ -245,6 +246,8 @@ var baseRules = [numRules]Rule{
 		"Maps who and what can be reached: a DNS zone transfer (dig axfr), directory users and groups (ldapsearch), every permission of the account or cluster (aws iam get-account-authorization-details, kubectl auth can-i --list), a node's kubelet or etcd API called directly."},
 	rCredProcessArgs: {"credential.process-arguments", CategoryCredentialAccess, high, escalate,
 		"Reads other processes' command lines or environments for passwords and tokens (ps aux | grep -i password, /proc/*/cmdline)."},
+	rCredPasswordPrompt: {"credential.password-prompt", CategoryCredentialAccess, high, block,
+		"Shows a password prompt of its own (osascript display dialog … with hidden answer, zenity --password, kdialog --password, yad --hide-text): what the user types goes to the command, not to the system that seems to ask."},
 	rPersistPathHijack: {"persistence.path-hijack", CategoryPrivilege, high, block,
 		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it."},
 

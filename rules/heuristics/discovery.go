@@ -54,6 +54,10 @@ func (s *scan) checkDiscovery(cs *cmdScan) {
 					break
 				}
 			}
+		case "osascript", "zenity", "kdialog", "yad":
+			if what := passwordPrompt(v); what != "" {
+				s.add(rCredPasswordPrompt, v.prog+" "+what+": whatever the user types goes to this command; a coding task never asks for a password this way", v.prog+" "+evJoin(v.args))
+			}
 		case "ps", "pgrep":
 			if pat := grepAfter(cs, v); pat != "" && secretPattern(pat) {
 				s.add(rCredProcessArgs, v.prog+" output searched for "+pat+": other processes' command lines hold their passwords and tokens; refuse it", v.prog+" "+evJoin(v.args)+" | grep "+pat)
@@ -167,4 +171,27 @@ func secretPattern(p string) bool {
 		}
 	}
 	return false
+}
+
+// passwordPrompt says how v asks the user for a password of its own:
+// AppleScript's dialog with a hidden answer, zenity / kdialog --password,
+// yad's hidden entry; "".
+func passwordPrompt(v *cmdView) string {
+	switch v.prog {
+	case "osascript":
+		for _, a := range v.args {
+			if l := strings.ToLower(a); strings.Contains(l, "display dialog") && strings.Contains(l, "hidden answer") {
+				return "shows a dialog with a hidden answer"
+			}
+		}
+	case "zenity", "kdialog":
+		if hasLongFlag(v.args, "password") {
+			return "asks for a password in a dialog"
+		}
+	case "yad":
+		if hasLongFlag(v.args, "hide-text") {
+			return "asks for hidden text in a dialog"
+		}
+	}
+	return ""
 }

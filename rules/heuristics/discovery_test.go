@@ -46,3 +46,14 @@ func TestProcessArguments(t *testing.T) {
 		cmdCase("ps -ef | grep postgres", false),
 	})
 }
+
+func TestPasswordPrompt(t *testing.T) {
+	runRuleCases(t, "credential.password-prompt", []ruleCase{
+		cmdCase(`osascript -e 'display dialog "Password:" default answer "" with hidden answer'`, true),
+		cmdCase("zenity --password --title=Authentication", true),
+		cmdCase("kdialog --password 'Enter your password'", true),
+		cmdCase(`osascript -e 'display notification "Build done"'`, false),
+		cmdCase(`osascript -e 'display dialog "Deploy to staging?" buttons {"No", "Yes"}'`, false),
+		cmdCase("zenity --info --text='Build finished'", false),
+	})
+}
