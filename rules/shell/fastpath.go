@@ -923,6 +923,13 @@ func lexSubst(src string, i int, allowSubst bool) (end int, ok bool) {
 	if valueSource(path.Base(name)) {
 		return 0, false
 	}
+	if path.Base(name) == "git" {
+		for _, t := range toks[first+1:] {
+			if t.kind == fpWord && src[t.start:t.end] == "ls-files" {
+				return 0, false // $(git ls-files): its glob (substValue)
+			}
+		}
+	}
 	return end, true
 }
 

@@ -13,7 +13,7 @@ import (
 
 // The output of a command substitution, when the line fixes it: echo
 // and printf of known words, pwd in a known directory, dirname,
-// basename, and a pipeline of those through filters that transform text
+// basename, the glob a listing stands for (ls, find, git ls-files), and a pipeline of those through filters that transform text
 // (base64 -d, base32 -d, xxd -r -p, rev, tr, cat). $(echo LnNzaA== |
 // base64 -d) is .ssh before the line runs, so the word it builds is
 // judged as what it is. A decoding filter records a "decoded-word"
@@ -21,12 +21,13 @@ import (
 // only hides what the line says.
 
 // valueSource reports the programs whose output substValue works out
-// from their words alone; valueFilter the ones it follows through a
+// from their words alone (and git, for git ls-files: see the fast
+// path's substitution check); valueFilter the ones it follows through a
 // pipeline. stageOutput reads each; the fast path leaves a substitution
 // that names them to the full parse.
 func valueSource(p string) bool {
 	switch p {
-	case "echo", "printf", "pwd", "dirname", "basename":
+	case "echo", "printf", "pwd", "dirname", "basename", "ls", "find", "rg":
 		return true
 	}
 	return false
@@ -169,6 +170,12 @@ func (w *walker) stageOutput(words []string, in string, have bool, fr frame) (ou
 		case "basename":
 			if len(args) == 1 {
 				return path.Base(args[0]) + "\n", "", true
+			}
+		case "ls", "find", "git", "rg":
+			// $(git ls-files), $(find ~ -name '*.md'): the names are not
+			// known, the glob they stand for is (as for xargs).
+			if g, ok := listedGlobs(&Command{Program: prog, Args: args}); ok {
+				return g + "\n", "", true
 			}
 		}
 		return "", "", false
