@@ -59,8 +59,12 @@ func (s *scan) checkDiscovery(cs *cmdScan) {
 				s.add(rCredPasswordPrompt, v.prog+" "+what+": whatever the user types goes to this command; a coding task never asks for a password this way", v.prog+" "+evJoin(v.args))
 			}
 		case "ps", "pgrep":
-			if pat := grepAfter(cs, v); pat != "" && secretPattern(pat) {
+			pat := grepAfter(cs, v)
+			switch {
+			case pat != "" && secretPattern(pat):
 				s.add(rCredProcessArgs, v.prog+" output searched for "+pat+": other processes' command lines hold their passwords and tokens; refuse it", v.prog+" "+evJoin(v.args)+" | grep "+pat)
+			case pat != "" && securityProducts(pat) >= 2:
+				s.add(rDiscoverEnum, v.prog+" output searched for security products ("+pat+"): that is how an intruder learns what watches the machine", v.prog+" "+evJoin(v.args)+" | grep "+pat)
 			}
 		}
 	}
@@ -194,4 +198,19 @@ func passwordPrompt(v *cmdView) string {
 		}
 	}
 	return ""
+}
+
+// securityProducts counts the endpoint security and monitoring agents a
+// search pattern names: one is a look at a service, several a survey.
+func securityProducts(p string) int {
+	l := strings.ToLower(p)
+	n := 0
+	for _, w := range []string{"falcon", "crowdstrike", "sentinel", "osquery", "auditd", "wazuh", "carbonblack", "cbagent", "cylance",
+		"mdatp", "defender", "sophos", "eset", "qualys", "tanium", "elastic-agent", "velociraptor", "sysmon", "cortex", "traps", "clamd",
+		"ossec", "tripwire", "aide", "rkhunter"} {
+		if strings.Contains(l, w) {
+			n++
+		}
+	}
+	return n
 }

@@ -57,3 +57,12 @@ func TestPasswordPrompt(t *testing.T) {
 		cmdCase("zenity --info --text='Build finished'", false),
 	})
 }
+
+func TestSecurityProductSurvey(t *testing.T) {
+	runRuleCases(t, "discovery.enumeration", []ruleCase{
+		cmdCase("ps auxww | grep -iE 'falcon|crowdstrike|sentinel|osquery'", true),
+		cmdCase("ps -ef | egrep 'wazuh|ossec|auditd'", true),
+		cmdCase("ps aux | grep osquery", false),
+		cmdCase("ps aux | grep -E 'node|python'", false),
+	})
+}
