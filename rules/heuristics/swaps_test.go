@@ -28,3 +28,20 @@ func TestLockfileHashesEdited(t *testing.T) {
 		cmdCase("sed -i 's/sha256/sha512/' scripts/verify.sh", false),
 	})
 }
+
+// FuzzSedSubstitutions: any script is read without a panic, and every
+// pattern and replacement read is text of the script (less the escapes
+// of its delimiter).
+func FuzzSedSubstitutions(f *testing.F) {
+	for _, s := range []string{"s#a/b@v1#c/b@v2#g", "s{x}{y}", "s/\\/a/b/;s|c|d|", "s", "s#", "1,$s/x/y/w out", "ss/s/s/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		for _, sub := range sedSubstitutions(script) {
+			if len(sub[0])+len(sub[1]) > len(script) {
+				t.Fatalf("%q: read %q and %q, longer than the script", script, sub[0], sub[1])
+			}
+			swappedSource(sub[0], sub[1])
+		}
+	})
+}
