@@ -18,10 +18,17 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		switch v.prog {
+		case "cp", "mv", "ln", "install", "tee":
+		default:
+			if len(v.c.Redirects) == 0 {
+				continue // writes nothing by name
+			}
+		}
 		for _, t := range cs.writeTargets(v) {
 			abs := cs.resolveIn(v.c, t).Abs
 			name := baseName(abs)
-			if commandDir(abs+"/x", cs.home) != "" {
+			if isCommandDir(abs, cs.home) {
 				// cp SRC… ~/bin/: each source keeps its name there.
 				name = ""
 				for _, src := range v.plainOperands() {

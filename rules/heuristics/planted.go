@@ -84,15 +84,24 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 // python3 runs in place of the real one.
 func commandDir(abs, home string) string {
 	dir := parentDir(abs)
+	if !isCommandDir(dir, home) {
+		return ""
+	}
+	rest, _, _ := homeRel(dir, home)
+	return "~/" + rest
+}
+
+// isCommandDir reports a directory on a user's PATH (commandDir).
+func isCommandDir(dir, home string) bool {
 	rest, _, ok := homeRel(dir, home)
 	if !ok {
-		return ""
+		return false
 	}
 	switch rest {
 	case "bin", ".local/bin", ".cargo/bin", "go/bin", ".npm-global/bin", ".yarn/bin", ".deno/bin", ".bun/bin", ".pyenv/shims":
-		return "~/" + rest
+		return true
 	}
-	return ""
+	return false
 }
 
 // judgeWrittenFile judges text written into abs, by a command or by the

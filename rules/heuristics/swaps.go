@@ -37,8 +37,7 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 
 // editedLockfile returns the lockfile v edits in place, or "".
 func editedLockfile(v *cmdView) string {
-	files, _, _ := inPlaceEdit(v)
-	for _, f := range files {
+	for _, f := range v.args { // the operands past the script: any word will do
 		switch b := baseName(f); b {
 		case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "Cargo.lock",
 			"go.sum", "composer.lock", "Gemfile.lock", "uv.lock", "bun.lock", "requirements.txt":

@@ -57,6 +57,9 @@ func FoldCode(code string) string {
 	if strings.Contains(code, "home") || strings.Contains(code, "HOME") || strings.Contains(code, "expand") {
 		code = rewriteHome(code)
 	}
+	if !mayFold(code) {
+		return code // most code joins nothing: no copy made
+	}
 	for range maxFoldPasses {
 		next, changed := foldPass(code)
 		if !changed {
@@ -458,6 +461,35 @@ func foldPass(code string) (string, bool) {
 		i++
 	}
 	return string(out), changed
+}
+
+// mayFold is foldPass's cheap first look: a literal joined to another
+// by an operator ("a" + "b", 'a'.'b', "a" / "b", "a" .. "b"), a method
+// that leaves a path as it is, or a call that joins paths. Code with
+// none of them folds to itself.
+func mayFold(code string) bool {
+	for _, m := range []string{"join(", "joinpath(", "Path(", "resolve(", "catfile(", "catdir(", "Pathname(", "File(", ".get(", ".of(", "file.path(",
+		".expanduser()", ".absolute()", ".to_s", ".toString()", ".to_path"} {
+		if strings.Contains(code, m) {
+			return true
+		}
+	}
+	for i := 0; i < len(code); i++ {
+		if c := code[i]; c != '"' && c != '\'' && c != '`' {
+			continue
+		}
+		j := skipBlanks(code, i+1)
+		if j < len(code) && (code[j] == '+' || code[j] == '.' || code[j] == '/') {
+			k := skipBlanks(code, j+1)
+			if k < len(code) && code[j] == '.' && code[k] == '.' {
+				k = skipBlanks(code, k+1)
+			}
+			if k < len(code) && (code[k] == '"' || code[k] == '\'' || code[k] == '`') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // joinedCall is a join call folded: its path and where it ends in code.

@@ -22,6 +22,12 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
 		w.containerExec(program, args, fr)
 		return
+	case "gcloud", "az", "aws", "salt", "salt-ssh":
+		// Most of their commands run nothing elsewhere: a look for the
+		// one word each needs before the words are copied.
+		if !hasFieldWith(args, remoteVerb(program)) {
+			return
+		}
 	}
 	words := texts(args)
 	switch program {
@@ -196,6 +202,32 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	}
 }
 
+// remoteVerb is the word a remote-running command of program holds:
+// gcloud compute ssh, az vm run-command, aws ssm send-command, salt's
+// cmd.* functions.
+func remoteVerb(program string) string {
+	switch program {
+	case "gcloud":
+		return "ssh"
+	case "az":
+		return "run-command"
+	case "aws":
+		return "send-command"
+	}
+	return "cmd."
+}
+
+// hasFieldWith reports whether a field's text is word, or starts with
+// it when word ends in ".".
+func hasFieldWith(args []field, word string) bool {
+	for _, a := range args {
+		if a.text == word || strings.HasSuffix(word, ".") && strings.HasPrefix(a.text, word) {
+			return true
+		}
+	}
+	return false
+}
+
 // remoteShell judges a command that runs on another machine: the
 // agent's action too, in a directory this line cannot know.
 func (w *walker) remoteShell(c string, fr frame, via string) {
@@ -294,19 +326,18 @@ func ssmCommands(p string) []string {
 // debug … -- CMD…. Global options may come first (kubectl -n prod exec,
 // docker -H host exec). Their other commands run nothing of the line's.
 func (w *walker) containerExec(program string, args []field, fr frame) {
-	words := texts(args)
 	valued := dockerGlobals
 	if program == "kubectl" || program == "oc" {
 		valued = kubectlGlobals
 	}
-	at := subcommandAt(words, valued)
+	at := subcommandField(args, valued)
 	if at < 0 {
 		return
 	}
-	sub, rest := words[at], args[at+1:]
+	sub, rest := args[at].text, args[at+1:]
 	if program == "kubectl" || program == "oc" {
 		if sub == "exec" || sub == "debug" {
-			if i := slices.Index(texts(rest), "--"); i >= 0 && i+1 < len(rest) {
+			if i := slices.IndexFunc(rest, func(f field) bool { return f.text == "--" }); i >= 0 && i+1 < len(rest) {
 				w.wrapped(rest[i+1:], nil, fr, program+" "+sub)
 			}
 		}
@@ -315,7 +346,7 @@ func (w *walker) containerExec(program string, args []field, fr frame) {
 	if sub == "container" || sub == "compose" {
 		// docker container exec, docker compose [-f FILE] exec|run:
 		// SERVICE takes the container's place.
-		j := subcommandAt(texts(rest), dockerGlobals)
+		j := subcommandField(rest, dockerGlobals)
 		if j < 0 {
 			return
 		}
@@ -343,11 +374,11 @@ var (
 		"--username", "--password"}
 )
 
-// subcommandAt returns the index of the first operand of words past the
-// options (and the values of those named in valued), or -1.
-func subcommandAt(words []string, valued []string) int {
-	for i := 0; i < len(words); i++ {
-		switch a := words[i]; {
+// subcommandField returns the index of the first operand of args past
+// the options (and the values of those named in valued), or -1.
+func subcommandField(args []field, valued []string) int {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i].text; {
 		case slices.Contains(valued, a):
 			i++
 		case !strings.HasPrefix(a, "-"):
