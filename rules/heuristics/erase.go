@@ -22,7 +22,9 @@ import (
 // Listings piped into xargs reach here as their globs (rules/shell:
 // ls | xargs rm is rm *).
 
-// checkErase judges rm without -r, shred / wipe / srm and truncate -s 0.
+// checkErase judges rm without -r, shred / wipe / srm, truncate -s 0
+// and in-place edits that delete every line (sed -i d, perl -pi -e
+// '$_=""').
 func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 	if !s.enabled(rEraseMany) {
 		return
@@ -42,6 +44,14 @@ func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 			return
 		}
 		ops, verb, empties = operands(v.args, "sr", []string{"--size", "--reference"}), "empties", true
+	case "sed", "gsed", "perl":
+		script, ok := inPlaceScript(v)
+		if !ok || !emptiesEveryLine(v.prog, script) {
+			return
+		}
+		files, _, _ := inPlaceEdit(v)
+		ops, verb, empties = files, "empties", true
+		s.checkEmptiedFiles(cs, v, files)
 	default:
 		return
 	}
@@ -52,6 +62,42 @@ func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 		if where := erasedSweep(cs.resolveIn(v.c, op), cs.root, cs.home, empties); where != "" {
 			s.add(rEraseMany, v.prog+" "+verb+" every file "+op+" matches in "+where+": nothing could be recovered; name the files you mean",
 				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// emptiesEveryLine reports an in-place script that deletes every line:
+// sed d, 1,$d, /./d, /.*/d; perl's $_ = "" or undef $_.
+func emptiesEveryLine(prog, script string) bool {
+	t := strings.Join(strings.Fields(script), "")
+	if prog == "perl" {
+		return t == `$_=""` || t == `$_="";` || t == `$_=''` || t == `$_='';` || t == "undef$_" || t == "undef$_;"
+	}
+	switch t {
+	case "d", "1,$d", "/./d", "/.*/d", "/^/d", "1,$d;":
+		return true
+	}
+	return false
+}
+
+// checkEmptiedFiles judges named files an in-place edit empties: keys
+// and credentials, and the shell history.
+func (s *scan) checkEmptiedFiles(cs *cmdScan, v *cmdView, files []string) {
+	for _, f := range files {
+		p := cs.resolveIn(v.c, f)
+		if sens, label := classify(p.Abs, cs.home); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
+			s.add(rDelCredential, v.prog+" empties "+label+" ("+f+"): keys and credentials cannot be recovered; refuse it", v.prog+" "+evJoin(v.args))
+			return
+		}
+		if isHistoryFile(p.Abs, cs.home) {
+			s.add(rDefHistory, v.prog+" empties the shell history "+f+": leave it as it is", v.prog+" "+evJoin(v.args))
+			return
+		}
+		// The user's own configuration: a dotfile of the home, a file of
+		// ~/.ssh, ~/.config and the other user directories.
+		if k := criticalKind(action.Path{Abs: parentDir(p.Abs)}, cs.root, cs.home); k == critHome && strings.HasPrefix(baseName(p.Abs), ".") || k == critUserDir {
+			s.add(rEraseMany, v.prog+" empties "+f+", the user's own configuration: nothing could be recovered; edit the lines you mean", v.prog+" "+evJoin(v.args))
 			return
 		}
 	}
@@ -117,6 +163,8 @@ func (s *scan) checkIndirectErases(cs *cmdScan) {
 		switch v := &cs.views[i]; v.prog {
 		case "ln", "cp", "rsync", "tar", "git":
 			s.checkIndirectErase(cs, v)
+		case "sed", "gsed", "perl":
+			s.checkErase(cs, v) // in-place edits that delete every line
 		}
 	}
 }

@@ -86,3 +86,23 @@ func TestIndirectErase(t *testing.T) {
 		cmdCase("mv dist /tmp/.g && rm -rf /tmp/.g", false),
 	})
 }
+
+func TestEmptyingEdits(t *testing.T) {
+	runRuleCases(t, "destructive.mass-erase", []ruleCase{
+		cmdCase("sed -i d src/*.py", true),
+		cmdCase("perl -pi -e '$_=\"\"' $(git ls-files)", true),
+		cmdCase("sed -i d ~/.ssh/known_hosts ~/.gitconfig", true),
+		cmdCase("sed -i '1,$d' ~/.config/starship.toml", true),
+		cmdCase("sed -i d logs/*.log", false),
+		cmdCase("sed -i d notes.txt", false),
+		cmdCase("sed -i 's/a/b/' src/*.py", false),
+		cmdCase("sed -i '/^DEBUG=/d' ~/.bashrc", false),
+	})
+	runRuleCases(t, "defense.history-tamper", []ruleCase{
+		cmdCase("sed -i '1,$d' ~/.bash_history", true),
+		cmdCase("perl -pi -e 'undef $_' ~/.zsh_history", true),
+	})
+	runRuleCases(t, "destructive.credential-destroy", []ruleCase{
+		cmdCase("sed -i d ~/.aws/credentials", true),
+	})
+}
