@@ -37,12 +37,15 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
-		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && len(files) == 0 && len(s.act.Attachments) == 0 {
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
 			s.judgeWrittenFile(f.abs, f.content)
+		}
+		if file, filter, ok := cs.filterEdit(v); ok {
+			s.judgeFilterEdit(file, filter)
 		}
 		if len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // nothing written before, nothing attached
@@ -125,6 +128,66 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if s.act.Type == "execute_command" { // the file tools' writes: checkInjection
 		s.judgeAgentRulesText(abs, content)
 	}
+}
+
+// filterEdit returns the file a jq or yq program rewrites and the
+// program: yq -i FILTER FILE, or jq FILTER FILE > TMP followed by mv TMP
+// FILE. What the program sets is in its text.
+func (cs *cmdScan) filterEdit(v *cmdView) (abs, filter string, ok bool) {
+	if v.prog != "jq" && v.prog != "yq" && v.prog != "gojq" {
+		return "", "", false
+	}
+	ops := operands(v.args, "", []string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "--front-matter", "--output-format", "--input-format"})
+	if len(ops) < 2 {
+		return "", "", false
+	}
+	filter, file := ops[0], ops[len(ops)-1]
+	if v.prog == "yq" && (hasShortFlag(v.args, 'i') || hasLongFlag(v.args, "inplace")) {
+		return cs.resolveIn(v.c, file).Abs, filter, true
+	}
+	tmp := ""
+	for _, r := range v.c.Redirects {
+		if r.Op == ">" && (r.FD == "" || r.FD == "1") {
+			tmp = cs.resolveIn(v.c, r.Target).Abs
+		}
+	}
+	if tmp == "" {
+		return "", "", false
+	}
+	target := cs.resolveIn(v.c, file).Abs
+	for i := v.idx + 1; i < len(cs.views); i++ {
+		u := &cs.views[i]
+		if u.prog != "mv" && u.prog != "cp" {
+			continue
+		}
+		if mops := operands(u.args, "tS", nil); len(mops) == 2 && cs.resolveIn(u.c, mops[0]).Abs == tmp && cs.resolveIn(u.c, mops[1]).Abs == target {
+			return target, filter, true
+		}
+	}
+	return "", "", false
+}
+
+// judgeFilterEdit judges what a jq or yq program sets in abs: agent
+// settings it switches off, and, in a file tools run by themselves, each
+// quoted value it sets that reads as a command (a package.json script, a
+// workflow step, a pre-commit entry).
+func (s *scan) judgeFilterEdit(abs, filter string) {
+	if off := agentSettingsOff(abs, filter); off != "" {
+		s.add(rDefAgentGuard, "rewrites "+baseName(abs)+" so that it "+off+": what the agent then does is judged by no one; refuse it", abs)
+	}
+	kind := hookKind(abs)
+	if kind == "" && baseName(abs) != ".pre-commit-config.yaml" {
+		return
+	}
+	runner := "its tooling runs by itself"
+	if kind != "" {
+		runner = hookRunner(kind)
+	}
+	shell.CodeLiterals(filter, func(lit string) {
+		if strings.IndexByte(lit, ' ') > 0 {
+			s.judgePlanted("shell", lit, abs, "sets a value in "+baseName(abs)+", which "+runner)
+		}
+	})
 }
 
 // writesCodeInto is the reason code written into a source file is judged.
