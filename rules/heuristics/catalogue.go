@@ -55,6 +55,7 @@ const (
 	rDiscoverEnum
 	rCredProcessArgs
 	rCredPasswordPrompt
+	rSecretCommit
 	rPrivAccount
 	rPrivContainer
 
@@ -248,6 +249,8 @@ var baseRules = [numRules]Rule{
 		"Reads other processes' command lines or environments for passwords and tokens (ps aux | grep -i password, /proc/*/cmdline)."},
 	rCredPasswordPrompt: {"credential.password-prompt", CategoryCredentialAccess, high, block,
 		"Shows a password prompt of its own (osascript display dialog … with hidden answer, zenity --password, kdialog --password, yad --hide-text): what the user types goes to the command, not to the system that seems to ask."},
+	rSecretCommit: {"secret.commit", CategorySecrets, high, escalate,
+		"Adds a secrets file to git (git add -f .env, git commit id_rsa, credentials files): once pushed, it stays in the history of everyone who clones."},
 	rPersistPathHijack: {"persistence.path-hijack", CategoryPrivilege, high, block,
 		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it."},
 

@@ -65,6 +65,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	}
 	if cs.fams&famGit != 0 {
 		s.checkGitExfil(cs)
+		s.checkSecretCommits(cs)
 	}
 	s.checkInlineExfil(cs)
 	if cs.fams&famPkgScript != 0 {

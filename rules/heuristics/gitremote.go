@@ -207,3 +207,28 @@ func gitPushRepository(v *cmdView) string {
 	}
 	return ops[0]
 }
+
+// checkSecretCommits judges git add and git commit of files that hold
+// secrets: .env files, keys and credentials (not .env.example, which
+// projects commit on purpose).
+func (s *scan) checkSecretCommits(cs *cmdScan) {
+	if !s.enabled(rSecretCommit) || cs.fams&famGit == 0 {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		if v.prog != "git" {
+			continue
+		}
+		sub, rest := gitSubcommand(v.args)
+		if sub != "add" && sub != "commit" && sub != "stage" {
+			continue
+		}
+		for _, op := range operands(rest, "mFCcSt", []string{"--message", "--file", "--author", "--date", "--reuse-message", "--fixup", "--squash", "--template", "--pathspec-from-file", "--chmod"}) {
+			if sens, label := cs.classifyArg(v.c, op); sens != sensNone && sens != sensAccountList {
+				s.add(rSecretCommit, "git "+sub+" puts "+label+" ("+op+") into the repository: once pushed it stays in the history; keep it out (.gitignore) and use a secret store", "git "+evJoin(v.args))
+				return
+			}
+		}
+	}
+}
