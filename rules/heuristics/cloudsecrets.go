@@ -342,10 +342,17 @@ func (s *scan) embeddedMetadataURL(v *cmdView, a string) bool {
 
 // checkClusterSecrets judges kubectl / oc commands that reveal secrets.
 func (s *scan) checkClusterSecrets(cs *cmdScan, v *cmdView) {
-	if v.prog != "kubectl" && v.prog != "oc" && v.prog != "kubectl-view_secret" && v.prog != "k9s" {
+	if v.prog != "kubectl" && v.prog != "oc" && v.prog != "kubectl-view_secret" && v.prog != "k9s" && v.prog != "etcdctl" {
 		return
 	}
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	if v.prog == "etcdctl" {
+		// The API server keeps every Secret under /registry/secrets/.
+		if ops := v.plainOperands(); len(ops) >= 2 && (ops[0] == "get" || ops[0] == "watch") && strings.HasPrefix(ops[1], "/registry/secrets") {
+			s.add(rCredClusterSecret, "etcdctl reads the cluster's Secrets straight from etcd ("+ops[1]+"): refuse it", ev())
+		}
+		return
+	}
 	if v.prog == "kubectl-view_secret" {
 		s.add(rCredClusterSecret, "kubectl view-secret prints a Kubernetes secret's values: refuse it", ev())
 		return

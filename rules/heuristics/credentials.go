@@ -172,6 +172,9 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famSecretSearch != 0 {
 			s.checkSecretSearch(cs, v)
 		}
+		if v.prog == "docker" || v.prog == "podman" || v.prog == "kubectl" || v.prog == "oc" {
+			s.checkContainerCopyOut(v)
+		}
 		if v.fam&famCLIToken == 0 {
 			continue
 		}
@@ -649,4 +652,26 @@ func printsToContext(v *cmdView) bool {
 		}
 	}
 	return !hasFlag(v.args, 'o', "output")
+}
+
+// checkContainerCopyOut judges docker / podman / kubectl cp of a
+// container's secrets out to here (docker cp api:/app/.env .): the
+// container path is classified as a path of that container's file
+// system.
+func (s *scan) checkContainerCopyOut(v *cmdView) {
+	ops := operands(v.args, "cn", []string{"--container", "--namespace", "--context", "--kubeconfig"})
+	if len(ops) < 3 || ops[0] != "cp" && !(ops[0] == "container" && len(ops) > 3 && ops[1] == "cp") {
+		return
+	}
+	src := ops[len(ops)-2]
+	i := strings.IndexByte(src, ':')
+	if i <= 0 || strings.Contains(src[:i], "/") && v.prog != "kubectl" && v.prog != "oc" {
+		return // a local path
+	}
+	p := src[i+1:]
+	if sens, label := classify(p, ""); sens != sensNone && sens != sensAccountList {
+		if r := credentialRule(sens); s.enabled(r) {
+			s.add(r, credentialMessage(sens, label, src)+" (copied out of the container)", v.prog+" "+evJoin(v.args))
+		}
+	}
 }

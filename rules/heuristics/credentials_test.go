@@ -218,3 +218,18 @@ func TestSecretSearchGlobsAndHistories(t *testing.T) {
 		cmdCase("find src -name '*_history.py'", false),
 	})
 }
+
+func TestContainerCopyOutAndEtcd(t *testing.T) {
+	runRuleCases(t, "credential.dotenv-read", []ruleCase{
+		cmdCase("docker cp prod-api:/app/.env /tmp/x", true),
+		cmdCase("podman container cp web:/srv/.env.production .", true),
+		cmdCase("docker cp web:/app/dist ./dist", false),
+		cmdCase("docker cp ./.env web:/app/.env", false), // copied in, not out
+	})
+	runRuleCases(t, "credential.cluster-secret", []ruleCase{
+		cmdCase("etcdctl get /registry/secrets --prefix", true),
+		cmdCase("ETCDCTL_API=3 etcdctl get /registry/secrets/default/db -w json", true),
+		cmdCase("etcdctl get /registry/pods --prefix --keys-only", false),
+		cmdCase("etcdctl endpoint health", false),
+	})
+}

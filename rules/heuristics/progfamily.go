@@ -101,6 +101,8 @@ func progFamily(prog string) family {
 		return famTransfer | famNetcat
 	case "oc":
 		return famCluster | famPriv | famInfra | famTunnel | famExpose
+	case "etcdctl":
+		return famInfra | famCluster // etcdctl get /registry/secrets
 	case "kubectl-view_secret", "k9s":
 		return famCluster
 	case "kubectl":
@@ -130,7 +132,7 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
 		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "mongosh", "mongo",
-		"gsutil", "glab", "cqlsh", "doctl", "etcdctl", "prisma":
+		"gsutil", "glab", "cqlsh", "doctl", "prisma":
 		return famInfra
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return famInfra | famExpose // CONFIG SET protected-mode no
