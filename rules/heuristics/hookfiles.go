@@ -42,6 +42,9 @@ func hookKind(abs string) string {
 		return "json-commands"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "sshconfig"
+	case base == "build.rs" || base == "build.gradle" || base == "build.gradle.kts" || base == "settings.gradle" || base == "settings.gradle.kts" ||
+		base == "build.sbt" || base == "CMakeLists.txt" || base == "meson.build" || base == "Rakefile" || base == "Vagrantfile":
+		return "build-script"
 	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
 		return "vim"
 	case strings.HasSuffix(base, ".vim") && (strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
@@ -56,6 +59,22 @@ func hookKind(abs string) string {
 var hookCommands = map[string]func(string) []string{
 	"npm": packageScripts, "ci": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
+	"build-script": buildScriptCommands,
+}
+
+// buildScriptCommands returns the quoted strings of a build script in a
+// general-purpose language (build.rs, Gradle, sbt, CMake, Rake) that
+// read as a command line: the build hands them to a process or a shell
+// (Command::new("sh").arg("-c").arg("…"), exec { commandLine(…) },
+// execute_process(COMMAND …)).
+func buildScriptCommands(content string) []string {
+	var out []string
+	shell.CodeLiterals(content, func(lit string) {
+		if strings.IndexByte(lit, ' ') > 0 && (strings.ContainsAny(lit, "|;&>") || strings.Contains(lit, "://")) {
+			out = append(out, lit)
+		}
+	})
+	return out
 }
 
 func hookRunner(kind string) string {
@@ -78,6 +97,8 @@ func hookRunner(kind string) string {
 		return "ssh runs on every connection"
 	case "vim":
 		return "vim runs at start"
+	case "build-script":
+		return "the build runs"
 	case "ci-env":
 		return "sets the environment of every later CI step"
 	}
