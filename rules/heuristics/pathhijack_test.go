@@ -49,3 +49,16 @@ func TestBuildScripts(t *testing.T) {
 		cmdCase(`echo 'plugins { id("java") }' > build.gradle.kts`, false),
 	})
 }
+
+func TestClusterAdminAndInsecureRepositories(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`yq -i '.data.mapUsers += "- userarn: arn:aws:iam::1:user/x\n  groups: [system:masters]\n"' /tmp/a.yaml`, true),
+		cmdCase("printf 'kind: ClusterRoleBinding\\nroleRef: {name: cluster-admin}\\n' > crb.yaml", true),
+		cmdCase(`yq -i '.data.mapRoles += "- rolearn: arn:aws:iam::1:role/dev\n  groups: [developers]\n"' aws-auth.yaml`, false),
+		cmdCase("echo 'see cluster-admin in the docs' > notes.md", false),
+	})
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase(`echo "repositories { maven { url 'http://10.0.0.5/m2'; allowInsecureProtocol = true } }" >> build.gradle`, true),
+		cmdCase("echo 'repositories { mavenCentral() }' >> build.gradle", false),
+	})
+}

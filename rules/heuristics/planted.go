@@ -123,6 +123,12 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
+	if kind == "build-script" && s.enabled(rSupplyVerifyOff) && strings.Contains(strings.Join(strings.Fields(content), ""), "allowInsecureProtocol=true") {
+		s.add(rSupplyVerifyOff, "writes "+baseName(abs)+" with allowInsecureProtocol = true: its repository is fetched over plain http, where anyone on the path can serve the build's dependencies; use https", abs)
+	}
+	if why := clusterAdminGrant(content); why != "" && (strings.HasSuffix(abs, ".yaml") || strings.HasSuffix(abs, ".yml") || strings.HasSuffix(abs, ".json")) {
+		s.add(rCloudGrant, "writes "+baseName(abs)+", which "+why+": granting access is for a person to do on purpose; a human should approve it", abs)
+	}
 	s.checkExposedConfig(abs, content)
 	s.checkMinerFile(abs, content)
 	if s.act.Type == "execute_command" { // the file tools' writes: checkInjection
@@ -175,6 +181,9 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	if off := agentSettingsOff(abs, filter); off != "" {
 		s.add(rDefAgentGuard, "rewrites "+baseName(abs)+" so that it "+off+": what the agent then does is judged by no one; refuse it", abs)
 	}
+	if why := clusterAdminGrant(filter); why != "" {
+		s.add(rCloudGrant, "rewrites "+baseName(abs)+" so that it "+why+": granting access is for a person to do on purpose; a human should approve it", abs)
+	}
 	kind := hookKind(abs)
 	if kind == "" && baseName(abs) != ".pre-commit-config.yaml" {
 		return
@@ -188,6 +197,19 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 			s.judgePlanted("shell", lit, abs, "sets a value in "+baseName(abs)+", which "+runner)
 		}
 	})
+}
+
+// clusterAdminGrant says how text hands out a Kubernetes cluster's
+// administration: the system:masters group (aws-auth's mapUsers and
+// mapRoles, a certificate's organisation) or the cluster-admin role; "".
+func clusterAdminGrant(text string) string {
+	switch {
+	case strings.Contains(text, "system:masters"):
+		return "puts an identity in system:masters, the group that administers the cluster"
+	case strings.Contains(text, "cluster-admin") && (strings.Contains(text, "roleRef") || strings.Contains(text, "ClusterRoleBinding")):
+		return "binds the cluster-admin role"
+	}
+	return ""
 }
 
 // writesCodeInto is the reason code written into a source file is judged.
