@@ -102,17 +102,10 @@ func CodeEffects(code string) []CodeEffect {
 // A call without parentheses must go on with a literal or a glob, unless
 // bare says it may go on with anything (perl's open F, ">x", unlink $f).
 func forEachCall(code, name string, bare bool, fn func(rest string)) {
-	for off := 0; off < len(code); {
-		i := strings.Index(code[off:], name)
-		if i < 0 {
+	afterKeywords(code, []string{name}, func(before byte, rest string) {
+		if isIdentByte(before) || rest != "" && isIdentByte(rest[0]) {
 			return
 		}
-		i += off
-		off = i + len(name)
-		if i > 0 && isIdentByte(code[i-1]) || off < len(code) && isIdentByte(code[off]) {
-			continue
-		}
-		rest := code[off:]
 		switch {
 		case strings.HasPrefix(rest, "("):
 			fn(rest[1:])
@@ -121,7 +114,7 @@ func forEachCall(code, name string, bare bool, fn func(rest string)) {
 				fn(strings.TrimPrefix(r, "("))
 			}
 		}
-	}
+	})
 }
 
 func hasWrapper(s string) bool {
@@ -287,41 +280,26 @@ func isWriteMode(m string) bool {
 func receiverEffects(code string) []CodeEffect {
 	var out []CodeEffect
 	for _, call := range receiverCalls {
-		for off := 0; off < len(code); {
-			i := strings.Index(code[off:], call.name+"(")
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(call.name)
-			if i > 0 && code[i-1] != '"' && code[i-1] != '\'' && code[i-1] != '`' {
+		afterKeywords(code, []string{call.name + "("}, func(before byte, _ string) {
+			if before != 0 && before != '"' && before != '\'' && before != '`' {
 				out = append(out, CodeEffect{call.op, ""})
 			}
-		}
+		})
 	}
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		if c != '"' && c != '\'' && c != '`' {
-			continue
-		}
-		lit, n, ok := readLiteral(code[i:])
-		if !ok {
-			break
-		}
-		i += n - 1
-		rest := code[i+1:]
-		if strings.HasPrefix(rest, ")") && i+1-n > 0 && code[i-n] == '(' {
+	eachLiteral(code, func(lit string, start, end int) {
+		rest := code[end:]
+		if strings.HasPrefix(rest, ")") && start > 0 && code[start-1] == '(' {
 			rest = rest[1:] // ("….").unlink()
 		}
 		if len(rest) < 4 || rest[0] != '.' {
-			continue
+			return
 		}
 		for _, call := range receiverCalls {
 			if strings.HasPrefix(rest, call.name) && (len(rest) == len(call.name) || !isIdentByte(rest[len(call.name)])) {
 				out = append(out, CodeEffect{call.op, lit})
-				break
+				return
 			}
 		}
-	}
+	})
 	return out
 }

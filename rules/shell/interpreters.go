@@ -593,6 +593,13 @@ func CodeLiterals(code string, fn func(lit string)) {
 	if len(code) > maxCodeScan {
 		code = code[:maxCodeScan]
 	}
+	eachLiteral(code, func(lit string, _, _ int) { fn(lit) })
+}
+
+// eachLiteral calls fn with each quoted string literal of code,
+// unescaped, and where it starts and ends (code[start:end] is the
+// literal as written). An unterminated literal ends the scan.
+func eachLiteral(code string, fn func(lit string, start, end int)) {
 	for i := 0; i < len(code); i++ {
 		c := code[i]
 		if c != '"' && c != '\'' && c != '`' {
@@ -602,7 +609,7 @@ func CodeLiterals(code string, fn func(lit string)) {
 		if !ok {
 			return
 		}
-		fn(lit)
+		fn(lit, i, i+n)
 		i += n - 1
 	}
 }
