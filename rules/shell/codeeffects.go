@@ -280,8 +280,9 @@ func isWriteMode(m string) bool {
 func receiverEffects(code string) []CodeEffect {
 	var out []CodeEffect
 	for _, call := range receiverCalls {
-		afterKeywords(code, []string{call.name + "("}, func(before byte, _ string) {
-			if before != 0 && before != '"' && before != '\'' && before != '`' {
+		kw := call.name + "("
+		afterKeywords(code, []string{kw}, func(before byte, rest string) {
+			if at := len(code) - len(rest) - len(kw); at > 0 && before != '"' && before != '\'' && before != '`' {
 				out = append(out, CodeEffect{call.op, ""})
 			}
 		})
