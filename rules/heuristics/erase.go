@@ -45,11 +45,10 @@ func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 		}
 		ops, verb, empties = operands(v.args, "sr", []string{"--size", "--reference"}), "empties", true
 	case "sed", "gsed", "perl":
-		script, ok := inPlaceScript(v)
-		if !ok || !emptiesEveryLine(v.prog, script) {
+		files, scripts, ok := inPlaceScripts(v)
+		if !ok || !emptiesEveryLine(v.prog, strings.Join(scripts, "\n")) {
 			return
 		}
-		files, _, _ := inPlaceEdit(v)
 		ops, verb, empties = files, "empties", true
 		s.checkEmptiedFiles(cs, v, files)
 	default:

@@ -20,11 +20,36 @@ func inPlaceEdit(v *cmdView) (files []string, text string, ok bool) {
 	return nil, "", false
 }
 
-// sedInPlace reads GNU and BSD sed's command line: -i[SUFFIX],
-// --in-place[=SUFFIX], BSD's "-i ”", -e / --expression, -f / --file.
+// inPlaceScripts returns the files v edits in place and the scripts it
+// edits them with (sed's -e scripts or first operand, perl's -e code);
+// ok is false as for inPlaceEdit.
+func inPlaceScripts(v *cmdView) (files, scripts []string, ok bool) {
+	switch v.prog {
+	case "sed", "gsed":
+		return sedInPlaceArgs(v.args)
+	case "perl":
+		return perlInPlaceArgs(v.args)
+	}
+	return nil, nil, false
+}
+
+// sedInPlace is sedInPlaceArgs with the text the scripts insert.
 func sedInPlace(args []string) ([]string, string, bool) {
+	ops, scripts, ok := sedInPlaceArgs(args)
+	if !ok {
+		return nil, "", false
+	}
+	// sed reads its -e scripts as one, a line each: -e '$a\' -e 'text'.
+	var b strings.Builder
+	sedInsertedText(strings.Join(scripts, "\n"), &b)
+	return ops, b.String(), true
+}
+
+// sedInPlaceArgs reads GNU and BSD sed's command line: -i[SUFFIX],
+// --in-place[=SUFFIX], BSD's "-i ”", -e / --expression, -f / --file.
+func sedInPlaceArgs(args []string) (files, scripts []string, ok bool) {
 	inPlace, fromFile := false, false
-	var scripts, ops []string
+	var ops []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -78,28 +103,45 @@ func sedInPlace(args []string) ([]string, string, bool) {
 		}
 	}
 	if !inPlace {
-		return nil, "", false
+		return nil, nil, false
 	}
 	if len(scripts) == 0 && !fromFile {
 		if len(ops) == 0 {
-			return nil, "", false
+			return nil, nil, false
 		}
 		scripts, ops = ops[:1], ops[1:]
 	}
 	if len(scripts) == 0 || len(ops) == 0 {
+		return nil, nil, false
+	}
+	return ops, scripts, true
+}
+
+// perlInPlace is perlInPlaceArgs with the text of the code's s///
+// replacements.
+func perlInPlace(args []string) ([]string, string, bool) {
+	ops, code, ok := perlInPlaceArgs(args)
+	if !ok {
 		return nil, "", false
 	}
-	// sed reads its -e scripts as one, a line each: -e '$a\' -e 'text'.
 	var b strings.Builder
-	sedInsertedText(strings.Join(scripts, "\n"), &b)
+	for _, c := range code {
+		for i := 0; i < len(c); i++ {
+			if c[i] != 's' || i > 0 && !strings.ContainsRune(" \t;{(", rune(c[i-1])) || i+1 >= len(c) || !isSubstDelim(c[i+1]) {
+				continue
+			}
+			if n := sedSubstitution(c[i+1:], &b); n > 0 {
+				i += n
+			}
+		}
+	}
 	return ops, b.String(), true
 }
 
-// perlInPlace reads "perl -pi -e CODE FILE…" (also -i.bak, -pie, -i -pe):
-// the text of the code's s/// replacements.
-func perlInPlace(args []string) ([]string, string, bool) {
+// perlInPlaceArgs reads "perl -pi -e CODE FILE…" (also -i.bak, -pie,
+// -i -pe): the files and the code.
+func perlInPlaceArgs(args []string) (files, code []string, ok bool) {
 	inPlace := false
-	var code []string
 	var ops []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -135,20 +177,9 @@ func perlInPlace(args []string) ([]string, string, bool) {
 		}
 	}
 	if !inPlace || len(code) == 0 || len(ops) == 0 {
-		return nil, "", false
+		return nil, nil, false
 	}
-	var b strings.Builder
-	for _, c := range code {
-		for i := 0; i < len(c); i++ {
-			if c[i] != 's' || i > 0 && !strings.ContainsRune(" \t;{(", rune(c[i-1])) || i+1 >= len(c) || !isSubstDelim(c[i+1]) {
-				continue
-			}
-			if n := sedSubstitution(c[i+1:], &b); n > 0 {
-				i += n
-			}
-		}
-	}
-	return ops, b.String(), true
+	return ops, code, true
 }
 
 // sedInsertedText appends to b, one per line, the text a sed script

@@ -14,11 +14,12 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 	if !s.enabled(rSupplySource) {
 		return
 	}
-	script, ok := inPlaceScript(v)
+	files, scripts, ok := inPlaceScripts(v)
 	if !ok {
 		return
 	}
-	if lock := editedLockfile(v); lock != "" && s.enabled(rSupplyVerifyOff) && touchesHashes(script) {
+	script := strings.Join(scripts, "\n")
+	if lock := editedLockfile(files); lock != "" && s.enabled(rSupplyVerifyOff) && touchesHashes(script) {
 		s.add(rSupplyVerifyOff, v.prog+" edits the hashes "+lock+" pins: installs would no longer be checked against what was locked; regenerate the lockfile with the package manager instead",
 			v.prog+" "+evJoin(v.args))
 		return
@@ -35,9 +36,9 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 	}
 }
 
-// editedLockfile returns the lockfile v edits in place, or "".
-func editedLockfile(v *cmdView) string {
-	for _, f := range v.args { // the operands past the script: any word will do
+// editedLockfile returns the lockfile among files, or "".
+func editedLockfile(files []string) string {
+	for _, f := range files {
 		switch b := baseName(f); b {
 		case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "Cargo.lock",
 			"go.sum", "composer.lock", "Gemfile.lock", "uv.lock", "bun.lock", "requirements.txt":
@@ -53,36 +54,6 @@ func touchesHashes(script string) bool {
 	l := strings.ToLower(script)
 	for _, m := range []string{"integrity", "checksum", "sha512-", "sha256", "sha1-", "--hash", "h1:"} {
 		if strings.Contains(l, m) {
-			return true
-		}
-	}
-	return false
-}
-
-// inPlaceScript returns the script of an in-place sed or perl edit.
-func inPlaceScript(v *cmdView) (string, bool) {
-	switch v.prog {
-	case "sed", "gsed", "perl":
-	default:
-		return "", false
-	}
-	if !hasShortFlag(v.args, 'i') && !hasLongFlag(v.args, "in-place") && !(v.prog == "perl" && hasInPlaceGroup(v.args)) {
-		return "", false
-	}
-	var scripts []string
-	flagValues(v.args, 'e', "expression", func(e string) { scripts = append(scripts, e) })
-	if len(scripts) == 0 {
-		if ops := operands(v.args, "fl", []string{"--file", "--line-length"}); len(ops) > 0 {
-			scripts = ops[:1]
-		}
-	}
-	return strings.Join(scripts, "\n"), len(scripts) > 0
-}
-
-// hasInPlaceGroup reports perl's grouped -pi / -pie.
-func hasInPlaceGroup(args []string) bool {
-	for _, a := range args {
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'i') > 0 {
 			return true
 		}
 	}
