@@ -224,7 +224,7 @@ func listedGlobs(c *Command) (string, bool) {
 		// ls DIR writes names relative to DIR; a glob operand, the
 		// names it matched as written.
 		dirs := false
-		for _, d := range operandsOf(c.Args) {
+		for _, d := range operandWords(c.Args, nil) {
 			if strings.ContainsAny(d, "*?[") {
 				ops = append(ops, d)
 			} else {
@@ -266,16 +266,16 @@ func listedGlobs(c *Command) (string, bool) {
 			}
 		}
 	case "git":
-		if i := slices.Index(c.Args, "ls-files"); i < 0 || operandsOf(c.Args[:i]) != nil {
+		if i := slices.Index(c.Args, "ls-files"); i < 0 || operandWords(c.Args[:i], nil) != nil {
 			return "", false
-		} else if ops = operandsOf(c.Args[i+1:]); len(ops) == 0 {
+		} else if ops = operandWords(c.Args[i+1:], nil); len(ops) == 0 {
 			ops = []string{"*"}
 		}
 	case "rg":
 		if !slices.Contains(c.Args, "--files") {
 			return "", false
 		}
-		for _, d := range operandsOf(c.Args) {
+		for _, d := range operandWords(c.Args, nil) {
 			ops = append(ops, under(d, "*"))
 		}
 		if len(ops) == 0 {
@@ -285,22 +285,6 @@ func listedGlobs(c *Command) (string, bool) {
 		return "", false
 	}
 	return strings.Join(ops, "\n"), true // a line each, as the listing writes them
-}
-
-// operandsOf returns the words of args that are not options, up to "--"
-// and after it. It knows no option's value: only for commands whose
-// options that matter here take none.
-func operandsOf(args []string) []string {
-	var ops []string
-	for i, a := range args {
-		if a == "--" {
-			return append(ops, args[i+1:]...)
-		}
-		if !strings.HasPrefix(a, "-") {
-			ops = append(ops, a)
-		}
-	}
-	return ops
 }
 
 // printfText is what printf FORMAT ARGS… writes, for its %s conversions:

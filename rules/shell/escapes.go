@@ -248,7 +248,8 @@ var (
 )
 
 // operandWords returns words' operands, skipping options and the values
-// of those named in valued.
+// of those named in valued (none: for commands whose options that
+// matter take no value), and all of what follows "--".
 func operandWords(words []string, valued []string) []string {
 	var ops []string
 	for i := 0; i < len(words); i++ {
