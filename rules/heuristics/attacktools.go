@@ -1,7 +1,5 @@
 package heuristics
 
-import "strings"
-
 // Attack tooling: scanners, brute-forcers, password crackers, exploitation
 // frameworks and post-exploitation kits. None is needed to write, build
 // or test software, and each is how an intrusion spreads or deepens; a
@@ -58,7 +56,7 @@ func scansOnlyLoopback(v *cmdView) bool {
 		return false
 	}
 	for _, t := range targets {
-		if t != "localhost" && t != "::1" && !strings.HasPrefix(t, "127.") {
+		if !isLoopbackHost(t) {
 			return false
 		}
 	}

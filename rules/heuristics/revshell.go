@@ -100,7 +100,7 @@ func loopbackProbe(src, marker string) bool {
 		}
 		rest = rest[i+len(marker):]
 		host, _, _ := strings.Cut(rest, "/")
-		if host != "localhost" && host != "::1" && !strings.HasPrefix(host, "127.") {
+		if !isLoopbackHost(host) {
 			return false
 		}
 	}

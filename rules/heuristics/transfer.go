@@ -298,5 +298,5 @@ func loopbackListen(args []string) bool {
 			}
 		}
 	}
-	return bind == "localhost" || bind == "::1" || strings.HasPrefix(bind, "127.")
+	return bind != "" && isLoopbackHost(bind)
 }
