@@ -663,11 +663,9 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 			}
 		}
 		return "", false
-	default:
-		return hostedInline(v)
 	}
 	if !ok {
-		code, ok = hostedInline(v) // python3 - <<EOF, deno eval
+		code, ok = hostedInline(v) // python3 - <<EOF, deno eval, gcc -x c - <<EOF
 	}
 	if !ok && v.c.PipedProgram != "" {
 		return v.c.PipedProgram, true // echo 'code' | python3

@@ -39,6 +39,8 @@ func (w *walker) pipeData(members, starts []int, fr frame) {
 			w.xargsData(from, cons, fr)
 		case shells[program] || program == "busybox":
 			w.shellData(from, cons, fr)
+		case compilerLang(program) != "":
+			w.compiledData(from, cons, fr)
 		default:
 			if lang := interpreterLang(program); lang != "" && lang != "awk" {
 				w.codeData(from, cons, lang, fr)
@@ -159,10 +161,56 @@ func (w *walker) xargsData(from []int, cons int, fr frame) {
 		text, ok = listedGlobs(&w.s.Commands[from[len(from)-1]])
 		listed = true
 	}
-	if !ok {
+	if !ok || stdinRedirected(w.s.Commands[cons].Redirects) {
 		return
 	}
-	args := w.s.Commands[cons].Args
+	w.xargsRun(w.s.Commands[cons].Args, text, listed, fr)
+}
+
+// xargsFileData follows a listing xargs reads from a process
+// substitution instead of a pipe: xargs rm < <(ls ~), xargs -a <(find ~)
+// rm, xargs --arg-file=<(ls -A) rm. The substitution's own commands are
+// judged where the walker reaches them; this adds xargs's command with
+// the listing's glob in place of its names, as for ls ~ | xargs rm.
+func (w *walker) xargsFileData(args []field, redirs []Redirect, fr frame) {
+	src := ""
+	for _, r := range redirs {
+		if r.Op == "<" && (r.FD == "" || r.FD == "0") {
+			src = r.Target
+		}
+	}
+	opts := args
+	if start, _, ok := wrappers["xargs"].commandStart(args); ok {
+		opts = args[:start]
+	}
+	for i, f := range opts {
+		switch a := f.text; {
+		case (a == "-a" || a == "--arg-file") && i+1 < len(opts):
+			src = opts[i+1].text
+		case strings.HasPrefix(a, "--arg-file="):
+			src = a[len("--arg-file="):]
+		case strings.HasPrefix(a, "-a") && len(a) > 2:
+			src = a[2:]
+		}
+	}
+	inner, ok := strings.CutPrefix(src, "<(")
+	if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+		return
+	}
+	sc := Parse(inner)
+	defer sc.Release()
+	if sc.ParseError != "" || len(sc.Commands) != 1 {
+		return
+	}
+	if text, ok := listedGlobs(&sc.Commands[0]); ok {
+		w.xargsRun(texts(args), text, true, fr)
+	}
+}
+
+// xargsRun adds the command xargs (its arguments args) runs on the
+// items of text, a line each; listed says they are globs standing for
+// the names a listing writes.
+func (w *walker) xargsRun(args []string, text string, listed bool, fr frame) {
 	fs := plainFields(args)
 	start, _, ok := wrappers["xargs"].commandStart(fs)
 	if !ok || fr.wrap >= maxWrapChain {

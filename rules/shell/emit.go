@@ -110,7 +110,8 @@ var programTraits = func() map[string]uint16 {
 		"ssh", "scp", "sftp", "rsync", "tar", "bsdtar", "sed", "gsed", "make", "gmake", "git",
 		"gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
-		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh")
+		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "xargs")
+	add(ptInterp, "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc")
 	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",
 		"jrunscript", "rhino", "jjs", "php", "lua", "luajit", "julia", "awk", "gawk", "mawk", "nawk", "Rscript",
 		"R", "irb", "jshell", "lldb")
@@ -136,8 +137,9 @@ var projectTools = map[string]bool{
 // traitsOf returns the traits of a program.
 func traitsOf(program string) uint16 {
 	t := programTraits[program]
-	if t == 0 && len(program) > 3 && (program[0] == 'p' || program[0] == 'l') && interpreterLang(program) != "" {
-		t = ptInterp // python3.12, perl5.36, php8, lua5.4
+	if t == 0 && len(program) > 3 && (program[0] == 'p' || program[0] == 'l') && interpreterLang(program) != "" ||
+		t == 0 && len(program) > 3 && (program[0] == 'g' || program[0] == 'c') && compilerLang(program) != "" {
+		t = ptInterp // python3.12, perl5.36, php8, lua5.4, gcc-12, clang-17
 	}
 	return t
 }

@@ -49,6 +49,10 @@ func codeOf(program string, args []field, redirs []Redirect) (lang, code string,
 	if h := hostOf(program); h != "" {
 		return hostedCode(h, texts(args), redirs)
 	}
+	if compilerLang(program) != "" {
+		code, ok = compiledSource(args, redirs)
+		return "c", code, ok
+	}
 	lang = interpreterLang(program)
 	if lang == "" {
 		return "", "", false

@@ -265,6 +265,9 @@ var execCalls = map[string][]execCall{
 	"julia": {{"run", false, false}, {"read", false, false}, {"pipeline", false, false}},
 	"awk":   {{"system", true, false}},
 	"r":     {{"system", true, false}, {"system2", true, false}},
+	// C and C++ source a compiler reads from stdin (compiled.go).
+	"c": {{"system", true, false}, {"popen", true, false}, {"execl", true, true}, {"execlp", true, true},
+		{"execle", true, true}},
 }
 
 // embeddedCommands returns the shell commands code runs that are given
@@ -301,6 +304,9 @@ func embeddedCommands(lang, code string) (cmds []string, opaque string) {
 				continue
 			}
 			words, ok := literalArgs(rest)
+			if _, list := listOpen(rest); call.name == "popen" && !list && len(words) > 1 {
+				words = words[:1] // popen(cmd, mode) in C, Python, PHP, Lua and Ruby
+			}
 			switch {
 			case ok && len(words) == 1:
 				cmds = append(cmds, words[0])
@@ -581,7 +587,7 @@ func quoteWords(words []string) string {
 // 'PROGRAM', python - <<EOF …, deno eval CODE, gdb -ex 'python …'): ok
 // is false for any other command.
 func InterpreterProgram(program string, args []string, redirs []Redirect) (lang, code string, ok bool) {
-	if interpreterLang(program) == "" && hostOf(program) == "" {
+	if interpreterLang(program) == "" && hostOf(program) == "" && compilerLang(program) == "" {
 		return "", "", false
 	}
 	return codeOf(program, plainFields(args), redirs)

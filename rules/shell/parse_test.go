@@ -238,6 +238,12 @@ func TestParseWrappers(t *testing.T) {
 		{"git ls-files -z '*.py' | xargs -0 black", []string{"git ls-files -z *.py", "xargs -0 black", "0:xargs: black", "0:xargs: black *.py"}},
 		{"rg --files | xargs cat", []string{"rg --files", "xargs cat", "0:xargs: cat", "0:xargs: cat *"}},
 		{"git log | xargs echo", []string{"git log", "xargs echo", "0:xargs: echo"}},
+		// A listing read from a process substitution, as stdin or -a's file.
+		{"xargs rm -rf < <(find ~ -maxdepth 1)", []string{"xargs rm -rf", "0:xargs: rm -rf ~/*", "0:xargs: rm -rf", "1:<(): find ~ -maxdepth 1"}},
+		{"xargs -a <(ls -A dist) rm -f", []string{`xargs -a "<(ls -A dist)" rm -f`, "0:xargs: rm -f * .[!.]*", "0:xargs: rm -f", "1:<(): ls -A dist"}},
+		{"xargs --arg-file=<(git ls-files '*.py') black", []string{`xargs "--arg-file=<(git ls-files '*.py')" black`, "0:xargs: black *.py", "0:xargs: black", "1:<(): git ls-files *.py"}},
+		{"xargs -a <(git log) echo", []string{`xargs -a "<(git log)" echo`, "0:xargs: echo", "1:<(): git log"}},
+		{"ls | xargs rm < <(ls -A ~)", []string{"ls", "xargs rm", "0:xargs: rm * .[!.]*", "0:xargs: rm", "1:<(): ls -A ~"}},
 		{"xargs -0 -P 4 rm -f", []string{"xargs -0 -P 4 rm -f", "0:xargs: rm -f"}},
 		{`find . -name '*.tmp' -exec rm -f {} \;`, []string{"find . -name *.tmp -exec rm -f {} ;", "0:find -exec: rm -f {}"}},
 		{`find . -execdir sh -c 'id' \; -exec ls {} +`, []string{"find . -execdir sh -c id ; -exec ls {} +", "0:find -execdir: sh -c id", "1:sh -c: id", "0:find -exec: ls {}"}},

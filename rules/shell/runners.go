@@ -44,6 +44,8 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.sedCommands(args, fr)
 	case "make", "gmake":
 		w.makeRecipes(args, redirs, fr)
+	case "xargs":
+		w.xargsFileData(args, redirs, fr)
 	case "git":
 		w.gitCommands(args, fr)
 	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",

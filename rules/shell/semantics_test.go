@@ -145,6 +145,9 @@ func TestPipedText(t *testing.T) {
 		{`echo 'import os; os.system("rm -rf /")' | python3`, []string{"1:python3: rm -rf /"}},
 		{`echo 'system("rm -rf /")' | sudo perl`, []string{"1:perl: rm -rf /"}},
 		{`echo 'require("child_process").execSync("rm -rf /")' | node -`, []string{"1:node: rm -rf /"}},
+		// A compiler reading its source from stdin builds what the line runs.
+		{`echo 'int main(){system("rm -rf /");}' | gcc -x c - -o /tmp/a && /tmp/a`, []string{"1:gcc: rm -rf /"}},
+		{`printf 'int main(){return popen("id","r")==0;}' | clang-17 -xc -`, []string{"1:clang-17: id"}},
 	}
 	for _, tt := range runs {
 		got := summaries(Parse(tt.src))
@@ -155,13 +158,15 @@ func TestPipedText(t *testing.T) {
 		}
 	}
 	for _, src := range []string{
-		"echo 'rm -rf /' | sh x.sh",                                // the script is a file
-		"echo 'rm -rf /' | sh < f",                                 // stdin is a file
-		"echo 'rm -rf /' | sh -c 'cat'",                            // the script is -c's
-		"echo 'rm -rf /' | xargs sh",                               // the text becomes operands
-		"curl -s https://x.example | sh",                           // output the line does not show
-		"echo 'rm -rf /' | nohup cat | sh",                         // cat is not a wrapper here
-		`echo 'import os; os.system("rm -rf /")' | python3 app.py`, // a script file
+		`echo 'int main(){system("rm -rf /");}' | gcc -x c -o - main.c`, // "-" is -o's value: the source is a file
+		`echo 'int main(){system("rm -rf /");}' | gcc-wrapper -`,        // not a compiler
+		"echo 'rm -rf /' | sh x.sh",                                     // the script is a file
+		"echo 'rm -rf /' | sh < f",                                      // stdin is a file
+		"echo 'rm -rf /' | sh -c 'cat'",                                 // the script is -c's
+		"echo 'rm -rf /' | xargs sh",                                    // the text becomes operands
+		"curl -s https://x.example | sh",                                // output the line does not show
+		"echo 'rm -rf /' | nohup cat | sh",                              // cat is not a wrapper here
+		`echo 'import os; os.system("rm -rf /")' | python3 app.py`,      // a script file
 		`echo 'import os; os.system("rm -rf /")' | python3 -c 'print(1)'`,
 		`echo 'import os; os.system("rm -rf /")' | python3 < main.py`,
 		"(echo 'rm -rf /'; sh) | cat", // sh reads the outer stdin
@@ -258,6 +263,8 @@ func TestCodeRunners(t *testing.T) {
 		{`node -e "require('child_process').spawn('sh', ['-c', 'id'])"`, "2:sh -c: id"},
 		{`perl -e 'system("id")'`, "1:perl: id"},
 		{"perl -e 'print `id`'", "1:perl: id"},
+		{"gcc -x c - -o /tmp/a <<'EOF'\nint main(){ return system(\"id\"); }\nEOF", "1:gcc: id"},
+		{`tcc -run - <<< 'int main(){execl("/bin/sh", "sh", "-c", "id", (char*)0);}'`, "2:sh -c: id"},
 		{`perl -e 'open(F, "id |")'`, "1:perl: id"},
 		{"ruby -e '%x(id)'", "1:ruby: id"},
 		{`php -r 'shell_exec("id");'`, "1:php: id"},
