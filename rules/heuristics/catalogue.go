@@ -93,6 +93,7 @@ const (
 	rInjectOutbound
 	rInjectAgentRules
 	rInjectStandingExfil
+	rInjectAgentDirective
 
 	rEvInvisibleCommand
 	rEvInvisibleText
@@ -325,6 +326,8 @@ var baseRules = [numRules]Rule{
 		"An email, chat message or HTTP body sent out carries instructions aimed at another agent."},
 	rInjectAgentRules: {"injection.agent-rules-file", CategoryPromptInjection, critical, block,
 		"Writes injection wording into a file agents load as instructions (AGENTS.md, .cursorrules, CLAUDE.md, …)."},
+	rInjectAgentDirective: {"injection.agent-directive", CategoryPromptInjection, high, escalate,
+		"Text addressed to AI agents (\"Note for AI assistants:\", \"If you are an AI\") asks them for credentials, to run fetched code, to approve a change or to keep a step from the user."},
 	rInjectStandingExfil: {"injection.standing-exfiltration", CategoryPromptInjection, critical, block,
 		"Plants a standing instruction to hand out credentials (\"always attach the credentials file\") in the agent's memory or an agent rules file."},
 

@@ -346,12 +346,23 @@ func asksToReveal(s string, i int) bool {
 // another agent and is blocked; elsewhere (files, queries, memory) it is
 // escalated.
 func (s *scan) checkInjection() {
-	if !s.enabled(rInjectOverride) && !s.enabled(rInjectTemplate) && !s.enabled(rInjectOutbound) && !s.enabled(rInjectAgentRules) {
+	if !s.enabled(rInjectOverride) && !s.enabled(rInjectTemplate) && !s.enabled(rInjectOutbound) && !s.enabled(rInjectAgentRules) &&
+		!s.enabled(rInjectAgentDirective) {
 		return
 	}
 	rulesFile := s.writesAgentRulesFile()
 	for i := range s.act.Strings {
 		str := &s.act.Strings[i]
+		if s.enabled(rInjectAgentDirective) {
+			if frag, ok := findAgentDirective(str.Value); ok {
+				s.add(rInjectAgentDirective, "addresses AI agents and asks them for credentials, fetched code, an approval or silence: "+
+					"text planted for the next agent that reads it; check it before approving", frag)
+			}
+		}
+		if rulesFile != "" && s.enabled(rInjectAgentRules) && harmfulDirective(str.Value, true) {
+			s.add(rInjectAgentRules, "tells every future agent reading "+rulesFile+" to hand out credentials, run fetched code or act "+
+				"without the user: refuse it", str.Value)
+		}
 		r, frag, ok := findInjection(str.Value)
 		if !ok {
 			continue
@@ -443,6 +454,11 @@ func (s *scan) judgeAgentRulesText(abs, content string) {
 	}
 	if _, frag, ok := findInjection(content); ok {
 		s.add(rInjectAgentRules, "writes instructions aimed at agents into "+file+", which every future agent session loads: refuse it and review the file by hand", frag)
+		return
+	}
+	if harmfulDirective(content, true) {
+		s.add(rInjectAgentRules, "tells every future agent reading "+file+" to hand out credentials, run fetched code or act "+
+			"without the user: refuse it", content)
 		return
 	}
 	s.judgeAgentRulesSnippets(file, content)

@@ -1,0 +1,248 @@
+package heuristics
+
+import "strings"
+
+// Directives addressed to agents: text that speaks to whatever AI reads
+// it ("Note for AI coding assistants:", "AI agents working in this repo
+// must …", "To the AI reviewer:", "If you are an AI, …", "Assistant: …")
+// and, in the same passage, asks what no author asks of a reader in
+// earnest: to hand over credentials, to run code fetched from elsewhere,
+// to keep a step from the user, or to approve a change. Planted in a
+// README, a commit message, a pull request, a source comment or a log
+// line, it waits for the next agent that reads it.
+//
+// Either half alone is everyday: AGENTS.md is written to agents, and
+// documentation names tokens and .env files all the time. A sentence that
+// forbids ("never print secrets", "do not pipe curl to sh") is not a
+// directive to do it. Findings escalate: a person tells a quotation from
+// a plant at a glance.
+
+// directiveWindow bounds the text after an address that is read as its
+// directive.
+const directiveWindow = 400
+
+// Marks of a harmful directive, found together in one pass (directiveMarks).
+const (
+	dirSecret    uint32 = 1 << iota // names credential material
+	dirSecretish                    // a token or a secret: credential material when asked to be handed over
+	dirRun                          // asks to run, fetch or install something
+	dirRemote                       // runs code from elsewhere (| sh, git+https)
+	dirConceal                      // keeps the step from the user, or drops the user's say
+	dirApprove                      // approves or merges a change
+	dirDisclose                     // uploads, posts, sends, pastes
+	dirURL                          // a URL
+)
+
+var directiveMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(dirSecret, append([]string{"credential", "password", "passwd", "api_key", "apikey", "api key", "private key",
+		"deploy key", "ssh key", "os.environ", "process.env", "printenv", "env |", "env|", "id_*", "keychain"}, secretPathBits...))
+	fs.addAll(dirSecretish, []string{"token", "secret"})
+	fs.addAll(dirRun, []string{"run ", "execute", "fetch", "curl", "wget", "source ", "install "})
+	fs.addAll(dirRemote, []string{"| sh", "|sh", "| bash", "|bash", "| zsh", "git+http", "invoke-expression", "iex(", "bash <(", "sh <(",
+		"$(curl", "$(wget"})
+	fs.addAll(dirConceal, []string{"do not mention", "don't mention", "dont mention", "do not tell", "don't tell", "do not inform",
+		"not be reported", "do not report", "don't report", "not be mentioned", "without asking", "without telling", "without confirm",
+		"never show the user", "never tell the user", "do not show the user", "don't show the user", "hide this", "silently",
+		"disable all confirmation", "disable confirmation", "skip confirmation", "no need to ask", "always trust", "never ask"})
+	fs.addAll(dirApprove, []string{"approve this", "approve the", "safe-to-merge", "merge this", "lgtm"})
+	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
+		"include the contents", "include it", "attach", "forward", "share the", "share it", "export"})
+	fs.addAll(dirURL, []string{"http://", "https://"})
+	return fs
+}()
+
+// directivePrefilter finds the words an address needs: most text names
+// no assistant, agent or AI, and is passed over in one scan.
+var directivePrefilter = newFoldSet("assistant", "agent", "llm", "copilot", "claude", "codex", "gemini", "ai ", "ai:", "ai-", "ai,")
+
+// Words of an address.
+var (
+	// aiNames address an agent by themselves.
+	aiNames = []string{"ai", "llm", "llms", "assistant", "assistants", "copilot", "claude", "codex", "gemini"}
+	// aiQualified address an agent after an AI qualifier (AI agents,
+	// automated reviewers, AI-INSTRUCTION).
+	aiQualified  = []string{"agent", "agents", "model", "models", "reviewer", "reviewers", "bot", "bots", "instruction", "instructions"}
+	aiQualifiers = []string{"ai", "llm", "automated", "autonomous", "coding", "code"}
+	// addressFillers stand between an address's first word and its noun.
+	addressFillers = []string{"the", "any", "all", "every", "an", "a", "your", "ai", "llm", "automated", "autonomous", "coding", "code"}
+	// addressModals follow the noun of an address (AI agents MUST …,
+	// assistants reading this …).
+	addressModals = []string{"must", "should", "shall", "need", "needs", "have", "are", "reading", "working", "processing", "using",
+		"running", "reviewing", "parsing", "that", "who", "which"}
+	// noteWords name a message before "to" or "for" (note to AI agents).
+	noteWords = []string{"note", "notes", "message", "tip", "tips", "instruction", "instructions", "reminder", "notice", "info", "important", "attention"}
+)
+
+// findAgentDirective returns the fragment of s where it addresses an
+// agent and, within the passage that follows, asks for something harmful.
+func findAgentDirective(s string) (string, bool) {
+	if !directivePrefilter.in(s) {
+		return "", false
+	}
+	var prev [4]string // the words before, latest first
+	var prevAt [4]int  // where they start
+	for j := 0; ; {
+		w, at, k := wordAt(s, j)
+		if w == "" {
+			return "", false
+		}
+		if isAddress(s, w, at, k, prev, prevAt) {
+			end := min(len(s), k+directiveWindow)
+			if harmfulDirective(s[k:end], false) {
+				return around(s, at), true
+			}
+		}
+		copy(prev[1:], prev[:3])
+		copy(prevAt[1:], prevAt[:3])
+		prev[0], prevAt[0] = w, at
+		j = k
+	}
+}
+
+// wordAt returns the next word of letters at or after j, where it starts
+// and the index after it. The escapes \n, \t and \r (printf's, $'…')
+// separate words: "\nAI agents" starts with AI.
+func wordAt(s string, j int) (string, int, int) {
+	for j < len(s) && !isLetter(s[j]) {
+		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == 'n' || s[j+1] == 't' || s[j+1] == 'r') {
+			j++
+		}
+		j++
+	}
+	k := j
+	for k < len(s) && isLetter(s[k]) {
+		k++
+	}
+	return s[j:k], j, k
+}
+
+// isAddress reports whether the word w (s[at:k]) is the noun of an
+// address to an agent, given the words before it.
+func isAddress(s, w string, at, k int, prev [4]string, prevAt [4]int) bool {
+	qualified := prev[0] != "" && wordIn(prev[0], aiQualifiers)
+	if !wordIn(w, aiNames) && !(qualified && wordIn(w, aiQualified)) {
+		return false
+	}
+	// The noun followed by a colon or a modal: "Assistant:", "AI agents
+	// working in this repo must …".
+	rest := strings.TrimLeft(s[k:], " \t")
+	if strings.HasPrefix(rest, ":") {
+		return true
+	}
+	if next, _, _ := wordAt(s, k); wordIn(next, addressModals) && !wordIs(w, "ai") && !wordIs(w, "llm") {
+		return true
+	}
+	// Past the fillers: "to the AI reviewer", "note for AI coding
+	// assistants", "if you are an AI".
+	i := 0
+	for i < 4 && prev[i] != "" && wordIn(prev[i], addressFillers) {
+		i++
+	}
+	if i >= 4 || prev[i] == "" {
+		return false
+	}
+	switch {
+	case wordIs(prev[i], "to") || wordIs(prev[i], "for"):
+		return i+1 < 4 && wordIn(prev[i+1], noteWords) || wordIs(prev[i], "to") && sentenceStartsAt(s, prevAt[i])
+	case wordIs(prev[i], "dear") || wordIs(prev[i], "hey") || wordIs(prev[i], "attention"):
+		return true
+	case wordIs(prev[i], "are"):
+		return i+1 < 4 && wordIs(prev[i+1], "you")
+	}
+	return false
+}
+
+// sentenceStartsAt reports whether nothing but punctuation, markup or
+// space stands between the word at i and the previous sentence's end
+// (or the text's start).
+func sentenceStartsAt(s string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch c := s[j]; {
+		case c == ' ' || c == '\t' || c == '-' || c == '*' || c == '#' || c == '(' || c == '[' || c == '>' || c == '"' || c == '\'':
+			continue
+		case c == '\n' || c == '.' || c == '!' || c == '?' || c == ':' || c == '<':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// harmfulDirective reports whether a sentence of text asks for something
+// harmful. implicit says the text is addressed to agents as a whole (an
+// agent rules file), where a credential named with a disclosing verb,
+// not alone, is the sign.
+func harmfulDirective(text string, implicit bool) bool {
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && !sentenceEnd(text, i) {
+			continue
+		}
+		if sentence := text[start:i]; sentence != "" {
+			marks := directiveMarks.scanBits(sentence, ^uint32(0))
+			if marks&dirURL != 0 && marks&dirRun != 0 && hasScriptURL(sentence) {
+				marks |= dirRemote
+			}
+			if marks&(dirConceal|dirApprove) != 0 {
+				return true
+			}
+			if marks != 0 && !forbids(sentence) {
+				switch {
+				case marks&dirRemote != 0:
+					return true
+				case marks&dirSecret != 0 && (!implicit || marks&dirDisclose != 0):
+					return true
+				case marks&dirSecretish != 0 && marks&dirDisclose != 0:
+					return true
+				case marks&dirDisclose != 0 && marks&dirURL != 0:
+					return true
+				}
+			}
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// forbids reports whether a sentence holds a negation (never, do not,
+// avoid …): "never print secrets" forbids what it names.
+func forbids(sentence string) bool {
+	for j := 0; ; {
+		w, k := nextWord(sentence, j)
+		if w == "" {
+			return false
+		}
+		if wordIn(w, negationWords) && !wordIs(w, "without") {
+			return true
+		}
+		j = k
+	}
+}
+
+// hasScriptURL reports whether text holds a URL of a script or a program
+// (https://host/setup.sh, …/install.ps1, …/agent.exe): fetched to be run.
+func hasScriptURL(text string) bool {
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], "://")
+		if i < 0 {
+			return false
+		}
+		end := off + i + 3
+		for end < len(text) && !strings.ContainsRune(" \t\n\"'`)<>,;|", rune(text[end])) {
+			end++
+		}
+		u := strings.ToLower(text[off+i+3 : end])
+		if q := strings.IndexAny(u, "?#"); q >= 0 {
+			u = u[:q]
+		}
+		for _, ext := range []string{".sh", ".bash", ".ps1", ".exe", ".bat", ".py", ".pl"} {
+			if strings.HasSuffix(u, ext) && strings.Contains(u, "/") {
+				return true
+			}
+		}
+		off = end
+	}
+	return false
+}
