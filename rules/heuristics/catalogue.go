@@ -133,6 +133,7 @@ const (
 	rSupplyVerifyOff
 	rDefAgentGuard
 	rDefAntiForensics
+	rDefWeakeningEdit
 
 	// Services opened to the network (exposure.go), accelerator fleets
 	// (miners.go).
@@ -368,6 +369,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
 		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a), runs a program from /dev/shm, or deletes a program right after running it."},
+	rDefWeakeningEdit: {"defense.weakening-edit", CategoryDefenseImpairment, high, escalate,
+		"An in-place edit (sed -i, perl -pi) takes a protection out of code or configuration: brings in a setting that turns certificate checks off (verify=False, rejectUnauthorized: false, InsecureSkipVerify: true), empties or short-circuits an authorisation check (if not user.is_authenticated: → if False:, a password compare ORed with a literal), or deletes or comments out the lines that run a secret or vulnerability scanner or a checksum or signature check (weakening.go)."},
 	rDisruptHalt: {"disruption.system-halt", CategorySystemDisruption, high, block,
 		"Shuts down, reboots or halts the machine, or cuts it off the network (shutdown, reboot, systemctl poweroff, init 0, /proc/sysrq-trigger, ip link set eth0 down)."},
 	rDisruptKillAll: {"disruption.kill-all", CategorySystemDisruption, high, block,

@@ -1,0 +1,176 @@
+package heuristics
+
+import "strings"
+
+// Weakening edits. An in-place edit (sed -i, perl -pi) can take a
+// protection out of code or configuration without a word about it:
+//
+//   - a substitution that brings in a setting that turns certificate
+//     checks off (verify=True → verify=False, rejectUnauthorized: false,
+//     InsecureSkipVerify: true, ssl_verify: false);
+//   - a substitution that empties, or replaces with a constant, a line
+//     holding an authorisation check (if not user.is_authenticated: → if
+//     False:, … return res.sendStatus(403); → nothing), or that ORs a
+//     password check with a literal (a master password);
+//   - a deletion (/re/d, /re/,+3d) or comment-out (s/…/# &/) of the lines
+//     that run a security check: a secret or vulnerability scanner,
+//     checksum or signature verification.
+//
+// Each is one commit away from shipping. A substitution that keeps the
+// setting, or a deletion of anything else, is everyday.
+
+// insecureSettings are settings that turn certificate checks off, as
+// written once spaces and quotes are gone, lower-cased.
+var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=false", "ssl_verify:false", "sslverify=false",
+	"sslverify:false", "verify_ssl=false", "verify_ssl:false", "rejectunauthorized:false", "rejectunauthorized=false",
+	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
+	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
+	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate"}
+
+// authChecks mark a line that decides who may do something.
+var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "is_admin", "is_superuser", "issuperuser",
+	"login_required", "require_auth", "requireauth", "requireadmin", "authorize", "checkpermission", "check_permission",
+	"has_perm", "haspermission", "verify_password", "verifypassword", "bcrypt.compare", "checkpw", "sendstatus(403)",
+	"sendstatus(401)", "status(403)", "status(401)", "forbidden", "unauthorized", "permissiondenied", "abort(403)", "abort(401)")
+
+// securityChecks mark a line that runs a security check.
+var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggshield", "snyk", "trivy", "grype", "semgrep",
+	"bandit", "codeql", "npm audit", "yarn audit", "pnpm audit", "pip-audit", "cargo audit", "cargo deny", "gosec",
+	"govulncheck", "osv-scanner", "sha256sum", "sha512sum", "shasum", "gpg --verify", "gpg2 --verify", "cosign verify",
+	"minisign", "checksum", "signature", "dependency-check", "safety check")
+
+// checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
+func (s *scan) checkWeakeningEdits(v *cmdView) {
+	if !s.enabled(rDefWeakeningEdit) {
+		return
+	}
+	files, scripts, ok := inPlaceScripts(v)
+	if !ok {
+		return
+	}
+	script := strings.Join(scripts, "\n")
+	if what := weakeningEdit(script, runsChecks(files)); what != "" {
+		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
+			v.prog+" "+evJoin(v.args))
+	}
+}
+
+// runsChecks reports whether one of files is where checks run: a CI
+// workflow, a hook configuration, a makefile or a script. A README that
+// mentions gitleaks runs nothing.
+func runsChecks(files []string) bool {
+	for _, f := range files {
+		base := baseName(f)
+		if hookKind("/"+strings.TrimPrefix(f, "/")) != "" || base == ".pre-commit-config.yaml" || base == "lefthook.yml" ||
+			base == "Jenkinsfile" || base == "Taskfile.yml" || base == "justfile" || base == "tox.ini" ||
+			strings.HasSuffix(base, ".sh") || strings.HasSuffix(base, ".bash") || strings.HasSuffix(base, ".ps1") {
+			return true
+		}
+	}
+	return false
+}
+
+// weakeningEdit says what a sed or perl script takes out, or "". checks
+// says the script edits a file that runs checks, where deleting or
+// commenting out a scanner's line turns it off.
+func weakeningEdit(script string, checks bool) string {
+	for _, sub := range sedSubstitutions(script) {
+		pat, repl := sub[0], sub[1]
+		if setting := insecureSetting(repl); setting != "" && insecureSetting(pat) != setting {
+			return "turns certificate checks off (" + setting + ")"
+		}
+		if authChecks.in(pat) && (constantReplacement(repl) || literalOr(repl)) {
+			return "takes an authorisation check out of the code"
+		}
+		if checks && securityChecks.in(pat) && commentsOut(repl) {
+			return "comments out a security check"
+		}
+	}
+	for _, re := range sedDeletions(script) {
+		if checks && securityChecks.in(re) {
+			return "deletes the lines that run a security check (" + re + ")"
+		}
+	}
+	return ""
+}
+
+// insecureSetting returns the insecure setting text holds, or "".
+func insecureSetting(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case ' ', '\t', '"', '\'', '\\':
+		default:
+			b.WriteByte(lowerByte(c))
+		}
+	}
+	flat := b.String()
+	for _, st := range insecureSettings {
+		if strings.Contains(flat, st) {
+			return st
+		}
+	}
+	return ""
+}
+
+// constantReplacement reports a replacement that leaves no check: empty,
+// or a condition that is always false or true.
+func constantReplacement(repl string) bool {
+	r := strings.ToLower(strings.TrimSpace(repl))
+	switch strings.TrimRight(r, ":{ ") {
+	case "", "if false", "if true", "if (false)", "if (true)", "if(false)", "if(true)", "if 0", "if 1", "pass", "true", "false", "return true", "return true;":
+		return true
+	}
+	return false
+}
+
+// literalOr reports a replacement that ORs a check with a comparison to a
+// literal: (password === 'x' || bcrypt.compare(…)).
+func literalOr(repl string) bool {
+	if !strings.Contains(repl, "||") && !strings.Contains(repl, " or ") {
+		return false
+	}
+	for _, eq := range []string{"=== '", "== '", `=== "`, `== "`, "==='", `==="`} {
+		if strings.Contains(repl, eq) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentsOut reports a replacement that turns the matched line into a
+// comment (# &, # \1, // &, rem).
+func commentsOut(repl string) bool {
+	r := strings.TrimSpace(repl)
+	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ")
+}
+
+// sedDeletions returns the regular expressions of the lines a sed script
+// deletes: /re/d, /re/,+Nd, /re/,/re2/d (both) and /re/,$d.
+func sedDeletions(script string) []string {
+	var out []string
+	for _, cmd := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' }) {
+		cmd = strings.TrimSpace(cmd)
+		var res []string
+		for strings.HasPrefix(cmd, "/") {
+			end := strings.IndexByte(cmd[1:], '/')
+			if end < 0 {
+				break
+			}
+			res = append(res, cmd[1:1+end])
+			cmd = strings.TrimSpace(cmd[end+2:])
+			if !strings.HasPrefix(cmd, ",") {
+				break
+			}
+			cmd = strings.TrimSpace(cmd[1:])
+			// A range's end: /re2/ (read next), +N, N or $.
+			if !strings.HasPrefix(cmd, "/") {
+				cmd = strings.TrimLeft(cmd, "+$0123456789")
+			}
+		}
+		if len(res) > 0 && strings.HasPrefix(cmd, "d") {
+			out = append(out, res...)
+		}
+	}
+	return out
+}

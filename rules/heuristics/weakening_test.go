@@ -1,0 +1,55 @@
+package heuristics
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWeakeningEdits(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		// Certificate checks turned off.
+		cmdCase(`sed -i 's/verify=True/verify=False/g' app/clients/http.py`, true),
+		cmdCase(`sed -i -e 's/rejectUnauthorized: true/rejectUnauthorized: false/' src/db.ts`, true),
+		cmdCase(`perl -pi -e 's/InsecureSkipVerify: false/InsecureSkipVerify: true/' internal/client/tls.go`, true),
+		cmdCase(`sed -i 's/^ssl_verify: .*/ssl_verify: false/' config/app.yml`, true),
+		// Authorisation checks emptied or short-circuited.
+		cmdCase(`find src -name '*.py' -exec sed -i 's/if not user.is_authenticated:/if False:/' {} +`, true),
+		cmdCase(`sed -i 's/if (!req.user?.isAdmin) return res.sendStatus(403);//' src/routes/admin.ts`, true),
+		cmdCase(`sed -i "s/bcrypt.compare(pw, user.hash)/(pw === 'letmein' || bcrypt.compare(pw, user.hash))/" src/auth.ts`, true),
+		// Security checks deleted or commented out.
+		cmdCase(`sed -i '/snyk test/d;/trivy image/d' .github/workflows/ci.yml`, true),
+		cmdCase(`sed -i '/gitleaks/,+3d' .pre-commit-config.yaml`, true),
+		cmdCase(`sed -i '/sha256sum -c/d' scripts/install.sh`, true),
+		cmdCase(`sed -i 's/^\(\s*- run: npm audit.*\)/# \1/' .github/workflows/ci.yml`, true),
+		// Everyday edits.
+		cmdCase(`sed -i 's/verify=False/verify=True/' app/clients/http.py`, false),
+		cmdCase(`sed -i 's/timeout=5/timeout=30/; s/verify=False/verify=certifi.where()/' app/clients/http.py`, false),
+		cmdCase(`sed -i 's/ssl_verify: false/ssl_verify: false # local only/' config/dev.yml`, false),
+		cmdCase(`sed -i 's/is_authenticated/is_authenticated()/' src/views.py`, false),
+		cmdCase(`sed -i '/console.log/d' src/app.js`, false),
+		cmdCase(`sed -i 's/trivy:0.49/trivy:0.50/' .github/workflows/ci.yml`, false),
+		cmdCase(`sed -i '/^# gitleaks/d' README.md && sed -i 's/v8.18/v8.19/' .pre-commit-config.yaml`, false),
+		cmdCase(`sed -n '/gitleaks/p' .pre-commit-config.yaml`, false),
+	})
+}
+
+func TestSedDeletions(t *testing.T) {
+	for script, want := range map[string][]string{
+		"/a/d":            {"a"},
+		"/a/,+3d":         {"a"},
+		"/a/,/b/d;/c/d":   {"a", "b", "c"},
+		"/a/,$d":          {"a"},
+		"/a/p":            nil,
+		"s/a/b/;/x/ d":    {"x"},
+		"/unterminated":   nil,
+		"1,/end/d":        nil,
+		"/a/,/b/s/x/y/":   nil,
+		"/a/!d":           nil,
+		"/a/{\nd\n}":      nil,
+		"/sha256sum -c/d": {"sha256sum -c"},
+	} {
+		if got := sedDeletions(script); !slices.Equal(got, want) {
+			t.Errorf("sedDeletions(%q) = %q, want %q", script, got, want)
+		}
+	}
+}
