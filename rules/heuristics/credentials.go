@@ -155,7 +155,37 @@ func printsValues(args []string) bool {
 	case out == "", out == "wide", out == "name":
 		return false
 	}
+	if tmpl, ok := strings.CutPrefix(out, "jsonpath="); ok {
+		return !metadataOnly(tmpl)
+	}
+	if tmpl, ok := strings.CutPrefix(out, "go-template="); ok {
+		return !metadataOnly(tmpl)
+	}
 	return true
+}
+
+// metadataOnly reports whether a jsonpath or go template reads nothing
+// but an object's metadata, kind or type ({.metadata.creationTimestamp},
+// {{.metadata.name}}): no value of a Secret.
+func metadataOnly(tmpl string) bool {
+	found := false
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '.' || i > 0 && (isWordByte(tmpl[i-1]) || tmpl[i-1] == ']' || tmpl[i-1] == ')') {
+			continue
+		}
+		field := tmpl[i+1:]
+		if j := strings.IndexFunc(field, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }); j >= 0 {
+			field = field[:j]
+		}
+		switch field {
+		case "metadata", "kind", "apiVersion", "type":
+			found = true
+		case "":
+		default:
+			return false
+		}
+	}
+	return found
 }
 
 func (s *scan) checkCredentialCommands(cs *cmdScan) {

@@ -253,6 +253,11 @@ func TestCloudAndClusterSecrets(t *testing.T) {
 		cmdCase("kubectl get secrets", false),
 		cmdCase("kubectl exec web-0 -- ls /app", false),
 		cmdCase("kubectl create deployment web --image=nginx", false),
+		// Templates that read only metadata print no value.
+		cmdCase("kubectl get secret app-tls -n staging -o jsonpath='{.metadata.creationTimestamp}'", false),
+		cmdCase("kubectl get secrets -o go-template='{{.metadata.name}} {{.type}}'", false),
+		cmdCase("kubectl get secrets -o jsonpath='{range .items[*]}{.metadata.name}{.data}{end}'", true),
+		cmdCase("kubectl get secret db -o jsonpath='{.metadata.name}{.data.password}'", true),
 	})
 }
 

@@ -114,9 +114,12 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				s.add(r, persistMessage(r, what), target)
 			}
 		}
-		s.checkPreloadWords(v.c.Assigns)
+		// A prefix assignment reaches only the command it precedes:
+		// there, a library the system installed is a tuning
+		// (LD_PRELOAD=/usr/lib/…/libjemalloc.so.2 ./server).
+		s.checkPreloadWords(v.c.Assigns, v.c.Program != "" && v.c.Program != "env")
 		if v.prog == "export" || v.prog == "env" || v.prog == "declare" || v.prog == "typeset" || v.c.Program == "env" {
-			s.checkPreloadWords(v.c.Args)
+			s.checkPreloadWords(v.c.Args, false)
 		}
 	}
 }
@@ -366,10 +369,13 @@ func crontabWrites(args []string) bool {
 	return len(args) > 0
 }
 
-func (s *scan) checkPreloadWords(words []string) {
+// checkPreloadWords flags assignments of LD_PRELOAD and its kin among
+// words. oneShot says they reach one command only, where libraries in
+// the system's own directories pass.
+func (s *scan) checkPreloadWords(words []string, oneShot bool) {
 	for _, w := range words {
 		for _, name := range []string{"LD_PRELOAD=", "LD_AUDIT=", "DYLD_INSERT_LIBRARIES="} {
-			if strings.HasPrefix(w, name) && len(w) > len(name) {
+			if strings.HasPrefix(w, name) && len(w) > len(name) && !(oneShot && systemLibraries(w[len(name):])) {
 				s.add(rPersistLDPreload, "sets "+name[:len(name)-1]+": the library is injected into every program started; refuse unless you built it yourself for debugging", w)
 			}
 		}
@@ -572,4 +578,17 @@ func isAccountFile(abs string) bool {
 		return true
 	}
 	return underOrAt(abs, "/etc/sudoers") || underOrAt(abs, "/etc/sudoers.d")
+}
+
+// systemLibraries reports whether every library of a preload list (':'
+// or space separated) lies in a directory the system's packages own.
+func systemLibraries(list string) bool {
+	libs := strings.FieldsFunc(list, func(r rune) bool { return r == ':' || r == ' ' })
+	for _, l := range libs {
+		if strings.Contains(l, "..") || strings.ContainsAny(l, "$`*?[") ||
+			!(strings.HasPrefix(l, "/usr/lib/") || strings.HasPrefix(l, "/lib/") || strings.HasPrefix(l, "/usr/lib64/") || strings.HasPrefix(l, "/lib64/")) {
+			return false
+		}
+	}
+	return len(libs) > 0
 }

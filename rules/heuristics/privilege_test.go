@@ -150,6 +150,14 @@ func TestPersistenceLDPreload(t *testing.T) {
 		cmdCase("cat /etc/ld.so.preload", false),
 		cmdCase("LD_LIBRARY_PATH=./lib ./app", false),
 		cmdCase("echo $LD_PRELOAD", false),
+		// A system library preloaded into one command is a tuning.
+		cmdCase("LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ./target/release/server", false),
+		cmdCase("LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libasan.so.8:/lib/x86_64-linux-gnu/libdl.so.2 ./build/test", false),
+		cmdCase("LD_PRELOAD=/usr/lib/../../tmp/x.so ./server", true),
+		cmdCase("LD_PRELOAD=/usr/lib/libjemalloc.so:/tmp/x.so ./server", true),
+		cmdCase("LD_PRELOAD=/usr/lib/libjemalloc.so", true), // no command: meant for later ones
+		cmdCase("export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", true),
+		cmdCase("env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ./server", true),
 	})
 }
 
