@@ -174,7 +174,9 @@ func metadataOnly(tmpl string) bool {
 			continue
 		}
 		field := tmpl[i+1:]
-		if j := strings.IndexFunc(field, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }); j >= 0 {
+		if j := strings.IndexFunc(field, func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}); j >= 0 {
 			field = field[:j]
 		}
 		switch field {
