@@ -171,6 +171,17 @@ func ranBefore(cs *cmdScan, v *cmdView, path string) bool {
 // tools or disabled workspace trust, Gemini CLI's auto-accept.
 func agentSettingsOff(abs, content string) string {
 	base, p := baseName(abs), "/"+abs // a path relative to an unknown workspace has no leading /
+	if base == "config.toml" && strings.Contains(p, "/.codex/") {
+		// Codex CLI: approval_policy = "never", sandbox_mode = "danger-full-access".
+		c := strings.ToLower(strings.Join(strings.Fields(content), ""))
+		switch {
+		case strings.Contains(c, `sandbox_mode="danger-full-access"`):
+			return "turns the agent's sandbox off"
+		case strings.Contains(c, `approval_policy="never"`):
+			return "makes the agent run every command without asking"
+		}
+		return ""
+	}
 	if !strings.HasSuffix(base, ".json") || !strings.Contains(p, "/.claude/") && !strings.Contains(p, "/.vscode/") &&
 		!strings.Contains(p, "/.gemini/") && !strings.Contains(p, "/.cursor/") && base != ".claude.json" {
 		return ""

@@ -26,7 +26,7 @@ func hookKind(abs string) string {
 	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
 		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
 		return "python"
-	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/"):
+	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/") || namedGitHook(abs):
 		return "shell"
 	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
@@ -45,6 +45,8 @@ func hookKind(abs string) string {
 	case base == "build.rs" || base == "build.gradle" || base == "build.gradle.kts" || base == "settings.gradle" || base == "settings.gradle.kts" ||
 		base == "build.sbt" || base == "CMakeLists.txt" || base == "meson.build" || base == "Rakefile" || base == "Vagrantfile":
 		return "build-script"
+	case base == ".tmux.conf" || base == "tmux.conf" && (strings.HasSuffix(abs, "/tmux/tmux.conf") || abs == "/etc/tmux.conf"):
+		return "tmux"
 	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
 		return "vim"
 	case strings.HasSuffix(base, ".vim") && (strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
@@ -59,7 +61,44 @@ func hookKind(abs string) string {
 var hookCommands = map[string]func(string) []string{
 	"npm": packageScripts, "ci": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
-	"build-script": buildScriptCommands,
+	"build-script": buildScriptCommands, "tmux": tmuxCommands,
+}
+
+// tmuxCommands returns the shell commands a tmux configuration runs when
+// a server starts: run-shell / run CMD, if-shell / if CMD …, and the
+// default-command / default-shell a new pane starts.
+func tmuxCommands(conf string) []string {
+	var out []string
+	for line := range strings.SplitSeq(conf, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		// tmux quotes its arguments as the shell does.
+		sc := shell.Parse(t)
+		if sc.ParseError != "" || len(sc.Commands) == 0 {
+			sc.Release()
+			continue
+		}
+		c := sc.Commands[0]
+		switch c.Program {
+		case "run-shell", "run", "if-shell", "if":
+			for _, w := range c.Args {
+				if !strings.HasPrefix(w, "-") {
+					out = append(out, w)
+					break
+				}
+			}
+		case "set", "set-option", "setw", "set-window-option":
+			for i, w := range c.Args {
+				if w == "default-command" && i+1 < len(c.Args) {
+					out = append(out, c.Args[i+1])
+				}
+			}
+		}
+		sc.Release()
+	}
+	return out
 }
 
 // buildScriptCommands returns the quoted strings of a build script in a
@@ -101,6 +140,8 @@ func hookRunner(kind string) string {
 		return "the build runs"
 	case "ci-env":
 		return "sets the environment of every later CI step"
+	case "tmux":
+		return "tmux runs when it starts"
 	}
 	return "runs by itself"
 }

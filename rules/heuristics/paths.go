@@ -515,7 +515,25 @@ func maySystemLocation(abs string) bool {
 
 func isGitHookPath(p action.Path) bool {
 	return strings.Contains(p.Abs, "/.git/hooks/") || strings.HasSuffix(p.Abs, "/.git/hooks") || strings.HasPrefix(p.Rel, ".git/hooks/") ||
-		strings.HasPrefix(p.Abs, ".git/hooks/")
+		strings.HasPrefix(p.Abs, ".git/hooks/") || namedGitHook(p.Abs)
+}
+
+// gitHookNames are the hooks git runs by name ("update" aside: too
+// common a name to tell).
+var gitHookNames = map[string]bool{
+	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true, "pre-merge-commit": true,
+	"prepare-commit-msg": true, "commit-msg": true, "post-commit": true, "pre-rebase": true, "post-checkout": true,
+	"post-merge": true, "pre-push": true, "pre-receive": true, "proc-receive": true, "post-receive": true, "post-update": true,
+	"reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true, "fsmonitor-watchman": true,
+}
+
+// namedGitHook reports a file named after a git hook in a directory named
+// hooks anywhere: a template directory's (~/.git-templates/hooks, which
+// git init.templateDir copies into every new repository) or one that
+// core.hooksPath names.
+func namedGitHook(abs string) bool {
+	dir, base := path.Split(abs)
+	return gitHookNames[base] && strings.HasSuffix(dir, "hooks/")
 }
 
 const (

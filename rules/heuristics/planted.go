@@ -120,6 +120,11 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if off := agentSettingsOff(abs, content); off != "" {
 		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
 	}
+	if environmentFile(abs) && s.enabled(rPersistLDPreload) {
+		// ~/.ssh/environment, /etc/environment: every session started
+		// gets the variables they set.
+		s.checkPreloadWords(strings.Fields(strings.ReplaceAll(content, `\n`, "\n")), false)
+	}
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
@@ -449,4 +454,13 @@ func (s *scan) checkHookWrites() {
 			return // the file the tool writes
 		}
 	}
+}
+
+// environmentFile reports files whose variables every session or
+// service gets: ~/.ssh/environment (sshd), /etc/environment and
+// ~/.pam_environment (pam_env), environment.d (systemd).
+func environmentFile(abs string) bool {
+	base := baseName(abs)
+	return abs == "/etc/environment" || base == ".pam_environment" || strings.HasSuffix(abs, "/.ssh/environment") ||
+		strings.Contains(abs, "/environment.d/") && strings.HasSuffix(base, ".conf")
 }

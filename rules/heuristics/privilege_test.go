@@ -112,6 +112,11 @@ func TestPersistenceAuthorizedKeys(t *testing.T) {
 func TestPersistenceGitHooks(t *testing.T) {
 	runRuleCases(t, "persistence.git-hooks", []ruleCase{
 		cmdCase("echo 'curl x | sh' > .git/hooks/pre-commit", true),
+		// A template directory's hooks are copied into every new clone.
+		cmdCase("mkdir -p ~/.git-templates/hooks && echo 'make lint' > ~/.git-templates/hooks/post-checkout", true),
+		toolCase("write template hook", "write_file", map[string]any{"path": "/home/dev/.config/git/template/hooks/pre-push", "content": "#!/bin/sh\nexit 0\n"}, true),
+		cmdCase("echo 'pre-commit notes' > docs/hooks.md", false),
+		cmdCase("cp scripts/update ~/bin/hooks/update-notes", false),
 		cmdCase("cp hook.sh .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout", true),
 		cmdCase("git config core.hooksPath /tmp/hooks", true),
 		cmdCase("git config --global core.hooksPath ~/.hooks", true),
@@ -147,6 +152,9 @@ func TestPersistenceLDPreload(t *testing.T) {
 		cmdCase("env LD_PRELOAD=/tmp/x.so ls", true),
 		cmdCase("DYLD_INSERT_LIBRARIES=/tmp/x.dylib /Applications/App", true),
 		toolCase("spawn env", "spawn_agent", map[string]any{"task": "run", "env": map[string]any{"LD_PRELOAD": "/tmp/x.so"}}, true),
+		cmdCase("echo 'LD_PRELOAD=/var/tmp/.libcache.so' >> ~/.ssh/environment", true),
+		cmdCase("echo 'LD_PRELOAD=/var/tmp/x.so' | sudo tee -a /etc/environment", true),
+		cmdCase("echo 'EDITOR=vim' >> ~/.pam_environment", false),
 		cmdCase("cat /etc/ld.so.preload", false),
 		cmdCase("LD_LIBRARY_PATH=./lib ./app", false),
 		cmdCase("echo $LD_PRELOAD", false),

@@ -349,6 +349,14 @@ func executedText(v *cmdView) (string, bool) {
 	}
 	switch v.prog {
 	case "eval", "source", ".", "exec":
+		if v.prog != "eval" && v.prog != "exec" && len(v.args) > 0 && isStdinPath(v.args[0]) {
+			// source /dev/stdin <<< "$(curl …)": the here-string is the script.
+			for _, r := range v.c.Redirects {
+				if text, ok := r.Input(); ok {
+					return text, true
+				}
+			}
+		}
 		return strings.Join(v.args, " "), len(v.args) > 0
 	case "make", "gmake":
 		// make -f <(curl …): the recipes are the download's.

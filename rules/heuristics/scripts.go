@@ -74,7 +74,7 @@ func isScriptFile(path, content string) bool {
 	case strings.HasSuffix(base, ".sh"), strings.HasSuffix(base, ".bash"), strings.HasSuffix(base, ".zsh"),
 		strings.HasSuffix(base, ".ksh"), strings.HasSuffix(base, ".command"), base == ".envrc":
 		return true
-	case strings.Contains(path, ".git/hooks/"), strings.Contains(path, ".husky/"):
+	case strings.Contains(path, ".git/hooks/"), strings.Contains(path, ".husky/"), namedGitHook(path):
 		return true
 	}
 	if strings.HasPrefix(content, "#!") {
