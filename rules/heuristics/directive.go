@@ -52,14 +52,24 @@ var directiveMarks = func() *foldSet {
 	return fs
 }()
 
-// directivePrefilter finds the words an address needs: most text names
-// no assistant, agent or AI, and is passed over in one scan.
-var directivePrefilter = newFoldSet("assistant", "agent", "llm", "copilot", "claude", "codex", "gemini", "ai ", "ai:", "ai-", "ai,")
+// agentWord reports whether s starts with a word that names an AI agent
+// (ai, agent, assistant, llm, and their plurals): every address holds
+// one. scanInjection asks it at each word start it visits, so that text
+// without one costs the directive check nothing.
+func agentWord(s string) bool {
+	n := 0
+	for n < len(s) && isLetter(s[n]) {
+		n++
+	}
+	w := s[:n]
+	return wordIs(w, "ai") || wordIs(w, "llm") || wordIs(w, "llms") || wordIs(w, "agent") || wordIs(w, "agents") ||
+		wordIs(w, "assistant") || wordIs(w, "assistants")
+}
 
 // Words of an address.
 var (
 	// aiNames address an agent by themselves.
-	aiNames = []string{"ai", "llm", "llms", "assistant", "assistants", "copilot", "claude", "codex", "gemini"}
+	aiNames = []string{"ai", "llm", "llms", "assistant", "assistants"}
 	// aiQualified address an agent after an AI qualifier (AI agents,
 	// automated reviewers, AI-INSTRUCTION).
 	aiQualified  = []string{"agent", "agents", "model", "models", "reviewer", "reviewers", "bot", "bots", "instruction", "instructions"}
@@ -77,9 +87,14 @@ var (
 // findAgentDirective returns the fragment of s where it addresses an
 // agent and, within the passage that follows, asks for something harmful.
 func findAgentDirective(s string) (string, bool) {
-	if !directivePrefilter.in(s) {
+	if _, _, ok, agent := scanInjection(s); !agent && !ok {
 		return "", false
 	}
+	return agentDirective(s)
+}
+
+// agentDirective is findAgentDirective for text known to name an agent.
+func agentDirective(s string) (string, bool) {
 	var prev [4]string // the words before, latest first
 	var prevAt [4]int  // where they start
 	for j := 0; ; {

@@ -12,10 +12,11 @@ type foldSet struct {
 	bits    []uint32 // bits[k] is what needle k marks (see scanBits)
 	// start[c] lists the needles whose first byte is c, either case.
 	start [256][]uint8
-	// pairs has bit foldPair(a, b) set for the first two bytes of each
-	// needle (for a one-byte needle, its byte and any other): most
-	// positions of a text start no needle's first two bytes, and one bit
-	// test rules them out without comparing any needle.
+	// pairs has bit a<<8|b set for the first two bytes a, b of each
+	// needle in every mix of ASCII case (for a one-byte needle, its byte
+	// and any other): most positions of a text start no needle's first
+	// two bytes, and one bit test on the raw bytes rules them out without
+	// folding them or comparing any needle.
 	pairs [1 << 16 / 64]uint64
 	// short says some needle is one byte long, so the last byte of a
 	// text may start one.
@@ -28,11 +29,33 @@ func foldPair(a, b byte) uint32 { return uint32(lowerByte(a))<<8 | uint32(lowerB
 
 // mayStart reports whether a needle can start at s[i], i < len(s).
 func (fs *foldSet) mayStart(s string, i int) bool {
-	if i+1 == len(s) {
+	if i+1 >= len(s) {
 		return fs.short
 	}
-	k := foldPair(s[i], s[i+1])
+	return fs.pairStarts(s[i], s[i+1])
+}
+
+// pairStarts reports whether some needle starts with the bytes a, b.
+func (fs *foldSet) pairStarts(a, b byte) bool {
+	k := uint32(a)<<8 | uint32(b)
 	return fs.pairs[k>>6]&(1<<(k&63)) != 0
+}
+
+// markPair sets the bit of the pair a, b in every mix of ASCII case.
+func (fs *foldSet) markPair(a, b byte) {
+	for _, x := range [2]byte{lowerByte(a), upperByte(a)} {
+		for _, y := range [2]byte{lowerByte(b), upperByte(b)} {
+			k := uint32(x)<<8 | uint32(y)
+			fs.pairs[k>>6] |= 1 << (k & 63)
+		}
+	}
+}
+
+func upperByte(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 32
+	}
+	return c
 }
 
 // newFoldSet builds a set whose needles all mark bit 1.
@@ -52,12 +75,10 @@ func (fs *foldSet) addAll(bit uint32, needles []string) {
 		if len(n) == 1 {
 			fs.short = true
 			for b := range 256 {
-				k := foldPair(n[0], byte(b))
-				fs.pairs[k>>6] |= 1 << (k & 63)
+				fs.markPair(n[0], byte(b))
 			}
 		} else {
-			k := foldPair(n[0], n[1])
-			fs.pairs[k>>6] |= 1 << (k & 63)
+			fs.markPair(n[0], n[1])
 		}
 		idx := uint8(len(fs.needles))
 		fs.needles = append(fs.needles, n)
@@ -72,15 +93,21 @@ func (fs *foldSet) addAll(bit uint32, needles []string) {
 
 // in reports whether s contains any needle, ignoring ASCII case.
 func (fs *foldSet) in(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !fs.mayStart(s, i) {
-			continue
+	last := len(s) - 1
+	for i := 0; i < last; i++ {
+		if fs.pairStarts(s[i], s[i+1]) && fs.matchAt(s, i) {
+			return true
 		}
-		for _, k := range fs.start[s[i]] {
-			n := fs.needles[k]
-			if len(s)-i >= len(n) && equalFoldASCII(s[i:i+len(n)], n) {
-				return true
-			}
+	}
+	return last >= 0 && fs.short && fs.matchAt(s, last)
+}
+
+// matchAt reports whether a needle starts at s[i].
+func (fs *foldSet) matchAt(s string, i int) bool {
+	for _, k := range fs.start[s[i]] {
+		n := fs.needles[k]
+		if len(s)-i >= len(n) && equalFoldASCII(s[i:i+len(n)], n) {
+			return true
 		}
 	}
 	return false

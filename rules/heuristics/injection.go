@@ -16,7 +16,7 @@ import "strings"
 // positions where a phrase can start, and only there are words compared.
 
 var injectionStart = func() (t [256]bool) {
-	for _, c := range "idfynswhapDFIYNSWHAP<[#" {
+	for _, c := range "idfynswhaplDFIYNSWHAPL<[#" {
 		t[c] = true
 	}
 	return t
@@ -26,7 +26,8 @@ var injectionStart = func() (t [256]bool) {
 // phrase findInjection looks for; "<" stands for any chat-template token
 // (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
 // phrases in findInjection's code.
-var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<"}
+var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<",
+	"ai", "ag", "ll"} // the last three: agentWord
 
 // injectionPairs has bit foldPair(a, b) set for each pair of bytes a
 // phrase can start with: at most word starts none can, and the phrases
@@ -137,14 +138,23 @@ func overridePhrase(s string, j int, needTarget bool) bool {
 
 // findInjection returns the rule and the matching fragment, or ok=false.
 func findInjection(s string) (ruleIndex, string, bool) {
+	r, frag, ok, _ := scanInjection(s)
+	return r, frag, ok
+}
+
+// scanInjection is findInjection that also says whether s names an AI
+// agent as a word (ai, agent, assistant, llm), the prefilter of
+// findAgentDirective, found in the same pass. When ok is true the scan
+// stopped early and agent may miss a later word.
+func scanInjection(s string) (r ruleIndex, frag string, ok, agent bool) {
 	human, assistant := -1, -1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !injectionStart[c] {
 			continue
 		}
-		if i > 0 && isLetter(s[i-1]) && c != '<' && c != '[' && c != '#' {
-			continue // not at a word start
+		if i > 0 && isLetter(s[i-1]) && c != '<' && c != '[' && c != '#' && !(i > 1 && s[i-2] == '\\' && (s[i-1] == 'n' || s[i-1] == 't' || s[i-1] == 'r')) {
+			continue // not at a word start (after printf's \n, it is)
 		}
 		if !mayStartPhrase(s, i) {
 			continue
@@ -154,25 +164,25 @@ func findInjection(s string) (ruleIndex, string, bool) {
 		switch lowerByte(c) {
 		case 'i':
 			if hasPrefixFold(rest, "ignore") && len(rest) > 6 && !isLetter(rest[6]) && overridePhrase(s, i+6, true) {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 			// A few other languages' "ignore all previous instructions".
 			if hasPrefixFold(rest, "ignorez toutes les instructions") || hasPrefixFold(rest, "ignora todas las instrucciones") ||
 				hasPrefixFold(rest, "ignoriere alle vorherigen anweisungen") || hasPrefixFold(rest, "ignora tutte le istruzioni") {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 		case 'd':
 			switch {
 			case hasPrefixFold(rest, "disregard") && len(rest) > 9 && !isLetter(rest[9]) && overridePhrase(s, i+9, false):
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			case hasPrefixFold(rest, "do not ") || hasPrefixFold(rest, "don't ") || hasPrefixFold(rest, "dont "):
 				if keepSecretFromUser(s, i) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
 		case 'f':
 			if hasPrefixFold(rest, "forget ") && overridePhrase(s, i+6, false) {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 		case 'y':
 			if hasPrefixFold(rest, "you are now ") {
@@ -181,51 +191,52 @@ func findInjection(s string) (ruleIndex, string, bool) {
 					w, _ = nextWord(s, k)
 				}
 				if wordIn(w, injRoles) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
 			if hasPrefixFold(rest, "you are no longer ") {
 				w, _ := nextWord(s, i+18)
 				if wordIn(w, injUnbound) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
 		case 'n':
 			if hasPrefixFold(rest, "new instructions:") || hasPrefixFold(rest, "new system prompt") {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 			if hasPrefixFold(rest, "never ask ") || hasPrefixFold(rest, "no need to confirm") || hasPrefixFold(rest, "never confirm") {
 				if w, _ := nextWord(s, i+10); hasPrefixFold(rest, "no need") || wordIn(w, injConfirm) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
 		case 'p':
 			if hasPrefixFold(rest, "pre-approved") || hasPrefixFold(rest, "preapproved") || hasPrefixFold(rest, "pre-authorized") || hasPrefixFold(rest, "pre-authorised") {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 		case 'w':
 			if hasPrefixFold(rest, "without telling ") || hasPrefixFold(rest, "without informing ") || hasPrefixFold(rest, "without notifying ") {
 				_, j := nextWord(s, i)
 				_, j = nextWord(s, j)
 				if userWithin(s, j, 3) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
 		case 's':
 			if lineStart && (hasPrefixFold(rest, "system:") && rest[0] == 'S' && rest[1] == 'Y') {
-				return rInjectTemplate, around(s, i), true
+				return rInjectTemplate, around(s, i), true, agent
 			}
 			if hasPrefixFold(rest, "system prompt") && asksToReveal(s, i) {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 			if hasPrefixFold(rest, "skip all checks") || hasPrefixFold(rest, "skip all confirmations") || hasPrefixFold(rest, "skip the security") || hasPrefixFold(rest, "skip the safety") {
-				return rInjectOverride, around(s, i), true
+				return rInjectOverride, around(s, i), true, agent
 			}
 		case 'h':
 			if lineStart && hasPrefixFold(rest, "human:") {
 				human = i
 			}
 		case 'a':
+			agent = agent || agentWord(rest)
 			if lineStart && hasPrefixFold(rest, "assistant:") {
 				assistant = i
 			}
@@ -235,27 +246,29 @@ func findInjection(s string) (ruleIndex, string, bool) {
 					w, _ = nextWord(s, k)
 				}
 				if wordIn(w, injJailRoles) {
-					return rInjectOverride, around(s, i), true
+					return rInjectOverride, around(s, i), true, agent
 				}
 			}
+		case 'l':
+			agent = agent || agentWord(rest)
 		case '<':
 			if tok := chatToken(rest); tok != "" {
-				return rInjectTemplate, tok, true
+				return rInjectTemplate, tok, true, agent
 			}
 		case '[':
 			if hasPrefixFold(rest, "[inst]") || hasPrefixFold(rest, "[/inst]") || hasPrefixFold(rest, "[system]") {
-				return rInjectTemplate, around(s, i), true
+				return rInjectTemplate, around(s, i), true, agent
 			}
 		case '#':
 			if hasPrefixFold(rest, "### system:") || hasPrefixFold(rest, "###system:") || hasPrefixFold(rest, "### instruction:") {
-				return rInjectTemplate, around(s, i), true
+				return rInjectTemplate, around(s, i), true, agent
 			}
 		}
 	}
 	if human >= 0 && assistant > human {
-		return rInjectTemplate, around(s, human), true
+		return rInjectTemplate, around(s, human), true, agent
 	}
-	return 0, "", false
+	return 0, "", false, agent
 }
 
 // chatToken matches special tokens of chat templates: <|im_start|>,
@@ -353,17 +366,17 @@ func (s *scan) checkInjection() {
 	rulesFile := s.writesAgentRulesFile()
 	for i := range s.act.Strings {
 		str := &s.act.Strings[i]
-		if s.enabled(rInjectAgentDirective) {
-			if frag, ok := findAgentDirective(str.Value); ok {
+		r, frag, ok, agent := scanInjection(str.Value)
+		if (agent || ok) && s.enabled(rInjectAgentDirective) {
+			if dfrag, found := agentDirective(str.Value); found {
 				s.add(rInjectAgentDirective, "addresses AI agents and asks them for credentials, fetched code, an approval or silence: "+
-					"text planted for the next agent that reads it; check it before approving", frag)
+					"text planted for the next agent that reads it; check it before approving", dfrag)
 			}
 		}
 		if rulesFile != "" && s.enabled(rInjectAgentRules) && harmfulDirective(str.Value, true) {
 			s.add(rInjectAgentRules, "tells every future agent reading "+rulesFile+" to hand out credentials, run fetched code or act "+
 				"without the user: refuse it", str.Value)
 		}
-		r, frag, ok := findInjection(str.Value)
 		if !ok {
 			continue
 		}

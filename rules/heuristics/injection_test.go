@@ -99,7 +99,7 @@ func TestInjectionAgentRulesFile(t *testing.T) {
 	})
 }
 
-// TestInjectionPrefixesCoverPhrases reads findInjection's and chatToken's
+// TestInjectionPrefixesCoverPhrases reads scanInjection's and chatToken's
 // source: every phrase they compare must pass mayStartPhrase (in either
 // case), or the pair filter would hide it.
 func TestInjectionPrefixesCoverPhrases(t *testing.T) {
@@ -111,7 +111,7 @@ func TestInjectionPrefixesCoverPhrases(t *testing.T) {
 	phrases := 0
 	for _, d := range file.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "findInjection" && fn.Name.Name != "chatToken" {
+		if !ok || fn.Name.Name != "scanInjection" && fn.Name.Name != "chatToken" {
 			continue
 		}
 		ast.Inspect(fn.Body, func(n ast.Node) bool {

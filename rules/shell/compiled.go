@@ -14,6 +14,9 @@ import "strings"
 // g++, c++, clang++, tcc, and their versioned names: gcc-12, clang-17),
 // "" for other programs.
 func compilerLang(program string) string {
+	if len(program) < 2 || program[0] != 'g' && program[0] != 'c' && program[0] != 't' {
+		return "" // most programs: one byte tells
+	}
 	base, _, _ := strings.Cut(program, "-")
 	if program != base && !versionSuffix(program[len(base)+1:]) {
 		return ""
