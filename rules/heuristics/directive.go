@@ -31,6 +31,7 @@ const (
 	dirApprove                      // approves or merges a change
 	dirDisclose                     // uploads, posts, sends, pastes
 	dirURL                          // a URL
+	dirDestroy                      // destroys, force-pushes, publishes or repoints a registry
 )
 
 var directiveMarks = func() *foldSet {
@@ -44,7 +45,11 @@ var directiveMarks = func() *foldSet {
 	fs.addAll(dirConceal, []string{"do not mention", "don't mention", "dont mention", "do not tell", "don't tell", "do not inform",
 		"not be reported", "do not report", "don't report", "not be mentioned", "without asking", "without telling", "without confirm",
 		"never show the user", "never tell the user", "do not show the user", "don't show the user", "hide this", "silently",
-		"disable all confirmation", "disable confirmation", "skip confirmation", "no need to ask", "always trust", "never ask"})
+		"disable all confirmation", "disable confirmation", "skip confirmation", "no need to ask", "always trust", "never ask",
+		"never mention", "never tell", "never reveal", "skip code review", "skip review", "without review", "never flag",
+		"do not flag", "don't flag"})
+	fs.addAll(dirDestroy, []string{"rm -rf", "rm -fr", "push --force", "push -f ", "reset --hard", "drop table", "drop database",
+		"mkfs", "npm publish", "/protection", "set registry", "--registry"})
 	fs.addAll(dirApprove, []string{"approve this", "approve the", "safe-to-merge", "merge this", "lgtm"})
 	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
 		"include the contents", "include it", "attach", "forward", "share the", "share it", "export"})
@@ -81,6 +86,7 @@ var (
 	addressModals = []string{"must", "should", "shall", "need", "needs", "have", "are", "reading", "working", "processing", "using",
 		"running", "reviewing", "parsing", "that", "who", "which"}
 	// noteWords name a message before "to" or "for" (note to AI agents).
+	articles  = []string{"the", "a", "an"}
 	noteWords = []string{"note", "notes", "message", "tip", "tips", "instruction", "instructions", "reminder", "notice", "info", "important", "attention"}
 )
 
@@ -95,8 +101,8 @@ func findAgentDirective(s string) (string, bool) {
 
 // agentDirective is findAgentDirective for text known to name an agent.
 func agentDirective(s string) (string, bool) {
-	var prev [4]string // the words before, latest first
-	var prevAt [4]int  // where they start
+	var prev [5]string // the words before, latest first
+	var prevAt [5]int  // where they start
 	for j := 0; ; {
 		w, at, k := wordAt(s, j)
 		if w == "" {
@@ -108,8 +114,8 @@ func agentDirective(s string) (string, bool) {
 				return around(s, at), true
 			}
 		}
-		copy(prev[1:], prev[:3])
-		copy(prevAt[1:], prevAt[:3])
+		copy(prev[1:], prev[:4])
+		copy(prevAt[1:], prevAt[:4])
 		prev[0], prevAt[0] = w, at
 		j = k
 	}
@@ -134,10 +140,10 @@ func wordAt(s string, j int) (string, int, int) {
 
 // isAddress reports whether the word w (s[at:k]) is the noun of an
 // address to an agent, given the words before it.
-func isAddress(s, w string, at, k int, prev [4]string, prevAt [4]int) bool {
+func isAddress(s, w string, at, k int, prev [5]string, prevAt [5]int) bool {
 	qualified := prev[0] != "" && wordIn(prev[0], aiQualifiers)
 	if !wordIn(w, aiNames) && !(qualified && wordIn(w, aiQualified)) {
-		return false
+		return (wordIs(w, "agent") || wordIs(w, "assistant")) && roleGiven(prev)
 	}
 	// The noun followed by a colon or a modal: "Assistant:", "AI agents
 	// working in this repo must …".
@@ -145,7 +151,14 @@ func isAddress(s, w string, at, k int, prev [4]string, prevAt [4]int) bool {
 	if strings.HasPrefix(rest, ":") {
 		return true
 	}
-	if next, _, _ := wordAt(s, k); wordIn(next, addressModals) && !wordIs(w, "ai") && !wordIs(w, "llm") {
+	next, _, nk := wordAt(s, k)
+	if wordIn(next, addressModals) && !wordIs(w, "ai") && !wordIs(w, "llm") {
+		return true
+	}
+	if wordIn(next, noteWords) && strings.HasPrefix(strings.TrimLeft(s[nk:], " \t"), ":") {
+		return true // [assistant instructions: …]
+	}
+	if roleGiven(prev) {
 		return true
 	}
 	// Past the fillers: "to the AI reviewer", "note for AI coding
@@ -164,6 +177,18 @@ func isAddress(s, w string, at, k int, prev [4]string, prevAt [4]int) bool {
 		return true
 	case wordIs(prev[i], "are"):
 		return i+1 < 4 && wordIs(prev[i+1], "you")
+	}
+	return false
+}
+
+// roleGiven reports whether the words before a noun hand the reader a
+// role: "you are the (repository maintenance) agent", at most two words
+// between the article and the noun.
+func roleGiven(prev [5]string) bool {
+	for j := 1; j <= 3; j++ {
+		if wordIs(prev[j], "are") && wordIs(prev[j+1], "you") && wordIn(prev[j-1], articles) {
+			return true
+		}
 	}
 	return false
 }
@@ -205,7 +230,7 @@ func harmfulDirective(text string, implicit bool) bool {
 			}
 			if marks != 0 && !forbids(sentence) {
 				switch {
-				case marks&dirRemote != 0:
+				case marks&(dirRemote|dirDestroy) != 0:
 					return true
 				case marks&dirSecret != 0 && (!implicit || marks&dirDisclose != 0):
 					return true
