@@ -231,6 +231,9 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 				s.add(rDefHistory, v.prog+" erases the shell history file "+op+": leave it as it is", ev())
 			case isLogPath(p.Abs):
 				s.add(rDefLogTamper, v.prog+" erases the system log "+op+": logs are how anyone finds out what happened; refuse it", ev())
+			case securityConfig(p.Abs) && s.enabled(rDefWeakeningEdit):
+				s.add(rDefWeakeningEdit, v.prog+" deletes "+op+", which configures a security check (a secret or code scan, the review rule): "+
+					"the check stops without a word about it; make the change by hand, in review", ev())
 			}
 		}
 	case "ln":

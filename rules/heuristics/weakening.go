@@ -49,7 +49,11 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		return
 	}
 	script := strings.Join(scripts, "\n")
-	if what := weakeningEdit(script, runsChecks(files)); what != "" {
+	what := weakeningEdit(script, runsChecks(files))
+	if what == "" {
+		what = securityConfigEdit(files, script)
+	}
+	if what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
 			v.prog+" "+evJoin(v.args))
 	}
@@ -153,7 +157,7 @@ func sedDeletions(script string) []string {
 		cmd = strings.TrimSpace(cmd)
 		var res []string
 		for strings.HasPrefix(cmd, "/") {
-			end := strings.IndexByte(cmd[1:], '/')
+			end := closingSlash(cmd[1:])
 			if end < 0 {
 				break
 			}
@@ -173,4 +177,57 @@ func sedDeletions(script string) []string {
 		}
 	}
 	return out
+}
+
+// securityConfig reports files that configure a security check: a secret
+// scanner's settings, the hooks that run scanners, a workflow named for a
+// scan, and CODEOWNERS (who must review).
+func securityConfig(abs string) bool {
+	base := baseName(abs)
+	switch base {
+	case ".gitleaks.toml", "gitleaks.toml", ".pre-commit-config.yaml", "CODEOWNERS", ".secrets.baseline", ".semgrep.yml", ".snyk", "trufflehog.yml":
+		return true
+	}
+	if strings.Contains(abs, "/.github/workflows/") || strings.HasPrefix(abs, ".github/workflows/") {
+		return securityChecks.in(base) || workflowScanNames.in(base)
+	}
+	return false
+}
+
+// workflowScanNames mark a workflow named for a scan (codeql.yml,
+// secret-scan.yml, security.yml).
+var workflowScanNames = newFoldSet("codeql", "secret", "security", "scan", "sast", "audit", "dependency-review", "scorecard")
+
+// securityConfigEdit says how an in-place edit turns a security
+// configuration off: every line commented out (s/^/# /), or lines deleted
+// from CODEOWNERS.
+func securityConfigEdit(files []string, script string) string {
+	for _, f := range files {
+		if !securityConfig("/" + strings.TrimPrefix(f, "/")) {
+			continue
+		}
+		for _, sub := range sedSubstitutions(script) {
+			if sub[0] == "^" && commentsOut(sub[1]) {
+				return "comments out all of " + f + ", which configures a security check"
+			}
+		}
+		if baseName(f) == "CODEOWNERS" && len(sedDeletions(script)) > 0 {
+			return "deletes owners from CODEOWNERS: their review is no longer required"
+		}
+	}
+	return ""
+}
+
+// closingSlash returns the index of the first / in s that no backslash
+// escapes, or -1.
+func closingSlash(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '/':
+			return i
+		}
+	}
+	return -1
 }

@@ -21,7 +21,15 @@ func TestWeakeningEdits(t *testing.T) {
 		cmdCase(`sed -i '/gitleaks/,+3d' .pre-commit-config.yaml`, true),
 		cmdCase(`sed -i '/sha256sum -c/d' scripts/install.sh`, true),
 		cmdCase(`sed -i 's/^\(\s*- run: npm audit.*\)/# \1/' .github/workflows/ci.yml`, true),
+		// Security configuration deleted or commented out.
+		cmdCase(`rm -f .git/hooks/pre-commit .pre-commit-config.yaml .gitleaks.toml && git commit -qam "chore: simplify"`, true),
+		cmdCase(`sed -i 's/^/# /' .github/workflows/codeql.yml .github/workflows/secret-scan.yml`, true),
+		cmdCase(`sed -i '/@acme\/security-team/d' .github/CODEOWNERS`, true),
+		cmdCase(`rm .github/workflows/security.yml`, true),
 		// Everyday edits.
+		cmdCase(`rm .github/workflows/deploy-preview.yml`, false),
+		cmdCase(`sed -i 's/^/# /' notes.txt`, false),
+		cmdCase(`sed -i 's/@old-team/@new-team/' .github/CODEOWNERS`, false),
 		cmdCase(`sed -i 's/verify=False/verify=True/' app/clients/http.py`, false),
 		cmdCase(`sed -i 's/timeout=5/timeout=30/; s/verify=False/verify=certifi.where()/' app/clients/http.py`, false),
 		cmdCase(`sed -i 's/ssl_verify: false/ssl_verify: false # local only/' config/dev.yml`, false),
