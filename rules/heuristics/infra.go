@@ -941,7 +941,7 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		s.checkRemoteSources(cs, v, ops)
 	}
 	what, grant := infraChange(cs, v, ops)
-	if what == "" || dryRun(v.args) {
+	if what == "" || dryRun(v.args) || !grant && localDataStore(v) {
 		return
 	}
 	if grant {
@@ -1008,4 +1008,58 @@ func (s *scan) checkRemoteSources(cs *cmdScan, v *cmdView, ops []string) {
 		s.add(rRCEPackageURL, v.prog+" deploys from "+bad+", which is not an https source in trusted_hosts: what it serves runs in the cluster; review it, or add the host to trusted_hosts if it is yours",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// localDataStore reports a database client whose server is this machine,
+// named as loopback (-h localhost, postgresql://127.0.0.1/…), or
+// redis-cli with no host, whose default is loopback (psql and mysql
+// without one follow PGHOST and its kin, which the line does not show).
+// Emptying a development database on the machine is everyday; a server
+// named by address, host name or a variable ($DATABASE_URL), or not
+// named, may be anyone's, and still asks.
+func localDataStore(v *cmdView) bool {
+	hostFlag, named := "host", false
+	switch v.prog {
+	case "psql", "dropdb", "dropuser", "mysql", "mariadb":
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		named = true // loopback unless told otherwise
+	case "mongosh", "mongo":
+		hostFlag = ""
+	default:
+		return false
+	}
+	for _, a := range v.c.Assigns {
+		if strings.HasPrefix(a, "PGHOST=") || strings.HasPrefix(a, "MYSQL_HOST=") || strings.HasPrefix(a, "REDISCLI_") {
+			return false
+		}
+	}
+	local := true
+	see := func(loopback bool) { named, local = true, local && loopback }
+	if hostFlag != "" {
+		flagValues(v.args, 'h', hostFlag, func(h string) { see(isLoopbackHost(h)) })
+	}
+	flagValues(v.args, 'u', "uri", func(u string) { see(loopbackURL(u)) })
+	flagValues(v.args, 'd', "dbname", func(d string) {
+		if strings.Contains(d, "://") || strings.Contains(d, "=") {
+			see(loopbackURL(d))
+		}
+	})
+	for _, a := range v.plainOperands() {
+		switch {
+		case strings.Contains(a, "://"):
+			see(loopbackURL(a))
+		case strings.ContainsAny(a, "$`") || strings.Contains(a, "host="):
+			see(false) // a connection named by a variable or a keyword string
+		}
+	}
+	return named && local
+}
+
+// loopbackURL reports a connection URL whose host is loopback.
+func loopbackURL(u string) bool {
+	if strings.ContainsAny(u, "$`") {
+		return false
+	}
+	h := urlHost(u)
+	return h != "" && isLoopbackHost(h)
 }
