@@ -110,7 +110,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 		// Writes to persistence locations, however they are made.
 		for _, target := range cs.writeTargets(v) {
 			p := cs.resolveIn(v.c, target)
-			if r, what, ok := persistTarget(p, cs.home); ok {
+			if r, what, ok := persistTarget(p, cs.home); ok && !(r == rPersistShellRC && cs.appendsSettings(v, p.Abs)) {
 				s.add(r, persistMessage(r, what), target)
 			}
 		}

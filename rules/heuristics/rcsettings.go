@@ -1,0 +1,263 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// Settings appended to a shell startup file. Every login runs the file,
+// so what a command appends to ~/.bashrc is persistence (BLOCK) — unless
+// the line shows that all it appends is a setting that runs nothing:
+//
+//   - export or assignment of a variable that only tunes the shell or
+//     names where tools live (PATH extended with directories under the
+//     home or the system's, EDITOR, LANG, HISTSIZE, GOPATH, JAVA_HOME, …);
+//   - an alias whose name is not a command that handles credentials (sudo,
+//     ssh, git, gpg, …) and whose value is one simple command;
+//   - a tool's shell integration: source <(kubectl completion bash),
+//     eval "$(direnv hook bash)", eval "$(starship init zsh)";
+//   - shopt and set -o options that leave history on.
+//
+// Anything else — a command, a substitution, PROMPT_COMMAND, a PATH entry
+// in /tmp, an alias for sudo — and a text the line does not show keep
+// the finding.
+
+// rcVariables are the variables a startup file may set without running
+// anything.
+var rcVariables = map[string]bool{
+	"PATH": true, "EDITOR": true, "VISUAL": true, "LANG": true, "LANGUAGE": true, "LC_ALL": true, "TZ": true,
+	"HISTSIZE": true, "HISTFILESIZE": true, "HISTTIMEFORMAT": true, "SAVEHIST": true, "GOPATH": true, "GOBIN": true,
+	"CARGO_HOME": true, "RUSTUP_HOME": true, "NVM_DIR": true, "PNPM_HOME": true, "BUN_INSTALL": true, "DENO_INSTALL": true,
+	"PYENV_ROOT": true, "JAVA_HOME": true, "ANDROID_HOME": true, "ANDROID_SDK_ROOT": true, "DOTNET_ROOT": true,
+	"TERM": true, "COLORTERM": true, "CLICOLOR": true, "LSCOLORS": true, "LS_COLORS": true,
+}
+
+// credentialCommands are commands an alias must not stand in for: they
+// take passwords, keys or tokens.
+var credentialCommands = map[string]bool{
+	"sudo": true, "su": true, "doas": true, "ssh": true, "scp": true, "sftp": true, "git": true, "gpg": true, "gpg2": true,
+	"passwd": true, "kinit": true, "aws": true, "gcloud": true, "az": true, "gh": true, "op": true, "pass": true, "vault": true,
+	"docker": true, "npm": true, "pip": true, "curl": true, "wget": true, "ssh-add": true, "keychain": true,
+}
+
+// integrationVerbs are the subcommands that print a tool's shell
+// integration (completion, hooks, PATH setup).
+var integrationVerbs = map[string]bool{
+	"completion": true, "completions": true, "init": true, "hook": true, "env": true, "shellenv": true, "activate": true,
+}
+
+// declarativeRC reports whether text, appended to a shell startup file,
+// only sets variables, aliases, options and tool integrations (see
+// above). home is the user's home directory.
+func declarativeRC(text, home string) bool {
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	// printf's \n, as the file gets it.
+	sc := shell.Parse(strings.ReplaceAll(text, `\n`, "\n"))
+	defer sc.Release()
+	if sc.ParseError != "" || sc.TooDeep || len(sc.Commands) == 0 {
+		return false
+	}
+	// The walker also lists what the settings would run later (an
+	// alias's value, $EDITOR, eval's text): the top-level commands are
+	// what the file holds, and substitutions must be integrations.
+	integrations := 0
+	for i := range sc.Commands {
+		c := &sc.Commands[i]
+		if c.Via == "$()" || c.Via == "<()" {
+			if !toolIntegration(c) {
+				return false
+			}
+			integrations++
+		}
+	}
+	for i := range sc.Commands {
+		c := &sc.Commands[i]
+		if c.Depth > 0 {
+			continue
+		}
+		if len(c.Redirects) > 0 || c.Background {
+			return false
+		}
+		switch c.Program {
+		case "":
+			if !rcAssignments(c.Assigns, home) {
+				return false
+			}
+		case "export":
+			if len(c.Assigns) > 0 || !rcAssignments(c.Args, home) {
+				return false
+			}
+		case "alias":
+			if len(c.Assigns) > 0 || !rcAliases(c.Args) {
+				return false
+			}
+		case "shopt":
+			if strings.Contains(strings.Join(c.Args, " "), "hist") && !containsArg(c.Args, "histappend") {
+				return false
+			}
+		case "set":
+			if len(c.Args) != 2 || c.Args[0] != "-o" || c.Args[1] != "vi" && c.Args[1] != "emacs" {
+				return false
+			}
+		case "source", ".", "eval":
+			// source <(kubectl completion bash), eval "$(direnv hook bash)".
+			if len(c.Args) != 1 || integrations == 0 || !strings.HasPrefix(c.Args[0], "$(") && !strings.HasPrefix(c.Args[0], "<(") {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// rcAssignments reports NAME=VALUE words that set only rcVariables, to
+// values without substitutions; PATH only gains directories under home or
+// the system's.
+func rcAssignments(words []string, home string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		name, value, ok := strings.Cut(w, "=")
+		if !ok || !rcVariables[name] || strings.ContainsAny(value, "`") || strings.Contains(value, "$(") {
+			return false
+		}
+		if name == "HISTSIZE" || name == "HISTFILESIZE" || name == "SAVEHIST" {
+			if value == "" || strings.Trim(value, "0") == "" {
+				return false // history turned off
+			}
+		}
+		if name == "PATH" && !safePathValue(value, home) {
+			return false
+		}
+	}
+	return true
+}
+
+// safePathValue reports a PATH whose entries are $PATH itself, or
+// directories under home or the system's (/usr/local/…, /opt/…, /snap/bin).
+func safePathValue(value, home string) bool {
+	for _, dir := range strings.Split(value, ":") {
+		switch {
+		case dir == "$PATH" || dir == "${PATH}" || dir == "":
+		case strings.HasPrefix(dir, "$HOME/") || strings.HasPrefix(dir, "${HOME}/") || strings.HasPrefix(dir, "~/") ||
+			home != "" && strings.HasPrefix(dir, home+"/"):
+			if strings.Contains(dir, "..") || strings.Contains(dir, "/.cache") || strings.Contains(dir, "/tmp") {
+				return false
+			}
+		case strings.HasPrefix(dir, "/usr/local/") || strings.HasPrefix(dir, "/opt/") || dir == "/snap/bin" || dir == "/usr/games":
+			if strings.Contains(dir, "..") {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// rcAliases reports alias NAME=VALUE words whose names are no credential
+// commands and whose values are one simple command.
+func rcAliases(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		name, value, ok := strings.Cut(w, "=")
+		if !ok || credentialCommands[name] || strings.ContainsAny(value, "|;&<>`$(){}\n") {
+			return false
+		}
+		if f := strings.Fields(value); len(f) == 0 || credentialCommands[f[0]] && f[0] != name {
+			return false // alias ll='sudo …', alias x='curl …'
+		}
+	}
+	return true
+}
+
+// toolIntegration reports a command that prints a tool's shell
+// integration: PROG completion|init|hook|env SHELL, with PROG a plain
+// name that downloads, decodes or interprets nothing.
+func toolIntegration(c *shell.Command) bool {
+	if c.Program == "" || strings.Contains(c.Name, "/") || len(c.Args) == 0 || len(c.Redirects) > 0 {
+		return false
+	}
+	switch c.Program {
+	case "curl", "wget", "cat", "echo", "printf", "base64", "xxd", "openssl", "nc", "bash", "sh", "zsh", "python", "python3",
+		"node", "perl", "ruby", "php", "eval", "source":
+		return false
+	}
+	if shell.VersionedInterpreter(c.Program) != "" {
+		return false
+	}
+	return integrationVerbs[c.Args[0]] || len(c.Args) > 1 && integrationVerbs[c.Args[1]] // rustup completions bash, brew shellenv
+}
+
+// appendsSettings reports whether v only appends settings (declarativeRC)
+// to the startup file abs: echo … >> ~/.bashrc, printf … | tee -a
+// ~/.zshrc. A write that replaces the file, or text the line does not
+// show, is not one.
+func (cs *cmdScan) appendsSettings(v *cmdView, abs string) bool {
+	var text string
+	var ok bool
+	switch {
+	case v.prog == "tee":
+		if !hasShortFlag(v.args, 'a') && !hasLongFlag(v.args, "append") {
+			return false
+		}
+		text, ok = cs.stdinText(v)
+	default:
+		appends := false
+		for _, r := range v.c.Redirects {
+			if r.Op == ">>" && (r.FD == "" || r.FD == "1") && cs.resolveIn(v.c, r.Target).Abs == abs {
+				appends = true
+			}
+		}
+		if !appends {
+			return false
+		}
+		text, ok = cs.producedText(v)
+	}
+	return ok && declarativeRC(text, cs.home) && !cs.fillsPathDirs(v, text)
+}
+
+// fillsPathDirs reports whether another command of the line writes into
+// a directory the settings text puts on PATH: ln -s /tmp/.g ~/.bin/git
+// && echo 'export PATH=~/.bin:$PATH' >> ~/.profile plants a git of its
+// own ahead of the real one.
+func (cs *cmdScan) fillsPathDirs(v *cmdView, text string) bool {
+	var dirs []string
+	for _, line := range strings.Split(strings.ReplaceAll(text, `\n`, "\n"), "\n") {
+		_, value, ok := strings.Cut(line, "PATH=")
+		if !ok {
+			continue
+		}
+		for _, d := range strings.Split(strings.Trim(strings.TrimSpace(value), `"'`), ":") {
+			d = strings.NewReplacer("${HOME}", "~", "$HOME", "~").Replace(strings.Trim(d, `"'`))
+			if d != "" && !strings.HasPrefix(d, "$") {
+				dirs = append(dirs, strings.TrimSuffix(cs.resolveIn(v.c, d).Abs, "/")+"/")
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		return false
+	}
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u == v {
+			continue
+		}
+		for _, t := range cs.writeTargets(u) {
+			abs := cs.resolveIn(u.c, t).Abs
+			for _, d := range dirs {
+				if strings.HasPrefix(abs, d) || abs+"/" == d {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

