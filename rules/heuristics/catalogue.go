@@ -264,7 +264,7 @@ var baseRules = [numRules]Rule{
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
 		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
-		"Reads a .env file, which usually holds secrets."},
+		"Reads a .env file, which usually holds secrets. Loading it (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
 		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys)."},
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,

@@ -194,6 +194,9 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
+			if sens == sensDotenv && loadsWithoutPrinting(v) && !cs.printsEnvironment() {
+				return false
+			}
 			// A rule already reported costs nothing more: a line naming
 			// thousands of key files must stay linear.
 			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolveIn(v.c, pathInArg(raw)).Abs) {
@@ -706,4 +709,50 @@ func (s *scan) checkContainerCopyOut(v *cmdView) {
 			s.add(r, credentialMessage(sens, label, src)+" (copied out of the container)", v.prog+" "+evJoin(v.args))
 		}
 	}
+}
+
+// printsEnvironment reports a command of the line that shows the
+// shell's variables: env or printenv with no program to run, set, export,
+// declare or typeset listing them, echo or printf of a variable.
+func (cs *cmdScan) printsEnvironment() bool {
+	for i := range cs.views {
+		v := &cs.views[i]
+		switch v.prog {
+		case "printenv":
+			return true
+		case "env":
+			// env A=1 cmd runs cmd (a view of its own); env A=1 prints.
+			runs := false
+			for _, op := range v.plainOperands() {
+				runs = runs || !strings.Contains(op, "=")
+			}
+			if !runs {
+				return true
+			}
+		case "set", "export", "declare", "typeset", "compgen":
+			if len(v.args) == 0 || hasShortFlag(v.args, 'p') || v.prog == "compgen" {
+				return true
+			}
+		case "echo", "printf":
+			for _, a := range v.args {
+				if strings.Contains(a, "$") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// loadsWithoutPrinting reports a command that uses a .env file without
+// showing its values: source .env (the variables go into the shell's
+// environment) and an in-place edit (sed -i … .env writes the file back).
+// What the values then reach (curl -d "$API_KEY") is judged where they go.
+func loadsWithoutPrinting(v *cmdView) bool {
+	switch v.prog {
+	case "source", ".":
+		return true
+	}
+	_, _, inPlace := inPlaceScripts(v)
+	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
 }
