@@ -691,6 +691,10 @@ func readsProgramFromStdin(v *cmdView) bool {
 	case "source", ".":
 		return len(v.args) > 0 && isStdinPath(v.args[0])
 	}
+	if v.c.Program == "xargs" {
+		// xargs -I{} sh -c '{}': the view is the shell xargs wraps.
+		return xargsRunsLines(v.c.Args)
+	}
 	kind := v.kind
 	if kind == "" {
 		return false
@@ -796,3 +800,37 @@ func equalFoldASCII(s, lower string) bool {
 	}
 	return true
 }
+
+// xargsRunsLines reports an xargs whose command is a shell given each
+// input item as its script: xargs -I{} sh -c '{}', xargs -L1 bash -c.
+func xargsRunsLines(args []string) bool {
+	repl := ""
+	for i, a := range args {
+		switch {
+		case a == "-I" && i+1 < len(args):
+			repl = args[i+1]
+		case strings.HasPrefix(a, "-I") && len(a) > 2:
+			repl = a[2:]
+		case a == "-i" || a == "--replace":
+			repl = "{}"
+		case strings.HasPrefix(a, "--replace="):
+			repl = a[len("--replace="):]
+		}
+		if !shellNames[a] {
+			continue
+		}
+		rest := args[i+1:]
+		for j, r := range rest {
+			if r != "-c" {
+				continue
+			}
+			// The script is the item itself: -c '{}' with the
+			// replacement, or nothing after -c (xargs appends the item).
+			return j+1 == len(rest) || repl != "" && strings.TrimSpace(rest[j+1]) == repl
+		}
+		return false
+	}
+	return false
+}
+
+var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "busybox": true}

@@ -115,7 +115,7 @@ func progFamily(prog string) family {
 		return famPkgScript | famPkgInstall | famInfra
 	case "gem":
 		return famPkgInstall | famInfra
-	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm":
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "deno":
 		return famPkgInstall
 	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack",
 		"trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":

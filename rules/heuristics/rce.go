@@ -203,6 +203,13 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 				v.prog+" "+evJoin(v.args))
 			return
 		}
+		if u := remoteScript(v); u != "" {
+			if h := urlHost(u); h == "" || !s.an.trusted.match(h) {
+				s.add(rRCEPackageURL, v.prog+" runs "+u+" straight from the network: its imports and code run with your rights; download it and review it first",
+					v.prog+" "+evJoin(v.args))
+				return
+			}
+		}
 		if !isPackageInstall(v) {
 			continue
 		}
@@ -227,6 +234,22 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 			return
 		}
 	}
+}
+
+// remoteScript returns the URL a runtime runs as its program (deno
+// run|install|compile URL, bun run URL), or "".
+func remoteScript(v *cmdView) string {
+	if v.prog != "deno" && v.prog != "bun" {
+		return ""
+	}
+	ops := v.plainOperands()
+	if len(ops) < 2 || !(ops[0] == "run" || v.prog == "deno" && (ops[0] == "install" || ops[0] == "compile")) {
+		return ""
+	}
+	if u := ops[1]; strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return u
+	}
+	return ""
 }
 
 // untrustedIndex returns the package index an install is pointed at
@@ -673,6 +696,16 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 	case "source", ".", "exec":
 		if len(v.args) > 0 {
 			return match(v.args[0])
+		}
+		return savedFile{}, false
+	case "java":
+		// java -jar FILE, java -cp FILE Main: the JVM runs what it loads.
+		for i, a := range v.args {
+			if (a == "-jar" || a == "-cp" || a == "-classpath" || a == "--class-path") && i+1 < len(v.args) {
+				if f, ok := match(v.args[i+1]); ok {
+					return f, true
+				}
+			}
 		}
 		return savedFile{}, false
 	}
