@@ -222,6 +222,17 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		}
 	case "export", "declare", "typeset", "local", "readonly":
 		s.checkHistoryAssigns(v.args, ev)
+	case "git":
+		// git rm .gitleaks.toml .github/workflows/codeql.yml
+		if ops := v.plainOperands(); len(ops) > 1 && ops[0] == "rm" && s.enabled(rDefWeakeningEdit) {
+			for _, op := range ops[1:] {
+				if securityConfig(cs.resolveIn(v.c, op).Abs) {
+					s.add(rDefWeakeningEdit, "git rm "+op+" deletes the configuration of a security check (a secret or code scan, the review rule): "+
+						"the check stops without a word about it; make the change by hand, in review", ev())
+					break
+				}
+			}
+		}
 	case "rm", "shred", "unlink", "truncate", "srm", "wipe":
 		ops := v.plainOperands()
 		for _, op := range ops {

@@ -148,6 +148,18 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			return "sends DELETE to " + op(1) + " through the API, removing hosted repository or package data", false
 		case op(0) == "repo" && op(1) == "edit" && repoMadePublic(v):
 			return "makes a repository public: its code and history become readable by everyone (repo edit --visibility public)", true
+		case op(0) == "api":
+			if what := forgeAPIGrant(v, op(1)); what != "" {
+				return what, true
+			}
+		case (op(0) == "ssh-key" || op(0) == "gpg-key") && op(1) == "add" && !ownKey(cs, v, op(2)):
+			return "adds a key that is not one of yours under ~/.ssh or ~/.gnupg to the account: whoever holds it pushes and signs as you (" + op(0) + " add)", true
+		case op(0) == "repo" && op(1) == "deploy-key" && op(2) == "add" && (hasLongFlag(v.args, "allow-write") || hasShortFlag(v.args, 'w')):
+			return "adds a deploy key that can push to the repository (repo deploy-key add --allow-write)", true
+		}
+	case "python", "python3", "php", "rails", "rake", "bundle":
+		if what := frameworkReset(v); what != "" && productionTarget(v) {
+			return what + " against production", false
 		}
 	case "npm", "gem":
 		// A published version removed from the registry breaks everyone
@@ -648,6 +660,112 @@ func repoMadePublic(v *cmdView) bool {
 // apiDeletesRepo reports gh / glab api calls that send DELETE to a
 // repository, project or package path (repos/o/r, repos/o/r/releases/1,
 // projects/42, user/packages/npm/x).
+// frameworkReset says how a web framework's task empties or drops the
+// application's database, or "": manage.py flush, rails db:drop /
+// db:reset / db:schema:load, artisan migrate:fresh / db:wipe.
+func frameworkReset(v *cmdView) string {
+	args := v.args
+	if v.prog == "bundle" && len(args) > 0 && args[0] == "exec" {
+		args = args[1:]
+	}
+	for i, a := range args {
+		switch {
+		case strings.HasSuffix(a, "manage.py") && i+1 < len(args) && (args[i+1] == "flush" || args[i+1] == "reset_db"):
+			return "empties the database (manage.py " + args[i+1] + ")"
+		case a == "artisan" && i+1 < len(args):
+			switch args[i+1] {
+			case "migrate:fresh", "migrate:reset", "migrate:refresh", "db:wipe":
+				return "drops every table (artisan " + args[i+1] + ")"
+			}
+		}
+		switch a {
+		case "db:drop", "db:reset", "db:schema:load", "db:purge", "db:truncate_all", "db:migrate:reset":
+			return "drops or empties the database (" + a + ")"
+		}
+	}
+	return ""
+}
+
+// productionTarget reports a command pointed at production by its
+// environment or options: RAILS_ENV=production, --env=production,
+// --settings=….production, DISABLE_DATABASE_ENVIRONMENT_CHECK=1.
+func productionTarget(v *cmdView) bool {
+	prod := func(w string) bool {
+		name, value, ok := strings.Cut(w, "=")
+		if !ok {
+			return false
+		}
+		l := strings.ToLower(value)
+		switch strings.TrimLeft(name, "-") {
+		case "RAILS_ENV", "RACK_ENV", "APP_ENV", "NODE_ENV", "MIX_ENV", "env", "environment", "e":
+			return l == "production" || l == "prod"
+		case "settings", "DJANGO_SETTINGS_MODULE":
+			return strings.Contains(l, "prod")
+		case "DISABLE_DATABASE_ENVIRONMENT_CHECK":
+			return l == "1" || l == "true"
+		}
+		return false
+	}
+	for _, a := range v.c.Assigns {
+		if prod(a) {
+			return true
+		}
+	}
+	for i, a := range v.args {
+		if prod(a) || (a == "--env" || a == "-e" || a == "--settings") && i+1 < len(v.args) && prod(strings.TrimLeft(a, "-")+"="+v.args[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgeAPIGrant says how a gh api call hands out access to a hosted
+// repository or organization, or "": a collaborator, member or team
+// membership PUT, a webhook or deploy key POSTed (fields given make gh
+// POST), workflows allowed to write and approve.
+func forgeAPIGrant(v *cmdView, path string) string {
+	method := ""
+	flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
+	if method == "" && (hasShortFlag(v.args, 'f') || hasShortFlag(v.args, 'F') || hasLongFlag(v.args, "field") || hasLongFlag(v.args, "raw-field") ||
+		hasLongFlag(v.args, "input")) {
+		method = "POST"
+	}
+	p := strings.Split(strings.Trim(path, "/"), "/")
+	at := func(i int) string {
+		if i < len(p) {
+			return p[i]
+		}
+		return ""
+	}
+	switch {
+	case method == "PUT" && at(0) == "repos" && at(3) == "collaborators" && at(4) != "",
+		method == "PUT" && at(0) == "orgs" && (at(2) == "memberships" || at(2) == "outside_collaborators") && at(3) != "",
+		method == "PUT" && at(0) == "orgs" && at(2) == "teams" && at(4) == "memberships":
+		return "gives an account access to a hosted repository or organization through the API (" + path + ")"
+	case method == "POST" && (at(0) == "repos" && at(3) == "hooks" || at(0) == "orgs" && at(2) == "hooks"):
+		return "sends a repository's or organization's events, pushes included, to a webhook (" + path + ")"
+	case method == "POST" && at(0) == "repos" && at(3) == "keys":
+		return "adds a deploy key to a repository through the API (" + path + ")"
+	case method == "PUT" && at(0) == "repos" && at(3) == "actions" && at(4) == "permissions":
+		for _, a := range v.args {
+			if strings.Contains(a, "default_workflow_permissions=write") || strings.Contains(a, "can_approve_pull_request_reviews=true") {
+				return "lets the repository's workflows write to it and approve pull requests (" + path + ")"
+			}
+		}
+	}
+	return ""
+}
+
+// ownKey reports a public key file under ~/.ssh or ~/.gnupg: a developer
+// adding their own key. A key from elsewhere (/tmp, a download) is not.
+func ownKey(cs *cmdScan, v *cmdView, file string) bool {
+	if file == "" {
+		return false
+	}
+	abs := cs.resolveIn(v.c, file).Abs
+	return cs.home != "" && (isBelow(abs, cs.home+"/.ssh") || isBelow(abs, cs.home+"/.gnupg"))
+}
+
 func apiDeletesRepo(v *cmdView, path string) bool {
 	del := false
 	flagValues(v.args, 'X', "method", func(m string) { del = del || strings.EqualFold(m, "DELETE") })

@@ -4,6 +4,15 @@ import "testing"
 
 func TestInfraDestroy(t *testing.T) {
 	runRuleCases(t, "infra.destroy", []ruleCase{
+		// A framework's reset task pointed at production.
+		cmdCase("python3 manage.py flush --noinput --settings=config.settings.production", true),
+		cmdCase("RAILS_ENV=production DISABLE_DATABASE_ENVIRONMENT_CHECK=1 bin/rails db:drop", true),
+		cmdCase("php artisan migrate:fresh --force --env=production", true),
+		cmdCase("bundle exec rails db:schema:load RAILS_ENV=production", true),
+		cmdCase("bin/rails db:reset", false),
+		cmdCase("python manage.py flush --noinput", false),
+		cmdCase("php artisan migrate:fresh --seed", false),
+		cmdCase("RAILS_ENV=test bundle exec rake db:reset", false),
 		cmdCase("terraform destroy", true),
 		cmdCase("terraform apply -destroy -auto-approve", true),
 		cmdCase("cdk destroy --force", true),
@@ -54,6 +63,17 @@ func TestInfraDestroy(t *testing.T) {
 
 func TestCloudAccessGrant(t *testing.T) {
 	runRuleCases(t, "infra.access-grant", []ruleCase{
+		// Access to hosted repositories through gh.
+		cmdCase("gh api -X PUT repos/acme/web/collaborators/octo-helper -f permission=admin", true),
+		cmdCase("gh api -X PUT orgs/acme/memberships/outsider -f role=admin", true),
+		cmdCase("gh api repos/acme/web/hooks -f name=web -f 'config[url]=https://hooks.example.net/e' -f 'events[]=push'", true),
+		cmdCase("gh api -X PUT repos/acme/web/actions/permissions/workflow -f default_workflow_permissions=write", true),
+		cmdCase("curl -so /tmp/.k.pub https://keys.example.net/a.pub && gh ssh-key add /tmp/.k.pub --title laptop", true),
+		cmdCase(`gh repo deploy-key add /tmp/k.pub --allow-write --title ci`, true),
+		cmdCase("gh ssh-key add ~/.ssh/id_ed25519.pub --title 'work laptop'", false),
+		cmdCase("gh api repos/acme/web/collaborators", false),
+		cmdCase("gh api repos/acme/web/hooks", false),
+		cmdCase("gh repo deploy-key add deploy.pub --title read-only", false),
 		cmdCase("gh repo edit acme/backend --visibility public --accept-visibility-change-consequences", true),
 		cmdCase("glab repo edit --visibility=public", true),
 		cmdCase("gh repo edit --description 'new docs' --homepage https://example.com", false),

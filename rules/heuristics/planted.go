@@ -40,9 +40,13 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
+		_, _, inPlace := inPlaceScripts(v) // its substitutions are judged with their patterns (weakening.go)
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
 			s.judgeWrittenFile(f.abs, f.content)
+			if !inPlace {
+				s.checkWeakeningWrite(f.abs, f.content)
+			}
 		}
 		if file, filter, ok := cs.filterEdit(v); ok {
 			s.judgeFilterEdit(file, filter)
@@ -445,6 +449,7 @@ func (s *scan) checkHookWrites() {
 		}
 		s.writtenContents(func(content string) bool {
 			s.judgeWrittenFile(abs, content)
+			s.checkWeakeningWrite(abs, content)
 			if lang != "" {
 				s.judgePlanted(lang, content, abs, writesCodeInto(abs))
 			}

@@ -92,7 +92,9 @@ func progFamily(prog string) family {
 	case "wget":
 		return famTransfer | famCLIToken // the CI job's OIDC token
 	case "python", "python3", "php", "ruby", "socat":
-		return famTransfer | famExpose
+		return famTransfer | famExpose | famInfra // manage.py flush, artisan migrate:fresh against production
+	case "rails", "rake", "bundle":
+		return famInfra
 	case "curl":
 		return famTransfer | famPriv | famCLIToken // curl --unix-socket docker.sock; the CI job's OIDC token
 	case "openssl":

@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Weakening edits. An in-place edit (sed -i, perl -pi) can take a
 // protection out of code or configuration without a word about it:
@@ -25,13 +28,23 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"sslverify:false", "verify_ssl=false", "verify_ssl:false", "rejectunauthorized:false", "rejectunauthorized=false",
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
 	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
-	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate"}
+	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
+	// Transport security, cookies, CSRF and deletion guards of an application or its infrastructure.
+	"force_ssl=false", "secure_ssl_redirect=false", "session_cookie_secure=false", "csrf_cookie_secure=false",
+	"csrf_enabled=false", "csrf_protection=false", "wtf_csrf_enabled=false", "deletion_protection=false",
+	"prevent_destroy=false", "insecure-skip-tls-verify=true", "insecure_skip_tls_verify=true"}
 
 // authChecks mark a line that decides who may do something.
 var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "is_admin", "is_superuser", "issuperuser",
 	"login_required", "require_auth", "requireauth", "requireadmin", "authorize", "checkpermission", "check_permission",
 	"has_perm", "haspermission", "verify_password", "verifypassword", "bcrypt.compare", "checkpw", "sendstatus(403)",
-	"sendstatus(401)", "status(403)", "status(401)", "forbidden", "unauthorized", "permissiondenied", "abort(403)", "abort(401)")
+	"sendstatus(401)", "status(403)", "status(401)", "permissiondenied", "abort(403)", "abort(401)",
+	"jwt.verify", "verify_jwt", "verifytoken", "verify_token", "check_csrf", "csrf_protect")
+
+// checkWords mark a replacement that still holds a check (a renamed or
+// reworded one): auth_required for login_required.
+var checkWords = newFoldSet("auth", "login", "perm", "verify", "admin", "role", "401", "403", "forbid", "unauthori", "bcrypt",
+	"checkpw", "guard", "csrf")
 
 // securityChecks mark a line that runs a security check.
 var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggshield", "snyk", "trivy", "grype", "semgrep",
@@ -49,7 +62,7 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		return
 	}
 	script := strings.Join(scripts, "\n")
-	what := weakeningEdit(script, runsChecks(files))
+	what := weakeningEdit(script, runsChecks(files), sourceCode(files))
 	if what == "" {
 		what = securityConfigEdit(files, script)
 	}
@@ -77,25 +90,51 @@ func runsChecks(files []string) bool {
 // weakeningEdit says what a sed or perl script takes out, or "". checks
 // says the script edits a file that runs checks, where deleting or
 // commenting out a scanner's line turns it off.
-func weakeningEdit(script string, checks bool) string {
+func weakeningEdit(script string, checks, code bool) string {
 	for _, sub := range sedSubstitutions(script) {
 		pat, repl := sub[0], sub[1]
 		if setting := insecureSetting(repl); setting != "" && insecureSetting(pat) != setting {
 			return "turns certificate checks off (" + setting + ")"
 		}
-		if authChecks.in(pat) && (constantReplacement(repl) || literalOr(repl)) {
+		if authChecks.in(pat) && (constantReplacement(repl) || literalOr(repl) || !checkWords.in(repl)) {
 			return "takes an authorisation check out of the code"
 		}
 		if checks && securityChecks.in(pat) && commentsOut(repl) {
 			return "comments out a security check"
+		}
+		if checks && securityChecks.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
+			return "lets a security check fail without failing the build"
 		}
 	}
 	for _, re := range sedDeletions(script) {
 		if checks && securityChecks.in(re) {
 			return "deletes the lines that run a security check (" + re + ")"
 		}
+		if code && authChecks.in(re) {
+			return "deletes an authorisation check from the code (" + re + ")"
+		}
 	}
 	return ""
+}
+
+// ignoresFailure reports a command line made to pass whatever its
+// result: || true, || :, continue-on-error: true, allow_failure: true.
+func ignoresFailure(s string) bool {
+	c := strings.Join(strings.Fields(s), "")
+	return strings.Contains(c, "||true") || strings.Contains(c, "||:") || strings.Contains(c, "continue-on-error:true") ||
+		strings.Contains(c, "allow_failure:true")
+}
+
+// sourceCode reports whether one of files is application code, where a
+// deleted line can be an authorisation check.
+func sourceCode(files []string) bool {
+	for _, f := range files {
+		switch path.Ext(f) {
+		case ".py", ".js", ".ts", ".jsx", ".tsx", ".go", ".rb", ".php", ".java", ".kt", ".cs", ".rs", ".scala", ".ex", ".exs":
+			return true
+		}
+	}
+	return false
 }
 
 // insecureSetting returns the insecure setting text holds, or "".
@@ -230,4 +269,27 @@ func closingSlash(s string) int {
 		}
 	}
 	return -1
+}
+
+// configFile reports files that hold an application's or a tool's
+// settings: .env files, YAML, TOML, INI, properties, Django settings.
+func configFile(abs string) bool {
+	base := baseName(abs)
+	switch path.Ext(base) {
+	case ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".tfvars":
+		return true
+	}
+	return strings.HasPrefix(base, ".env") || strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".py") ||
+		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py"))
+}
+
+// checkWeakeningWrite judges text written into a configuration file for
+// a setting that turns certificate, transport or CSRF checks off.
+func (s *scan) checkWeakeningWrite(abs, content string) {
+	if !s.enabled(rDefWeakeningEdit) || !configFile(abs) {
+		return
+	}
+	if setting := insecureSetting(content); setting != "" {
+		s.add(rDefWeakeningEdit, "writes "+setting+" into "+baseName(abs)+", which turns a protection off: make the change by hand, in review", abs)
+	}
 }
