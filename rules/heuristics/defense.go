@@ -222,6 +222,10 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		}
 	case "export", "declare", "typeset", "local", "readonly":
 		s.checkHistoryAssigns(v.args, ev)
+	case "kubectl", "oc":
+		if what := clusterDefenseOff(v); what != "" {
+			s.add(rDefSecurityOff, v.prog+" "+what+": leave it in place", ev())
+		}
 	case "git":
 		// git rm .gitleaks.toml .github/workflows/codeql.yml
 		if ops := v.plainOperands(); len(ops) > 1 && ops[0] == "rm" && s.enabled(rDefWeakeningEdit) {
@@ -344,4 +348,49 @@ func firewallFlush(args []string) bool {
 		}
 	}
 	return false
+}
+
+// clusterGuards are the cluster-side security tools and admission
+// controllers whose removal blinds a cluster: runtime detection (falco,
+// tetragon), policy engines (gatekeeper, kyverno).
+var clusterGuards = newFoldSet("falco", "tetragon", "tracee", "gatekeeper", "kyverno", "sysdig", "crowdstrike",
+	"neuvector", "twistlock", "aqua-", "wazuh", "kubearmor")
+
+// clusterDefenseOff says how a kubectl command turns a cluster's
+// defences off, or "": deleting or scaling to zero a security tool,
+// deleting an admission webhook, pod security set to privileged, a
+// cluster's certificate check skipped.
+func clusterDefenseOff(v *cmdView) string {
+	if v.prog != "kubectl" && v.prog != "oc" {
+		return ""
+	}
+	ops := infraOperands(v)
+	if len(ops) == 0 {
+		return ""
+	}
+	words := strings.Join(ops[1:], " ") + " " + strings.Join(v.args, " ")
+	switch ops[0] {
+	case "delete", "scale":
+		if ops[0] == "scale" && !containsArg(v.args, "--replicas=0") && !(containsArg(v.args, "--replicas") && containsArg(v.args, "0")) {
+			return ""
+		}
+		for _, o := range ops[1:] {
+			kind := strings.ToLower(o)
+			if strings.HasPrefix(kind, "validatingwebhookconfiguration") || strings.HasPrefix(kind, "mutatingwebhookconfiguration") {
+				return "removes an admission webhook, the cluster's check of what may run (" + o + ")"
+			}
+		}
+		if clusterGuards.in(words) {
+			return ops[0] + "s a cluster security tool (" + strings.Join(ops, " ") + ")"
+		}
+	case "label":
+		if strings.Contains(words, "pod-security.kubernetes.io/enforce=privileged") {
+			return "sets a namespace's pod security to privileged: any pod may take the node"
+		}
+	case "config":
+		if len(ops) > 1 && ops[1] == "set-cluster" && (containsArg(v.args, "--insecure-skip-tls-verify=true") || containsArg(v.args, "--insecure-skip-tls-verify")) {
+			return "stops checking the cluster's certificate (--insecure-skip-tls-verify): anyone on the path can pose as the cluster"
+		}
+	}
+	return ""
 }

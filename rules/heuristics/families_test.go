@@ -7,6 +7,16 @@ import (
 
 func TestDefenseSecurityDisable(t *testing.T) {
 	runRuleCases(t, "defense.security-disable", []ruleCase{
+		// A cluster's defences.
+		cmdCase("kubectl -n falco delete daemonset falco", true),
+		cmdCase("kubectl delete validatingwebhookconfiguration gatekeeper-validating-webhook-configuration", true),
+		cmdCase("kubectl scale deploy kyverno-admission-controller -n kyverno --replicas=0", true),
+		cmdCase("kubectl label ns prod pod-security.kubernetes.io/enforce=privileged --overwrite", true),
+		cmdCase("kubectl config set-cluster prod --insecure-skip-tls-verify=true --server=https://k8s.example.net:6443", true),
+		cmdCase("kubectl delete pod redis-sentinel-0 -n cache", false),
+		cmdCase("kubectl scale deploy api -n dev --replicas=0", false),
+		cmdCase("kubectl label ns dev pod-security.kubernetes.io/enforce=baseline --overwrite", false),
+		cmdCase("kubectl get pods -n falco", false),
 		cmdCase("auditctl -D", true),
 		cmdCase("sudo auditctl -e 0", true),
 		cmdCase("setenforce 0", true),

@@ -298,7 +298,7 @@ func engineAPIWrite(v *cmdView) string {
 // file), or "".
 func podEscape(v *cmdView) string {
 	ops := infraOperands(v)
-	if len(ops) == 0 || ops[0] != "run" && ops[0] != "create" && ops[0] != "apply" && ops[0] != "debug" {
+	if len(ops) == 0 || ops[0] != "run" && ops[0] != "create" && ops[0] != "apply" && ops[0] != "debug" && ops[0] != "patch" {
 		return ""
 	}
 	if ops[0] == "debug" && len(ops) > 1 && strings.HasPrefix(ops[1], "node/") {

@@ -185,6 +185,8 @@ func TestPrivilegeAccountTamper(t *testing.T) {
 
 func TestPrivilegeContainerEscape(t *testing.T) {
 	runRuleCases(t, "privilege.container-escape", []ruleCase{
+		cmdCase(`kubectl patch deploy api -n prod --type=json -p '[{"op":"add","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":true}}]'`, true),
+		cmdCase(`kubectl patch deploy api -n dev -p '{"spec":{"replicas":2}}'`, false),
 		cmdCase("docker run --rm -it --privileged -v /:/host alpine chroot /host sh", true),
 		cmdCase("docker run -v /var/run/docker.sock:/var/run/docker.sock docker:cli ps", true),
 		cmdCase("podman run --mount type=bind,source=/etc,target=/x alpine", true),
