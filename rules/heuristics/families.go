@@ -44,5 +44,6 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 			s.checkWeakeningEdits(v)
 		}
 		s.checkGuards(cs, v)
+		s.checkTamper(cs, v)
 	}
 }

@@ -1,0 +1,90 @@
+package heuristics
+
+import (
+	"path"
+	"strings"
+)
+
+// Tampering with what others receive as trusted: a commit written in the
+// name of a bot whose changes are merged on sight (dependabot[bot],
+// renovate[bot], github-actions[bot]), a published release's asset
+// replaced under the same name (gh release upload --clobber), and
+// third-party code edited in place where the package manager put it
+// (vendor/, node_modules/). Each changes code that reviewers, users or
+// the build take from a trusted hand. Findings escalate.
+
+// botAuthors are the identities of the bots whose commits are merged
+// with less review.
+var botAuthors = newFoldSet("dependabot", "renovate[bot]", "renovate-bot", "github-actions[bot]", "greenkeeper", "snyk-bot",
+	"pre-commit-ci", "mergify")
+
+// checkTamper judges one command for supply-chain tampering.
+func (s *scan) checkTamper(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rSupplyTamper) {
+		return
+	}
+	ev := func() string { return v.c.Name + " " + evJoin(v.args) }
+	if who := botIdentity(v); who != "" {
+		s.add(rSupplyTamper, "writes a commit in the name of "+who+": reviewers merge such commits on sight; commit as yourself", ev())
+		return
+	}
+	if (v.prog == "gh" || v.prog == "glab") && releaseAssetReplaced(v) {
+		s.add(rSupplyTamper, v.prog+" replaces an asset of a published release under the same name: everyone who downloads it gets the new file; publish a new release instead", ev())
+		return
+	}
+	for _, t := range cs.writeTargets(v) {
+		if p := cs.resolveIn(v.c, t).Abs; thirdPartyCode(p) {
+			s.add(rSupplyTamper, "changes third-party code in place ("+t+"): the build runs it as the package's own; patch it with the package manager (patch-package, a replace directive) so the change shows", ev())
+			return
+		}
+	}
+}
+
+// botIdentity returns the bot a git command writes a commit as
+// (GIT_AUTHOR_NAME=dependabot[bot] git commit, git commit --author=…,
+// git -c user.name=…), or "".
+func botIdentity(v *cmdView) string {
+	if v.prog != "git" {
+		return ""
+	}
+	switch sub, _ := gitSubcommand(v.args); sub {
+	case "commit", "merge", "rebase", "cherry-pick", "am", "revert", "pull", "tag", "commit-tree":
+	default:
+		return "" // git log --author=dependabot reads
+	}
+	for _, a := range v.c.Assigns {
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "GIT_") && (strings.HasSuffix(name, "_NAME") || strings.HasSuffix(name, "_EMAIL")) && botAuthors.in(value) {
+			return value
+		}
+	}
+	for i, a := range v.args {
+		switch {
+		case strings.HasPrefix(a, "--author=") && botAuthors.in(a):
+			return a[len("--author="):]
+		case a == "--author" && i+1 < len(v.args) && botAuthors.in(v.args[i+1]):
+			return v.args[i+1]
+		case a == "-c" && i+1 < len(v.args) && (strings.HasPrefix(v.args[i+1], "user.name=") || strings.HasPrefix(v.args[i+1], "user.email=")) && botAuthors.in(v.args[i+1]):
+			return v.args[i+1]
+		}
+	}
+	return ""
+}
+
+// releaseAssetReplaced reports gh release upload --clobber.
+func releaseAssetReplaced(v *cmdView) bool {
+	ops := v.plainOperands()
+	return len(ops) > 1 && ops[0] == "release" && ops[1] == "upload" && hasLongFlag(v.args, "clobber")
+}
+
+// thirdPartyCode reports a source file under vendor/ or node_modules/:
+// code a package manager placed.
+func thirdPartyCode(abs string) bool {
+	if !strings.Contains(abs, "/vendor/") && !strings.Contains(abs, "/node_modules/") {
+		return false
+	}
+	switch path.Ext(abs) {
+	case ".go", ".js", ".cjs", ".mjs", ".ts", ".py", ".rb", ".php", ".rs", ".java", ".c", ".h":
+		return true
+	}
+	return false
+}
