@@ -533,7 +533,7 @@ var gitHookNames = map[string]bool{
 // core.hooksPath names.
 func namedGitHook(abs string) bool {
 	dir, base := path.Split(abs)
-	return gitHookNames[base] && strings.HasSuffix(dir, "hooks/")
+	return strings.HasSuffix(dir, "hooks/") && gitHookNames[base]
 }
 
 const (

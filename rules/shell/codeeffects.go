@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // What interpreter code does to files is read from the calls it makes:
 // the literal path a delete, truncate, write or open-for-writing call is
@@ -77,44 +80,129 @@ func CodeEffects(code string) []CodeEffect {
 	if len(code) > maxCodeScan {
 		code = code[:maxCodeScan]
 	}
+	// One pass finds every call of every name (callSites); the effects
+	// are then listed by name, in effectCalls' order, as a scan per name
+	// would list them.
+	var buf [16]callSite
+	sites := callSites(code, buf[:0])
+	slices.SortStableFunc(sites, func(a, b callSite) int { return int(a.call) - int(b.call) })
 	var out []CodeEffect
-	for _, call := range effectCalls {
-		forEachCall(code, call.name, call.op == CodeDelete, func(rest string) {
+	for _, site := range sites {
+		rest := code[site.rest:]
+		if int(site.call) < len(effectCalls) {
+			call := effectCalls[site.call]
 			if strings.HasPrefix(strings.TrimLeft(rest, " \t"), ")") {
-				return // Path(…).unlink(): receiverEffects
+				continue // Path(…).unlink(): receiverEffects
 			}
 			p, _ := nthLiteralArg(rest, call.arg)
 			out = append(out, CodeEffect{call.op, p})
-		})
-	}
-	for _, name := range []string{"open", "fopen", "openSync"} {
-		forEachCall(code, name, name == "open", func(rest string) {
-			if p, ok := openedForWriting(rest); ok {
-				out = append(out, CodeEffect{CodeWrite, p})
-			}
-		})
+		} else if p, ok := openedForWriting(rest); ok {
+			out = append(out, CodeEffect{CodeWrite, p})
+		}
 	}
 	return append(out, receiverEffects(code)...)
 }
 
-// forEachCall calls fn with the text after each call of name in code
-// (after its "(", or after the space of perl's and ruby's unlink "x").
-// A call without parentheses must go on with a literal or a glob, unless
-// bare says it may go on with anything (perl's open F, ">x", unlink $f).
-func forEachCall(code, name string, bare bool, fn func(rest string)) {
-	afterKeywords(code, []string{name}, func(before byte, rest string) {
-		if isIdentByte(before) || rest != "" && isIdentByte(rest[0]) {
-			return
+// openCalls open a file, for writing or not (openedForWriting tells);
+// in callSites they follow effectCalls.
+var openCalls = []string{"open", "fopen", "openSync"}
+
+// callSite is a call of effectCalls[call] (or of openCalls[call -
+// len(effectCalls)]) whose arguments start at code[rest:].
+type callSite struct {
+	call uint8
+	rest int32
+}
+
+// callNames maps the last identifier of each call name (write for
+// File.write) to the calls that end with it.
+var callNames = func() map[string][]uint8 {
+	m := map[string][]uint8{}
+	add := func(name string, i int) {
+		last := name[strings.LastIndexByte(name, '.')+1:]
+		m[last] = append(m[last], uint8(i))
+	}
+	for i, c := range effectCalls {
+		add(c.name, i)
+	}
+	for i, n := range openCalls {
+		add(n, len(effectCalls)+i)
+	}
+	return m
+}()
+
+// callFirst marks the bytes a call name's last identifier starts with,
+// and callLen its lengths: most identifiers of code are no call name,
+// and two table reads rule them out before the map is asked.
+var callFirst, callLen = func() (first [256]bool, lens [64]bool) {
+	for last := range callNames {
+		first[last[0]] = true
+		lens[len(last)] = true
+	}
+	return first, lens
+}()
+
+// callSites appends to sites every call in code of a name of
+// effectCalls or openCalls, as forEachCall finds them: the name whole
+// (no identifier byte on either side; a dotted name's qualifier whole
+// too), then "(" or, for a call without parentheses, a space and a
+// literal, a glob or (for bare names: the delete calls and open) anything.
+func callSites(code string, sites []callSite) []callSite {
+	for i := 0; i < len(code); {
+		if !isIdentByte(code[i]) {
+			i++
+			continue
 		}
-		switch {
-		case strings.HasPrefix(rest, "("):
-			fn(rest[1:])
-		case strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t"):
-			if r := strings.TrimLeft(rest, " \t"); r != "" && (bare || r[0] == '"' || r[0] == '\'' || r[0] == '(' || hasWrapper(r)) {
-				fn(strings.TrimPrefix(r, "("))
+		j := i + 1
+		for j < len(code) && isIdentByte(code[j]) {
+			j++
+		}
+		word := code[i:j]
+		if n := len(word); callFirst[word[0]] && n < len(callLen) && callLen[n] {
+			for _, call := range callNames[word] {
+				name := callName(call)
+				start := i - (len(name) - len(word)) // the qualifier of File.write
+				if start < 0 || code[start:j] != name || start > 0 && isIdentByte(code[start-1]) {
+					continue
+				}
+				if rest, ok := callArgs(code[j:], callBare(call)); ok {
+					sites = append(sites, callSite{call: call, rest: int32(len(code) - len(rest))})
+				}
 			}
 		}
-	})
+		i = j
+	}
+	return sites
+}
+
+func callName(call uint8) string {
+	if int(call) < len(effectCalls) {
+		return effectCalls[call].name
+	}
+	return openCalls[int(call)-len(effectCalls)]
+}
+
+// callBare says a call may go on without parentheses with anything (see
+// forEachCall).
+func callBare(call uint8) bool {
+	if int(call) < len(effectCalls) {
+		return effectCalls[call].op == CodeDelete
+	}
+	return openCalls[int(call)-len(effectCalls)] == "open"
+}
+
+// callArgs returns the text after a call's name where its arguments
+// start, as forEachCall reads it, and whether it is a call at all.
+func callArgs(rest string, bare bool) (string, bool) {
+	switch {
+	case strings.HasPrefix(rest, "("):
+		return rest[1:], true
+	case strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t"):
+		if r := strings.TrimLeft(rest, " \t"); r != "" && (bare || r[0] == '"' || r[0] == '\'' || r[0] == '(' || hasWrapper(r)) {
+			return strings.TrimPrefix(r, "("), true
+		}
+	}
+	return "", false
 }
 
 func hasWrapper(s string) bool {

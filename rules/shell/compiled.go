@@ -14,12 +14,13 @@ import "strings"
 // g++, c++, clang++, tcc, and their versioned names: gcc-12, clang-17),
 // "" for other programs.
 func compilerLang(program string) string {
-	if len(program) < 2 || program[0] != 'g' && program[0] != 'c' && program[0] != 't' {
-		return "" // most programs: one byte tells
+	switch program {
+	case "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc":
+		return "c"
 	}
-	base, _, _ := strings.Cut(program, "-")
-	if program != base && !versionSuffix(program[len(base)+1:]) {
-		return ""
+	base, version, versioned := strings.Cut(program, "-")
+	if !versioned || !versionSuffix(version) {
+		return "" // most programs: not a compiler's versioned name
 	}
 	switch base {
 	case "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc":
