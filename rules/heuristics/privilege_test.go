@@ -155,6 +155,11 @@ func TestPersistenceLDPreload(t *testing.T) {
 		cmdCase("echo 'LD_PRELOAD=/var/tmp/.libcache.so' >> ~/.ssh/environment", true),
 		cmdCase("echo 'LD_PRELOAD=/var/tmp/x.so' | sudo tee -a /etc/environment", true),
 		cmdCase("echo 'EDITOR=vim' >> ~/.pam_environment", false),
+		// npm's node-options and script-shell run code in every node process or script.
+		cmdCase("echo 'node-options=--require /home/dev/.npm/_cacache/.h.js' >> ~/.npmrc", true),
+		cmdCase("npm config set script-shell /home/dev/.cache/.npmsh", true),
+		cmdCase("npm config set node-options=--max-old-space-size=4096", false),
+		cmdCase("npm config set script-shell bash", false),
 		cmdCase("cat /etc/ld.so.preload", false),
 		cmdCase("LD_LIBRARY_PATH=./lib ./app", false),
 		cmdCase("echo $LD_PRELOAD", false),

@@ -139,6 +139,7 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		}
 		known := len(saved)
 		if isFetcher(v) {
+			cs.downloadsIntoRunner(s, v)
 			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rRCEPipe, "pipes a download from "+firstHost(v.args)+" into "+runner.prog+
 					": download the script to a file, review it, then run the local file", v.c.Name+" … | "+runner.prog)
@@ -174,6 +175,24 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		}
 		if v.codeAny(traitFetch|traitModFetch) && v.codeAll(traitExec) {
 			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", v.code)
+		}
+	}
+}
+
+// downloadsIntoRunner reports a download saved into a file that a tool
+// runs by itself (hookKind): a CI workflow, a git hook, a makefile, a
+// Gradle init script. Its content is not on the line; whatever it holds
+// runs at the next push, commit or build.
+func (cs *cmdScan) downloadsIntoRunner(s *scan, v *cmdView) {
+	if !s.enabled(rRCESaveExec) {
+		return
+	}
+	for _, t := range cs.writeTargets(v) {
+		abs := cs.resolveIn(v.c, t).Abs
+		if kind := hookKind(abs); kind != "" && kind != "ci-env" {
+			s.add(rRCESaveExec, "downloads "+baseName(abs)+" from "+firstHost(v.args)+" into a file that "+hookRunner(kind)+
+				": what it holds runs unseen; download it elsewhere, review it, then put it in place", v.c.Name+" "+evJoin(v.args))
+			return
 		}
 	}
 }

@@ -57,6 +57,31 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 	}
 }
 
+// npmInjection says how an npm setting runs code of its own in every
+// node process or npm script, or "": node-options that load a module
+// (--require, --import, --loader), a script-shell other than a system
+// shell.
+func npmInjection(st setting) string {
+	switch st.key {
+	case "npm:node-options", "npm:node_options":
+		for _, f := range strings.Fields(st.value) {
+			switch {
+			case f == "-r" || f == "--require" || f == "--import" || f == "--loader" || f == "--experimental-loader",
+				strings.HasPrefix(f, "--require=") || strings.HasPrefix(f, "--import=") || strings.HasPrefix(f, "--loader=") ||
+					strings.HasPrefix(f, "--experimental-loader="):
+				return "sets npm's node-options to load a module into every node process npm starts (" + st.value + ")"
+			}
+		}
+	case "npm:script-shell", "npm:script_shell":
+		switch st.value {
+		case "", "sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh", "pwsh", "powershell", "cmd", "cmd.exe", "zsh", "/bin/zsh":
+			return ""
+		}
+		return "makes npm run every package script through " + st.value
+	}
+	return ""
+}
+
 // mayConfigure is a cheap first look: does v hold a word that the
 // settings cliSettings reads start with? Most git, npm and go commands
 // configure nothing.
@@ -130,6 +155,10 @@ func (s *scan) judgeSetting(v *cmdView, st setting) bool {
 	}
 	if what := verificationOff(st); what != "" {
 		s.add(rSupplyVerifyOff, what+": whoever is on the network path can then serve code; fix the certificate or the mirror instead", ev)
+		return true
+	}
+	if what := npmInjection(st); what != "" && s.enabled(rPersistLDPreload) {
+		s.add(rPersistLDPreload, what+": refuse unless you wrote that file yourself", ev)
 		return true
 	}
 	if st.key == "go:replace" {
