@@ -42,6 +42,8 @@ func hookKind(abs string) string {
 		return "json-commands"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "sshconfig"
+	case strings.HasSuffix(base, ".tf"):
+		return "terraform"
 	case strings.Contains(abs, "/.gradle/init.d/") || strings.HasSuffix(abs, "/.gradle/init.gradle") || strings.HasSuffix(abs, "/.gradle/init.gradle.kts"):
 		return "build-script" // run before every Gradle build of the user
 	case base == "build.rs" || base == "build.gradle" || base == "build.gradle.kts" || base == "settings.gradle" || base == "settings.gradle.kts" ||
@@ -63,7 +65,58 @@ func hookKind(abs string) string {
 var hookCommands = map[string]func(string) []string{
 	"npm": packageScripts, "ci": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
-	"build-script": buildScriptCommands, "tmux": tmuxCommands,
+	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
+}
+
+// terraformCommands returns the commands a Terraform file runs on plan
+// or apply: a local-exec provisioner's command = "…" and an external
+// data source's program = ["sh", "-c", "…"].
+func terraformCommands(tf string) []string {
+	var out []string
+	for _, key := range []string{"command", "program"} {
+		for off := 0; off < len(tf); {
+			i := strings.Index(tf[off:], key)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(key)
+			if i > 0 && isWordByte(tf[i-1]) {
+				continue
+			}
+			rest := strings.TrimLeft(tf[off:], " \t")
+			if !strings.HasPrefix(rest, "=") {
+				continue
+			}
+			rest = strings.TrimLeft(rest[1:], " \t")
+			if key == "program" {
+				end := strings.IndexByte(rest, ']')
+				if !strings.HasPrefix(rest, "[") || end < 0 {
+					continue
+				}
+				var words []string
+				shell.CodeLiterals(rest[1:end], func(lit string) { words = append(words, shellQuote(lit)) })
+				out = append(out, strings.Join(words, " "))
+				continue
+			}
+			if lit, _, ok := strings.Cut(strings.TrimPrefix(rest, `"`), `"`); ok && strings.HasPrefix(rest, `"`) {
+				out = append(out, lit)
+			}
+		}
+	}
+	return out
+}
+
+// goGenerateCommands returns the commands of a Go file's //go:generate
+// lines, which go generate runs.
+func goGenerateCommands(src string) []string {
+	var out []string
+	for line := range strings.SplitSeq(src, "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:generate "); ok {
+			out = append(out, cmd)
+		}
+	}
+	return out
 }
 
 // tmuxCommands returns the shell commands a tmux configuration runs when
@@ -140,6 +193,8 @@ func hookRunner(kind string) string {
 		return "vim runs at start"
 	case "build-script":
 		return "the build runs"
+	case "terraform":
+		return "terraform runs on plan or apply"
 	case "ci-env":
 		return "sets the environment of every later CI step"
 	case "tmux":
@@ -301,6 +356,8 @@ func codeFileLang(abs string) string {
 		return "lua"
 	case "sh", "bash", "zsh":
 		return "shell"
+	case "go":
+		return "go"
 	}
 	return ""
 }

@@ -268,6 +268,8 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		src = kind + " -e " + shellQuote(content)
 	case kind == "php":
 		src = "php -r " + shellQuote(content)
+	case kind == "go":
+		src = strings.Join(goGenerateCommands(content), "\n") // what go generate runs
 	default:
 		return
 	}

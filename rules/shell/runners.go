@@ -44,6 +44,8 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.sedCommands(args, fr)
 	case "make", "gmake":
 		w.makeRecipes(args, redirs, fr)
+	case "mvn", "mvnw":
+		w.mavenExec(args, fr)
 	case "xargs":
 		w.xargsFileData(args, redirs, fr)
 	case "git":
@@ -281,6 +283,24 @@ func (w *walker) makeRecipes(args []field, redirs []Redirect, fr frame) {
 }
 
 func isStdinWord(s string) bool { return s == "-" || s == "/dev/stdin" }
+
+// mavenExec follows the exec plugin's program: mvn exec:exec
+// -Dexec.executable=sh -Dexec.args="-c '…'" runs sh with those
+// arguments.
+func (w *walker) mavenExec(args []field, fr frame) {
+	exe, execArgs := "", ""
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a.text, "-Dexec.executable="); ok {
+			exe = v
+		}
+		if v, ok := strings.CutPrefix(a.text, "-Dexec.args="); ok {
+			execArgs = v
+		}
+	}
+	if exe != "" {
+		w.nestedShell(quoteWords([]string{exe})+" "+execArgs, fr, "mvn exec", "sh", nil)
+	}
+}
 
 // MakeRecipes returns the recipe lines of a makefile as one shell script,
 // one logical line (backslash continuations joined) per command, "@", "-"

@@ -263,6 +263,7 @@ func TestCodeRunners(t *testing.T) {
 		{`node -e "require('child_process').spawn('sh', ['-c', 'id'])"`, "2:sh -c: id"},
 		{`perl -e 'system("id")'`, "1:perl: id"},
 		{"perl -e 'print `id`'", "1:perl: id"},
+		{`mvn -q exec:exec -Dexec.executable=sh -Dexec.args="-c 'id -u'"`, "2:sh -c: id -u"},
 		{"gcc -x c - -o /tmp/a <<'EOF'\nint main(){ return system(\"id\"); }\nEOF", "1:gcc: id"},
 		{`tcc -run - <<< 'int main(){execl("/bin/sh", "sh", "-c", "id", (char*)0);}'`, "2:sh -c: id"},
 		{`perl -e 'open(F, "id |")'`, "1:perl: id"},
