@@ -1156,12 +1156,16 @@ func localDataStore(v *cmdView) bool {
 	if hostFlag != "" {
 		flagValues(v.args, 'h', hostFlag, func(h string) { see(isLoopbackHost(h)) })
 	}
-	flagValues(v.args, 'u', "uri", func(u string) { see(loopbackURL(u)) })
-	flagValues(v.args, 'd', "dbname", func(d string) {
-		if strings.Contains(d, "://") || strings.Contains(d, "=") {
-			see(loopbackURL(d))
-		}
-	})
+	switch v.prog {
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		flagValues(v.args, 'u', "uri", func(u string) { see(loopbackURL(u)) }) // mysql's -u is its user
+	case "psql":
+		flagValues(v.args, 'd', "dbname", func(d string) {
+			if strings.Contains(d, "://") || strings.Contains(d, "=") {
+				see(loopbackURL(d))
+			}
+		})
+	}
 	for _, a := range v.plainOperands() {
 		switch {
 		case strings.Contains(a, "://"):

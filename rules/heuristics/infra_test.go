@@ -38,6 +38,7 @@ func TestInfraDestroy(t *testing.T) {
 		cmdCase("dropdb -h localhost --if-exists app_test && createdb -h localhost app_test", false),
 		cmdCase(`psql postgresql://dev@127.0.0.1:5432/app_dev -c 'DROP TABLE IF EXISTS tmp_import'`, false),
 		cmdCase(`mongosh mongodb://localhost:27017/app_test --eval 'db.dropDatabase()'`, false),
+		cmdCase(`mysql -uroot -h 127.0.0.1 -proot -e 'DROP DATABASE IF EXISTS app_test; CREATE DATABASE app_test'`, false),
 		// Not named, or named by a variable: it may be anyone's.
 		cmdCase(`psql "$DATABASE_URL" -c 'TRUNCATE TABLE sessions'`, true),
 		cmdCase(`psql -h localhost -h db.prod.internal -c 'DROP TABLE users'`, true),
