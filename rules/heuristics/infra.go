@@ -232,7 +232,8 @@ func infraOperands(v *cmdView) []string {
 			"--user", "--filename", "--server", "--token", "--field-selector", "--timeout", "--grace-period", "--kube-context"})
 	case "aws":
 		return operands(v.args, "", []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--cli-read-timeout",
-			"--cli-connect-timeout", "--ca-bundle", "--color"})
+			"--cli-connect-timeout", "--ca-bundle", "--color", "--acl", "--storage-class", "--exclude", "--include", "--sse",
+			"--sse-kms-key-id", "--content-type", "--cache-control", "--expires", "--metadata", "--grants"})
 	case "gcloud", "az":
 		return operands(v.args, "gnl", []string{"--project", "--zone", "--region", "--format", "--account", "--configuration",
 			"--resource-group", "--name", "--subscription", "--output", "--query"})
@@ -1050,6 +1051,14 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	if what := acceleratorFleet(v, ops); what != "" {
 		s.add(rDisruptAcceleratorFleet, what+": a fleet of accelerators bills by the hour and is how a hijacked cloud account is mined with; a human should approve it", ev())
 	}
+	if srcs, dst, ok := bucketUpload(v, ops); ok {
+		for _, src := range srcs {
+			if what := wholeTree(cs, v, src); what != "" && s.enabled(rExfilTransfer) {
+				s.add(rExfilTransfer, v.prog+" uploads "+what+" to "+dst+": approve only if you know the bucket and what is sent", ev())
+				break
+			}
+		}
+	}
 	// Reported once, as log tampering: not also as a delete-*.
 	if what := cloudAuditOff(v, ops); what != "" {
 		s.add(rDefLogTamper, v.prog+" "+what+": what is done in the account afterwards would go unrecorded; refuse it", ev())
@@ -1184,4 +1193,49 @@ func loopbackURL(u string) bool {
 	}
 	h := urlHost(u)
 	return h != "" && isLoopbackHost(h)
+}
+
+// bucketUpload returns the local sources and the destination of a copy
+// to cloud storage: aws s3 cp|sync|mv, gsutil cp|rsync|mv, gcloud storage
+// cp|rsync|mv, azcopy copy|sync. ok is false for any other command, and
+// for copies from storage.
+func bucketUpload(v *cmdView, ops []string) (srcs []string, dst string, ok bool) {
+	var files []string
+	switch {
+	case v.prog == "aws" && len(ops) > 3 && ops[0] == "s3" && (ops[1] == "cp" || ops[1] == "sync" || ops[1] == "mv"):
+		files = ops[2:]
+	case v.prog == "gsutil" && len(ops) > 2 && (ops[0] == "cp" || ops[0] == "rsync" || ops[0] == "mv"):
+		files = ops[1:]
+	case v.prog == "gcloud" && len(ops) > 3 && ops[0] == "storage" && (ops[1] == "cp" || ops[1] == "rsync" || ops[1] == "mv"):
+		files = ops[2:]
+	case v.prog == "azcopy" && len(ops) > 2 && (ops[0] == "copy" || ops[0] == "cp" || ops[0] == "sync"):
+		files = ops[1:]
+	default:
+		return nil, "", false
+	}
+	dst = files[len(files)-1]
+	if !strings.Contains(dst, "://") {
+		return nil, "", false
+	}
+	for _, f := range files[:len(files)-1] {
+		if !strings.Contains(f, "://") && f != "-" {
+			srcs = append(srcs, f)
+		}
+	}
+	return srcs, dst, len(srcs) > 0
+}
+
+// wholeTree says which whole tree src is, when it is the home directory
+// or the workspace root ("the home directory", "the whole project"), or "".
+func wholeTree(cs *cmdScan, v *cmdView, src string) string {
+	abs := strings.TrimSuffix(cs.resolveIn(v.c, src).Abs, "/")
+	switch {
+	case abs == "" || abs == "/":
+		return ""
+	case cs.home != "" && abs == strings.TrimSuffix(cs.home, "/"):
+		return "the home directory"
+	case cs.root != "" && abs == strings.TrimSuffix(cs.root, "/"):
+		return "the whole project"
+	}
+	return ""
 }
