@@ -85,8 +85,9 @@ var (
 	// assistants reading this …).
 	addressModals = []string{"must", "should", "shall", "need", "needs", "have", "are", "reading", "working", "processing", "using",
 		"running", "reviewing", "parsing", "that", "who", "which"}
+	// articles hand the reader a role: "you are the … agent".
+	articles = []string{"the", "a", "an"}
 	// noteWords name a message before "to" or "for" (note to AI agents).
-	articles  = []string{"the", "a", "an"}
 	noteWords = []string{"note", "notes", "message", "tip", "tips", "instruction", "instructions", "reminder", "notice", "info", "important", "attention"}
 )
 
@@ -210,10 +211,11 @@ func sentenceStartsAt(s string, i int) bool {
 	return true
 }
 
-// harmfulDirective reports whether a sentence of text asks for something
-// harmful. implicit says the text is addressed to agents as a whole (an
-// agent rules file), where a credential named with a disclosing verb,
-// not alone, is the sign.
+// harmfulDirective reports whether some sentence of text asks for
+// something harmful. implicit says the text is addressed to agents as a
+// whole (an agent rules file), where a credential named with a
+// disclosing verb, not alone, is the sign, and where setup steps that
+// delete or pick a registry are ordinary.
 func harmfulDirective(text string, implicit bool) bool {
 	start := 0
 	for i := 0; i <= len(text); i++ {
@@ -230,7 +232,7 @@ func harmfulDirective(text string, implicit bool) bool {
 			}
 			if marks != 0 && !forbids(sentence) {
 				switch {
-				case marks&(dirRemote|dirDestroy) != 0:
+				case marks&dirRemote != 0 || marks&dirDestroy != 0 && !implicit:
 					return true
 				case marks&dirSecret != 0 && (!implicit || marks&dirDisclose != 0):
 					return true

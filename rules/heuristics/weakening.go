@@ -8,13 +8,16 @@ import (
 // Weakening edits. An in-place edit (sed -i, perl -pi) can take a
 // protection out of code or configuration without a word about it:
 //
-//   - a substitution that brings in a setting that turns certificate
-//     checks off (verify=True → verify=False, rejectUnauthorized: false,
-//     InsecureSkipVerify: true, ssl_verify: false);
-//   - a substitution that empties, or replaces with a constant, a line
-//     holding an authorisation check (if not user.is_authenticated: → if
-//     False:, … return res.sendStatus(403); → nothing), or that ORs a
-//     password check with a literal (a master password);
+//   - a substitution that brings in a setting that turns certificate,
+//     transport, cookie, CSRF or deletion guards off (verify=True →
+//     verify=False, rejectUnauthorized: false, InsecureSkipVerify: true,
+//     force_ssl = false, deletion_protection = false), or such a setting
+//     written into a configuration file;
+//   - a substitution that empties, or replaces with text naming no check,
+//     a line holding an authorisation check (if not user.is_authenticated:
+//     → if False:, … return res.sendStatus(403); → nothing, jwt.verify →
+//     jwt.decode), or that ORs a password check with a literal (a master
+//     password); a deleted line holding one in application code;
 //   - a deletion (/re/d, /re/,+3d) or comment-out (s/…/# &/) of the lines
 //     that run a security check: a secret or vulnerability scanner,
 //     checksum or signature verification.
@@ -22,7 +25,8 @@ import (
 // Each is one commit away from shipping. A substitution that keeps the
 // setting, or a deletion of anything else, is everyday.
 
-// insecureSettings are settings that turn certificate checks off, as
+// insecureSettings are settings that turn certificate, transport, CSRF or
+// deletion guards off, as
 // written once spaces and quotes are gone, lower-cased.
 var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=false", "ssl_verify:false", "sslverify=false",
 	"sslverify:false", "verify_ssl=false", "verify_ssl:false", "rejectunauthorized:false", "rejectunauthorized=false",
@@ -89,14 +93,17 @@ func runsChecks(files []string) bool {
 
 // weakeningEdit says what a sed or perl script takes out, or "". checks
 // says the script edits a file that runs checks, where deleting or
-// commenting out a scanner's line turns it off.
+// commenting out a scanner's line turns it off; code, application code,
+// where a deleted line can be an authorisation check.
 func weakeningEdit(script string, checks, code bool) string {
 	for _, sub := range sedSubstitutions(script) {
 		pat, repl := sub[0], sub[1]
 		if setting := insecureSetting(repl); setting != "" && insecureSetting(pat) != setting {
-			return "turns certificate checks off (" + setting + ")"
+			return "turns a protection off (" + setting + ")"
 		}
-		if authChecks.in(pat) && (constantReplacement(repl) || literalOr(repl) || !checkWords.in(repl)) {
+		// Emptied, made a constant (if False:) or reworded without a
+		// check (jwt.verify → jwt.decode), or ORed with a literal.
+		if authChecks.in(pat) && (!checkWords.in(repl) || literalOr(repl)) {
 			return "takes an authorisation check out of the code"
 		}
 		if checks && securityChecks.in(pat) && commentsOut(repl) {
@@ -154,17 +161,6 @@ func insecureSetting(text string) string {
 		}
 	}
 	return ""
-}
-
-// constantReplacement reports a replacement that leaves no check: empty,
-// or a condition that is always false or true.
-func constantReplacement(repl string) bool {
-	r := strings.ToLower(strings.TrimSpace(repl))
-	switch strings.TrimRight(r, ":{ ") {
-	case "", "if false", "if true", "if (false)", "if (true)", "if(false)", "if(true)", "if 0", "if 1", "pass", "true", "false", "return true", "return true;":
-		return true
-	}
-	return false
 }
 
 // literalOr reports a replacement that ORs a check with a comparison to a
