@@ -26,8 +26,8 @@ import (
 // setting, or a deletion of anything else, is everyday.
 
 // insecureSettings are settings that turn certificate, transport, CSRF or
-// deletion guards off, as
-// written once spaces and quotes are gone, lower-cased.
+// deletion guards off, as written once spaces and quotes are gone,
+// lower-cased.
 var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=false", "ssl_verify:false", "sslverify=false",
 	"sslverify:false", "verify_ssl=false", "verify_ssl:false", "rejectunauthorized:false", "rejectunauthorized=false",
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
