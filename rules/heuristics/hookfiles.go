@@ -74,35 +74,24 @@ var hookCommands = map[string]func(string) []string{
 func terraformCommands(tf string) []string {
 	var out []string
 	for _, key := range []string{"command", "program"} {
-		for off := 0; off < len(tf); {
-			i := strings.Index(tf[off:], key)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(key)
+		eachIndex(tf, key, func(i int) bool {
 			if i > 0 && isWordByte(tf[i-1]) {
-				continue
+				return true
 			}
-			rest := strings.TrimLeft(tf[off:], " \t")
+			rest := strings.TrimLeft(tf[i+len(key):], " \t")
 			if !strings.HasPrefix(rest, "=") {
-				continue
+				return true
 			}
 			rest = strings.TrimLeft(rest[1:], " \t")
-			if key == "program" {
-				end := strings.IndexByte(rest, ']')
-				if !strings.HasPrefix(rest, "[") || end < 0 {
-					continue
-				}
+			if end := strings.IndexByte(rest, ']'); key == "program" && strings.HasPrefix(rest, "[") && end > 0 {
 				var words []string
 				shell.CodeLiterals(rest[1:end], func(lit string) { words = append(words, shellQuote(lit)) })
 				out = append(out, strings.Join(words, " "))
-				continue
-			}
-			if lit, _, ok := strings.Cut(strings.TrimPrefix(rest, `"`), `"`); ok && strings.HasPrefix(rest, `"`) {
+			} else if lit, _, ok := strings.Cut(strings.TrimPrefix(rest, `"`), `"`); key == "command" && ok && strings.HasPrefix(rest, `"`) {
 				out = append(out, lit)
 			}
-		}
+			return true
+		})
 	}
 	return out
 }

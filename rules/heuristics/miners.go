@@ -498,27 +498,40 @@ func stratumURL(lt string) string {
 // URL, or "".
 func poolHostIn(lt string) string {
 	for _, d := range minerPools {
-		for off := 0; off < len(lt); {
-			i := strings.Index(lt[off:], d)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(d)
-			if i > 0 && isHostByte(lt[i-1]) && lt[i-1] != '.' || off < len(lt) && isHostByte(lt[off]) && lt[off] != '.' {
-				continue // part of another name
+		found := false
+		eachIndex(lt, d, func(i int) bool {
+			end := i + len(d)
+			if i > 0 && isHostByte(lt[i-1]) && lt[i-1] != '.' || end < len(lt) && isHostByte(lt[end]) && lt[end] != '.' {
+				return true // part of another name
 			}
 			start := i
 			for start > 0 && !strings.ContainsRune(" \t\n\"'=,[{", rune(lt[start-1])) {
 				start--
 			}
-			if strings.HasPrefix(lt[start:], "http://") || strings.HasPrefix(lt[start:], "https://") {
-				continue
-			}
+			found = !strings.HasPrefix(lt[start:], "http://") && !strings.HasPrefix(lt[start:], "https://")
+			return !found
+		})
+		if found {
 			return d
 		}
 	}
 	return ""
+}
+
+// eachIndex calls fn with the index of each occurrence of sub in s, left
+// to right and not overlapping, while fn returns true.
+func eachIndex(s, sub string, fn func(i int) bool) {
+	for off := 0; off < len(s); {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + len(sub)
+		if !fn(i) {
+			return
+		}
+	}
 }
 
 func isHostByte(c byte) bool {
