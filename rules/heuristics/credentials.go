@@ -303,6 +303,9 @@ func cliTokenCommand(v *cmdView) string {
 			has("ssm", "get-parameters") && hasLongFlag(v.args, "with-decryption") || has("ssm", "get-parameters-by-path") && hasLongFlag(v.args, "with-decryption") {
 			return "aws " + ops[0] + " (a stored secret's value)"
 		}
+		if has("sts", "get-session-token") || has("sts", "get-federation-token") {
+			return "aws " + ops[0] + " " + ops[1] + " (credentials made for whoever holds them)"
+		}
 		if has("configure", "get") {
 			for _, o := range ops {
 				if containsFold(o, "secret") || containsFold(o, "key") || containsFold(o, "token") {

@@ -97,7 +97,8 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		case svc == "ec2" && verb == "modify-instance-attribute" && (hasLongFlag(v.args, "user-data") || awsAttribute(v.args) == "userData"):
 			return "replaces the script an instance runs at boot (its user data)", true
 		// Deleting one object or a tag is as ordinary as aws s3 rm of one file.
-		case strings.HasPrefix(verb, "delete-") && verb != "delete-tags" && verb != "delete-object" || strings.HasPrefix(verb, "terminate-"):
+		case strings.HasPrefix(verb, "delete-") && verb != "delete-tags" && verb != "delete-object" || strings.HasPrefix(verb, "terminate-") ||
+			strings.HasPrefix(verb, "batch-delete-"):
 			return "runs " + svc + " " + verb, false
 		}
 	case "gcloud":
@@ -239,6 +240,9 @@ func infraOperands(v *cmdView) []string {
 			"--resource-group", "--name", "--subscription", "--output", "--query"})
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return operands(v.args, "hpnaus", []string{"--user", "--pass", "--tls", "--cacert"})
+	case "etcdctl":
+		return operands(v.args, "w", []string{"--endpoints", "--cacert", "--cert", "--key", "--user", "--password", "--dial-timeout",
+			"--command-timeout", "--write-out", "--discovery-srv"})
 	case "gh", "glab":
 		// gh api -X DELETE repos/o/r: the method is not the path.
 		return operands(v.args, "XHfFqtpR", []string{"--method", "--header", "--field", "--raw-field", "--jq", "--template", "--input",

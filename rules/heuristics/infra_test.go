@@ -4,6 +4,9 @@ import "testing"
 
 func TestInfraDestroy(t *testing.T) {
 	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase(`ETCDCTL_API=3 etcdctl --endpoints https://10.0.0.10:2379 del "" --prefix`, true),
+		cmdCase("aws ecr batch-delete-image --repository-name api --image-ids imageTag=v1", true),
+		cmdCase("etcdctl --endpoints https://10.0.0.10:2379 endpoint health", false),
 		// A framework's reset task pointed at production.
 		cmdCase("python3 manage.py flush --noinput --settings=config.settings.production", true),
 		cmdCase("RAILS_ENV=production DISABLE_DATABASE_ENVIRONMENT_CHECK=1 bin/rails db:drop", true),

@@ -98,3 +98,14 @@ func BenchmarkCodeEffects(b *testing.B) {
 		})
 	}
 }
+
+func FuzzCopyProgram(f *testing.F) {
+	for _, s := range []string{"COPY t TO PROGRAM 'id'", "copy (select 1) from program 'a''b'", "COPY x PROGRAM", "COPY t TO PROGRAM '"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stmt string) {
+		if c, ok := copyProgram(stmt); ok && len(c) >= len(stmt) {
+			t.Errorf("copyProgram(%q) = %q: longer than the statement", stmt, c)
+		}
+	})
+}

@@ -67,6 +67,22 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 					w.nestedShell(strings.TrimSpace(c), fr, program+` \!`, "sh", nil)
 				}
 			}
+			// COPY … TO PROGRAM 'cmd' / FROM PROGRAM 'cmd': the server
+			// runs cmd through its shell. Read from each COPY of the
+			// whole text: the command may hold a ';'.
+			if program == "psql" {
+				upper := asciiUpper(sql) // the same length as sql
+				for off := 0; off < len(upper); {
+					i := strings.Index(upper[off:], "COPY")
+					if i < 0 {
+						break
+					}
+					if c, ok := copyProgram(sql[off+i:]); ok {
+						w.nestedShell(c, fr, "COPY PROGRAM", "sh", nil)
+					}
+					off += i + len("copy")
+				}
+			}
 		}
 	case "man":
 		// man runs its pager and browser through sh -c.
@@ -505,4 +521,48 @@ func afterKeywords(code string, kws []string, fn func(before byte, rest string))
 			fn(before, code[off:])
 		}
 	}
+}
+
+// copyProgram returns the command of a PostgreSQL COPY … TO PROGRAM
+// 'cmd' or FROM PROGRAM 'cmd' statement (” inside the literal is a
+// quote).
+func copyProgram(stmt string) (string, bool) {
+	up := asciiUpper(stmt)
+	if !strings.HasPrefix(strings.TrimSpace(up), "COPY") {
+		return "", false
+	}
+	i := strings.Index(up, " PROGRAM ")
+	if i < 0 {
+		return "", false
+	}
+	rest := strings.TrimSpace(stmt[i+len(" PROGRAM "):])
+	if !strings.HasPrefix(rest, "'") {
+		return "", false
+	}
+	var b strings.Builder
+	for j := 1; j < len(rest); j++ {
+		if rest[j] == '\'' {
+			if j+1 < len(rest) && rest[j+1] == '\'' {
+				b.WriteByte('\'')
+				j++
+				continue
+			}
+			return b.String(), true
+		}
+		b.WriteByte(rest[j])
+	}
+	return "", false
+}
+
+// asciiUpper upper-cases the ASCII letters of s and nothing else, so that
+// an index into the result is one into s (strings.ToUpper may change the
+// length: invalid UTF-8, some runes).
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
 }
