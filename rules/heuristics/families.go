@@ -45,5 +45,6 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		}
 		s.checkGuards(cs, v)
 		s.checkTamper(cs, v)
+		s.checkWeakeningDeploy(v)
 	}
 }

@@ -212,6 +212,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if strings.Contains(a, "dropDatabase(") || strings.Contains(a, ".drop(") {
 				return "drops a database or collection", false
 			}
+			if strings.Contains(a, "createUser(") || strings.Contains(a, "grantRolesToUser(") {
+				for _, role := range []string{`"root"`, `'root'`, "userAdminAnyDatabase", "dbOwner", "clusterAdmin", "readWriteAnyDatabase"} {
+					if strings.Contains(a, role) {
+						return "creates or raises a database user with an administrator's role", true
+					}
+				}
+			}
 		}
 	case "docker", "podman":
 		switch {

@@ -67,6 +67,8 @@ func TestInfraDestroy(t *testing.T) {
 
 func TestCloudAccessGrant(t *testing.T) {
 	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`mongosh "$MONGODB_URI" --eval 'db.getSiblingDB("admin").createUser({user:"svc",pwd:"x",roles:["root"]})'`, true),
+		cmdCase(`mongosh mongodb://localhost/app --eval 'db.createUser({user:"app",pwd:"x",roles:["readWrite"]})'`, false),
 		// Access to hosted repositories through gh.
 		cmdCase("gh api -X PUT repos/acme/web/collaborators/octo-helper -f permission=admin", true),
 		cmdCase("gh api -X PUT orgs/acme/memberships/outsider -f role=admin", true),

@@ -36,7 +36,42 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	// Transport security, cookies, CSRF and deletion guards of an application or its infrastructure.
 	"force_ssl=false", "secure_ssl_redirect=false", "session_cookie_secure=false", "csrf_cookie_secure=false",
 	"csrf_enabled=false", "csrf_protection=false", "wtf_csrf_enabled=false", "deletion_protection=false",
-	"prevent_destroy=false", "insecure-skip-tls-verify=true", "insecure_skip_tls_verify=true"}
+	"prevent_destroy=false", "insecure-skip-tls-verify=true", "insecure_skip_tls_verify=true", "ssl-redirect=false",
+	"force-ssl-redirect=false",
+	// Authentication turned off, anonymous access turned on.
+	"anonymous.enabled:true", "anonymous.enabled=true", "anonymous_enabled=true", "allow_anonymous=true", "auth_enabled=false",
+	"authentication.enabled=false", "authentication.enabled:false"}
+
+// checkWeakeningDeploy judges the values a deployment tool sets on a
+// running release or object: helm --set / --set-string, kubectl patch
+// -p, kubectl set env. A value that turns a guard off is a weakening
+// edit made on the cluster instead of in a file.
+func (s *scan) checkWeakeningDeploy(v *cmdView) {
+	if !s.enabled(rDefWeakeningEdit) || v.prog != "helm" && v.prog != "kubectl" && v.prog != "oc" {
+		return
+	}
+	var values []string
+	switch v.prog {
+	case "helm":
+		for _, f := range []string{"set", "set-string"} {
+			flagValues(v.args, 0, f, func(x string) { values = append(values, x) })
+		}
+	default:
+		if ops := infraOperands(v); len(ops) > 0 && (ops[0] == "patch" || ops[0] == "set") {
+			flagValues(v.args, 'p', "patch", func(x string) { values = append(values, x) })
+			if ops[0] == "set" {
+				values = append(values, ops[1:]...)
+			}
+		}
+	}
+	for _, val := range values {
+		if setting := insecureSetting(val); setting != "" {
+			s.add(rDefWeakeningEdit, v.prog+" sets "+setting+" on a running deployment, which turns a protection off: a human should approve it",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
 
 // authChecks mark a line that decides who may do something.
 var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "is_admin", "is_superuser", "issuperuser",

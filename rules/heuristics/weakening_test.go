@@ -40,6 +40,11 @@ func TestWeakeningEdits(t *testing.T) {
 		cmdCase(`sed -i '/TODO/d' app/views.py`, false),
 		cmdCase(`printf 'DEBUG=true\nLOG_LEVEL=debug\n' >> .env.local`, false),
 		cmdCase(`git rm -q docs/old.md`, false),
+		// Settings turned off on a running deployment.
+		cmdCase(`helm upgrade ingress ingress-nginx/ingress-nginx -n ingress --reuse-values --set controller.config.ssl-redirect=false`, true),
+		cmdCase(`kubectl patch configmap argocd-cm -n argocd --type merge -p '{"data":{"users.anonymous.enabled":"true"}}'`, true),
+		cmdCase(`helm upgrade api ./chart --set image.tag=v1.2.3`, false),
+		cmdCase(`kubectl patch deploy api -p '{"spec":{"replicas":3}}'`, false),
 		// Everyday edits.
 		cmdCase(`rm .github/workflows/deploy-preview.yml`, false),
 		cmdCase(`sed -i 's/^/# /' notes.txt`, false),
