@@ -43,6 +43,11 @@ type cmdView struct {
 	// program caches hostedProgram (programDone says it is set).
 	program     hostedCode
 	programDone bool
+	// editFiles, editScripts and editOK cache inPlaceScripts, which the
+	// planted-code, erase, source-swap, weakening and .env rules all ask
+	// (editDone says they are set).
+	editFiles, editScripts []string
+	editOK, editDone       bool
 }
 
 // hostedCode is the program a command runs in another language, folded

@@ -22,15 +22,19 @@ func inPlaceEdit(v *cmdView) (files []string, text string, ok bool) {
 
 // inPlaceScripts returns the files v edits in place and the scripts it
 // edits them with (sed's -e scripts or first operand, perl's -e code);
-// ok is false as for inPlaceEdit.
+// ok is false as for inPlaceEdit. Read once per view; the slices are
+// shared: callers must not write into them.
 func inPlaceScripts(v *cmdView) (files, scripts []string, ok bool) {
-	switch v.prog {
-	case "sed", "gsed":
-		return sedInPlaceArgs(v.args)
-	case "perl":
-		return perlInPlaceArgs(v.args)
+	if !v.editDone {
+		v.editDone = true
+		switch v.prog {
+		case "sed", "gsed":
+			v.editFiles, v.editScripts, v.editOK = sedInPlaceArgs(v.args)
+		case "perl":
+			v.editFiles, v.editScripts, v.editOK = perlInPlaceArgs(v.args)
+		}
 	}
-	return nil, nil, false
+	return v.editFiles, v.editScripts, v.editOK
 }
 
 // sedInPlace is sedInPlaceArgs with the text the scripts insert.
