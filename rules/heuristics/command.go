@@ -809,21 +809,11 @@ func equalFoldASCII(s, lower string) bool {
 // xargsRunsLines reports an xargs whose command is a shell given each
 // input item as its script: xargs -I{} sh -c '{}', xargs -L1 bash -c.
 func xargsRunsLines(args []string) bool {
-	repl := ""
 	for i, a := range args {
-		switch {
-		case a == "-I" && i+1 < len(args):
-			repl = args[i+1]
-		case strings.HasPrefix(a, "-I") && len(a) > 2:
-			repl = a[2:]
-		case a == "-i" || a == "--replace":
-			repl = "{}"
-		case strings.HasPrefix(a, "--replace="):
-			repl = a[len("--replace="):]
-		}
-		if !shellNames[a] {
+		if interpreterKind(a) != "shell" && a != "busybox" {
 			continue
 		}
+		repl, _ := shell.XargsReplace(args[:i])
 		rest := args[i+1:]
 		for j, r := range rest {
 			if r != "-c" {
@@ -837,5 +827,3 @@ func xargsRunsLines(args []string) bool {
 	}
 	return false
 }
-
-var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "busybox": true}

@@ -219,7 +219,7 @@ func (w *walker) xargsRun(args []string, text string, listed bool, fr frame) {
 	inner := fr
 	inner.via = "xargs"
 	inner.wrap++
-	if repl, ok := xargsReplace(args[:start]); ok {
+	if repl, ok := XargsReplace(args[:start]); ok {
 		// With a replace string, xargs runs the command once per input
 		// line, the whole line in place of the string.
 		items := xargsLines(text)
@@ -405,9 +405,9 @@ func producedText(c *Command) (string, bool) {
 	return "", false
 }
 
-// xargsReplace returns the replace string of -I R, -iR, -i or
-// --replace[=R].
-func xargsReplace(opts []string) (string, bool) {
+// XargsReplace returns the replace string of xargs's options opts (-I R,
+// -iR, -i or --replace[=R]), if they give one.
+func XargsReplace(opts []string) (string, bool) {
 	for i, o := range opts {
 		switch {
 		case o == "-I" && i+1 < len(opts):
