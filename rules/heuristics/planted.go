@@ -127,7 +127,7 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if environmentFile(abs) && s.enabled(rPersistLDPreload) {
 		// ~/.ssh/environment, /etc/environment: every session started
 		// gets the variables they set.
-		s.checkPreloadWords(strings.Fields(strings.ReplaceAll(content, `\n`, "\n")), false)
+		s.checkPreloadWords(strings.Fields(content), false)
 	}
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)

@@ -54,8 +54,7 @@ func declarativeRC(text, home string) bool {
 	if strings.TrimSpace(text) == "" {
 		return false
 	}
-	// printf's \n, as the file gets it.
-	sc := shell.Parse(strings.ReplaceAll(text, `\n`, "\n"))
+	sc := shell.Parse(text)
 	defer sc.Release()
 	if sc.ParseError != "" || sc.TooDeep || len(sc.Commands) == 0 {
 		return false
@@ -186,12 +185,11 @@ func toolIntegration(c *shell.Command) bool {
 		return false
 	}
 	switch c.Program {
-	case "curl", "wget", "cat", "echo", "printf", "base64", "xxd", "openssl", "nc", "bash", "sh", "zsh", "python", "python3",
-		"node", "perl", "ruby", "php", "eval", "source":
+	case "curl", "wget", "cat", "echo", "printf", "base64", "xxd", "openssl", "nc", "eval", "source":
 		return false
 	}
-	if shell.VersionedInterpreter(c.Program) != "" {
-		return false
+	if interpreterKind(c.Program) != "" || shell.VersionedInterpreter(c.Program) != "" {
+		return false // a shell or an interpreter prints whatever its code says
 	}
 	return integrationVerbs[c.Args[0]] || len(c.Args) > 1 && integrationVerbs[c.Args[1]] // rustup completions bash, brew shellenv
 }
@@ -230,7 +228,7 @@ func (cs *cmdScan) appendsSettings(v *cmdView, abs string) bool {
 // own ahead of the real one.
 func (cs *cmdScan) fillsPathDirs(v *cmdView, text string) bool {
 	var dirs []string
-	for _, line := range strings.Split(strings.ReplaceAll(text, `\n`, "\n"), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		_, value, ok := strings.Cut(line, "PATH=")
 		if !ok {
 			continue
