@@ -130,6 +130,7 @@ const (
 	rInfraDestroy
 	rCloudGrant
 	rSupplySource
+	rSupplyLookalike
 	rSupplyVerifyOff
 	rSupplyTamper
 	rDefAgentGuard
@@ -405,6 +406,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Grants access to a cloud account or cluster, or opens it to everyone: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding; a security group, firewall or NSG rule open to 0.0.0.0/0, ::/0 or Internet; a public bucket policy, ACL or IAM binding (Principal *, public-read, allUsers), a public access block removed; a snapshot or image shared with another account or made public."},
 	rSupplySource: {"supply-chain.package-source", CategorySupplyChain, high, escalate,
 		"Points a package manager or git at a host that is not trusted, for every later install or fetch: npm / pip / go / gem / conda / poetry registries and indexes, git url.<base>.insteadOf, go mod edit -replace by another owner, lockfile entries, by command, environment variable or config file; container images run, pulled or built upon from a registry at a bare public address."},
+	rSupplyLookalike: {"supply-chain.lookalike-package", CategorySupplyChain, high, escalate,
+		"Installs, or writes into a manifest, a package named one edit from a well-known one (reqeusts, expresss, crossenv, python3-dateutil, github.com/stretchr/testfy), or a well-known package fetched from a code-host owner that does not publish it (requests from github.com/psf-fork, a tarball of lod-ash/lodash): pip, uv, poetry, npm, pnpm, yarn, bun, npx, gem, cargo, go get / install, composer; requirements*.txt, go.mod, Cargo.toml, package.json, Gemfile (lookalike.go)."},
 	rSupplyTamper: {"supply-chain.tamper", CategorySupplyChain, high, escalate,
 		"Changes what others take from a trusted hand: a commit written in a bot's name (dependabot[bot], renovate[bot]), a published release's asset replaced (gh release upload --clobber), third-party code edited in place under vendor/ or node_modules/ (tamper.go)."},
 	rSupplyVerifyOff: {"supply-chain.verification-off", CategorySupplyChain, medium, escalate,

@@ -74,6 +74,9 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	if cs.fams&famPkgInstall != 0 {
 		s.checkPackageFromURL(cs)
 	}
+	if cs.fams&famDeps != 0 {
+		s.checkLookalikeInstalls(cs)
+	}
 	s.checkFamilies(cs)
 	s.checkMiners(cs, src)
 	s.checkRewrittenScript(cs)

@@ -41,6 +41,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkSources(cs, v)
 		if v.prog == "sed" || v.prog == "gsed" || v.prog == "perl" {
 			s.checkSourceSwaps(v)
+			s.checkLookalikeEdits(v)
 			s.checkWeakeningEdits(v)
 		}
 		s.checkGuards(cs, v)

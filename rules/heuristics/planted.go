@@ -140,6 +140,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	}
 	s.checkExposedConfig(abs, content)
 	s.checkMinerFile(abs, content)
+	if _, ok := manifestEcosystem(baseName(abs)); ok {
+		s.checkLookalikeManifest(abs, content, "this write")
+	}
 	if s.act.Type == "execute_command" { // the file tools' writes: checkInjection
 		s.judgeAgentRulesText(abs, content)
 	}

@@ -35,6 +35,7 @@ const (
 	famAttack                          // checkAttackTool (attackTool)
 	famInfra                           // checkInfrastructure (infraChange)
 	famExpose                          // checkExposure (exposure)
+	famDeps                            // checkLookalikeInstalls (installedDeps)
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -44,7 +45,7 @@ func viewFamily(v *cmdView) family {
 		f |= famAttack
 	}
 	if v.kind == "python" {
-		f |= famPkgInstall | famExpose // python -m pip install, python -m http.server
+		f |= famPkgInstall | famExpose | famDeps // python -m pip install, python -m http.server
 	}
 	if f != 0 || len(v.prog) < 4 {
 		return f // the prefixes below name none of the programs above
@@ -73,7 +74,7 @@ func progFamily(prog string) family {
 	case "useradd", "adduser", "usermod", "groupmod", "gpasswd", "chpasswd", "passwd":
 		return famAccounts | famPriv
 	case "npx", "bunx", "pnpx":
-		return famTunnel | famPkgInstall | famInfra | famExpose // npx prisma migrate reset, npx http-server
+		return famTunnel | famPkgInstall | famInfra | famExpose | famDeps // npx prisma migrate reset, npx http-server
 	case "uvx":
 		return famPkgInstall
 	case "code", "code-insiders":
@@ -85,7 +86,7 @@ func progFamily(prog string) family {
 		"code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
 		return famTunnel
 	case "pnpm", "yarn":
-		return famTunnel | famPkgScript | famPkgInstall | famExpose
+		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
 		"tftp", "atftp":
 		return famTransfer
@@ -114,13 +115,17 @@ func progFamily(prog string) family {
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":
-		return famPkgScript | famPkgInstall | famInfra
+		return famPkgScript | famPkgInstall | famInfra | famDeps
 	case "composer":
-		return famPkgScript
+		return famPkgScript | famDeps
 	case "gem":
-		return famPkgInstall | famInfra
-	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm", "deno":
+		return famPkgInstall | famInfra | famDeps
+	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm":
+		return famPkgInstall | famDeps
+	case "deno":
 		return famPkgInstall
+	case "pipenv", "cargo", "go":
+		return famDeps
 	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack",
 		"trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":
 		return famSecretSearch
