@@ -47,5 +47,8 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkGuards(cs, v)
 		s.checkTamper(cs, v)
 		s.checkWeakeningDeploy(v)
+		if v.kind == "python" {
+			s.checkPythonEdits(cs, v)
+		}
 	}
 }

@@ -33,6 +33,8 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
 	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
 	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
+	// Token signatures left unchecked.
+	"verify_signature:false", "verify_signature=false", "algorithms=[none]", "algorithms:[none]",
 	// Transport security, cookies, CSRF and deletion guards of an application or its infrastructure.
 	"force_ssl=false", "secure_ssl_redirect=false", "session_cookie_secure=false", "csrf_cookie_secure=false",
 	"csrf_enabled=false", "csrf_protection=false", "wtf_csrf_enabled=false", "deletion_protection=false",
@@ -78,7 +80,9 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"login_required", "require_auth", "requireauth", "requireadmin", "authorize", "checkpermission", "check_permission",
 	"has_perm", "haspermission", "verify_password", "verifypassword", "bcrypt.compare", "checkpw", "sendstatus(403)",
 	"sendstatus(401)", "status(403)", "status(401)", "permissiondenied", "abort(403)", "abort(401)",
-	"jwt.verify", "verify_jwt", "verifytoken", "verify_token", "check_csrf", "csrf_protect")
+	"jwt.verify", "verify_jwt", "verifytoken", "verify_token", "check_csrf", "csrf_protect", "check_password", "checkpassword",
+	"password_verify", "compare_digest", "check_token", "checktoken", "validate_token", "validatetoken", "permission_required",
+	"requires_auth", "is_authorized", "isauthorized", "authenticate")
 
 // checkWords mark a replacement that still holds a check (a renamed or
 // reworded one): auth_required for login_required.
@@ -104,6 +108,14 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 	what := weakeningEdit(script, runsChecks(files), sourceCode(files))
 	if what == "" {
 		what = securityConfigEdit(files, script)
+	}
+	if what == "" && productionFile(files) {
+		for _, sub := range sedSubstitutions(script) {
+			if setting := productionSetting(sub[1]); setting != "" && productionSetting(sub[0]) != setting {
+				what = "sets " + setting + " in production settings"
+				break
+			}
+		}
 	}
 	if what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
@@ -131,7 +143,24 @@ func runsChecks(files []string) bool {
 // commenting out a scanner's line turns it off; code, application code,
 // where a deleted line can be an authorisation check.
 func weakeningEdit(script string, checks, code bool) string {
-	for _, sub := range sedSubstitutions(script) {
+	if what := weakeningSubstitution(sedSubstitutions(script), checks); what != "" {
+		return what
+	}
+	for _, re := range sedDeletions(script) {
+		if checks && securityChecks.in(re) {
+			return "deletes the lines that run a security check (" + re + ")"
+		}
+		if code && authChecks.in(re) {
+			return "deletes an authorisation check from the code (" + re + ")"
+		}
+	}
+	return ""
+}
+
+// weakeningSubstitution says what one of subs (pattern, replacement)
+// takes out, or "". checks is as for weakeningEdit.
+func weakeningSubstitution(subs [][2]string, checks bool) string {
+	for _, sub := range subs {
 		pat, repl := sub[0], sub[1]
 		if setting := insecureSetting(repl); setting != "" && insecureSetting(pat) != setting {
 			return "turns a protection off (" + setting + ")"
@@ -147,13 +176,8 @@ func weakeningEdit(script string, checks, code bool) string {
 		if checks && securityChecks.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
 			return "lets a security check fail without failing the build"
 		}
-	}
-	for _, re := range sedDeletions(script) {
-		if checks && securityChecks.in(re) {
-			return "deletes the lines that run a security check (" + re + ")"
-		}
-		if code && authChecks.in(re) {
-			return "deletes an authorisation check from the code (" + re + ")"
+		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
+			return "turns the security lint rule " + rule + " off"
 		}
 	}
 	return ""
@@ -179,8 +203,9 @@ func sourceCode(files []string) bool {
 	return false
 }
 
-// insecureSetting returns the insecure setting text holds, or "".
-func insecureSetting(text string) string {
+// flatSetting returns text lower-cased without spaces, quotes and
+// backslashes: "verify": False and verify=false alike.
+func flatSetting(text string) string {
 	var b strings.Builder
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
@@ -189,7 +214,12 @@ func insecureSetting(text string) string {
 			b.WriteByte(lowerByte(c))
 		}
 	}
-	flat := b.String()
+	return b.String()
+}
+
+// insecureSetting returns the insecure setting text holds, or "".
+func insecureSetting(text string) string {
+	flat := flatSetting(text)
 	for _, st := range insecureSettings {
 		if strings.Contains(flat, st) {
 			return st
@@ -314,13 +344,295 @@ func configFile(abs string) bool {
 		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py"))
 }
 
-// checkWeakeningWrite judges text written into a configuration file for
-// a setting that turns certificate, transport or CSRF checks off.
+// checkWeakeningWrite judges text written into a file: a configuration
+// setting that turns certificate, transport or CSRF checks off, a check
+// function defined to always pass, a security check's script replaced
+// by a no-op, a scanner told to skip the source tree, a security lint
+// rule turned off.
 func (s *scan) checkWeakeningWrite(abs, content string) {
-	if !s.enabled(rDefWeakeningEdit) || !configFile(abs) {
+	if !s.enabled(rDefWeakeningEdit) {
 		return
 	}
-	if setting := insecureSetting(content); setting != "" {
-		s.add(rDefWeakeningEdit, "writes "+setting+" into "+baseName(abs)+", which turns a protection off: make the change by hand, in review", abs)
+	what := ""
+	switch {
+	case configFile(abs) && insecureSetting(content) != "":
+		what = "writes " + insecureSetting(content) + " into " + baseName(abs) + ", which turns a protection off"
+	case configFile(abs) && productionFile([]string{abs}) && productionSetting(content) != "":
+		what = "writes " + productionSetting(content) + " into " + baseName(abs) + ", production settings"
+	case sourceCode([]string{abs}) && constantCheck(content) != "":
+		what = "defines " + constantCheck(content) + " in " + baseName(abs) + " to pass whatever it is given, which takes the check out"
+	case noOpScript(abs, content):
+		what = "replaces " + baseName(abs) + ", which runs a security check, with a script that does nothing"
+	case scannerSkipsSource(abs, content) != "":
+		what = "tells a security scanner to skip " + scannerSkipsSource(abs, content) + " in " + baseName(abs)
+	case lintConfig(abs) && securityRuleOff(content) != "":
+		what = "turns the security lint rule " + securityRuleOff(content) + " off in " + baseName(abs)
 	}
+	if what != "" {
+		s.add(rDefWeakeningEdit, what+": make the change by hand, in review", abs)
+	}
+}
+
+// productionFile reports a file of production settings
+// (config/settings/production.py, .env.production, prod.yaml).
+func productionFile(files []string) bool {
+	for _, f := range files {
+		if strings.Contains(strings.ToLower(f), "prod") {
+			return true
+		}
+	}
+	return false
+}
+
+// productionSetting returns a setting that is everyday in development
+// and a hole in production: debug pages, any host name accepted.
+func productionSetting(text string) string {
+	flat := flatSetting(text)
+	for _, st := range []string{"debug=true", "debug:true", "app_debug=true", "allowed_hosts=[*]"} {
+		if strings.Contains(flat, st) {
+			return st
+		}
+	}
+	return ""
+}
+
+// constantCheck returns the name of an authorisation check that text
+// defines with a body that passes everything (def verify_token(t):
+// return True; function isAdmin() { return true; }), or "".
+func constantCheck(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		l := strings.TrimSpace(line)
+		for trimmed := true; trimmed; {
+			trimmed = false
+			for _, mod := range []string{"export ", "default ", "async ", "public ", "private ", "protected ", "static "} {
+				if rest, ok := strings.CutPrefix(l, mod); ok {
+					l, trimmed = strings.TrimSpace(rest), true
+				}
+			}
+		}
+		for _, kw := range []string{"def ", "function ", "func "} {
+			rest, ok := strings.CutPrefix(l, kw)
+			if !ok {
+				continue
+			}
+			name, after, ok := strings.Cut(rest, "(")
+			if !ok || !authChecks.in(name) {
+				break
+			}
+			// The body: what follows the signature on its line, else the
+			// next line that holds anything.
+			body := ""
+			if j := strings.LastIndexAny(after, ":{"); j >= 0 {
+				body = strings.TrimSpace(after[j+1:])
+			}
+			for k := i + 1; body == "" && k < len(lines); k++ {
+				body = strings.TrimSpace(lines[k])
+			}
+			body = strings.TrimSpace(strings.TrimRight(body, ";} "))
+			switch body {
+			case "return True", "return true", "return 1", "return nil", "pass", "return None, True", "return true, nil":
+				return strings.TrimSpace(name)
+			}
+			break
+		}
+	}
+	return ""
+}
+
+// noOpScript reports text that does nothing (exit 0, true, :) written
+// over a script named for a security check (security_check.sh,
+// scan-secrets.sh).
+func noOpScript(abs, content string) bool {
+	base := baseName(abs)
+	if !runsChecks([]string{abs}) || !securityChecks.in(base) && !workflowScanNames.in(base) {
+		return false
+	}
+	for line := range strings.Lines(content) {
+		switch l := strings.TrimSpace(line); {
+		case l == "", strings.HasPrefix(l, "#"), l == "exit 0", l == "true", l == ":", l == "exit":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// sourceTrees are the directories application code lives in.
+var sourceTrees = []string{"src", "app", "lib", "pkg", "internal", "cmd", "server", "api", ".", "*", "**"}
+
+// scannerSkipsSource returns a source tree a scanner's ignore list or
+// exclusions name (.semgrepignore holding src/, bandit's exclude_dirs
+// holding app), or "".
+func scannerSkipsSource(abs, content string) string {
+	base := baseName(abs)
+	var entries []string
+	switch {
+	case base == ".semgrepignore" || base == ".trivyignore" || base == ".snyk" || base == ".bandit":
+		for line := range strings.Lines(content) {
+			entries = append(entries, strings.TrimSpace(line))
+		}
+	case strings.Contains(content, "[tool.bandit]") || strings.Contains(content, "[bandit]"):
+		for line := range strings.Lines(content) {
+			key, val, ok := strings.Cut(line, "=")
+			if ok && strings.Contains(key, "exclude") {
+				entries = append(entries, strings.FieldsFunc(val, func(r rune) bool { return strings.ContainsRune(" \t[]\"',", r) })...)
+			}
+		}
+	default:
+		return ""
+	}
+	for _, e := range entries {
+		e = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "./"), "/"), "/")
+		for _, tree := range sourceTrees {
+			if e == tree {
+				return e + "/"
+			}
+		}
+	}
+	return ""
+}
+
+// lintConfig reports a linter's configuration file.
+func lintConfig(abs string) bool {
+	base := strings.ToLower(baseName(abs))
+	return strings.Contains(base, "eslint") || strings.Contains(base, "lint") || strings.Contains(base, "rubocop") ||
+		base == "pyproject.toml" || base == "setup.cfg" || base == "ruff.toml" || base == ".ruff.toml"
+}
+
+// securityMarks mark a lint rule that guards against a vulnerability.
+var securityMarks = []string{"security", "no-eval", "no-implied-eval", "no-new-func", "detect-", "xss", "injection", "gosec", "bandit",
+	"no-unsanitized", "dangerously"}
+
+// securityRuleOff returns a security lint rule text turns off ("no-eval":
+// "off", 'security/detect-child-process': 0 is not read), or "".
+func securityRuleOff(text string) string {
+	flat := flatSetting(text)
+	for _, off := range []string{":off", "=off", ":ignore"} {
+		for i := strings.Index(flat, off); i >= 0; {
+			start := strings.LastIndexAny(flat[:i], "{,[(;\n") + 1
+			rule := flat[start:i]
+			for _, m := range securityMarks {
+				if strings.Contains(rule, m) {
+					return rule
+				}
+			}
+			next := strings.Index(flat[i+len(off):], off)
+			if next < 0 {
+				break
+			}
+			i += len(off) + next
+		}
+	}
+	return ""
+}
+
+// checkPythonEdits judges a Python program that rewrites a file with
+// str.replace (p = 'app/auth.py'; s = open(p).read().replace(A, B);
+// open(p, 'w').write(s)) as the substitutions A → B in that file: the
+// same edit as sed's, in another tool.
+func (s *scan) checkPythonEdits(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rDefWeakeningEdit) || v.kind != "python" {
+		return
+	}
+	code, ok := inlineCode(v)
+	if !ok {
+		if code, ok = cs.stdinText(v); !ok {
+			return
+		}
+	}
+	files, subs := pythonEdits(code)
+	if len(subs) == 0 {
+		return
+	}
+	what := weakeningSubstitution(subs, runsChecks(files))
+	if what == "" && sourceCode(files) {
+		for _, sub := range subs {
+			if authChecks.in(sub[0]) && (!checkWords.in(sub[1]) || literalOr(sub[1])) {
+				what = "takes an authorisation check out of the code"
+			}
+		}
+	}
+	if what != "" {
+		s.add(rDefWeakeningEdit, v.prog+" "+what+" ("+strings.Join(files, ", ")+"): a protection leaves the code without a word about it; make the change by hand, in review",
+			v.prog+" "+evJoin(v.args))
+	}
+}
+
+// pythonEdits returns the files a Python program names and writes, and
+// the literal pairs of its .replace(A, B) calls; nothing when it writes
+// no file.
+func pythonEdits(code string) (files []string, subs [][2]string) {
+	if !strings.Contains(code, ".replace(") || !strings.Contains(code, "write") {
+		return nil, nil
+	}
+	for i := 0; i < len(code); {
+		lit, end, ok := pyStringAt(code, i)
+		if !ok {
+			i++
+			continue
+		}
+		if f := []string{lit}; sourceCode(f) || configFile(lit) || runsChecks(f) {
+			files = append(files, lit)
+		}
+		i = end
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	for rest := code; ; {
+		at := strings.Index(rest, ".replace(")
+		if at < 0 {
+			break
+		}
+		rest = rest[at+len(".replace("):]
+		a, end, ok := pyStringAt(rest, skipSpace(rest, 0))
+		if !ok {
+			continue
+		}
+		j := skipSpace(rest, end)
+		if j >= len(rest) || rest[j] != ',' {
+			continue
+		}
+		b, _, ok := pyStringAt(rest, skipSpace(rest, j+1))
+		if ok {
+			subs = append(subs, [2]string{a, b})
+		}
+	}
+	return files, subs
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// pyStringAt reads a one-line Python string literal ('…' or "…", with an
+// optional r/b/f prefix) starting at s[i], returning its text and the
+// index after it.
+func pyStringAt(s string, i int) (lit string, end int, ok bool) {
+	for i < len(s) && (s[i] == 'r' || s[i] == 'b' || s[i] == 'f' || s[i] == 'R' || s[i] == 'B' || s[i] == 'F') && i+1 < len(s) && (s[i+1] == '\'' || s[i+1] == '"' || s[i+1] == 'r' || s[i+1] == 'b') {
+		i++
+	}
+	if i >= len(s) || s[i] != '\'' && s[i] != '"' {
+		return "", i, false
+	}
+	q := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\' && j+1 < len(s):
+			j++
+			b.WriteByte(s[j])
+		case c == q:
+			return b.String(), j + 1, true
+		case c == '\n':
+			return "", j, false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", len(s), false
 }

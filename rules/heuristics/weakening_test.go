@@ -80,3 +80,55 @@ func TestSedDeletions(t *testing.T) {
 		}
 	}
 }
+
+// Weakening by other means than a sed substitution of a known setting: a
+// check function redefined to pass, a Python str.replace edit, a
+// scanner's script emptied or told to skip the code, a security lint rule
+// turned off, production settings opened up.
+func TestWeakeningWritesAndPythonEdits(t *testing.T) {
+	py := func(file, a, b string) string {
+		return "python3 - <<'EOF'\np = '" + file + "'\ns = open(p).read()\ns = s.replace('" + a + "', '" + b + "')\nopen(p, 'w').write(s)\nEOF"
+	}
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/if not check_password(user, pw):/if False:/' app/auth.py`, true),
+		cmdCase(`sed -i 's/algorithms=\["HS256"\]/options={"verify_signature": False}/' app/jwt.py`, true),
+		cmdCase(`printf '\ndef verify_token(token):\n    return True\n' >> app/security.py`, true),
+		cmdCase(`printf 'function isAdmin(user) { return true; }\n' >> src/auth.js`, true),
+		cmdCase(py("app/middleware/auth.py", "raise PermissionDenied", "pass"), true),
+		cmdCase(py("api/permissions.py", "if not request.user.is_authenticated:", "if False:"), true),
+		cmdCase(`echo 'exit 0' > scripts/security_check.sh`, true),
+		cmdCase(`printf '#!/bin/sh\ntrue\n' > ci/secret-scan.sh`, true),
+		cmdCase(`printf 'src/\n' > .semgrepignore`, true),
+		cmdCase("cat >> pyproject.toml <<'EOF'\n[tool.bandit]\nexclude_dirs = [\"app\"]\nEOF", true),
+		cmdCase(`sed -i 's/"no-eval": "error"/"no-eval": "off"/' .eslintrc.json`, true),
+		cmdCase(`sed -i 's/DEBUG = False/DEBUG = True/' config/settings/production.py`, true),
+		cmdCase(`echo 'APP_DEBUG=true' >> .env.production`, true),
+
+		cmdCase(`sed -i 's/DEBUG = True/DEBUG = False/' config/settings/production.py`, false),
+		cmdCase(`sed -i 's/DEBUG = False/DEBUG = True/' config/settings/dev.py`, false),
+		cmdCase(`echo 'APP_DEBUG=true' >> .env.local`, false),
+		cmdCase(`printf 'def verify_token(token):\n    return jwt.decode(token, KEY)\n' >> app/security.py`, false),
+		cmdCase(`printf 'def is_even(n):\n    return True\n' >> app/util.py`, false),
+		cmdCase(py("app/views.py", "old_name", "new_name"), false),
+		cmdCase(py("app/auth.py", "login_required", "auth_required"), false),
+		cmdCase(`echo 'exit 0' > scripts/build.sh`, false),
+		cmdCase(`printf 'set -e\ngitleaks detect\n' > scripts/security_check.sh`, false),
+		cmdCase(`printf 'node_modules/\nvendor/\n' > .semgrepignore`, false),
+		cmdCase(`sed -i 's/"no-console": "error"/"no-console": "off"/' .eslintrc.json`, false),
+		cmdCase(`sed -i 's/"no-eval": "warn"/"no-eval": "error"/' .eslintrc.json`, false),
+	})
+}
+
+func FuzzPythonEdits(f *testing.F) {
+	f.Add("p = 'a.py'\ns = open(p).read().replace('x', \"y\")\nopen(p,'w').write(s)")
+	f.Add(".replace(r'a\\'b', b'c') write 'x.py'")
+	f.Add(".replace('")
+	f.Fuzz(func(t *testing.T, code string) {
+		files, subs := pythonEdits(code)
+		if len(subs) > 0 && len(files) == 0 {
+			t.Fatalf("substitutions %q without a file", subs)
+		}
+		constantCheck(code)
+		securityRuleOff(code)
+	})
+}
