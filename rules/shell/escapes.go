@@ -340,8 +340,10 @@ func ssmCommands(p string) []string {
 // containerExec follows the command a container tool runs in an
 // existing or new container: docker exec CONTAINER CMD…, docker
 // compose exec|run SERVICE CMD…, kubectl exec POD -- CMD…, kubectl
-// debug … -- CMD…. Global options may come first (kubectl -n prod exec,
-// docker -H host exec). Their other commands run nothing of the line's.
+// debug … -- CMD…, and the pods kubectl starts with a command (kubectl
+// run NAME --image=… -- CMD…, kubectl create job|cronjob … -- CMD…).
+// Global options may come first (kubectl -n prod exec, docker -H host
+// exec). Their other commands run nothing of the line's.
 func (w *walker) containerExec(program string, args []field, fr frame) {
 	valued := dockerGlobals
 	if program == "kubectl" || program == "oc" {
@@ -353,7 +355,8 @@ func (w *walker) containerExec(program string, args []field, fr frame) {
 	}
 	sub, rest := args[at].text, args[at+1:]
 	if program == "kubectl" || program == "oc" {
-		if sub == "exec" || sub == "debug" {
+		startsPod := sub == "run" || sub == "create" && len(rest) > 0 && (rest[0].text == "job" || rest[0].text == "cronjob")
+		if sub == "exec" || sub == "debug" || startsPod {
 			if i := slices.IndexFunc(rest, func(f field) bool { return f.text == "--" }); i >= 0 && i+1 < len(rest) {
 				w.wrapped(rest[i+1:], nil, fr, program+" "+sub)
 			}

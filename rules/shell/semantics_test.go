@@ -333,6 +333,10 @@ func TestCodeRunners(t *testing.T) {
 		{"docker container exec -it web id", "0:docker container exec: id"},
 		{"docker compose -f dev.yml exec -T api id -u", "0:docker compose exec: id -u"},
 		{"docker compose run --rm api id", "0:docker compose run: id"},
+		// Pods started with a command.
+		{"kubectl run t --rm -it --image=busybox --restart=Never -- id -u", "0:kubectl run: id -u"},
+		{"kubectl -n ops create cronjob c --image=alpine --schedule='* * * * *' -- id", "0:kubectl create: id"},
+		{"kubectl create job j --image=alpine -- id", "0:kubectl create: id"},
 		// Commands run on other machines.
 		{"gcloud compute ssh vm-1 --zone us-east1-b --command 'id; uname'", "1:gcloud compute ssh: id"},
 		{"gcloud compute ssh vm-1 -- id -u", "1:gcloud compute ssh: id -u"},
