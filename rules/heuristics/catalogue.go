@@ -362,7 +362,7 @@ var ruleByID = func() map[string]ruleIndex {
 // familyRules are the rules of the families added with issue 12.
 var familyRules = map[ruleIndex]Rule{
 	rDefSecurityOff: {"defense.security-disable", CategoryDefenseImpairment, high, block,
-		"Turns off a security control: audit rules, SELinux / AppArmor, the firewall, ASLR or a security service; in a cluster, a security tool deleted or scaled to zero (falco, gatekeeper, kyverno, …), an admission webhook deleted, pod security set to privileged, the cluster's certificate check skipped."},
+		"Turns off a security control: audit rules, SELinux / AppArmor, the firewall, ASLR or a security service; in a cluster, a security tool deleted or scaled to zero (falco, gatekeeper, kyverno, …), an admission webhook deleted, pod security set to privileged, the cluster's certificate check skipped; in a cloud or forge account, instance metadata opened to any request (IMDSv1), a security service or hub disabled, a repository's secret scanning, push protection or vulnerability alerts turned off."},
 	rDefLogTamper: {"defense.log-tamper", CategoryDefenseImpairment, high, block,
 		"Stops a logging service, or erases or rotates away system logs and the journal; or turns off a cloud account's audit logging (CloudTrail stop-logging / delete-trail / narrowed update-trail, GuardDuty and AWS Config recorders, VPC flow logs, GCP log sinks and stored logs, Azure diagnostic settings)."},
 	rDefHistory: {"defense.history-tamper", CategoryDefenseImpairment, medium, block,

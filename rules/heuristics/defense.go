@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -226,6 +227,10 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		if what := clusterDefenseOff(v); what != "" {
 			s.add(rDefSecurityOff, v.prog+" "+what+": leave it in place", ev())
 		}
+	case "aws", "gcloud", "gh":
+		if what := cloudDefenseOff(v); what != "" {
+			s.add(rDefSecurityOff, v.prog+" "+what+": leave it on", ev())
+		}
 	case "git":
 		// git rm .gitleaks.toml .github/workflows/codeql.yml
 		if ops := v.plainOperands(); len(ops) > 1 && ops[0] == "rm" && s.enabled(rDefWeakeningEdit) {
@@ -390,6 +395,66 @@ func clusterDefenseOff(v *cmdView) string {
 	case "config":
 		if len(ops) > 1 && ops[1] == "set-cluster" && (containsArg(v.args, "--insecure-skip-tls-verify=true") || containsArg(v.args, "--insecure-skip-tls-verify")) {
 			return "stops checking the cluster's certificate (--insecure-skip-tls-verify): anyone on the path can pose as the cluster"
+		}
+	}
+	return ""
+}
+
+// cloudSecurityServices mark a cloud service that detects or blocks attacks:
+// gcloud services disable securitycenter.googleapis.com.
+var cloudSecurityServices = newFoldSet("security", "scanning", "binaryauthorization", "containeranalysis", "cloudaudit", "iap.",
+	"accesscontextmanager", "cloudkms", "dlp.", "recaptcha", "websecurityscanner")
+
+// cloudDefenseOff says how a cloud or forge command turns a security
+// control off, or "": instance metadata open to any request again
+// (IMDSv1), a security service or hub disabled, a repository's secret
+// scanning or push protection disabled through the API.
+func cloudDefenseOff(v *cmdView) string {
+	ops := infraOperands(v)
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	switch v.prog {
+	case "aws":
+		switch svc, verb := op(0), op(1); {
+		case svc == "ec2" && verb == "modify-instance-metadata-options":
+			off := false
+			flagValues(v.args, 0, "http-tokens", func(x string) { off = off || strings.EqualFold(x, "optional") })
+			if off {
+				return "ec2 modify-instance-metadata-options --http-tokens optional lets any request on the instance read its credentials again (IMDSv1), as SSRF attacks do"
+			}
+		case svc == "securityhub" && (verb == "disable-security-hub" || verb == "disable-import-findings-for-product"),
+			svc == "inspector2" && verb == "disable", svc == "macie2" && verb == "disable-macie",
+			svc == "detective" && verb == "disable-organization-admin-account":
+			return svc + " " + verb + " turns a security service off"
+		}
+	case "gcloud":
+		if i := slices.Index(ops, "services"); i >= 0 && op(i+1) == "disable" {
+			for _, svc := range ops[i+2:] {
+				if cloudSecurityServices.in(svc) {
+					return "services disable " + svc + " turns a security service off"
+				}
+			}
+		}
+	case "gh":
+		if op(0) != "api" {
+			return ""
+		}
+		for _, a := range v.args {
+			l := strings.ToLower(a)
+			if strings.Contains(l, "security_and_analysis") && strings.Contains(l, "disabled") {
+				return "api turns the repository's secret scanning, push protection or security updates off (" + a + ")"
+			}
+			if strings.HasPrefix(l, "vulnerability-alerts") || strings.HasSuffix(l, "/vulnerability-alerts") {
+				method := ""
+				flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
+				if method == "DELETE" {
+					return "api turns the repository's vulnerability alerts off"
+				}
+			}
 		}
 	}
 	return ""

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"encoding/json"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -122,8 +123,8 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		}
 		for i, o := range ops {
 			switch {
-			case o == "delete" || o == "purge":
-				return "deletes cloud resources", false
+			case o == "delete" || o == "purge" || strings.HasPrefix(o, "delete-"):
+				return "deletes cloud resources (" + o + ")", false
 			case o == "create-for-rbac" || o == "assignment" && op(i+1) == "create" || o == "credential" && op(i+1) == "reset":
 				return "changes who can act in the subscription", true
 			}
@@ -170,6 +171,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		}
 	case "dropdb", "dropuser":
 		return "drops a database or role", false
+	case "vault":
+		switch {
+		case op(0) == "secrets" && op(1) == "disable":
+			return "unmounts a secrets engine, and every secret stored in it is deleted (secrets disable)", false
+		case op(0) == "kv" && (op(1) == "destroy" || op(1) == "metadata" && op(2) == "delete"):
+			return "destroys stored secret versions for good (kv " + op(1) + ")", false
+		}
 	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach", "cqlsh":
 		for _, a := range v.args {
 			if kw := destructiveSQL(optionValue(a)); kw != "" {
@@ -758,6 +766,9 @@ func forgeAPIGrant(v *cmdView, path string) string {
 		return "sends a repository's or organization's events, pushes included, to a webhook (" + path + ")"
 	case method == "POST" && at(0) == "repos" && at(3) == "keys":
 		return "adds a deploy key to a repository through the API (" + path + ")"
+	case method == "PATCH" && at(0) == "repos" && at(2) != "" && at(3) == "" &&
+		(apiFieldSet(v.args, "visibility", "public", "internal") || apiFieldSet(v.args, "private", "false")):
+		return "makes a repository readable by others through the API (" + path + ")"
 	case method == "PUT" && at(0) == "repos" && at(3) == "actions" && at(4) == "permissions":
 		for _, a := range v.args {
 			if strings.Contains(a, "default_workflow_permissions=write") || strings.Contains(a, "can_approve_pull_request_reviews=true") {
@@ -920,6 +931,10 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 			return "logging sinks update --disabled stops exporting the project's logs"
 		case (has("logs") || has("buckets")) && has("delete"):
 			return "logging delete erases the project's stored logs"
+		}
+	case "vault":
+		if op(0) == "audit" && op(1) == "disable" {
+			return "audit disable stops recording who reads and writes the secrets"
 		}
 	case "az":
 		if has("monitor") && (has("diagnostic-settings") || has("log-profiles")) && has("delete") {
@@ -1249,4 +1264,17 @@ func wholeTree(cs *cmdScan, v *cmdView, src string) string {
 		return "the whole project"
 	}
 	return ""
+}
+
+// apiFieldSet reports a gh api field (-f / -F / --field / --raw-field
+// NAME=VALUE) that sets name to one of values.
+func apiFieldSet(args []string, name string, values ...string) bool {
+	found := false
+	check := func(f string) {
+		k, val, ok := strings.Cut(f, "=")
+		found = found || ok && k == name && slices.Contains(values, strings.ToLower(val))
+	}
+	flagValues(args, 'f', "raw-field", check)
+	flagValues(args, 'F', "field", check)
+	return found
 }

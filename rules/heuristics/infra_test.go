@@ -387,3 +387,39 @@ func TestInfraAWSKeysPasswordsBoot(t *testing.T) {
 		cmdCase("aws ec2 modify-instance-attribute --instance-id i-1 --instance-type t3.large", false),
 	})
 }
+
+// Cloud and forge controls turned off, secret stores and blobs deleted,
+// a repository opened through the API.
+func TestCloudDefensesAndStores(t *testing.T) {
+	runRuleCases(t, "defense.security-disable", []ruleCase{
+		cmdCase(`aws ec2 modify-instance-metadata-options --instance-id i-0abc --http-tokens optional`, true),
+		cmdCase(`aws securityhub disable-security-hub`, true),
+		cmdCase(`gcloud services disable securitycenter.googleapis.com --project p`, true),
+		cmdCase(`gcloud services disable containerscanning.googleapis.com`, true),
+		cmdCase(`gh api -X PATCH repos/o/r -f 'security_and_analysis[secret_scanning_push_protection][status]=disabled'`, true),
+		cmdCase(`gh api -X DELETE repos/o/r/vulnerability-alerts`, true),
+		cmdCase(`aws ec2 modify-instance-metadata-options --instance-id i-0abc --http-tokens required`, false),
+		cmdCase(`gcloud services disable compute.googleapis.com`, false),
+		cmdCase(`gcloud services enable securitycenter.googleapis.com`, false),
+		cmdCase(`gh api -X PATCH repos/o/r -f 'security_and_analysis[secret_scanning][status]=enabled'`, false),
+		cmdCase(`gh api repos/o/r/vulnerability-alerts`, false),
+	})
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`gh api -X PATCH repos/o/r -f visibility=public`, true),
+		cmdCase(`gh api --method PATCH repos/o/r -F private=false`, true),
+		cmdCase(`gh api -X PATCH repos/o/r -f visibility=private`, false),
+		cmdCase(`gh api -X PATCH repos/o/r -f description=docs`, false),
+	})
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase(`vault secrets disable secret/`, true),
+		cmdCase(`vault kv metadata delete secret/app/db`, true),
+		cmdCase(`az storage blob delete-batch --account-name a --source backups`, true),
+		cmdCase(`vault secrets list`, false),
+		cmdCase(`vault kv put secret/app/db user=app`, false),
+		cmdCase(`az storage blob list --account-name a --container-name c`, false),
+	})
+	runRuleCases(t, "defense.log-tamper", []ruleCase{
+		cmdCase(`vault audit disable file/`, true),
+		cmdCase(`vault audit list`, false),
+	})
+}

@@ -147,7 +147,9 @@ func progFamily(prog string) family {
 		return famInfra | famExpose // CONFIG SET protected-mode no
 	case "gh":
 		return famCLIToken | famInfra
-	case "printenv", "echo", "printf", "security", "op", "pass", "gopass", "vault",
+	case "vault":
+		return famCLIToken | famInfra
+	case "printenv", "echo", "printf", "security", "op", "pass", "gopass",
 		"heroku", "secret-tool", "bw", "lpass", "keepassxc-cli", "rbw":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
