@@ -306,7 +306,58 @@ func (s *scan) checkInlineExfil(cs *cmdScan) {
 			s.add(rExfilFile, "a "+v.prog+" one-liner sends the environment variables (API keys, tokens) over the network: secrets must not leave the machine", code)
 			return
 		}
+		if name := codeSecretVariable(code); name != "" && s.enabled(rExfilSecretVar) {
+			host := codeURLHost(code)
+			if host != "" && (isLoopbackHost(host) || s.an.trusted.match(host) || issuedBy(host, variableIssuers(name))) {
+				continue
+			}
+			where := "over the network"
+			if host != "" {
+				where = "to " + host
+			}
+			s.add(rExfilSecretVar, "a "+v.prog+" program reads the secret variable "+name+" and sends data "+where+": the name says it is a secret; refuse it unless you know the host", code)
+			return
+		}
 	}
+}
+
+// envReaders are the ways code reads one environment variable, each
+// followed by the variable's name: os.environ.get("X"), os.getenv('X'),
+// process.env.X, ENV["X"], $ENV{X}, System.getenv("X"), os.Getenv("X").
+var envReaders = []string{"environ.get(", "environ[", "getenv(", "Getenv(", "process.env.", "process.env[", "ENV[", "ENV.fetch(", "$ENV{",
+	"env::var(", "Deno.env.get("}
+
+// codeSecretVariable returns the first environment variable code reads
+// whose name says it holds a secret, or "".
+func codeSecretVariable(code string) string {
+	for _, r := range envReaders {
+		for rest := code; ; {
+			i := strings.Index(rest, r)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(r):]
+			name := strings.TrimLeft(rest, " '\"`")
+			end := 0
+			for end < len(name) && (name[end] == '_' || name[end] >= 'A' && name[end] <= 'Z' || name[end] >= 'a' && name[end] <= 'z' || name[end] >= '0' && name[end] <= '9') {
+				end++
+			}
+			if secretVariableName(name[:end]) {
+				return name[:end]
+			}
+		}
+	}
+	return ""
+}
+
+// codeURLHost returns the host of the first http(s) URL in code, or "".
+func codeURLHost(code string) string {
+	for _, scheme := range []string{"https://", "http://"} {
+		if i := strings.Index(code, scheme); i >= 0 {
+			return urlHost(code[i:])
+		}
+	}
+	return ""
 }
 
 // uploadsOperand reports whether an http client uploads raw: curl -T raw,

@@ -457,7 +457,10 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 	if rest, _, ok := homeRel(abs, home); ok && rest != "" {
 		switch rest {
 		case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
-			".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".config/fish/config.fish":
+			".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".config/fish/config.fish",
+			// Sourced by the distributions' default ~/.bashrc, or by
+			// common conventions for local additions.
+			".bash_aliases", ".bashrc.local", ".zshrc.local":
 			return rPersistShellRC, "the shell startup file ~/" + rest, true
 		case ".ssh/authorized_keys", ".ssh/authorized_keys2", ".ssh/rc":
 			return rPersistAuthorizedKeys, "~/" + rest, true
@@ -465,6 +468,8 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		switch {
 		case underOrAt(rest, ".config/fish/conf.d"):
 			return rPersistShellRC, "a fish startup file", true
+		case underOrAt(rest, ".bashrc.d"), underOrAt(rest, ".zshrc.d"), underOrAt(rest, ".oh-my-zsh/custom"):
+			return rPersistShellRC, "a shell startup file (~/" + rest + ")", true
 		case underOrAt(rest, ".config/systemd"), underOrAt(rest, ".local/share/systemd"), underOrAt(rest, ".config/autostart"):
 			return rPersistSystemd, "a user service or autostart entry (~/" + rest + ")", true
 		case underOrAt(rest, "Library/LaunchAgents"):

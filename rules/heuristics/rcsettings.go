@@ -30,6 +30,7 @@ var rcVariables = map[string]bool{
 	"HISTSIZE": true, "HISTFILESIZE": true, "HISTTIMEFORMAT": true, "SAVEHIST": true, "GOPATH": true, "GOBIN": true,
 	"CARGO_HOME": true, "RUSTUP_HOME": true, "NVM_DIR": true, "PNPM_HOME": true, "BUN_INSTALL": true, "DENO_INSTALL": true,
 	"PYENV_ROOT": true, "JAVA_HOME": true, "ANDROID_HOME": true, "ANDROID_SDK_ROOT": true, "DOTNET_ROOT": true,
+	"KUBE_EDITOR": true, "GIT_EDITOR": true, "PAGER": true,
 	"TERM": true, "COLORTERM": true, "CLICOLOR": true, "LSCOLORS": true, "LS_COLORS": true,
 }
 
@@ -202,6 +203,10 @@ func (cs *cmdScan) appendsSettings(v *cmdView, abs string) bool {
 	var text string
 	var ok bool
 	switch {
+	case v.prog == "sed" || v.prog == "gsed":
+		// sed -i '/^alias ll=/d' ~/.zshrc takes lines out and adds none.
+		files, scripts, ok := inPlaceScripts(v)
+		return ok && len(files) > 0 && onlyDeletes(scripts)
 	case v.prog == "tee":
 		if !hasShortFlag(v.args, 'a') && !hasLongFlag(v.args, "append") {
 			return false
@@ -258,4 +263,40 @@ func (cs *cmdScan) fillsPathDirs(v *cmdView, text string) bool {
 		}
 	}
 	return false
+}
+
+// onlyDeletes reports sed scripts whose every command deletes lines by
+// address (/re/d, /re/,+2d, 3d, $d) and does nothing else.
+func onlyDeletes(scripts []string) bool {
+	n := 0
+	for _, script := range scripts {
+		for _, cmd := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' }) {
+			cmd = strings.TrimSpace(cmd)
+			if cmd == "" {
+				continue
+			}
+			for addr := 0; addr < 2 && cmd != ""; addr++ {
+				switch {
+				case cmd[0] == '/':
+					end := closingSlash(cmd[1:])
+					if end < 0 {
+						return false
+					}
+					cmd = strings.TrimSpace(cmd[end+2:])
+				case cmd[0] == '$' || cmd[0] == '+' || cmd[0] >= '0' && cmd[0] <= '9':
+					cmd = strings.TrimLeft(cmd, "$+0123456789")
+				}
+				if addr == 0 && strings.HasPrefix(cmd, ",") {
+					cmd = strings.TrimSpace(cmd[1:])
+					continue
+				}
+				break
+			}
+			if cmd != "d" {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }

