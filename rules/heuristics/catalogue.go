@@ -280,7 +280,7 @@ var baseRules = [numRules]Rule{
 		"Reads credentials from a cloud instance metadata service (169.254.169.254, metadata.google.internal), or reaches one through a disguised address (decimal, hex, octal, IPv6-mapped, wildcard DNS)."},
 
 	rExfilFile: {"exfil.sensitive-file", CategoryExfiltration, critical, block,
-		"Sends a sensitive file (credentials, keys, .env, a home directory) to another host or recipient."},
+		"Sends a sensitive file (credentials, keys, .env, a home directory), or the matches of a search for secret words (grep -iE 'password|token'), to another host or recipient."},
 	rExfilDNS: {"exfil.dns", CategoryExfiltration, high, block,
 		"Builds a host name from command output (dig $(…).host): data leaves through DNS."},
 	rExfilGitPush: {"exfil.git-push", CategoryExfiltration, high, block,
@@ -384,7 +384,7 @@ var familyRules = map[ruleIndex]Rule{
 	rTunnelExpose: {"tunnel.public-exposure", CategoryTunnel, high, escalate,
 		"Opens a tunnel that exposes this machine to the internet (cloudflared, ngrok, localtunnel, chisel, frp, code tunnel, ssh to a tunnel service), or a forward that listens beyond loopback (ssh -L / -D 0.0.0.0:…, ssh -g, kubectl port-forward --address 0.0.0.0)."},
 	rExfilTransfer: {"exfil.file-transfer", CategoryFileTransfer, medium, escalate,
-		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, rclone, smbclient, ftp, tftp, socat, netcat, curl file://)."},
+		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, rclone, smbclient, ftp, tftp, socat, netcat, curl file://); a database dump (pg_dump, mysqldump, mongodump --archive, sqlite3 .dump) piped to another host."},
 	rCredClusterSecret: {"credential.cluster-secret", CategoryCloudSecrets, high, block,
 		"Reads Kubernetes secrets or service-account tokens (kubectl get secret -o yaml, kubectl create token, the token file inside a pod)."},
 	rCredPrivateKey: {"credential.private-key-read", CategoryCredentialAccess, critical, block,

@@ -179,6 +179,15 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 				report("the environment variables (API keys, tokens), piped from " + u.prog)
 				break
 			}
+			if pattern := secretSearchPattern(u); pattern != "" {
+				report("the lines matching " + pattern + " (secrets, by the words searched for), piped from " + u.prog)
+				break
+			}
+			if dump := databaseDump(u); dump != "" && s.enabled(rExfilTransfer) {
+				s.add(rExfilTransfer, v.prog+" sends a database dump ("+dump+") to "+dest+": the data leaves the machine; approve only if you know where it goes",
+					v.prog+" "+evJoin(v.args))
+				break
+			}
 		}
 		// 3. A substitution in the arguments that mentions a secret file:
 		// curl -d "$(cat ~/.aws/credentials)".
@@ -806,4 +815,77 @@ var secretServices = []struct{ prefixes, issuers []string }{
 	{[]string{"TWILIO_"}, []string{"twilio.com"}},
 	{[]string{"PYPI_", "TWINE_"}, []string{"pypi.org"}},
 	{[]string{"CARGO_REGISTRY_"}, []string{"crates.io"}},
+}
+
+// secretWords mark a search pattern that looks for credentials, as they
+// read once the pattern keeps only its letters (api[_-]?key → apikey).
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "privatekey", "awsaccess", "credential", "bearer", "akia"}
+
+// secretSearchPattern returns the pattern of a search whose matches are
+// secrets by the words it looks for (grep -iE 'password|token'), or "".
+func secretSearchPattern(u *cmdView) string {
+	args := u.args
+	switch u.prog {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep":
+	case "git":
+		sub, rest := gitSubcommand(u.args)
+		if sub != "grep" {
+			return ""
+		}
+		args = rest
+	default:
+		return ""
+	}
+	var patterns []string
+	flagValues(args, 'e', "regexp", func(p string) { patterns = append(patterns, p) })
+	if len(patterns) == 0 {
+		if ops := operands(args, "ABCmfd", []string{"--after-context", "--before-context", "--context", "--max-count", "--file", "--glob", "--type", "--include", "--exclude"}); len(ops) > 0 {
+			patterns = ops[:1]
+		}
+	}
+	for _, p := range patterns {
+		l := strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' {
+				return r
+			}
+			if r >= 'A' && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return -1
+		}, p)
+		for _, w := range secretWords {
+			if strings.Contains(l, w) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// databaseDump returns the dump tool of u when it writes a database's
+// contents to its output, or "".
+func databaseDump(u *cmdView) string {
+	switch u.prog {
+	case "mysqldump", "mariadb-dump", "pg_dump", "pg_dumpall", "mongoexport", "cockroach":
+		if u.prog == "cockroach" && firstOperand(u.args) != "dump" {
+			return ""
+		}
+		if u.prog != "cockroach" && (hasShortFlag(u.args, 'f') || hasLongFlag(u.args, "file") || hasLongFlag(u.args, "result-file") || hasLongFlag(u.args, "out")) {
+			return "" // written to a file, not the pipe
+		}
+		return u.prog
+	case "mongodump":
+		if hasLongFlag(u.args, "archive") {
+			return u.prog
+		}
+	case "sqlite3":
+		if containsArg(u.args, ".dump") {
+			return u.prog + " .dump"
+		}
+	case "redis-cli", "valkey-cli":
+		if hasLongFlag(u.args, "rdb") {
+			return u.prog + " --rdb"
+		}
+	}
+	return ""
 }
