@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -63,7 +64,14 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				}
 			case "kubectl", "oc":
 				s.checkImageSources(v)
-				if why := podEscape(v); why != "" {
+				why := podEscape(v)
+				if why == "" && appliesStdin(v) {
+					// cat <<EOF | kubectl apply -f -: the manifest is the text.
+					if text, ok := cs.stdinText(v); ok {
+						why = manifestHostAccess(text)
+					}
+				}
+				if why != "" {
 					s.add(rPrivContainer, "runs a pod with "+why+": that is root on its node; run it without host access", v.prog+" "+evJoin(v.args))
 				}
 			case "defaults":
@@ -591,4 +599,64 @@ func systemLibraries(list string) bool {
 		}
 	}
 	return len(libs) > 0
+}
+
+// appliesStdin reports kubectl apply / create / replace -f - (the
+// manifest read from standard input).
+func appliesStdin(v *cmdView) bool {
+	ops := infraOperands(v)
+	if len(ops) == 0 || ops[0] != "apply" && ops[0] != "create" && ops[0] != "replace" {
+		return false
+	}
+	stdin := false
+	flagValues(v.args, 'f', "filename", func(f string) { stdin = stdin || f == "-" })
+	return stdin
+}
+
+// hostRoots are host paths whose mount gives a pod the node: its root,
+// configuration, users' homes, the container runtime's socket, the
+// kubelet's credentials.
+var hostRoots = []string{"/", "/etc", "/root", "/home", "/proc", "/sys", "/var/run", "/run", "/var/lib/kubelet", "/var/run/docker.sock",
+	"/run/containerd", "/var/run/containerd/containerd.sock", "/run/containerd/containerd.sock", "/var/lib/docker", "/boot", "/dev"}
+
+// manifestHostAccess says which host access a Kubernetes manifest (YAML
+// or JSON) gives its pods, or "": privileged containers, the host's
+// processes or network, or a host path that is the node itself.
+func manifestHostAccess(text string) string {
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(strings.ReplaceAll(text, `"`, ""), "'", "")), "")
+	switch {
+	case strings.Contains(flat, "privileged:true"):
+		return "a privileged container"
+	case strings.Contains(flat, "hostPID:true"):
+		return "the host's processes"
+	case strings.Contains(flat, "hostNetwork:true"):
+		return "the host's network"
+	}
+	for rest := flat; ; {
+		i := strings.Index(rest, "hostPath:")
+		if i < 0 {
+			return ""
+		}
+		rest = rest[i+len("hostPath:"):]
+		j := strings.Index(rest, "path:")
+		if j < 0 {
+			return ""
+		}
+		p := rest[j+len("path:"):]
+		if k := strings.IndexAny(p, ",}\n"); k >= 0 {
+			p = p[:k]
+		}
+		// YAML's block form runs on into the next key once spaces are gone.
+		for _, key := range []string{"type:", "name:", "-", "containers:", "volumes:"} {
+			if k := strings.Index(p, key); k > 0 {
+				p = p[:k]
+			}
+		}
+		if p != "/" {
+			p = strings.TrimSuffix(p, "/")
+		}
+		if slices.Contains(hostRoots, p) {
+			return "the node's " + p + " mounted (hostPath)"
+		}
+	}
 }

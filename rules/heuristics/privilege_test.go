@@ -306,3 +306,18 @@ func TestAccountsOverDBusAndLoginItems(t *testing.T) {
 		cmdCase(`osascript -e 'display notification "build done"'`, false),
 	})
 }
+
+// A manifest applied from standard input is judged for the host access
+// it gives its pods.
+func TestManifestFromStdin(t *testing.T) {
+	manifest := func(body string) string { return "cat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: Pod\nspec:\n" + body + "EOF" }
+	runRuleCases(t, "privilege.container-escape", []ruleCase{
+		cmdCase(manifest("  volumes:\n  - name: host\n    hostPath: {path: /, type: Directory}\n"), true),
+		cmdCase(manifest("  volumes:\n  - name: s\n    hostPath:\n      path: /var/run/docker.sock\n"), true),
+		cmdCase(manifest("  hostPID: true\n  containers:\n  - name: x\n    image: alpine\n"), true),
+		cmdCase("kubectl create -f - <<'EOF'\n{\"spec\": {\"containers\": [{\"name\": \"x\", \"securityContext\": {\"privileged\": true}}]}}\nEOF", true),
+		cmdCase(manifest("  volumes:\n  - name: logs\n    hostPath:\n      path: /var/log\n      type: Directory\n"), false),
+		cmdCase(manifest("  containers:\n  - name: web\n    image: nginx:1.27\n    securityContext:\n      privileged: false\n"), false),
+		cmdCase("kubectl apply -f deploy/web.yaml", false),
+	})
+}
