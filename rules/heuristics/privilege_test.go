@@ -310,7 +310,9 @@ func TestAccountsOverDBusAndLoginItems(t *testing.T) {
 // A manifest applied from standard input is judged for the host access
 // it gives its pods.
 func TestManifestFromStdin(t *testing.T) {
-	manifest := func(body string) string { return "cat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: Pod\nspec:\n" + body + "EOF" }
+	manifest := func(body string) string {
+		return "cat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: Pod\nspec:\n" + body + "EOF"
+	}
 	runRuleCases(t, "privilege.container-escape", []ruleCase{
 		cmdCase(manifest("  volumes:\n  - name: host\n    hostPath: {path: /, type: Directory}\n"), true),
 		cmdCase(manifest("  volumes:\n  - name: s\n    hostPath:\n      path: /var/run/docker.sock\n"), true),

@@ -109,6 +109,14 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 	if what == "" {
 		what = securityConfigEdit(files, script)
 	}
+	if what == "" && workflowFiles(files) {
+		for _, sub := range sedSubstitutions(script) {
+			if risk := workflowRisk(sub[1]); risk != "" && workflowRisk(sub[0]) != risk {
+				what = "edits a workflow so that it " + risk
+				break
+			}
+		}
+	}
 	if what == "" && productionFile(files) {
 		for _, sub := range sedSubstitutions(script) {
 			if setting := productionSetting(sub[1]); setting != "" && productionSetting(sub[0]) != setting {
@@ -355,6 +363,8 @@ func (s *scan) checkWeakeningWrite(abs, content string) {
 	}
 	what := ""
 	switch {
+	case workflowFiles([]string{abs}) && workflowRisk(content) != "":
+		what = "writes " + baseName(abs) + ", a workflow that " + workflowRisk(content)
 	case configFile(abs) && insecureSetting(content) != "":
 		what = "writes " + insecureSetting(content) + " into " + baseName(abs) + ", which turns a protection off"
 	case configFile(abs) && productionFile([]string{abs}) && productionSetting(content) != "":
@@ -635,4 +645,25 @@ func pyStringAt(s string, i int) (lit string, end int, ok bool) {
 		}
 	}
 	return "", len(s), false
+}
+
+// workflowRisk says how a CI workflow's text exposes the repository, or
+// "": a pull_request_target trigger (pull requests from forks run with
+// the repository's secrets and a write token; worse when it checks out
+// the fork's code), a token with write access to everything, every
+// secret handed to a job at once.
+func workflowRisk(text string) string {
+	flat := strings.ToLower(strings.Join(strings.Fields(text), ""))
+	switch {
+	case strings.Contains(flat, "pull_request_target") &&
+		(strings.Contains(flat, "pull_request.head") || strings.Contains(flat, "refs/pull/") || strings.Contains(flat, "github.head_ref")):
+		return "runs on pull_request_target and checks out the pull request's code: a fork's code runs with the repository's secrets and write token"
+	case strings.Contains(flat, "pull_request_target"):
+		return "runs on pull_request_target: pull requests from forks run with the repository's secrets and write token"
+	case strings.Contains(flat, "permissions:write-all"):
+		return "gives its token write access to everything (permissions: write-all)"
+	case strings.Contains(flat, "tojson(secrets)"):
+		return "hands every repository secret to a job at once (toJSON(secrets))"
+	}
+	return ""
 }

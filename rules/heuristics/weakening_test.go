@@ -132,3 +132,20 @@ func FuzzPythonEdits(f *testing.F) {
 		securityRuleOff(code)
 	})
 }
+
+// Workflow changes that expose the repository: pull_request_target (with
+// the fork's code checked out, the "pwn request"), write-all tokens,
+// every secret handed to a job.
+func TestWorkflowRisk(t *testing.T) {
+	wf := func(body string) string { return "cat > .github/workflows/w.yml <<'EOF'\n" + body + "EOF" }
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/^on: pull_request$/on: pull_request_target/' .github/workflows/test.yml`, true),
+		cmdCase(wf("on: pull_request_target\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"), true),
+		cmdCase(wf("on: push\npermissions: write-all\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n"), true),
+		cmdCase(wf("on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n      ALL: ${{ toJSON(secrets) }}\n    steps:\n      - run: make\n"), true),
+		cmdCase(`sed -i 's/node-version: 18/node-version: 20/' .github/workflows/ci.yml`, false),
+		cmdCase(`sed -i 's/on: pull_request_target/on: pull_request/' .github/workflows/label.yml`, false),
+		cmdCase(wf("on: [push, pull_request]\npermissions:\n  contents: read\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n"), false),
+		cmdCase(`echo 'pull_request_target is dangerous' >> docs/ci.md`, false),
+	})
+}
