@@ -361,26 +361,48 @@ func (s *scan) checkWeakeningWrite(abs, content string) {
 	if !s.enabled(rDefWeakeningEdit) {
 		return
 	}
-	what := ""
-	switch {
-	case workflowFiles([]string{abs}) && workflowRisk(content) != "":
-		what = "writes " + baseName(abs) + ", a workflow that " + workflowRisk(content)
-	case configFile(abs) && insecureSetting(content) != "":
-		what = "writes " + insecureSetting(content) + " into " + baseName(abs) + ", which turns a protection off"
-	case configFile(abs) && productionFile([]string{abs}) && productionSetting(content) != "":
-		what = "writes " + productionSetting(content) + " into " + baseName(abs) + ", production settings"
-	case sourceCode([]string{abs}) && constantCheck(content) != "":
-		what = "defines " + constantCheck(content) + " in " + baseName(abs) + " to pass whatever it is given, which takes the check out"
-	case noOpScript(abs, content):
-		what = "replaces " + baseName(abs) + ", which runs a security check, with a script that does nothing"
-	case scannerSkipsSource(abs, content) != "":
-		what = "tells a security scanner to skip " + scannerSkipsSource(abs, content) + " in " + baseName(abs)
-	case lintConfig(abs) && securityRuleOff(content) != "":
-		what = "turns the security lint rule " + securityRuleOff(content) + " off in " + baseName(abs)
-	}
-	if what != "" {
+	if what := weakeningWrite(abs, content); what != "" {
 		s.add(rDefWeakeningEdit, what+": make the change by hand, in review", abs)
 	}
+}
+
+// weakeningWrite says how content written into abs takes a protection
+// out, or "". Each test runs only for the kind of file it concerns.
+func weakeningWrite(abs, content string) string {
+	base := baseName(abs)
+	one := []string{abs}
+	if workflowFiles(one) {
+		if risk := workflowRisk(content); risk != "" {
+			return "writes " + base + ", a workflow that " + risk
+		}
+	}
+	if configFile(abs) {
+		if setting := insecureSetting(content); setting != "" {
+			return "writes " + setting + " into " + base + ", which turns a protection off"
+		}
+		if productionFile(one) {
+			if setting := productionSetting(content); setting != "" {
+				return "writes " + setting + " into " + base + ", production settings"
+			}
+		}
+	}
+	if sourceCode(one) {
+		if name := constantCheck(content); name != "" {
+			return "defines " + name + " in " + base + " to pass whatever it is given, which takes the check out"
+		}
+	}
+	if noOpScript(abs, content) {
+		return "replaces " + base + ", which runs a security check, with a script that does nothing"
+	}
+	if tree := scannerSkipsSource(abs, content); tree != "" {
+		return "tells a security scanner to skip " + tree + " in " + base
+	}
+	if lintConfig(abs) {
+		if rule := securityRuleOff(content); rule != "" {
+			return "turns the security lint rule " + rule + " off in " + base
+		}
+	}
+	return ""
 }
 
 // productionFile reports a file of production settings
@@ -408,46 +430,54 @@ func productionSetting(text string) string {
 
 // constantCheck returns the name of an authorisation check that text
 // defines with a body that passes everything (def verify_token(t):
-// return True; function isAdmin() { return true; }), or "".
+// return True; function isAdmin() { return true; }), or "". It looks
+// only at definitions (def, function, func) whose name is a check's.
 func constantCheck(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, line := range lines {
-		l := strings.TrimSpace(line)
-		for trimmed := true; trimmed; {
-			trimmed = false
-			for _, mod := range []string{"export ", "default ", "async ", "public ", "private ", "protected ", "static "} {
-				if rest, ok := strings.CutPrefix(l, mod); ok {
-					l, trimmed = strings.TrimSpace(rest), true
-				}
-			}
-		}
-		for _, kw := range []string{"def ", "function ", "func "} {
-			rest, ok := strings.CutPrefix(l, kw)
-			if !ok {
-				continue
-			}
-			name, after, ok := strings.Cut(rest, "(")
-			if !ok || !authChecks.in(name) {
+	for _, kw := range []string{"def ", "function ", "func "} {
+		for off := 0; ; {
+			i := strings.Index(text[off:], kw)
+			if i < 0 {
 				break
 			}
-			// The body: what follows the signature on its line, else the
-			// next line that holds anything.
+			rest := text[off+i+len(kw):]
+			off += i + len(kw)
+			open := strings.IndexAny(rest, "(\n")
+			if open < 0 || rest[open] != '(' || !authChecks.in(rest[:open]) {
+				continue
+			}
+			sig, next := rest, ""
+			if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+				sig, next = rest[:nl], rest[nl+1:]
+			}
 			body := ""
-			if j := strings.LastIndexAny(after, ":{"); j >= 0 {
-				body = strings.TrimSpace(after[j+1:])
+			if j := strings.LastIndexAny(sig, ":{"); j >= 0 {
+				body = strings.TrimSpace(sig[j+1:])
 			}
-			for k := i + 1; body == "" && k < len(lines); k++ {
-				body = strings.TrimSpace(lines[k])
+			// The body starts on the next line that holds anything.
+			for body == "" && next != "" {
+				line := next
+				if nl := strings.IndexByte(next, '\n'); nl >= 0 {
+					line, next = next[:nl], next[nl+1:]
+				} else {
+					next = ""
+				}
+				body = strings.TrimSpace(line)
 			}
-			body = strings.TrimSpace(strings.TrimRight(body, ";} "))
-			switch body {
-			case "return True", "return true", "return 1", "return nil", "pass", "return None, True", "return true, nil":
-				return strings.TrimSpace(name)
+			if passesAll(body) {
+				return strings.TrimSpace(rest[:open])
 			}
-			break
 		}
 	}
 	return ""
+}
+
+// passesAll reports a function body that accepts whatever it is given.
+func passesAll(body string) bool {
+	switch strings.TrimSpace(strings.TrimRight(body, ";} ")) {
+	case "return True", "return true", "return 1", "return nil", "pass", "return None, True", "return true, nil":
+		return true
+	}
+	return false
 }
 
 // noOpScript reports text that does nothing (exit 0, true, :) written
@@ -455,7 +485,7 @@ func constantCheck(text string) string {
 // scan-secrets.sh).
 func noOpScript(abs, content string) bool {
 	base := baseName(abs)
-	if !runsChecks([]string{abs}) || !securityChecks.in(base) && !workflowScanNames.in(base) {
+	if !securityChecks.in(base) && !workflowScanNames.in(base) || !runsChecks([]string{abs}) {
 		return false
 	}
 	for line := range strings.Lines(content) {
@@ -482,7 +512,8 @@ func scannerSkipsSource(abs, content string) string {
 		for line := range strings.Lines(content) {
 			entries = append(entries, strings.TrimSpace(line))
 		}
-	case strings.Contains(content, "[tool.bandit]") || strings.Contains(content, "[bandit]"):
+	case (base == "pyproject.toml" || base == "setup.cfg" || base == "tox.ini" || base == "bandit.yaml" || base == "bandit.yml") &&
+		(strings.Contains(content, "[tool.bandit]") || strings.Contains(content, "[bandit]") || strings.Contains(content, "exclude_dirs")):
 		for line := range strings.Lines(content) {
 			key, val, ok := strings.Cut(line, "=")
 			if ok && strings.Contains(key, "exclude") {
