@@ -133,6 +133,7 @@ const (
 	rSupplyLookalike
 	rSupplyVerifyOff
 	rSupplyTamper
+	rSupplyPublish
 	rDefAgentGuard
 	rDefAntiForensics
 	rDefWeakeningEdit
@@ -410,6 +411,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Installs, or writes into a manifest, a package named one edit from a well-known one (reqeusts, expresss, crossenv, python3-dateutil, github.com/stretchr/testfy), or a well-known package fetched from a code-host owner that does not publish it (requests from github.com/psf-fork, a tarball of lod-ash/lodash): pip, uv, poetry, npm, pnpm, yarn, bun, npx, gem, cargo, go get / install, composer; requirements*.txt, go.mod, Cargo.toml, package.json, Gemfile (lookalike.go)."},
 	rSupplyTamper: {"supply-chain.tamper", CategorySupplyChain, high, escalate,
 		"Changes what others take from a trusted hand: a commit written in a bot's name (dependabot[bot], renovate[bot]), a published release's asset replaced (gh release upload --clobber), third-party code edited in place under vendor/ or node_modules/ (tamper.go)."},
+	rSupplyPublish: {"supply-chain.publish", CategorySupplyChain, medium, escalate,
+		"Publishes to a registry or as a release, which everyone who installs takes and which cannot be taken back: npm / pnpm / yarn / bun publish, twine upload, poetry / uv / flit / hatch / pdm publish, cargo publish, gem push, mvn deploy, gradle publish, dotnet nuget push, vsce / ovsx publish, helm push, gh release create (not as a draft); dry runs are everyday (tamper.go)."},
 	rSupplyVerifyOff: {"supply-chain.verification-off", CategorySupplyChain, medium, escalate,
 		"Turns off the checks that make downloaded code trustworthy: git http.sslVerify false, npm strict-ssl false, pip trusted-host, GOSUMDB=off / GOINSECURE, NODE_TLS_REJECT_UNAUTHORIZED=0, .curlrc insecure, ssh StrictHostKeyChecking no, apt --allow-unauthenticated, dnf --nogpgcheck."},
 	rExfilSecretVar: {"exfil.secret-variable", CategoryExfiltration, high, escalate,

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -20,20 +21,25 @@ var botAuthors = newFoldSet("dependabot", "renovate[bot]", "renovate-bot", "gith
 
 // checkTamper judges one command for supply-chain tampering.
 func (s *scan) checkTamper(cs *cmdScan, v *cmdView) {
-	if !s.enabled(rSupplyTamper) {
+	if !s.enabled(rSupplyTamper) && !s.enabled(rSupplyPublish) {
 		return
 	}
 	ev := func() string { return v.c.Name + " " + evJoin(v.args) }
-	if who := botIdentity(v); who != "" {
+	if who := botIdentity(v); who != "" && s.enabled(rSupplyTamper) {
 		s.add(rSupplyTamper, "writes a commit in the name of "+who+": reviewers merge such commits on sight; commit as yourself", ev())
 		return
 	}
-	if (v.prog == "gh" || v.prog == "glab") && releaseAssetReplaced(v) {
+	if (v.prog == "gh" || v.prog == "glab") && releaseAssetReplaced(v) && s.enabled(rSupplyTamper) {
 		s.add(rSupplyTamper, v.prog+" replaces an asset of a published release under the same name: everyone who downloads it gets the new file; publish a new release instead", ev())
 		return
 	}
+	if what := publishes(v); what != "" && s.enabled(rSupplyPublish) {
+		s.add(rSupplyPublish, v.prog+" "+what+": what is published reaches everyone who installs it and cannot be taken back (its version is spent); a maintainer should publish",
+			ev())
+		return
+	}
 	for _, t := range cs.writeTargets(v) {
-		if p := cs.resolveIn(v.c, t).Abs; thirdPartyCode(p) {
+		if p := cs.resolveIn(v.c, t).Abs; thirdPartyCode(p) && s.enabled(rSupplyTamper) {
 			s.add(rSupplyTamper, "changes third-party code in place ("+t+"): the build runs it as the package's own; patch it with the package manager (patch-package, a replace directive) so the change shows", ev())
 			return
 		}
@@ -87,4 +93,78 @@ func thirdPartyCode(abs string) bool {
 		return true
 	}
 	return false
+}
+
+// publishes says what v publishes to a registry or as a release, or "":
+// npm / pnpm / yarn / bun publish, twine upload, poetry / uv / flit /
+// hatch / pdm publish, cargo publish, gem push, mvn deploy, gradle
+// publish, dotnet nuget push, vsce / ovsx publish, helm push, gh release
+// create. A dry run publishes nothing.
+func publishes(v *cmdView) string {
+	if dryRun(v.args) {
+		return ""
+	}
+	ops := v.plainOperands()
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	switch v.prog {
+	case "npm", "pnpm", "bun", "cnpm":
+		if op(0) == "publish" {
+			return "publishes a package to the registry"
+		}
+	case "yarn":
+		if op(0) == "publish" || op(0) == "npm" && op(1) == "publish" {
+			return "publishes a package to the registry"
+		}
+	case "twine":
+		if op(0) == "upload" {
+			return "uploads distributions to a package index"
+		}
+	case "poetry", "uv", "flit", "hatch", "pdm":
+		if op(0) == "publish" {
+			return "publishes a package to a package index"
+		}
+	case "cargo":
+		if op(0) == "publish" {
+			return "publishes a crate to the registry"
+		}
+	case "gem":
+		if op(0) == "push" {
+			return "pushes a gem to the registry"
+		}
+	case "mvn", "mvnw", "./mvnw":
+		if slices.Contains(ops, "deploy") {
+			return "deploys artifacts to a Maven repository"
+		}
+	case "gradle", "gradlew", "./gradlew":
+		for _, o := range ops {
+			if o == "publish" || strings.HasPrefix(o, "publishTo") && o != "publishToMavenLocal" || strings.HasSuffix(o, ":publish") {
+				return "publishes artifacts (" + o + ")"
+			}
+		}
+	case "dotnet", "nuget":
+		if op(0) == "nuget" && op(1) == "push" || v.prog == "nuget" && op(0) == "push" {
+			return "pushes a package to a NuGet feed"
+		}
+	case "vsce", "ovsx":
+		if op(0) == "publish" {
+			return "publishes an editor extension to the marketplace"
+		}
+	case "helm":
+		if op(0) == "push" {
+			return "pushes a chart to a registry"
+		}
+	case "gh":
+		if op(0) == "release" && op(1) == "create" && !hasLongFlag(v.args, "draft") && !hasShortFlag(v.args, 'd') {
+			return "publishes a release (release create)"
+		}
+	}
+	if v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "twine") && containsArg(v.args, "upload") {
+		return "uploads distributions to a package index"
+	}
+	return ""
 }

@@ -18,3 +18,26 @@ func TestSupplyTamper(t *testing.T) {
 		cmdCase("rm -rf node_modules && npm ci", false),
 	})
 }
+
+func TestPublish(t *testing.T) {
+	runRuleCases(t, "supply-chain.publish", []ruleCase{
+		cmdCase(`npm publish --access public`, true),
+		cmdCase(`yarn npm publish --tag next`, true),
+		cmdCase(`twine upload --repository-url https://upload.pypi.org/legacy/ dist/*`, true),
+		cmdCase(`python3 -m twine upload dist/*`, true),
+		cmdCase(`uv publish`, true),
+		cmdCase(`cargo publish --allow-dirty`, true),
+		cmdCase(`gem push pkg/tool-1.2.0.gem`, true),
+		cmdCase(`mvn -B deploy -DskipTests`, true),
+		cmdCase(`./gradlew publish`, true),
+		cmdCase(`dotnet nuget push bin/Release/x.nupkg --source https://api.nuget.org/v3/index.json`, true),
+		cmdCase(`gh release create v2.0.0 dist/*.tar.gz`, true),
+		cmdCase(`npm publish --dry-run`, false),
+		cmdCase(`cargo publish --dry-run`, false),
+		cmdCase(`./gradlew publishToMavenLocal`, false),
+		cmdCase(`mvn -B verify`, false),
+		cmdCase(`gh release create v2.0.0 --draft`, false),
+		cmdCase(`npm pack`, false),
+		cmdCase(`poetry build`, false),
+	})
+}
