@@ -184,7 +184,7 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 				return "runs " + kw, false
 			}
 			if role := sqlRoleGrant(optionValue(a)); role != "" {
-				return "creates or raises a database role (" + role + ")", true
+				return "creates or raises a privileged account (" + role + ")", true
 			}
 		}
 		// echo 'DROP TABLE t;' | psql, psql <<EOF … EOF, mysql <<< '…'
@@ -1005,6 +1005,47 @@ func sqlRoleGrant(sql string) string {
 		return "SUPERUSER"
 	case strings.Contains(up, "GRANT ALL") && (strings.Contains(up, "*.*") || strings.Contains(up, "ON DATABASE") || strings.Contains(up, "WITH GRANT OPTION")):
 		return "GRANT ALL"
+	}
+	return appAdminAccount(up)
+}
+
+// accountTables mark a table of an application's accounts.
+var accountTables = []string{"USER", "ACCOUNT", "ADMIN", "MEMBER", "STAFF", "OPERATOR"}
+
+// adminMarks mark a value or column that makes an account an
+// administrator.
+var adminMarks = []string{"'ADMIN'", "'SUPERUSER'", "'SUPERADMIN'", "'ROOT'", "'OWNER'", "IS_ADMIN", "IS_SUPERUSER", "IS_STAFF",
+	"ISADMIN", "SUPERUSER = TRUE", "ADMIN = TRUE", "ADMIN=TRUE"}
+
+// appAdminAccount returns a description when upper-case SQL inserts an
+// administrator into an application's accounts, or raises one to it
+// (INSERT INTO users … 'admin', UPDATE accounts SET role = 'admin'), or "".
+func appAdminAccount(up string) string {
+	for _, verb := range []string{"INSERT INTO ", "UPDATE "} {
+		i := strings.Index(up, verb)
+		if i < 0 {
+			continue
+		}
+		table := strings.TrimLeft(up[i+len(verb):], " `\"")
+		if j := strings.IndexAny(table, " (`\"\n;"); j >= 0 {
+			table = table[:j]
+		}
+		isAccounts := false
+		for _, t := range accountTables {
+			isAccounts = isAccounts || strings.Contains(table, t)
+		}
+		if !isAccounts {
+			continue
+		}
+		rest := up[i:]
+		if verb == "INSERT INTO " && strings.Contains(table, "ADMIN") {
+			return "an account in the application's " + strings.ToLower(table) + " table"
+		}
+		for _, m := range adminMarks {
+			if strings.Contains(rest, m) {
+				return "an administrator in the application's " + strings.ToLower(table) + " table"
+			}
+		}
 	}
 	return ""
 }

@@ -423,3 +423,17 @@ func TestCloudDefensesAndStores(t *testing.T) {
 		cmdCase(`vault audit list`, false),
 	})
 }
+
+// An administrator written into an application's accounts is an access
+// grant, as a database superuser is.
+func TestAppAdminAccount(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`psql "$DATABASE_URL" -c "INSERT INTO users (email, role) VALUES ('x@proton.me', 'admin')"`, true),
+		cmdCase(`psql -c "UPDATE accounts SET is_admin = true WHERE email = 'x@example.net'"`, true),
+		cmdCase(`mysql -e "INSERT INTO admin_users (login, pw) VALUES ('support', SHA2('pw', 256))" shop`, true),
+		cmdCase(`mysql -e "UPDATE staff SET role='superuser' WHERE login='temp'" shop`, true),
+		cmdCase(`psql -c "INSERT INTO users (email, role) VALUES ('test@example.com', 'viewer')"`, false),
+		cmdCase(`psql -c "SELECT id FROM users WHERE role = 'admin'"`, false),
+		cmdCase(`psql -c "UPDATE orders SET status = 'admin-review' WHERE id = 3"`, false),
+	})
+}
