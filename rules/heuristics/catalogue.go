@@ -181,7 +181,7 @@ var baseRules = [numRules]Rule{
 	rRCEScriptWrite: {"rce.dangerous-script-write", CategoryRemoteCodeExec, critical, block,
 		"Writes a script, git hook or package lifecycle script whose commands are dangerous (curl | sh, a reverse shell, …)."},
 	rRCEPackageURL: {"rce.package-from-url", CategoryRemoteCodeExec, medium, escalate,
-		"Installs a package straight from a URL or git repository instead of the registry, or deploys Kubernetes manifests, Helm charts or Helm plugins from a host that is not an https host in trusted_hosts (kubectl apply -f URL, curl URL | kubectl apply -f -, helm install --repo), or adds a chart repository over plain http or by bare address, or installs an editor extension from a .vsix file: what they hold runs code."},
+		"Installs a package straight from a URL or git repository instead of the registry, or deploys Kubernetes manifests, Helm charts or Helm plugins from a host that is not an https host in trusted_hosts (kubectl apply -f URL, curl URL | kubectl apply -f -, helm install --repo), or adds a chart repository over plain http or by bare address, or installs an editor extension from a .vsix file, or saves a download from such a host where programs run by name or tools load plugins (~/.local/bin, ~/bin, ~/.docker/cli-plugins, ~/.terraform.d/plugins, Helm plugins): what they hold runs code."},
 
 	rDecodeExec: {"decode.execute", CategoryDecodeExec, critical, block,
 		"Encoded text (base64, hex, escapes, reversed) is decoded and executed."},

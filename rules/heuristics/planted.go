@@ -98,6 +98,25 @@ func commandDir(abs, home string) string {
 	return "~/" + rest
 }
 
+// programDir returns the directory abs lies in when programs there run
+// by name or are loaded by a tool (~/bin, ~/.local/bin, Terraform
+// providers, Docker CLI plugins, Helm plugins), or "".
+func programDir(abs, home string) string {
+	if dir := commandDir(abs, home); dir != "" {
+		return dir
+	}
+	rest, _, ok := homeRel(abs, home)
+	if !ok {
+		return ""
+	}
+	for _, d := range []string{".terraform.d/plugins", ".docker/cli-plugins", ".local/share/helm/plugins", ".krew/bin", ".tflint.d/plugins"} {
+		if isBelow(rest, d) {
+			return "~/" + d
+		}
+	}
+	return ""
+}
+
 // isCommandDir reports a directory on a user's PATH (commandDir).
 func isCommandDir(dir, home string) bool {
 	rest, _, ok := homeRel(dir, home)

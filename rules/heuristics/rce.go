@@ -184,15 +184,22 @@ func (s *scan) checkRCE(cs *cmdScan) {
 // Gradle init script. Its content is not on the line; whatever it holds
 // runs at the next push, commit or build.
 func (cs *cmdScan) downloadsIntoRunner(s *scan, v *cmdView) {
-	if !s.enabled(rRCESaveExec) {
+	if !s.enabled(rRCESaveExec) && !s.enabled(rRCEPackageURL) {
 		return
 	}
 	for _, t := range cs.writeTargets(v) {
 		abs := cs.resolveIn(v.c, t).Abs
-		if kind := hookKind(abs); kind != "" && kind != "ci-env" {
+		if kind := hookKind(abs); kind != "" && kind != "ci-env" && s.enabled(rRCESaveExec) {
 			s.add(rRCESaveExec, "downloads "+baseName(abs)+" from "+firstHost(v.args)+" into a file that "+hookRunner(kind)+
 				": what it holds runs unseen; download it elsewhere, review it, then put it in place", v.c.Name+" "+evJoin(v.args))
 			return
+		}
+		if dir := programDir(abs, cs.home); dir != "" && s.enabled(rRCEPackageURL) {
+			if h := firstHost(v.args); h != "" && !s.an.trusted.match(h) {
+				s.add(rRCEPackageURL, "installs "+baseName(abs)+" from "+h+" into "+dir+", a host that is not trusted: it runs whenever "+baseName(abs)+
+					" is called; check that the host is the tool's own and the file's checksum, or add the host to trusted_hosts", v.c.Name+" "+evJoin(v.args))
+				return
+			}
 		}
 	}
 }

@@ -214,3 +214,16 @@ func TestRCEPackageFromURL(t *testing.T) {
 		cmdCase("npm install --registry=https://registry.npmjs.org lodash", false),
 	})
 }
+
+// A download saved where programs run by name, or where a tool loads its
+// plugins, is an install from a URL unless the host is trusted.
+func TestDownloadIntoProgramDirs(t *testing.T) {
+	runRuleCasesWith(t, Config{TrustedHosts: []string{"github.com"}}, "rce.package-from-url", []ruleCase{
+		cmdCase(`curl -L -o ~/.local/bin/kubectl https://k8s-release.example/v1.29.0/kubectl && chmod +x ~/.local/bin/kubectl`, true),
+		cmdCase(`wget -qO ~/.docker/cli-plugins/docker-compose https://compose-dl.example.net/v2/docker-compose`, true),
+		cmdCase(`curl -fsSL https://tf-mirror.example.org/aws -o ~/.terraform.d/plugins/registry.terraform.io/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0`, true),
+		cmdCase(`curl -sSLo ~/bin/jq https://github.com/jqlang/jq/releases/download/jq-1.7.1/jq-linux-amd64`, false),
+		cmdCase(`curl -L -o ./bin/tool https://tools.example.net/tool`, false),
+		cmdCase(`curl -fsSL https://tools.example.net/notes.txt -o ~/notes.txt`, false),
+	})
+}
