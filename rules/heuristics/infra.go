@@ -823,6 +823,13 @@ func remoteSources(v *cmdView, ops []string, fn func(src string)) {
 		case "apply", "create", "replace":
 			flagValues(v.args, 'f', "filename", each)
 			flagValues(v.args, 'k', "kustomize", each)
+		case "krew":
+			// kubectl krew install --manifest-url=URL --archive=URL: a
+			// plugin from outside the index, run as a kubectl command.
+			if op(1) == "install" {
+				flagValues(v.args, 0, "manifest-url", each)
+				flagValues(v.args, 0, "archive", each)
+			}
 		}
 	case "helm":
 		from := 0
@@ -1199,7 +1206,11 @@ func (s *scan) checkRemoteSources(cs *cmdScan, v *cmdView, ops []string) {
 		}
 	})
 	if bad != "" {
-		s.add(rRCEPackageURL, v.prog+" deploys from "+bad+", which is not an https source in trusted_hosts: what it serves runs in the cluster; review it, or add the host to trusted_hosts if it is yours",
+		runs := "runs in the cluster"
+		if len(ops) > 0 && ops[0] == "krew" {
+			runs = "runs as a kubectl command, with your credentials"
+		}
+		s.add(rRCEPackageURL, v.prog+" deploys from "+bad+", which is not an https source in trusted_hosts: what it serves "+runs+"; review it, or add the host to trusted_hosts if it is yours",
 			v.prog+" "+evJoin(v.args))
 	}
 }

@@ -437,3 +437,13 @@ func TestAppAdminAccount(t *testing.T) {
 		cmdCase(`psql -c "UPDATE orders SET status = 'admin-review' WHERE id = 3"`, false),
 	})
 }
+
+// A krew plugin from a manifest or archive outside the index is a
+// deployment from a remote source.
+func TestKrewRemoteManifest(t *testing.T) {
+	runRuleCases(t, "rce.package-from-url", []ruleCase{
+		cmdCase(`kubectl krew install --manifest-url=https://kube-plugins.example/ctx.yaml`, true),
+		cmdCase(`kubectl krew install --manifest=ctx.yaml --archive=https://dl.example.net/ctx.tar.gz`, true),
+		cmdCase(`kubectl krew install ctx ns`, false),
+	})
+}
