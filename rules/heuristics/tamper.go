@@ -101,6 +101,14 @@ func thirdPartyCode(abs string) bool {
 // publish, dotnet nuget push, vsce / ovsx publish, helm push, gh release
 // create. A dry run publishes nothing.
 func publishes(v *cmdView) string {
+	switch v.prog {
+	case "npm", "pnpm", "bun", "cnpm", "yarn", "twine", "poetry", "uv", "flit", "hatch", "pdm", "cargo", "gem", "mvn", "mvnw",
+		"./mvnw", "gradle", "gradlew", "./gradlew", "dotnet", "nuget", "vsce", "ovsx", "helm", "gh":
+	default:
+		if v.kind != "python" {
+			return "" // most commands: no operands worked out
+		}
+	}
 	if dryRun(v.args) {
 		return ""
 	}
