@@ -381,13 +381,70 @@ func crontabWrites(args []string) bool {
 // words. oneShot says they reach one command only, where libraries in
 // the system's own directories pass.
 func (s *scan) checkPreloadWords(words []string, oneShot bool) {
-	for _, w := range words {
+	for i, w := range words {
 		for _, name := range []string{"LD_PRELOAD=", "LD_AUDIT=", "DYLD_INSERT_LIBRARIES="} {
 			if strings.HasPrefix(w, name) && len(w) > len(name) && !(oneShot && systemLibraries(w[len(name):])) {
 				s.add(rPersistLDPreload, "sets "+name[:len(name)-1]+": the library is injected into every program started; refuse unless you built it yourself for debugging", w)
 			}
 		}
+		if oneShot {
+			continue // NODE_OPTIONS=--require ./otel.js node app.js: one run, instrumented
+		}
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		if name, file := interpreterPreload(w, next); file != "" {
+			s.add(rPersistLDPreload, "sets "+name+" to load "+file+" into every "+preloadRuntime[name]+" process started from now on: refuse unless it is your own instrumentation", w)
+		}
 	}
+}
+
+// preloadRuntime names the runtime each preload variable reaches.
+var preloadRuntime = map[string]string{"NODE_OPTIONS": "node", "RUBYOPT": "ruby", "PERL5OPT": "perl", "JAVA_TOOL_OPTIONS": "java",
+	"_JAVA_OPTIONS": "java", "JDK_JAVA_OPTIONS": "java", "BASH_ENV": "non-interactive bash"}
+
+// interpreterPreload returns the variable and the file an assignment has
+// a runtime load into each of its processes (NODE_OPTIONS=--require
+// /tmp/x.js, RUBYOPT=-r/tmp/x.rb, JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar,
+// BASH_ENV=/tmp/env.sh), or "". A module named without a path
+// (--require dotenv/config) or a file of the project (./otel.js) is the
+// project's own. next is the
+// following word, where a flag's value lands when words were split on
+// spaces.
+func interpreterPreload(w, next string) (name, file string) {
+	name, val, ok := strings.Cut(w, "=")
+	if !ok || preloadRuntime[name] == "" {
+		return "", ""
+	}
+	if name == "BASH_ENV" {
+		return name, val
+	}
+	fields := strings.Fields(val)
+	if len(fields) > 0 && next != "" && !strings.Contains(next, "=") {
+		fields = append(fields, next)
+	}
+	for j, f := range fields {
+		arg := ""
+		switch {
+		case f == "--require" || f == "-r" || f == "--import" || f == "--loader" || f == "--experimental-loader" || f == "-M" || f == "-m":
+			if j+1 < len(fields) {
+				arg = fields[j+1]
+			}
+		case strings.HasPrefix(f, "--require=") || strings.HasPrefix(f, "--import=") || strings.HasPrefix(f, "--loader="):
+			_, arg, _ = strings.Cut(f, "=")
+		case strings.HasPrefix(f, "-javaagent:") || strings.HasPrefix(f, "-agentpath:"):
+			_, arg, _ = strings.Cut(f, ":")
+		case len(f) > 2 && (strings.HasPrefix(f, "-r") || strings.HasPrefix(f, "-M")) && name != "NODE_OPTIONS":
+			arg = f[2:]
+		}
+		// A path relative to the project (./instrument.js) is the
+		// project's own; one elsewhere is not.
+		if arg = strings.Trim(arg, `"'`); arg != "" && (strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "~") || strings.HasPrefix(arg, "$")) {
+			return name, arg
+		}
+	}
+	return "", ""
 }
 
 func persistMessage(r ruleIndex, what string) string {

@@ -323,3 +323,19 @@ func TestManifestFromStdin(t *testing.T) {
 		cmdCase("kubectl apply -f deploy/web.yaml", false),
 	})
 }
+
+// Runtimes told to load a file into each of their processes, for every
+// later command or CI step.
+func TestInterpreterPreload(t *testing.T) {
+	runRuleCases(t, "persistence.ld-preload", []ruleCase{
+		cmdCase(`export NODE_OPTIONS="--require /tmp/.x.js"`, true),
+		cmdCase(`echo "NODE_OPTIONS=--require /tmp/.x.js" >> $GITHUB_ENV`, true),
+		cmdCase(`echo "BASH_ENV=/tmp/.env.sh" >> "$GITHUB_ENV"`, true),
+		cmdCase(`echo 'RUBYOPT=-r/var/tmp/.h.rb' >> ~/.ssh/environment`, true),
+		cmdCase(`export JAVA_TOOL_OPTIONS="-javaagent:$HOME/.cache/agent.jar"`, true),
+		cmdCase(`NODE_OPTIONS="--require ./otel.js" node app.js`, false),
+		cmdCase(`export NODE_OPTIONS="--max-old-space-size=4096"`, false),
+		cmdCase(`export NODE_OPTIONS="--require dotenv/config"`, false),
+		cmdCase(`echo "NODE_OPTIONS=--enable-source-maps" >> $GITHUB_ENV`, false),
+	})
+}
