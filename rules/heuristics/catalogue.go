@@ -137,6 +137,7 @@ const (
 	rDefAgentGuard
 	rDefAntiForensics
 	rDefWeakeningEdit
+	rDefReviewBypass
 
 	// Services opened to the network (exposure.go), accelerator fleets
 	// (miners.go).
@@ -372,6 +373,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
 		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a), runs a program from /dev/shm, or deletes a program right after running it."},
+	rDefReviewBypass: {"defense.review-bypass", CategoryDefenseImpairment, high, escalate,
+		"Gets code past a repository's review rules: gh pr merge --admin, a pull request approved by the agent (gh pr review --approve, glab mr approve), branch protection or rulesets changed through the API, the default branch moved, a deployment environment's protection changed, self-hosted runners opened to public repositories (review.go)."},
 	rDefWeakeningEdit: {"defense.weakening-edit", CategoryDefenseImpairment, high, escalate,
 		"An in-place edit (sed -i, perl -pi) takes a protection out of code or configuration: brings in a setting that turns certificate checks off (verify=False, rejectUnauthorized: false, InsecureSkipVerify: true), empties or short-circuits an authorisation check (if not user.is_authenticated: → if False:, a password compare ORed with a literal), or deletes or comments out the lines that run a secret or vulnerability scanner or a checksum or signature check; or deletes or comments out a security check's configuration (a scanner's settings, the pre-commit hooks, a scan workflow, owners in CODEOWNERS); or turns transport, cookie, CSRF or deletion guards off (force_ssl = false, deletion_protection = false), by an edit or a write into a configuration file (weakening.go). Also the same substitutions made by Python str.replace, a check function written to pass everything, a security check's script overwritten with a no-op, a scanner told to skip the source tree, a security lint rule turned off, debug or any-host settings in production files; a workflow made to run on pull_request_target (worse with the fork's code checked out), given a write-all token, or handed every secret (toJSON(secrets))."},
 	rDisruptHalt: {"disruption.system-halt", CategorySystemDisruption, high, block,

@@ -46,6 +46,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		}
 		s.checkGuards(cs, v)
 		s.checkTamper(cs, v)
+		s.checkReviewBypass(v)
 		s.checkWeakeningDeploy(v)
 		if v.kind == "python" {
 			s.checkPythonEdits(cs, v)

@@ -1318,6 +1318,18 @@ func wholeTree(cs *cmdScan, v *cmdView, src string) string {
 	return ""
 }
 
+// apiFieldNamed reports a gh api field that sets name, whatever to.
+func apiFieldNamed(args []string, name string) bool {
+	found := false
+	check := func(f string) {
+		k, _, ok := strings.Cut(f, "=")
+		found = found || ok && k == name
+	}
+	flagValues(args, 'f', "raw-field", check)
+	flagValues(args, 'F', "field", check)
+	return found
+}
+
 // apiFieldSet reports a gh api field (-f / -F / --field / --raw-field
 // NAME=VALUE) that sets name to one of values.
 func apiFieldSet(args []string, name string, values ...string) bool {

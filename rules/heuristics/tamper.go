@@ -124,6 +124,9 @@ func publishes(v *cmdView) string {
 		if op(0) == "publish" {
 			return "publishes a package to the registry"
 		}
+		if op(0) == "dist-tag" && (op(1) == "add" || op(1) == "rm") {
+			return "moves a dist-tag that installs resolve by (dist-tag " + op(1) + ")"
+		}
 	case "yarn":
 		if op(0) == "publish" || op(0) == "npm" && op(1) == "publish" {
 			return "publishes a package to the registry"

@@ -1,0 +1,73 @@
+package heuristics
+
+import "strings"
+
+// Review bypass. A repository's review rules are how a change reaches
+// the default branch only after a person has read it. An agent that
+// merges with admin rights, approves a pull request itself, rewrites a
+// branch's protection or rulesets, moves the default branch, or strips a
+// deployment environment's protection lands code no person reviewed.
+// Each escalates: a maintainer may mean it, the agent should not decide.
+
+// checkReviewBypass judges a forge CLI command (gh, glab).
+func (s *scan) checkReviewBypass(v *cmdView) {
+	if v.prog != "gh" && v.prog != "glab" || !s.enabled(rDefReviewBypass) {
+		return
+	}
+	if what := reviewBypass(v); what != "" {
+		s.add(rDefReviewBypass, v.prog+" "+what+": code would reach the branch without the review it requires; a maintainer should do this",
+			v.prog+" "+evJoin(v.args))
+	}
+}
+
+// reviewBypass says how v gets around a repository's review rules, or "".
+func reviewBypass(v *cmdView) string {
+	ops := infraOperands(v)
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	switch {
+	case (op(0) == "pr" || op(0) == "mr") && op(1) == "merge" && hasLongFlag(v.args, "admin"):
+		return "merges with administrator rights, past required reviews and checks (pr merge --admin)"
+	case op(0) == "pr" && op(1) == "review" && (hasLongFlag(v.args, "approve") || hasShortFlag(v.args, 'a')),
+		op(0) == "mr" && op(1) == "approve":
+		return "approves a pull request in your name: the approval is the agent's, not a reviewer's"
+	case op(0) == "repo" && op(1) == "edit" && hasLongFlag(v.args, "default-branch"):
+		return "changes the repository's default branch (repo edit --default-branch)"
+	case op(0) == "api":
+		return apiReviewBypass(v, op(1))
+	}
+	return ""
+}
+
+// apiReviewBypass says how a gh api call changes a repository's review
+// rules, or "": a write to a branch's protection or the rulesets, the
+// default branch moved, a deployment environment's protection changed,
+// self-hosted runners opened to public repositories.
+func apiReviewBypass(v *cmdView, path string) string {
+	method := ""
+	flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
+	fields := hasShortFlag(v.args, 'f') || hasShortFlag(v.args, 'F') || hasLongFlag(v.args, "field") || hasLongFlag(v.args, "raw-field") ||
+		hasLongFlag(v.args, "input")
+	if method == "" && fields {
+		method = "POST"
+	}
+	if method == "" || method == "GET" || method == "HEAD" {
+		return ""
+	}
+	p := strings.Trim(path, "/")
+	switch {
+	case strings.Contains(p, "/protection") || strings.HasSuffix(p, "/rulesets") || strings.Contains(p, "/rulesets/"):
+		return "changes the rules that guard a branch through the API (" + method + " " + path + ")"
+	case strings.Contains(p, "/environments/"):
+		return "changes a deployment environment's protection through the API (" + method + " " + path + ")"
+	case apiFieldNamed(v.args, "default_branch"):
+		return "moves the repository's default branch through the API"
+	case apiFieldSet(v.args, "allows_public_repositories", "true"):
+		return "lets public repositories' workflows run on the organization's self-hosted runners"
+	}
+	return ""
+}
