@@ -35,6 +35,11 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
 	// Token signatures left unchecked.
 	"verify_signature:false", "verify_signature=false", "algorithms=[none]", "algorithms:[none]",
+	// Certificates accepted whatever they are (Rust's reqwest), every
+	// request let through (Spring Security), documents that construct
+	// objects (PyYAML), cookies readable by scripts or sent cross-site.
+	"danger_accept_invalid_certs(true)", "danger_accept_invalid_hostnames(true)", "permitall()", "unsafe_load(", "unsafeloader",
+	"httponly:false", "httponly=false", "samesite:none", "samesite=none",
 	// Transport security, cookies, CSRF and deletion guards of an application or its infrastructure.
 	"force_ssl=false", "secure_ssl_redirect=false", "session_cookie_secure=false", "csrf_cookie_secure=false",
 	"csrf_enabled=false", "csrf_protection=false", "wtf_csrf_enabled=false", "deletion_protection=false",
@@ -82,7 +87,15 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"sendstatus(401)", "status(403)", "status(401)", "permissiondenied", "abort(403)", "abort(401)",
 	"jwt.verify", "verify_jwt", "verifytoken", "verify_token", "check_csrf", "csrf_protect", "check_password", "checkpassword",
 	"password_verify", "compare_digest", "check_token", "checktoken", "validate_token", "validatetoken", "permission_required",
-	"requires_auth", "is_authorized", "isauthorized", "authenticate")
+	"requires_auth", "is_authorized", "isauthorized", "authenticate", ".authenticated()", "hasrole(", "hasauthority(", "@preauthorize",
+	"@secured", "@rolesallowed",
+	// Security middleware registered by name.
+	"csrfviewmiddleware", "authenticationmiddleware", "securitymiddleware", "csurf", "helmet(")
+
+// inputGuards mark a line that validates or sanitises input: deleting it
+// from application code lets unchecked input through.
+var inputGuards = newFoldSet("sanitize", "sanitise", "validateinput", "validate_input", "escapehtml", "escape_html",
+	"htmlspecialchars", "bleach.clean", "dompurify", "validator.escape", "xss(")
 
 // checkWords mark a replacement that still holds a check (a renamed or
 // reworded one): auth_required for login_required.
@@ -161,6 +174,9 @@ func weakeningEdit(script string, checks, code bool) string {
 		if code && authChecks.in(re) {
 			return "deletes an authorisation check from the code (" + re + ")"
 		}
+		if code && inputGuards.in(re) {
+			return "deletes input validation or sanitisation from the code (" + re + ")"
+		}
 	}
 	return ""
 }
@@ -175,7 +191,8 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		}
 		// Emptied, made a constant (if False:) or reworded without a
 		// check (jwt.verify → jwt.decode), or ORed with a literal.
-		if authChecks.in(pat) && (!checkWords.in(repl) || literalOr(repl)) {
+		// A comment names a check without running it.
+		if authChecks.in(pat) && (commentsOut(repl) || !checkWords.in(repl) || literalOr(repl)) {
 			return "takes an authorisation check out of the code"
 		}
 		if checks && securityChecks.in(pat) && commentsOut(repl) {
@@ -254,6 +271,10 @@ func literalOr(repl string) bool {
 // comment (# &, # \1, // &, rem).
 func commentsOut(repl string) bool {
 	r := strings.TrimSpace(repl)
+	// A group kept first is the line's indentation: s/^\(\s*\)x/\1# x/.
+	for len(r) > 1 && r[0] == '\\' && r[1] >= '1' && r[1] <= '9' {
+		r = strings.TrimSpace(r[2:])
+	}
 	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ")
 }
 

@@ -149,3 +149,24 @@ func TestWorkflowRisk(t *testing.T) {
 		cmdCase(`echo 'pull_request_target is dangerous' >> docs/ci.md`, false),
 	})
 }
+
+// Checks commented out (the comment names the check but runs nothing),
+// security middleware and input guards removed, and settings that let
+// everything through.
+func TestWeakeningCommentsAndGuards(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/^@login_required$/# @login_required/' app/views/billing.py`, true),
+		cmdCase(`sed -i 's#if (!req.session.user) return res.sendStatus(401);#// auth check off while testing#' src/auth.js`, true),
+		cmdCase(`sed -i "s/^\(\s*\)'django.middleware.csrf.CsrfViewMiddleware',/\1# 'django.middleware.csrf.CsrfViewMiddleware',/" app/settings.py`, true),
+		cmdCase(`sed -i '/sanitizeHtml(/d' src/render.ts`, true),
+		cmdCase(`sed -i 's/.anyRequest().authenticated()/.anyRequest().permitAll()/' src/main/java/App/Security.java`, true),
+		cmdCase(`sed -i 's/yaml.safe_load(/yaml.unsafe_load(/' loader.py`, true),
+		cmdCase(`sed -i 's/httpOnly: true/httpOnly: false/' src/session.js`, true),
+		cmdCase(`sed -i 's/Client::new()/Client::builder().danger_accept_invalid_certs(true).build().unwrap()/' src/net.rs`, true),
+		cmdCase(`sed -i 's/^# @login_required$/@login_required/' app/views/billing.py`, false),
+		cmdCase(`sed -i 's/@login_required/@login_required(login_url="\/signin")/' app/views/billing.py`, false),
+		cmdCase(`sed -i '/console.log(/d' src/render.ts`, false),
+		cmdCase(`sed -i 's/yaml.load(f)/yaml.safe_load(f)/' loader.py`, false),
+		cmdCase(`sed -i 's/httpOnly: false/httpOnly: true/' src/session.js`, false),
+	})
+}
