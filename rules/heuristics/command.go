@@ -827,3 +827,12 @@ func xargsRunsLines(args []string) bool {
 	}
 	return false
 }
+
+// opAt returns ops[i], or "" past its end: the i-th operand of a
+// subcommand chain (aws s3 rb, gh pr merge), absent or not.
+func opAt(ops []string, i int) string {
+	if i < len(ops) {
+		return ops[i]
+	}
+	return ""
+}

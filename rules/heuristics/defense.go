@@ -411,15 +411,9 @@ var cloudSecurityServices = newFoldSet("security", "scanning", "binaryauthorizat
 // scanning or push protection disabled through the API.
 func cloudDefenseOff(v *cmdView) string {
 	ops := infraOperands(v)
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
 	switch v.prog {
 	case "aws":
-		switch svc, verb := op(0), op(1); {
+		switch svc, verb := opAt(ops, 0), opAt(ops, 1); {
 		case svc == "ec2" && verb == "modify-instance-metadata-options":
 			off := false
 			flagValues(v.args, 0, "http-tokens", func(x string) { off = off || strings.EqualFold(x, "optional") })
@@ -432,7 +426,7 @@ func cloudDefenseOff(v *cmdView) string {
 			return svc + " " + verb + " turns a security service off"
 		}
 	case "gcloud":
-		if i := slices.Index(ops, "services"); i >= 0 && op(i+1) == "disable" {
+		if i := slices.Index(ops, "services"); i >= 0 && opAt(ops, i+1) == "disable" {
 			for _, svc := range ops[i+2:] {
 				if cloudSecurityServices.in(svc) {
 					return "services disable " + svc + " turns a security service off"
@@ -440,7 +434,7 @@ func cloudDefenseOff(v *cmdView) string {
 			}
 		}
 	case "gh":
-		if op(0) != "api" {
+		if opAt(ops, 0) != "api" {
 			return ""
 		}
 		for _, a := range v.args {

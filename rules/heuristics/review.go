@@ -23,22 +23,16 @@ func (s *scan) checkReviewBypass(v *cmdView) {
 // reviewBypass says how v gets around a repository's review rules, or "".
 func reviewBypass(v *cmdView) string {
 	ops := infraOperands(v)
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
 	switch {
-	case (op(0) == "pr" || op(0) == "mr") && op(1) == "merge" && hasLongFlag(v.args, "admin"):
+	case (opAt(ops, 0) == "pr" || opAt(ops, 0) == "mr") && opAt(ops, 1) == "merge" && hasLongFlag(v.args, "admin"):
 		return "merges with administrator rights, past required reviews and checks (pr merge --admin)"
-	case op(0) == "pr" && op(1) == "review" && (hasLongFlag(v.args, "approve") || hasShortFlag(v.args, 'a')),
-		op(0) == "mr" && op(1) == "approve":
+	case opAt(ops, 0) == "pr" && opAt(ops, 1) == "review" && (hasLongFlag(v.args, "approve") || hasShortFlag(v.args, 'a')),
+		opAt(ops, 0) == "mr" && opAt(ops, 1) == "approve":
 		return "approves a pull request in your name: the approval is the agent's, not a reviewer's"
-	case op(0) == "repo" && op(1) == "edit" && hasLongFlag(v.args, "default-branch"):
+	case opAt(ops, 0) == "repo" && opAt(ops, 1) == "edit" && hasLongFlag(v.args, "default-branch"):
 		return "changes the repository's default branch (repo edit --default-branch)"
-	case op(0) == "api":
-		return apiReviewBypass(v, op(1))
+	case opAt(ops, 0) == "api":
+		return apiReviewBypass(v, opAt(ops, 1))
 	}
 	return ""
 }

@@ -113,38 +113,32 @@ func publishes(v *cmdView) string {
 		return ""
 	}
 	ops := v.plainOperands()
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
 	switch v.prog {
 	case "npm", "pnpm", "bun", "cnpm":
-		if op(0) == "publish" {
+		if opAt(ops, 0) == "publish" {
 			return "publishes a package to the registry"
 		}
-		if op(0) == "dist-tag" && (op(1) == "add" || op(1) == "rm") {
-			return "moves a dist-tag that installs resolve by (dist-tag " + op(1) + ")"
+		if opAt(ops, 0) == "dist-tag" && (opAt(ops, 1) == "add" || opAt(ops, 1) == "rm") {
+			return "moves a dist-tag that installs resolve by (dist-tag " + opAt(ops, 1) + ")"
 		}
 	case "yarn":
-		if op(0) == "publish" || op(0) == "npm" && op(1) == "publish" {
+		if opAt(ops, 0) == "publish" || opAt(ops, 0) == "npm" && opAt(ops, 1) == "publish" {
 			return "publishes a package to the registry"
 		}
 	case "twine":
-		if op(0) == "upload" {
+		if opAt(ops, 0) == "upload" {
 			return "uploads distributions to a package index"
 		}
 	case "poetry", "uv", "flit", "hatch", "pdm":
-		if op(0) == "publish" {
+		if opAt(ops, 0) == "publish" {
 			return "publishes a package to a package index"
 		}
 	case "cargo":
-		if op(0) == "publish" {
+		if opAt(ops, 0) == "publish" {
 			return "publishes a crate to the registry"
 		}
 	case "gem":
-		if op(0) == "push" {
+		if opAt(ops, 0) == "push" {
 			return "pushes a gem to the registry"
 		}
 	case "mvn", "mvnw", "./mvnw":
@@ -158,19 +152,19 @@ func publishes(v *cmdView) string {
 			}
 		}
 	case "dotnet", "nuget":
-		if op(0) == "nuget" && op(1) == "push" || v.prog == "nuget" && op(0) == "push" {
+		if opAt(ops, 0) == "nuget" && opAt(ops, 1) == "push" || v.prog == "nuget" && opAt(ops, 0) == "push" {
 			return "pushes a package to a NuGet feed"
 		}
 	case "vsce", "ovsx":
-		if op(0) == "publish" {
+		if opAt(ops, 0) == "publish" {
 			return "publishes an editor extension to the marketplace"
 		}
 	case "helm":
-		if op(0) == "push" {
+		if opAt(ops, 0) == "push" {
 			return "pushes a chart to a registry"
 		}
 	case "gh":
-		if op(0) == "release" && op(1) == "create" && !hasLongFlag(v.args, "draft") && !hasShortFlag(v.args, 'd') {
+		if opAt(ops, 0) == "release" && opAt(ops, 1) == "create" && !hasLongFlag(v.args, "draft") && !hasShortFlag(v.args, 'd') {
 			return "publishes a release (release create)"
 		}
 	}
