@@ -101,9 +101,11 @@ func TestCodeHostRepo(t *testing.T) {
 	}
 }
 
-// TestPopularListsAreSound keeps the lists usable: every entry parses, and
-// no two well-known names of one ecosystem are one edit apart unless both
-// are listed (a neighbour missing from the list would be flagged).
+// TestPopularListsAreSound keeps the lists usable: every entry is
+// written as its registry spells it once normalised, a publisher is
+// written lower-case, and a one-letter slip of every name long enough to
+// compare (a letter added at its end) is judged a look-alike of a listed
+// name, unless that slip is itself listed.
 func TestPopularListsAreSound(t *testing.T) {
 	for e := range numEcosystems {
 		set := popularOf(e)
@@ -111,11 +113,21 @@ func TestPopularListsAreSound(t *testing.T) {
 			t.Errorf("%s: only %d names", ecoFiles[e], len(set.names))
 		}
 		for _, n := range set.names {
-			if n == "" || strings.ContainsAny(n, " \t") {
-				t.Errorf("%s: bad name %q", ecoFiles[e], n)
+			if n == "" || strings.ContainsAny(n, " \t") || normalisePackage(e, n) != n {
+				t.Errorf("%s: name %q is not in its normal form", ecoFiles[e], n)
 			}
-			if p := lookalikeOf(e, n); p != "" {
-				t.Errorf("%s: listed name %q is judged a look-alike of %q", ecoFiles[e], n, p)
+			if home := set.home[n]; home != strings.ToLower(home) {
+				t.Errorf("%s: publisher %q of %q is not lower-case", ecoFiles[e], home, n)
+			}
+			slip := n + "x"
+			if e == ecoGo {
+				slip = goModuleRoot(n) + "x"
+			}
+			if _, listed := set.home[normalisePackage(e, slip)]; listed || len(n) < minLookalike {
+				continue
+			}
+			if lookalikeOf(e, normalisePackage(e, slip)) == "" {
+				t.Errorf("%s: %q, one letter from the listed %q, is not judged a look-alike", ecoFiles[e], slip, n)
 			}
 		}
 	}
