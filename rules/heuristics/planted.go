@@ -291,7 +291,9 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	case kind == "php":
 		src = "php -r " + shellQuote(content)
 	case kind == "go":
-		src = strings.Join(goGenerateCommands(content), "\n") // what go generate runs
+		// What go generate runs, and what the code itself runs when it
+		// is built and run or tested (exec.Command literals).
+		src = strings.Join(append(goGenerateCommands(content), shell.CodeCommands("go", content)...), "\n")
 	default:
 		return
 	}

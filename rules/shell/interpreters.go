@@ -265,6 +265,10 @@ var execCalls = map[string][]execCall{
 	"julia": {{"run", false, false}, {"read", false, false}, {"pipeline", false, false}},
 	"awk":   {{"system", true, false}},
 	"r":     {{"system", true, false}, {"system2", true, false}},
+	// Go: exec.Command("sh", "-c", "…") takes the program, then its
+	// arguments. (CommandContext's first argument is a context, which
+	// the literal reader cannot skip: not read.)
+	"go": {{"Command", true, false}},
 	// C and C++ source a compiler reads from stdin (compiled.go).
 	"c": {{"system", true, false}, {"popen", true, false}, {"execl", true, true}, {"execlp", true, true},
 		{"execle", true, true}},
@@ -618,4 +622,13 @@ func eachLiteral(code string, fn func(lit string, start, end int)) {
 		fn(lit, i, i+n)
 		i += n - 1
 	}
+}
+
+// CodeCommands returns the shell commands code in lang runs that are
+// given as literals: os.system("…") in Python, exec.Command("sh", "-c",
+// "…") in Go. For source files whose language has no one-line runner to
+// wrap them in (Go), so that what they run is judged as commands.
+func CodeCommands(lang, code string) []string {
+	cmds, _ := embeddedCommands(lang, FoldCode(code))
+	return cmds
 }
