@@ -263,7 +263,7 @@ var baseRules = [numRules]Rule{
 	rPrivAccount: {"privilege.account-tamper", CategoryPrivilege, critical, block,
 		"Edits sudoers or the account databases, or creates a root-equivalent account."},
 	rPrivContainer: {"privilege.container-escape", CategoryPrivilege, critical, block,
-		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted, --privileged, the host's process namespace or CAP_SYS_ADMIN, on a local or remote engine (LXD and Incus too), or drives the engine's API through its socket: root on the host. Pods given the same through kubectl, a manifest applied from standard input included."},
+		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted, --privileged, the host's process namespace or CAP_SYS_ADMIN, on a local or remote engine (LXD and Incus too), or drives the engine's API through its socket: root on the host. Pods given the same through kubectl, a manifest applied from standard input included. A Compose file written with the same (privileged, pid: host, a bind mount of /, /etc, /root or the engine's socket)."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
 		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},

@@ -151,6 +151,11 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
+	if composeFile(abs) && s.enabled(rPrivContainer) {
+		if why := composeHostAccess(content); why != "" {
+			s.add(rPrivContainer, "writes "+baseName(abs)+", which gives a container "+why+": that is root on the host once the stack is up; keep containers unprivileged and mount only the project", abs)
+		}
+	}
 	if kind == "build-script" && s.enabled(rSupplyVerifyOff) && strings.Contains(strings.Join(strings.Fields(content), ""), "allowInsecureProtocol=true") {
 		s.add(rSupplyVerifyOff, "writes "+baseName(abs)+" with allowInsecureProtocol = true: its repository is fetched over plain http, where anyone on the path can serve the build's dependencies; use https", abs)
 	}

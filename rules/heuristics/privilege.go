@@ -717,3 +717,39 @@ func manifestHostAccess(text string) string {
 		}
 	}
 }
+
+// composeFile reports a Docker Compose file: compose.yaml,
+// docker-compose.override.yml and their kin.
+func composeFile(abs string) bool {
+	base := baseName(abs)
+	return (strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose")) &&
+		(strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml"))
+}
+
+// composeHostAccess says which host access a Compose file gives a
+// service, or "": privileged, the host's process namespace, or a bind
+// mount of the host itself (/, /etc, the engine's socket, …).
+func composeHostAccess(text string) string {
+	for line := range strings.Lines(text) {
+		l := strings.ReplaceAll(strings.ReplaceAll(strings.Join(strings.Fields(line), ""), `"`, ""), "'", "")
+		switch {
+		case l == "privileged:true":
+			return "privileged mode"
+		case l == "pid:host":
+			return "the host's processes (pid: host)"
+		case strings.HasPrefix(l, "-/") || strings.HasPrefix(l, "source:/"):
+			// - /host/path:/container/path[:ro], or the long form's source.
+			src := strings.TrimPrefix(strings.TrimPrefix(l, "-"), "source:")
+			if i := strings.IndexByte(src, ':'); i > 0 {
+				src = src[:i]
+			}
+			if src != "/" {
+				src = strings.TrimSuffix(src, "/")
+			}
+			if slices.Contains(hostRoots, src) {
+				return "the host's " + src + " mounted"
+			}
+		}
+	}
+	return ""
+}

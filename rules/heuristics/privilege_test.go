@@ -339,3 +339,20 @@ func TestInterpreterPreload(t *testing.T) {
 		cmdCase(`echo "NODE_OPTIONS=--enable-source-maps" >> $GITHUB_ENV`, false),
 	})
 }
+
+// A Compose file written with host access gives it to its containers
+// once the stack is up.
+func TestComposeHostAccess(t *testing.T) {
+	compose := func(name, body string) string {
+		return "cat > " + name + " <<'EOF'\nservices:\n  s:\n    image: alpine\n" + body + "EOF"
+	}
+	runRuleCases(t, "privilege.container-escape", []ruleCase{
+		cmdCase(compose("docker-compose.override.yml", "    privileged: true\n"), true),
+		cmdCase(compose("compose.yaml", "    pid: host\n"), true),
+		cmdCase(compose("docker-compose.yml", "    volumes:\n      - /:/host:ro\n"), true),
+		cmdCase(compose("compose.yml", "    volumes:\n      - type: bind\n        source: /etc\n        target: /host-etc\n"), true),
+		cmdCase(compose("docker-compose.yml", "    volumes:\n      - ./data:/data\n      - /var/log/app:/logs\n"), false),
+		cmdCase(compose("docker-compose.yml", "    privileged: false\n    ports:\n      - \"8080:80\"\n"), false),
+		cmdCase(compose("notes.yml", "    privileged: true\n"), false),
+	})
+}
