@@ -298,7 +298,11 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	case kind == "go":
 		// What go generate runs, and what the code itself runs when it
 		// is built and run or tested (exec.Command literals).
-		src = strings.Join(append(goGenerateCommands(content), shell.CodeCommands("go", content)...), "\n")
+		cmds := goGenerateCommands(content)
+		if strings.Contains(content, "Command(") { // most Go code starts no process: skip the reader
+			cmds = append(cmds, shell.CodeCommands("go", content)...)
+		}
+		src = strings.Join(cmds, "\n")
 	default:
 		return
 	}
