@@ -443,9 +443,7 @@ func cloudDefenseOff(v *cmdView) string {
 				return "api turns the repository's secret scanning, push protection or security updates off (" + a + ")"
 			}
 			if strings.HasPrefix(l, "vulnerability-alerts") || strings.HasSuffix(l, "/vulnerability-alerts") {
-				method := ""
-				flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
-				if method == "DELETE" {
+				if apiMethod(v.args) == "DELETE" {
 					return "api turns the repository's vulnerability alerts off"
 				}
 			}

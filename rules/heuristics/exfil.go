@@ -359,7 +359,8 @@ func codeSecretVariable(code string) string {
 	return ""
 }
 
-// codeURLHost returns the host of the first http(s) URL in code, or "".
+// codeURLHost returns the host of the first https URL in code, else of
+// the first http one, or "".
 func codeURLHost(code string) string {
 	for _, scheme := range []string{"https://", "http://"} {
 		if i := strings.Index(code, scheme); i >= 0 {

@@ -744,12 +744,7 @@ func productionTarget(v *cmdView) bool {
 // membership PUT, a webhook or deploy key POSTed (fields given make gh
 // POST), workflows allowed to write and approve.
 func forgeAPIGrant(v *cmdView, path string) string {
-	method := ""
-	flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
-	if method == "" && (hasShortFlag(v.args, 'f') || hasShortFlag(v.args, 'F') || hasLongFlag(v.args, "field") || hasLongFlag(v.args, "raw-field") ||
-		hasLongFlag(v.args, "input")) {
-		method = "POST"
-	}
+	method := apiMethod(v.args)
 	p := strings.Split(strings.Trim(path, "/"), "/")
 	at := func(i int) string {
 		if i < len(p) {
@@ -1318,27 +1313,41 @@ func wholeTree(cs *cmdScan, v *cmdView, src string) string {
 	return ""
 }
 
+// apiMethod returns the HTTP method gh api sends: -X / --method, else
+// POST when fields or an input body are given, else GET ("" when none
+// is named and no body is given).
+func apiMethod(args []string) string {
+	method := ""
+	flagValues(args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
+	if method == "" && (hasShortFlag(args, 'f') || hasShortFlag(args, 'F') || hasLongFlag(args, "field") || hasLongFlag(args, "raw-field") ||
+		hasLongFlag(args, "input")) {
+		method = "POST"
+	}
+	return method
+}
+
+// apiFields calls fn with the name and value of each gh api field
+// (-f / -F / --field / --raw-field NAME=VALUE).
+func apiFields(args []string, fn func(name, value string)) {
+	each := func(f string) {
+		if k, val, ok := strings.Cut(f, "="); ok {
+			fn(k, val)
+		}
+	}
+	flagValues(args, 'f', "raw-field", each)
+	flagValues(args, 'F', "field", each)
+}
+
 // apiFieldNamed reports a gh api field that sets name, whatever to.
 func apiFieldNamed(args []string, name string) bool {
 	found := false
-	check := func(f string) {
-		k, _, ok := strings.Cut(f, "=")
-		found = found || ok && k == name
-	}
-	flagValues(args, 'f', "raw-field", check)
-	flagValues(args, 'F', "field", check)
+	apiFields(args, func(k, _ string) { found = found || k == name })
 	return found
 }
 
-// apiFieldSet reports a gh api field (-f / -F / --field / --raw-field
-// NAME=VALUE) that sets name to one of values.
+// apiFieldSet reports a gh api field that sets name to one of values.
 func apiFieldSet(args []string, name string, values ...string) bool {
 	found := false
-	check := func(f string) {
-		k, val, ok := strings.Cut(f, "=")
-		found = found || ok && k == name && slices.Contains(values, strings.ToLower(val))
-	}
-	flagValues(args, 'f', "raw-field", check)
-	flagValues(args, 'F', "field", check)
+	apiFields(args, func(k, val string) { found = found || k == name && slices.Contains(values, strings.ToLower(val)) })
 	return found
 }

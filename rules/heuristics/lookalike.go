@@ -379,7 +379,7 @@ func pipSpecs(args []string) []depRef {
 		"--editable", "--find-links", "--target", "--prefix", "--root", "--python", "--group", "--source", "--extra", "--optional",
 		"--only-binary", "--no-binary", "--platform", "--python-version", "--implementation", "--abi", "--trusted-host", "--src",
 		"--upgrade-strategy", "--progress-bar", "--log", "--cache-dir", "--config-settings", "--dev-group"}) {
-		if op == "install" || op == "add" || op == "pip" || op == "-m" || op == "" || op[0] == '.' || op[0] == '/' {
+		if op == "install" || op == "add" || op == "pip" || op == "" || op[0] == '.' || op[0] == '/' {
 			continue
 		}
 		out = append(out, pipSpec(op))

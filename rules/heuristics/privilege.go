@@ -680,42 +680,44 @@ var hostRoots = []string{"/", "/etc", "/root", "/home", "/proc", "/sys", "/var/r
 // or JSON) gives its pods, or "": privileged containers, the host's
 // processes or network, or a host path that is the node itself.
 func manifestHostAccess(text string) string {
-	flat := strings.Join(strings.Fields(strings.ReplaceAll(strings.ReplaceAll(text, `"`, ""), "'", "")), "")
+	// Lower-cased, without spaces and quotes, lines kept: a value ends at
+	// the end of its line (block form) or at , or } (flow form, JSON).
+	flat := flatSetting(text)
 	switch {
 	case strings.Contains(flat, "privileged:true"):
 		return "a privileged container"
-	case strings.Contains(flat, "hostPID:true"):
+	case strings.Contains(flat, "hostpid:true"):
 		return "the host's processes"
-	case strings.Contains(flat, "hostNetwork:true"):
+	case strings.Contains(flat, "hostnetwork:true"):
 		return "the host's network"
 	}
-	for rest := flat; ; {
-		i := strings.Index(rest, "hostPath:")
-		if i < 0 {
-			return ""
-		}
-		rest = rest[i+len("hostPath:"):]
+	mounted := ""
+	eachIndex(flat, "hostpath:", func(i int) bool {
+		rest := flat[i+len("hostpath:"):]
 		j := strings.Index(rest, "path:")
 		if j < 0 {
-			return ""
+			return false
 		}
 		p := rest[j+len("path:"):]
-		if k := strings.IndexAny(p, ",}\n"); k >= 0 {
+		if k := strings.IndexAny(p, ",}\r\n"); k >= 0 {
 			p = p[:k]
 		}
-		// YAML's block form runs on into the next key once spaces are gone.
-		for _, key := range []string{"type:", "name:", "-", "containers:", "volumes:"} {
-			if k := strings.Index(p, key); k > 0 {
-				p = p[:k]
-			}
+		if root, ok := hostRoot(p); ok {
+			mounted = "the node's " + root + " mounted (hostPath)"
+			return false
 		}
-		if p != "/" {
-			p = strings.TrimSuffix(p, "/")
-		}
-		if slices.Contains(hostRoots, p) {
-			return "the node's " + p + " mounted (hostPath)"
-		}
+		return true
+	})
+	return mounted
+}
+
+// hostRoot returns p without a trailing slash when its mount hands over
+// the machine itself (hostRoots).
+func hostRoot(p string) (string, bool) {
+	if p != "/" {
+		p = strings.TrimSuffix(p, "/")
 	}
+	return p, slices.Contains(hostRoots, p)
 }
 
 // composeFile reports a Docker Compose file: compose.yaml,
@@ -731,7 +733,7 @@ func composeFile(abs string) bool {
 // mount of the host itself (/, /etc, the engine's socket, …).
 func composeHostAccess(text string) string {
 	for line := range strings.Lines(text) {
-		l := strings.ReplaceAll(strings.ReplaceAll(strings.Join(strings.Fields(line), ""), `"`, ""), "'", "")
+		l := flatSetting(strings.TrimSpace(line))
 		switch {
 		case l == "privileged:true":
 			return "privileged mode"
@@ -743,11 +745,8 @@ func composeHostAccess(text string) string {
 			if i := strings.IndexByte(src, ':'); i > 0 {
 				src = src[:i]
 			}
-			if src != "/" {
-				src = strings.TrimSuffix(src, "/")
-			}
-			if slices.Contains(hostRoots, src) {
-				return "the host's " + src + " mounted"
+			if root, ok := hostRoot(src); ok {
+				return "the host's " + root + " mounted"
 			}
 		}
 	}

@@ -42,13 +42,7 @@ func reviewBypass(v *cmdView) string {
 // default branch moved, a deployment environment's protection changed,
 // self-hosted runners opened to public repositories.
 func apiReviewBypass(v *cmdView, path string) string {
-	method := ""
-	flagValues(v.args, 'X', "method", func(m string) { method = strings.ToUpper(m) })
-	fields := hasShortFlag(v.args, 'f') || hasShortFlag(v.args, 'F') || hasLongFlag(v.args, "field") || hasLongFlag(v.args, "raw-field") ||
-		hasLongFlag(v.args, "input")
-	if method == "" && fields {
-		method = "POST"
-	}
+	method := apiMethod(v.args)
 	if method == "" || method == "GET" || method == "HEAD" {
 		return ""
 	}

@@ -27,8 +27,9 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 	if !strings.ContainsAny(script, "/:") {
 		return
 	}
+	actions := workflowFiles(files)
 	for _, sub := range sedSubstitutions(script) {
-		if name, from, to, ok := swappedSource(sub[0], sub[1], workflowFiles(files)); ok {
+		if name, from, to, ok := swappedSource(sub[0], sub[1], actions); ok {
 			s.add(rSupplySource, v.prog+" swaps where "+name+" comes from, "+from+" for "+to+": the next build fetches the look-alike; keep the original source",
 				v.prog+" "+evJoin(v.args))
 			return

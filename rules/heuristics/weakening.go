@@ -118,12 +118,13 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		return
 	}
 	script := strings.Join(scripts, "\n")
-	what := weakeningEdit(script, runsChecks(files), sourceCode(files))
+	subs := sedSubstitutions(script)
+	what := weakeningEdit(subs, script, runsChecks(files), sourceCode(files))
 	if what == "" {
 		what = securityConfigEdit(files, script)
 	}
 	if what == "" && workflowFiles(files) {
-		for _, sub := range sedSubstitutions(script) {
+		for _, sub := range subs {
 			if risk := workflowRisk(sub[1]); risk != "" && workflowRisk(sub[0]) != risk {
 				what = "edits a workflow so that it " + risk
 				break
@@ -131,7 +132,7 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		}
 	}
 	if what == "" && productionFile(files) {
-		for _, sub := range sedSubstitutions(script) {
+		for _, sub := range subs {
 			if setting := productionSetting(sub[1]); setting != "" && productionSetting(sub[0]) != setting {
 				what = "sets " + setting + " in production settings"
 				break
@@ -159,12 +160,13 @@ func runsChecks(files []string) bool {
 	return false
 }
 
-// weakeningEdit says what a sed or perl script takes out, or "". checks
+// weakeningEdit says what a sed or perl script (with its substitutions,
+// subs) takes out, or "". checks
 // says the script edits a file that runs checks, where deleting or
 // commenting out a scanner's line turns it off; code, application code,
 // where a deleted line can be an authorisation check.
-func weakeningEdit(script string, checks, code bool) string {
-	if what := weakeningSubstitution(sedSubstitutions(script), checks); what != "" {
+func weakeningEdit(subs [][2]string, script string, checks, code bool) string {
+	if what := weakeningSubstitution(subs, checks); what != "" {
 		return what
 	}
 	for _, re := range sedDeletions(script) {
@@ -454,17 +456,13 @@ func productionSetting(text string) string {
 // return True; function isAdmin() { return true; }), or "". It looks
 // only at definitions (def, function, func) whose name is a check's.
 func constantCheck(text string) string {
+	name := ""
 	for _, kw := range []string{"def ", "function ", "func "} {
-		for off := 0; ; {
-			i := strings.Index(text[off:], kw)
-			if i < 0 {
-				break
-			}
-			rest := text[off+i+len(kw):]
-			off += i + len(kw)
+		eachIndex(text, kw, func(i int) bool {
+			rest := text[i+len(kw):]
 			open := strings.IndexAny(rest, "(\n")
 			if open < 0 || rest[open] != '(' || !authChecks.in(rest[:open]) {
-				continue
+				return true
 			}
 			sig, next := rest, ""
 			if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
@@ -485,8 +483,13 @@ func constantCheck(text string) string {
 				body = strings.TrimSpace(line)
 			}
 			if passesAll(body) {
-				return strings.TrimSpace(rest[:open])
+				name = strings.TrimSpace(rest[:open])
+				return false
 			}
+			return true
+		})
+		if name != "" {
+			return name
 		}
 	}
 	return ""
@@ -569,21 +572,20 @@ var securityMarks = []string{"security", "no-eval", "no-implied-eval", "no-new-f
 // securityRuleOff returns a security lint rule text turns off ("no-eval":
 // "off", 'security/detect-child-process': 0 is not read), or "".
 func securityRuleOff(text string) string {
-	flat := flatSetting(text)
+	flat, rule := flatSetting(text), ""
 	for _, off := range []string{":off", "=off", ":ignore"} {
-		for i := strings.Index(flat, off); i >= 0; {
-			start := strings.LastIndexAny(flat[:i], "{,[(;\n") + 1
-			rule := flat[start:i]
+		eachIndex(flat, off, func(i int) bool {
+			name := flat[strings.LastIndexAny(flat[:i], "{,[(;\n")+1 : i]
 			for _, m := range securityMarks {
-				if strings.Contains(rule, m) {
-					return rule
+				if strings.Contains(name, m) {
+					rule = name
+					return false
 				}
 			}
-			next := strings.Index(flat[i+len(off):], off)
-			if next < 0 {
-				break
-			}
-			i += len(off) + next
+			return true
+		})
+		if rule != "" {
+			return rule
 		}
 	}
 	return ""
@@ -642,25 +644,22 @@ func pythonEdits(code string) (files []string, subs [][2]string) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	for rest := code; ; {
-		at := strings.Index(rest, ".replace(")
-		if at < 0 {
-			break
-		}
-		rest = rest[at+len(".replace("):]
+	const call = ".replace("
+	eachIndex(code, call, func(at int) bool {
+		rest := code[at+len(call):]
 		a, end, ok := pyStringAt(rest, skipSpace(rest, 0))
 		if !ok {
-			continue
+			return true
 		}
 		j := skipSpace(rest, end)
 		if j >= len(rest) || rest[j] != ',' {
-			continue
+			return true
 		}
-		b, _, ok := pyStringAt(rest, skipSpace(rest, j+1))
-		if ok {
+		if b, _, ok := pyStringAt(rest, skipSpace(rest, j+1)); ok {
 			subs = append(subs, [2]string{a, b})
 		}
-	}
+		return true
+	})
 	return files, subs
 }
 
@@ -705,7 +704,7 @@ func pyStringAt(s string, i int) (lit string, end int, ok bool) {
 // the fork's code), a token with write access to everything, every
 // secret handed to a job at once.
 func workflowRisk(text string) string {
-	flat := strings.ToLower(strings.Join(strings.Fields(text), ""))
+	flat := flatSetting(text)
 	switch {
 	case strings.Contains(flat, "pull_request_target") &&
 		(strings.Contains(flat, "pull_request.head") || strings.Contains(flat, "refs/pull/") || strings.Contains(flat, "github.head_ref")):
