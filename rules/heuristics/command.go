@@ -673,7 +673,10 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 		code, ok = hostedInline(v) // python3 - <<EOF, deno eval, gcc -x c - <<EOF
 	}
 	if !ok && v.c.PipedProgram != "" {
-		return v.c.PipedProgram, true // echo 'code' | python3
+		code, ok = v.c.PipedProgram, true // echo 'code' | python3
+	}
+	if ok && v.kind == "python" {
+		code = shell.UnaliasPython(code) // import pickle as p; p.loads(…)
 	}
 	return code, ok
 }

@@ -13,6 +13,9 @@ import (
 // as a script, and keeps what it finds about data: secrets read,
 // exfiltration, reverse shells. What the command does to the
 // container's own files stays in the container and is not judged here.
+// A container without mounts still has the network: a reverse shell,
+// code fetched and run, data or variables sent away, a miner are as
+// much an attack from inside it.
 
 // containerRun returns the bind mounts (host source → container target)
 // and the command of docker / podman / nerdctl run, or ok false.
@@ -53,9 +56,6 @@ func containerRun(v *cmdView) (mounts [][2]string, command string, ok bool) {
 	flagValues(opts, 'v', "volume", addMount)
 	flagValues(opts, 0, "mount", addMount)
 	flagValues(opts, 0, "entrypoint", func(e string) { entry = e })
-	if len(mounts) == 0 {
-		return nil, "", false
-	}
 	argv := args[at+1:]
 	switch {
 	case entry != "":
@@ -155,8 +155,8 @@ func hostPaths(command string, mounts [][2]string) string {
 	return command
 }
 
-// checkContainerCommand judges what a container run with bind mounts
-// does to the host's data through them.
+// checkContainerCommand judges what a container run does to the host's
+// data through its bind mounts, and what it does on the network.
 func (s *scan) checkContainerCommand(v *cmdView) {
 	if s.nested >= maxNested {
 		return
@@ -167,8 +167,12 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 	}
 	for _, f := range s.nestedFindings(hostPaths(command, mounts), nil) {
 		switch {
-		case f.Category == CategoryExfiltration, f.Category == CategoryCredentialAccess, f.Category == CategorySecrets,
-			f.Category == CategoryReverseShell, f.Category == CategoryCloudSecrets:
+		case f.Category == CategoryExfiltration, f.Category == CategoryReverseShell, f.Category == CategoryRemoteCodeExec,
+			f.RuleID == "disruption.cryptominer":
+			// What reaches the network, with or without mounts.
+		case len(mounts) == 0:
+			continue // the container's own files
+		case f.Category == CategoryCredentialAccess, f.Category == CategorySecrets, f.Category == CategoryCloudSecrets:
 		case f.Category == CategoryDestructive || strings.HasPrefix(f.RuleID, "persistence."):
 			// Deleting or planting in the container's own files is its
 			// business; through a mount it is the host's files.
@@ -178,8 +182,12 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 		default:
 			continue
 		}
+		where := "runs in a container with host directories mounted"
+		if len(mounts) == 0 {
+			where = "runs in a container"
+		}
 		if r, ok := ruleByID[f.RuleID]; ok {
-			s.add(r, "runs in a container with host directories mounted, and its command "+f.Message, f.Evidence)
+			s.add(r, where+", and its command "+f.Message, f.Evidence)
 		}
 	}
 }
@@ -252,21 +260,91 @@ func (s *scan) checkImageSources(v *cmdView) {
 	}
 }
 
-// checkBaseImages reports the FROM images of a Dockerfile's text that are
-// served from a public IP address.
+// checkBaseImages judges where a Dockerfile takes code from: a base
+// image from a registry at a bare public address, and a file ADDed from
+// a URL the build cannot trust: plain http, where anyone on the path
+// serves it, or a bare public address, unless --checksum pins it.
 func (s *scan) checkBaseImages(abs, content string) {
 	for line := range strings.SplitSeq(content, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {
+		if len(f) < 2 {
 			continue
 		}
-		ref := f[1]
-		if strings.HasPrefix(ref, "--") && len(f) > 2 { // FROM --platform=… image
-			ref = f[2]
+		switch strings.ToUpper(f[0]) {
+		case "FROM":
+			ref := f[1]
+			if strings.HasPrefix(ref, "--") && len(f) > 2 { // FROM --platform=… image
+				ref = f[2]
+			}
+			if reg := publicAddressRegistry(ref); reg != "" {
+				s.add(rSupplySource, "writes "+baseName(abs)+", which builds on "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves the base of every image; use a named, trusted registry", line)
+				return
+			}
+		case "ADD":
+			if strings.Contains(line, "--checksum=") {
+				continue
+			}
+			for _, src := range f[1 : len(f)-1] {
+				src = strings.Trim(src, `[]",`)
+				if why := untrustedURL(src); why != "" {
+					s.add(rSupplySource, "writes "+baseName(abs)+", which adds "+src+" to the image from "+why+": whoever is on the path decides what the image runs; fetch over https from a named host, or pin it with ADD --checksum", line)
+					return
+				}
+			}
 		}
-		if reg := publicAddressRegistry(ref); reg != "" {
-			s.add(rSupplySource, "writes "+baseName(abs)+", which builds on "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves the base of every image; use a named, trusted registry", line)
-			return
+	}
+}
+
+// untrustedURL says why a download URL cannot be trusted to serve what
+// was meant (plain http, a bare public address), or "".
+func untrustedURL(u string) string {
+	rest, ok := strings.CutPrefix(u, "http://")
+	if ok {
+		return "plain http"
+	}
+	if rest, ok = strings.CutPrefix(u, "https://"); !ok {
+		return ""
+	}
+	if reg := publicAddressRegistry(rest); reg != "" {
+		return "a bare address (" + reg + ")"
+	}
+	return ""
+}
+
+// checkBuildInput judges a Dockerfile that docker build reads on its
+// input (docker build -t x - <<EOF, docker build -f - . <<EOF) as the
+// Dockerfile written to a file would be: its steps run now. A Compose
+// file read on the input (docker compose -f - up <<EOF) is judged as a
+// written one for what it gives its containers of the host.
+func (s *scan) checkBuildInput(cs *cmdScan, v *cmdView) {
+	sub, args := dockerSubcommand(v.args)
+	if sub == "buildx" || sub == "image" {
+		sub, args = dockerSubcommand(args)
+	}
+	if sub != "build" && sub != "compose" {
+		return
+	}
+	stdin := false
+	for i, a := range args {
+		switch a {
+		case "-", "--file=-", "-f-", "--file=/dev/stdin":
+			stdin = stdin || sub == "build" || a != "-"
+		case "-f", "--file":
+			stdin = stdin || i+1 < len(args) && (args[i+1] == "-" || args[i+1] == "/dev/stdin")
 		}
+	}
+	if !stdin {
+		return
+	}
+	text, ok := cs.stdinText(v)
+	switch {
+	case !ok:
+	case sub == "compose":
+		if why := composeHostAccess(text); why != "" && s.enabled(rPrivContainer) {
+			s.add(rPrivContainer, "starts a Compose stack from its input that gives a container "+why+": that is root on the host once the stack is up; keep containers unprivileged and mount only the project", v.prog+" "+evJoin(v.args))
+		}
+	default:
+		s.checkBaseImages("Dockerfile", text)
+		s.judgePlanted("docker", text, "Dockerfile", "builds an image from the Dockerfile on its input, whose steps docker build runs")
 	}
 }

@@ -183,7 +183,13 @@ func (v *cmdView) codeTraits() uint32 {
 	if !v.traitsDone {
 		v.traitsDone = true
 		if v.hasCode {
-			v.traits = codeMarkers.scanBits(v.code, allCodeTraits)
+			code := v.code
+			if v.kind == "node" && strings.IndexByte(code, '`') >= 0 {
+				// A JavaScript backtick opens a template literal, not a
+				// command substitution as in shell, Perl and Ruby.
+				code = strings.ReplaceAll(code, "`", "'")
+			}
+			v.traits = codeMarkers.scanBits(code, allCodeTraits)
 			if m := moduleFlags(v); m != "" {
 				v.traits |= moduleMarkers.scanBits(m, allModuleTraits)
 			}

@@ -28,6 +28,8 @@ func hookKind(abs string) string {
 		return "python"
 	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/") || namedGitHook(abs):
 		return "shell"
+	case base == "activate" && strings.HasSuffix(parentDir(abs), "/bin"):
+		return "venv" // a virtualenv's activate script, sourced by every shell that activates it
 	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
 		return "ci"
@@ -74,7 +76,7 @@ var hookCommands = map[string]func(string) []string{
 func terraformCommands(tf string) []string {
 	var out []string
 	for _, key := range []string{"command", "program"} {
-		eachIndex(tf, key, func(i int) bool {
+		shell.EachIndex(tf, key, func(i int) bool {
 			if i > 0 && isWordByte(tf[i-1]) {
 				return true
 			}
@@ -174,6 +176,8 @@ func hookRunner(kind string) string {
 		return "configures commands git runs"
 	case "docker":
 		return "docker build runs"
+	case "venv":
+		return "every shell that activates the virtualenv sources"
 	case "json-commands":
 		return "an editor, agent or dev container runs by itself"
 	case "sshconfig":
@@ -327,13 +331,21 @@ func gitConfigCommands(ini string) []string {
 }
 
 // codeFileLang is the language of a source file by its name, or "" when
-// it is not one judgePlanted reads.
+// it is not one judgePlanted reads. A template is read as the file it
+// renders: service.py.j2 as Python.
 func codeFileLang(abs string) string {
-	ext := abs[strings.LastIndexByte(abs, '.')+1:]
+	base := baseName(abs)
+	ext := base[strings.LastIndexByte(base, '.')+1:]
+	switch ext {
+	case "j2", "jinja", "jinja2", "tmpl", "tpl", "template", "in":
+		if stem := base[:len(base)-len(ext)-1]; strings.IndexByte(stem, '.') >= 0 {
+			ext = stem[strings.LastIndexByte(stem, '.')+1:]
+		}
+	}
 	switch ext {
 	case "py":
 		return "python"
-	case "js", "mjs", "cjs":
+	case "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx":
 		return "js"
 	case "rb":
 		return "ruby"
@@ -347,6 +359,10 @@ func codeFileLang(abs string) string {
 		return "shell"
 	case "go":
 		return "go"
+	case "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx":
+		return "c"
+	case "java", "kt", "kts", "scala", "groovy":
+		return "java"
 	}
 	return ""
 }
@@ -381,38 +397,55 @@ func ciEnvCommands(content string) []string {
 	return out
 }
 
-// dockerRunCommands returns the RUN instructions of a Dockerfile: the
-// shell form as written, the exec form's words joined.
+// dockerRunCommands returns what a Dockerfile's build runs, as
+// commands: each RUN (the shell form as written, the exec form's words
+// joined) and each ADD of a URL as the download it is (curl -o DEST URL;
+// not when --checksum pins the content), in order, so a file added from
+// a URL and then run reads as downloaded, then run.
 func dockerRunCommands(dockerfile string) []string {
 	var out []string
 	var logical strings.Builder
 	flush := func() {
 		line := strings.TrimSpace(logical.String())
 		logical.Reset()
-		if len(line) < 4 || !strings.EqualFold(line[:3], "RUN") || line[3] != ' ' && line[3] != '\t' {
-			return
+		word, rest, _ := strings.Cut(line, " ")
+		if len(word) == len(line) {
+			word, rest, _ = strings.Cut(line, "\t")
 		}
-		line = strings.TrimSpace(line[4:])
-		for strings.HasPrefix(line, "--") { // --mount=…, --network=…
-			_, rest, _ := strings.Cut(line, " ")
-			line = strings.TrimSpace(rest)
+		rest = strings.TrimSpace(rest)
+		var flags []string
+		for strings.HasPrefix(rest, "--") { // --mount=…, --network=…, --chown=…
+			var flag string
+			flag, rest, _ = strings.Cut(rest, " ")
+			flags = append(flags, flag)
+			rest = strings.TrimSpace(rest)
 		}
-		if strings.HasPrefix(line, "[") {
-			var words []string
-			n := 0
-			shell.CodeLiterals(line, func(lit string) {
-				if n < 64 {
-					words = append(words, lit)
+		switch strings.ToUpper(word) {
+		case "RUN":
+			if cmd := dockerCommand(rest); cmd != "" {
+				out = append(out, cmd)
+			}
+		case "ADD":
+			for _, f := range flags {
+				if strings.HasPrefix(f, "--checksum=") {
+					return // the build checks what it fetched
 				}
-				n++
-			})
-			if len(words) >= 3 && (words[1] == "-c" || words[1] == "-lc") {
-				line = words[2]
-			} else {
-				line = strings.Join(words, " ")
+			}
+			words := dockerWords(rest)
+			if len(words) < 2 {
+				return
+			}
+			dest := words[len(words)-1]
+			for _, src := range words[:len(words)-1] {
+				if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+					to := dest
+					if strings.HasSuffix(to, "/") {
+						to += baseName(src)
+					}
+					out = append(out, "curl -fsSL -o "+shellQuote(to)+" "+shellQuote(src))
+				}
 			}
 		}
-		out = append(out, line)
 	}
 	for line := range strings.SplitSeq(dockerfile, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
@@ -428,6 +461,34 @@ func dockerRunCommands(dockerfile string) []string {
 	}
 	flush()
 	return out
+}
+
+// dockerCommand is the command of a RUN: the shell form as written, the
+// exec form's words joined (["sh", "-c", X] is X).
+func dockerCommand(arg string) string {
+	if !strings.HasPrefix(arg, "[") {
+		return arg
+	}
+	words := dockerWords(arg)
+	if len(words) >= 3 && (words[1] == "-c" || words[1] == "-lc") {
+		return words[2]
+	}
+	return strings.Join(words, " ")
+}
+
+// dockerWords returns an instruction's arguments: the exec form's
+// literals (["a", "b"]) or the shell form's words.
+func dockerWords(arg string) []string {
+	if !strings.HasPrefix(arg, "[") {
+		return strings.Fields(arg)
+	}
+	var words []string
+	shell.CodeLiterals(arg, func(lit string) {
+		if len(words) < 64 {
+			words = append(words, lit)
+		}
+	})
+	return words
 }
 
 // commandKeys are the JSON keys whose values editors, agents and dev

@@ -188,7 +188,16 @@ func perlInPlaceArgs(args []string) (files, code []string, ok bool) {
 
 // sedInsertedText appends to b, one per line, the text a sed script
 // inserts: each s command's replacement and each a / i / c command's text.
-func sedInsertedText(script string, b *strings.Builder) {
+func sedInsertedText(script string, b *strings.Builder) { sedText(script, b, true) }
+
+// sedAddedLines appends to b the text of a sed script's a / i / c
+// commands: the lines it adds, not the ones it rewrites.
+func sedAddedLines(script string, b *strings.Builder) { sedText(script, b, false) }
+
+// sedText is sedInsertedText, with the s commands' replacements only
+// when subs is set.
+func sedText(script string, b *strings.Builder, subs bool) {
+	var skipped strings.Builder
 	i := 0
 	for i < len(script) {
 		i = skipSedAddress(script, i)
@@ -200,7 +209,11 @@ func sedInsertedText(script string, b *strings.Builder) {
 			if i+1 >= len(script) {
 				return
 			}
-			n := sedSubstitution(script[i+1:], b)
+			to := b
+			if !subs {
+				to = &skipped
+			}
+			n := sedSubstitution(script[i+1:], to)
 			if n == 0 {
 				return
 			}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Cryptominers take the machine's processors (or a cloud account's) for
@@ -499,7 +501,7 @@ func stratumURL(lt string) string {
 func poolHostIn(lt string) string {
 	for _, d := range minerPools {
 		found := false
-		eachIndex(lt, d, func(i int) bool {
+		shell.EachIndex(lt, d, func(i int) bool {
 			end := i + len(d)
 			if i > 0 && isHostByte(lt[i-1]) && lt[i-1] != '.' || end < len(lt) && isHostByte(lt[end]) && lt[end] != '.' {
 				return true // part of another name
@@ -516,22 +518,6 @@ func poolHostIn(lt string) string {
 		}
 	}
 	return ""
-}
-
-// eachIndex calls fn with the index of each occurrence of sub in s, left
-// to right and not overlapping, while fn returns true.
-func eachIndex(s, sub string, fn func(i int) bool) {
-	for off := 0; off < len(s); {
-		i := strings.Index(s[off:], sub)
-		if i < 0 {
-			return
-		}
-		i += off
-		off = i + len(sub)
-		if !fn(i) {
-			return
-		}
-	}
 }
 
 func isHostByte(c byte) bool {

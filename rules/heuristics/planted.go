@@ -283,7 +283,7 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		if kind == "ci" {
 			src = ciExpressions(src)
 		}
-	case kind == "shell":
+	case kind == "shell" || kind == "venv":
 		src = content
 	case kind == "make":
 		src = shell.MakeRecipes(content)
@@ -295,12 +295,17 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		src = kind + " -e " + shellQuote(content)
 	case kind == "php":
 		src = "php -r " + shellQuote(content)
-	case kind == "go":
-		// What go generate runs, and what the code itself runs when it
-		// is built and run or tested (exec.Command literals).
-		cmds := goGenerateCommands(content)
-		if strings.Contains(content, "Command(") { // most Go code starts no process: skip the reader
-			cmds = append(cmds, shell.CodeCommands("go", content)...)
+	case kind == "go" || kind == "c" || kind == "java":
+		// Compiled code: what go generate runs, and what the code itself
+		// runs when it is built and run or tested (exec.Command,
+		// system(), ProcessBuilder literals).
+		var cmds []string
+		if kind == "go" {
+			cmds = goGenerateCommands(content)
+		}
+		if startsProcesses(kind, content) { // most code starts no process: skip the reader
+			cmds = append(cmds, shell.CodeCommands(kind, content)...)
+			s.checkCompiledReverseShell(content, abs, what)
 		}
 		src = strings.Join(cmds, "\n")
 	default:
@@ -323,10 +328,60 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	})
 	for _, f := range found {
 		r, ok := ruleByID[f.RuleID]
-		if !ok {
+		if !ok || kind == "docker" && !buildStepFinding(f) {
 			continue
 		}
 		s.add(r, what+": its code "+f.Message, f.Evidence)
+	}
+}
+
+// buildStepFinding reports what counts in a Dockerfile's build steps.
+// They run in a build container on the build context, so what they do
+// to its files (/usr/local/bin, /etc, rm -rf /var/lib/apt/lists) is the
+// image's business; what reaches the network and what the image is made
+// from are not: code fetched and run, data sent away, a reverse shell, a
+// miner, packages from untrusted sources.
+func buildStepFinding(f Finding) bool {
+	switch f.Category {
+	case CategoryRemoteCodeExec, CategoryExfiltration, CategoryReverseShell, CategorySupplyChain, CategoryEncodingEvasion, CategoryDecodeExec:
+		return true
+	}
+	return f.RuleID == "disruption.cryptominer"
+}
+
+// startsProcesses reports whether compiled code of a kind names a call
+// that starts a process, the cheap test before its calls are read.
+func startsProcesses(kind, content string) bool {
+	switch kind {
+	case "go":
+		return strings.Contains(content, "Command(")
+	case "c":
+		return strings.Contains(content, "system(") || strings.Contains(content, "popen(") || strings.Contains(content, "exec")
+	case "java":
+		return strings.Contains(content, "exec(") || strings.Contains(content, "ProcessBuilder")
+	}
+	return false
+}
+
+// checkCompiledReverseShell reports compiled code that opens a socket,
+// starts a shell and hands it the socket as its input and output:
+// net.Dial, then exec.Command("/bin/sh") with cmd.Stdin = conn, or
+// socket(), connect(), dup2() and execl("/bin/sh"). A program that only
+// talks to the network and also runs a tool is not one.
+func (s *scan) checkCompiledReverseShell(content, abs, what string) {
+	if !s.enabled(rRevScript) || codeMarkers.scanBits(content, traitSocket)&traitSocket == 0 {
+		return
+	}
+	shell := false
+	for _, sh := range []string{"/bin/sh", "/bin/bash", "/bin/zsh", `"sh"`, `"bash"`, "cmd.exe"} {
+		shell = shell || strings.Contains(content, sh)
+	}
+	tied := false
+	for _, tie := range []string{"dup2(", ".Stdin =", ".Stdin,", "redirectInput(", "redirectErrorStream(", "inheritIO("} {
+		tied = tied || strings.Contains(content, tie)
+	}
+	if shell && tied {
+		s.add(rRevScript, what+": its code connects a socket to a shell and hands it the connection: this is a reverse shell", abs)
 	}
 }
 
@@ -399,8 +454,7 @@ func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 		if len(v.args) == 0 {
 			return "", false
 		}
-		text := strings.ReplaceAll(v.args[0], `\n`, "\n")
-		text = strings.ReplaceAll(text, `\t`, "\t")
+		text := shell.PrintfEscapes(v.args[0])
 		for _, a := range v.args[1:] {
 			if i := strings.Index(text, "%s"); i >= 0 {
 				text = text[:i] + a + text[i+2:]

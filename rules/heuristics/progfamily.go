@@ -83,8 +83,10 @@ func progFamily(prog string) family {
 		return famPkgInstall
 	case "cloudflared", "ngrok", "lt", "localtunnel", "bore", "chisel", "rathole",
 		"gost", "frpc", "frps", "inlets", "inletsctl", "telebit", "loclx", "localxpose", "zrok",
-		"code-tunnel", "devtunnel", "tailscale", "ssh", "autossh":
+		"code-tunnel", "devtunnel", "tailscale", "autossh":
 		return famTunnel
+	case "ssh":
+		return famTunnel | famTransfer // cmd | ssh HOST 'cat > F'
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",

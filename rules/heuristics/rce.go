@@ -159,7 +159,10 @@ func (s *scan) checkRCE(cs *cmdScan) {
 					v.c.Name+" "+evJoin(v.args))
 			}
 		}
-		if code, ok := executedText(v); ok && hasSubstitution(code) && mentionsFetcher(code) {
+		// Interpreter code holds no shell substitutions (a backtick is a
+		// JavaScript template literal); the commands it runs are
+		// followed as nested commands.
+		if code, ok := executedText(v); ok && !(v.hasCode && v.kind != "shell") && hasSubstitution(code) && mentionsFetcher(code) {
 			s.add(rRCESubstitute, "runs the output of a download as code ("+progLabel(v)+
 				"): save the script to a file, review it, then run the local file", code)
 		}
@@ -414,11 +417,23 @@ func executedText(v *cmdView) (string, bool) {
 		flagValues(v.args, 0, "makefile", func(f string) { file = f })
 		return file, file != ""
 	}
+	if v.prog == "ssh" {
+		// ssh HOST 'bash -s' < <(curl …): the remote shell's program is
+		// the download, through ssh's input.
+		if t, ok := stdinSubstitution(v); ok && remoteReadsProgram(v) {
+			return t, true
+		}
+		return "", false
+	}
 	if v.kind == "" {
 		return "", false
 	}
 	if code, ok := inlineCode(v); ok {
 		return code, true
+	}
+	// bash -s < <(curl …): the program is the substitution's output.
+	if t, ok := stdinSubstitution(v); ok && readsProgramFromStdin(v) {
+		return t, true
 	}
 	// The script file operand: bash <(curl …), python3 <(wget -O- …).
 	for _, a := range v.args {
@@ -430,6 +445,39 @@ func executedText(v *cmdView) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// stdinSubstitution returns the process substitution v reads as its
+// input (< <(cmd)), or false.
+func stdinSubstitution(v *cmdView) (string, bool) {
+	for _, r := range v.c.Redirects {
+		if r.Op == "<" && strings.HasPrefix(r.Target, "<(") {
+			return r.Target, true
+		}
+	}
+	return "", false
+}
+
+// remoteReadsProgram reports whether the command ssh runs on the other
+// host is a shell or interpreter that reads its program from its input:
+// ssh HOST bash -s, ssh HOST 'sh', ssh HOST python3 -.
+func remoteReadsProgram(v *cmdView) bool {
+	ops := operands(v.args, "bcDEeFIiJLlmOopQRSWw", nil)
+	if len(ops) < 2 {
+		return false
+	}
+	words := strings.Fields(strings.Join(ops[1:], " "))
+	switch baseName(words[0]) {
+	case "sh", "bash", "dash", "zsh", "ksh", "ash", "python", "python3", "perl", "ruby", "node":
+	default:
+		return false
+	}
+	for _, w := range words[1:] {
+		if w != "-s" && w != "-" && w != "-x" && w != "-e" && w != "-l" {
+			return false
+		}
+	}
+	return true
 }
 
 var execMarkers = []string{

@@ -244,6 +244,7 @@ func remoteDisplay(d string) bool {
 
 var socketMarkers = []string{
 	"socket", "tcpsocket", "fsockopen", "net.connect", "net.socket", "createconnection", "io::socket", "tcpclient", "stream_socket_client",
+	"net.dial", "tcpstream::connect",
 }
 
 var shellMarkers = []string{

@@ -36,7 +36,7 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = appendEnvSetting(sets, a)
 		}
 	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
-		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm":
+		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant":
 		if mayConfigure(v) {
 			sets = cliSettings(v, sets)
 		}
@@ -88,7 +88,9 @@ func npmInjection(st setting) string {
 func mayConfigure(v *cmdView) bool {
 	for _, a := range v.args {
 		switch {
-		case a == "config" || a == "set" || a == "env" || a == "edit" || a == "sources" || a == "source" || a == "-c":
+		case a == "config" || a == "set" || a == "env" || a == "edit" || a == "sources" || a == "source" || a == "-c" || a == "remote":
+			return true
+		case strings.HasPrefix(a, "--plugin-source"):
 			return true
 		case strings.HasPrefix(a, "--") && (strings.HasPrefix(a, "--registry") || strings.HasPrefix(a, "--trusted-host") ||
 			strings.HasPrefix(a, "--allow-") || strings.HasPrefix(a, "--no") || strings.HasPrefix(a, "--setopt")):
@@ -200,7 +202,8 @@ func (s *scan) judgeSetting(v *cmdView, st setting) bool {
 func officialSource(h string) bool {
 	switch strings.ToLower(h) {
 	case "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
-		"proxy.golang.org", "sum.golang.org", "rubygems.org", "index.crates.io", "crates.io", "conda.anaconda.org", "repo.anaconda.com":
+		"proxy.golang.org", "sum.golang.org", "rubygems.org", "index.crates.io", "crates.io", "conda.anaconda.org", "repo.anaconda.com",
+		"repo.maven.apache.org", "repo1.maven.org", "center.conan.io", "center2.conan.io":
 		return true
 	}
 	return false
@@ -223,8 +226,8 @@ func sourceKey(key string) bool {
 		}
 	case "go":
 		return k == "goproxy"
-	case "gem", "conda", "poetry", "cargo", "lock":
-		return true // their sources, channels, registries; a lockfile's resolved URLs
+	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile":
+		return true // their sources, channels, registries, remotes, hook repositories; a lockfile's resolved URLs
 	case "git":
 		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
 		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof"))
@@ -498,6 +501,18 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 		if op(0) == "source" && op(1) == "add" {
 			sets = append(sets, setting{"poetry:source", op(3)})
 		}
+	case "conan":
+		if op(0) == "remote" && (op(1) == "add" || op(1) == "update") {
+			for _, a := range v.args {
+				if strings.Contains(a, "://") {
+					sets = append(sets, setting{"conan:remote", strings.TrimPrefix(a, "--url=")})
+				}
+			}
+		}
+	case "vagrant":
+		if op(0) == "plugin" && op(1) == "install" {
+			flagValues(v.args, 0, "plugin-source", func(u string) { sets = append(sets, setting{"gem:source", u}) })
+		}
 	case "apt", "apt-get", "aptitude":
 		for _, a := range v.args {
 			if a == "--allow-unauthenticated" || a == "--allow-insecure-repositories" || strings.Contains(a, "AllowUnauthenticated=true") ||
@@ -538,6 +553,16 @@ func configFileTool(abs string) string {
 	case hookKind(abs) == "gitconfig":
 		return "git"
 	}
+	switch {
+	case base == "settings.xml" && (strings.Contains(abs, "/.m2/") || strings.HasPrefix(abs, "/etc/maven/")):
+		return "maven"
+	case base == ".pre-commit-config.yaml":
+		return "pre-commit"
+	case base == "Cargo.toml":
+		return "cargo-manifest"
+	case base == "Gemfile" || base == "gems.rb":
+		return "gemfile"
+	}
 	switch base {
 	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "Pipfile.lock", "poetry.lock", "uv.lock",
 		"Cargo.lock", "composer.lock", "Gemfile.lock", "requirements.txt", "requirements-dev.txt", "constraints.txt":
@@ -554,8 +579,37 @@ func fileSettings(abs, text string, sets []setting) []setting {
 	if tool == "" {
 		return sets
 	}
-	if tool == "lock" {
-		// Every URL a lockfile names is a place a dependency comes from.
+	switch tool {
+	case "maven":
+		// <mirror> and <repository> entries: each <url> is where
+		// artifacts come from.
+		for rest := text; len(sets) < 64; {
+			i := strings.Index(rest, "<url>")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len("<url>"):]
+			u, _, _ := strings.Cut(rest, "</url>")
+			sets = append(sets, setting{"maven:url", strings.TrimSpace(u)})
+		}
+		return sets
+	case "pre-commit", "cargo-manifest":
+		// repo: URL (a hook repository); git = "URL" or registry-index
+		// (a crate fetched from elsewhere than crates.io).
+		for line := range strings.SplitSeq(text, "\n") {
+			for _, key := range []string{"repo:", "git =", "git=", "registry-index =", "index ="} {
+				if i := strings.Index(line, key); i >= 0 && len(sets) < 64 {
+					u := strings.Trim(strings.TrimSpace(line[i+len(key):]), `"',{} `)
+					u, _, _ = strings.Cut(u, `"`)
+					sets = append(sets, setting{tool + ":" + strings.TrimRight(key, " =:"), u})
+				}
+			}
+		}
+		return sets
+	}
+	if tool == "lock" || tool == "gemfile" {
+		// Every URL a lockfile or a Gemfile names is a place a dependency
+		// comes from.
 		for rest := text; ; {
 			i := strings.Index(rest, "://")
 			if i < 0 {
@@ -566,7 +620,7 @@ func fileSettings(abs, text string, sets []setting) []setting {
 				start--
 			}
 			end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"',#")
-			sets = append(sets, setting{"lock:resolved", rest[start:end]})
+			sets = append(sets, setting{tool + ":resolved", rest[start:end]})
 			if len(sets) > 64 {
 				break
 			}
@@ -622,6 +676,12 @@ func toolOf(key string) string {
 		return "$" + strings.ToUpper(k)
 	case "lock":
 		return "a lockfile's dependency"
+	case "pre-commit":
+		return "a pre-commit hook"
+	case "cargo-manifest":
+		return "a Cargo dependency"
+	case "gemfile":
+		return "a Gemfile source"
 	}
 	return tool
 }

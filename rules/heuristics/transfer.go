@@ -114,6 +114,23 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		if put {
 			report(v.prog + " uploads a file over TFTP")
 		}
+	case "ssh":
+		// cmd | ssh HOST 'cat > F': what the line produces is written on
+		// the other host, as scp would copy it.
+		fed := len(cs.before(v)) > 0
+		for _, r := range v.c.Redirects {
+			fed = fed || r.Op == "<" && r.Target != "/dev/null"
+		}
+		ops := operands(v.args, "bcDEeFIiJLlmOopQRSWw", nil)
+		if fed && len(ops) >= 2 && !remoteReadsProgram(v) {
+			h := ops[0]
+			if at := strings.LastIndexByte(h, '@'); at >= 0 {
+				h = h[at+1:]
+			}
+			if untrusted(strings.ToLower(h)) {
+				report("ssh sends what is piped into it to " + h)
+			}
+		}
 	case "socat":
 		s.checkSocatTransfer(v, report)
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":

@@ -3,6 +3,8 @@ package heuristics
 import (
 	"path"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Weakening edits. An in-place edit (sed -i, perl -pi) can take a
@@ -47,7 +49,14 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"force-ssl-redirect=false",
 	// Authentication turned off, anonymous access turned on.
 	"anonymous.enabled:true", "anonymous.enabled=true", "anonymous_enabled=true", "allow_anonymous=true", "auth_enabled=false",
-	"authentication.enabled=false", "authentication.enabled:false"}
+	"authentication.enabled=false", "authentication.enabled:false",
+	// Node's certificate checks, for the whole process; Rails' and
+	// Django's CSRF checks.
+	"node_tls_reject_unauthorized=0", "node_tls_reject_unauthorized:0", "skip_forgery_protection",
+	"skip_before_action:verify_authenticity_token", "@csrf_exempt",
+	// A native build's hardening: stack canaries, fortified libc calls,
+	// a stack that cannot run code.
+	"-fno-stack-protector", "-u_fortify_source", "_fortify_source=0", "execstack"}
 
 // checkWeakeningDeploy judges the values a deployment tool sets on a
 // running release or object: helm --set / --set-string, kubectl patch
@@ -119,6 +128,14 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 	}
 	script := strings.Join(scripts, "\n")
 	subs := sedSubstitutions(script)
+	if v.prog == "sed" || v.prog == "gsed" {
+		// Text sed inserts or appends (1i …, $a …) is a replacement of
+		// nothing: what it sets is new.
+		var b strings.Builder
+		if sedAddedLines(script, &b); b.Len() > 0 {
+			subs = append(subs, [2]string{"", b.String()})
+		}
+	}
 	what := weakeningEdit(subs, script, runsChecks(files), sourceCode(files))
 	if what == "" {
 		what = securityConfigEdit(files, script)
@@ -458,7 +475,7 @@ func productionSetting(text string) string {
 func constantCheck(text string) string {
 	name := ""
 	for _, kw := range []string{"def ", "function ", "func "} {
-		eachIndex(text, kw, func(i int) bool {
+		shell.EachIndex(text, kw, func(i int) bool {
 			rest := text[i+len(kw):]
 			open := strings.IndexAny(rest, "(\n")
 			if open < 0 || rest[open] != '(' || !authChecks.in(rest[:open]) {
@@ -544,6 +561,20 @@ func scannerSkipsSource(abs, content string) string {
 				entries = append(entries, strings.FieldsFunc(val, func(r rune) bool { return strings.ContainsRune(" \t[]\"',", r) })...)
 			}
 		}
+	case base == ".gitleaks.toml" || base == "gitleaks.toml" || base == ".gitleaksignore":
+		// An allowlist of paths that match every file.
+		for line := range strings.Lines(content) {
+			key, val, ok := strings.Cut(line, "=")
+			if !ok || !strings.Contains(key, "paths") && !strings.Contains(key, "regexes") {
+				continue
+			}
+			for _, e := range strings.FieldsFunc(val, func(r rune) bool { return strings.ContainsRune(" \t[],", r) }) {
+				if catchAll(strings.Trim(e, `"'`)) {
+					return "every file"
+				}
+			}
+		}
+		return ""
 	default:
 		return ""
 	}
@@ -558,6 +589,13 @@ func scannerSkipsSource(abs, content string) string {
 	return ""
 }
 
+// catchAll reports a regular expression that matches any text.
+func catchAll(re string) bool {
+	re = strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$")
+	re = strings.TrimSuffix(strings.TrimPrefix(re, "("), ")")
+	return re == ".*" || re == ".+" || re == "(?s).*" || re == ".*?"
+}
+
 // lintConfig reports a linter's configuration file.
 func lintConfig(abs string) bool {
 	base := strings.ToLower(baseName(abs))
@@ -569,12 +607,41 @@ func lintConfig(abs string) bool {
 var securityMarks = []string{"security", "no-eval", "no-implied-eval", "no-new-func", "detect-", "xss", "injection", "gosec", "bandit",
 	"no-unsanitized", "dangerously"}
 
+// banditIgnored returns the flake8-bandit code (S, S1, S602: the
+// security family of ruff and flake8) a flattened ignore list holds, or
+// "".
+func banditIgnored(flat string) string {
+	code := ""
+	for _, key := range []string{"ignore=[", "ignore:[", "extend-ignore=", "extend_ignore=", "ignore="} {
+		shell.EachIndex(flat, key, func(i int) bool {
+			list := flat[i+len(key):]
+			if end := strings.IndexAny(list, "]\n#"); end >= 0 {
+				list = list[:end]
+			}
+			for item := range strings.SplitSeq(strings.TrimPrefix(list, "["), ",") {
+				if item != "" && item[0] == 's' && strings.Trim(item[1:], "0123456789") == "" {
+					code = strings.ToUpper(item) + " (flake8-bandit)"
+					return false
+				}
+			}
+			return true
+		})
+		if code != "" {
+			return code
+		}
+	}
+	return ""
+}
+
 // securityRuleOff returns a security lint rule text turns off ("no-eval":
 // "off", 'security/detect-child-process': 0 is not read), or "".
 func securityRuleOff(text string) string {
 	flat, rule := flatSetting(text), ""
+	if code := banditIgnored(flat); code != "" {
+		return code
+	}
 	for _, off := range []string{":off", "=off", ":ignore"} {
-		eachIndex(flat, off, func(i int) bool {
+		shell.EachIndex(flat, off, func(i int) bool {
 			name := flat[strings.LastIndexAny(flat[:i], "{,[(;\n")+1 : i]
 			for _, m := range securityMarks {
 				if strings.Contains(name, m) {
@@ -645,7 +712,7 @@ func pythonEdits(code string) (files []string, subs [][2]string) {
 		return nil, nil
 	}
 	const call = ".replace("
-	eachIndex(code, call, func(at int) bool {
+	shell.EachIndex(code, call, func(at int) bool {
 		rest := code[at+len(call):]
 		a, end, ok := pyStringAt(rest, skipSpace(rest, 0))
 		if !ok {

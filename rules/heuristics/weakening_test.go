@@ -170,3 +170,19 @@ func TestWeakeningCommentsAndGuards(t *testing.T) {
 		cmdCase(`sed -i 's/httpOnly: false/httpOnly: true/' src/session.js`, false),
 	})
 }
+
+func TestWeakeningInsertsAndScanners(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i '1i process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";' src/index.ts`, true),
+		cmdCase(`sed -i '1i import os' src/app.py`, false),
+		cmdCase("echo 'NODE_TLS_REJECT_UNAUTHORIZED=0' >> .env", true),
+		cmdCase("sed -i 's/protect_from_forgery with: :exception/skip_forgery_protection/' app/controllers/application_controller.rb", true),
+		cmdCase("sed -i 's/-fstack-protector-strong/-fno-stack-protector/' CMakeLists.txt", true),
+		cmdCase("sed -i 's/-O0/-O2 -fstack-protector-strong/' CMakeLists.txt", false),
+		cmdCase("cat >> pyproject.toml <<'EOF'\n[tool.ruff.lint]\nignore = [\"S\", \"E501\"]\nEOF", true),
+		cmdCase("cat >> pyproject.toml <<'EOF'\n[tool.ruff.lint]\nextend-ignore = [\"S602\"]\nEOF", true),
+		cmdCase("cat >> pyproject.toml <<'EOF'\n[tool.ruff.lint]\nselect = [\"S\"]\nignore = [\"E501\", \"SIM108\"]\nEOF", false),
+		cmdCase(`printf '[allowlist]\npaths = [\x27\x27\x27.*\x27\x27\x27]\n' > .gitleaks.toml`, true),
+		cmdCase(`printf '[allowlist]\npaths = [\x27\x27\x27^tests/fixtures/\x27\x27\x27]\n' > .gitleaks.toml`, false),
+	})
+}

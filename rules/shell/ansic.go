@@ -4,6 +4,14 @@ import (
 	"unicode/utf8"
 )
 
+// PrintfEscapes returns a printf format with the backslash escapes
+// printf writes as characters decoded (\n, \t, \\, \xHH, octal): the
+// same set as bash's $'…' strings.
+func PrintfEscapes(format string) string {
+	out, _ := decodeANSIC(format)
+	return out
+}
+
 // decodeANSIC decodes the body of a $'…' string the way bash does.
 //
 // hidden reports whether a numeric escape (\x72, \162, \u0072) spelled a

@@ -152,14 +152,32 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			w.nestedShell(strings.Join(words[start:], " "), remote, program, "sh", nil)
 		}
 	case "ansible":
-		// ansible HOSTS -m shell|command|raw -a CMD (command is the
-		// default module).
+		// ansible HOSTS -m MODULE -a ARGS (command is the default
+		// module): what the module does on each host (ansible.go).
 		module, _ := flagValue(words, "m", "module-name")
-		if c, ok := flagValue(words, "a", "args"); ok && (module == "" || module == "shell" || module == "command" || module == "raw" ||
-			module == "ansible.builtin.shell" || module == "ansible.builtin.command" || module == "ansible.builtin.raw") {
-			remote := fr
-			remote.chdir = UnknownDir
-			w.nestedShell(c, remote, "ansible -a", "sh", nil)
+		if module == "" {
+			module = "command"
+		}
+		if args, ok := flagValue(words, "a", "args"); ok {
+			if c := ansibleCommand(module, args, nil); c != "" {
+				w.remoteShell(c, fr, "ansible -m "+module)
+			}
+		}
+	case "ansible-playbook":
+		// ansible-playbook … /dev/stdin <<EOF: the tasks of the playbook
+		// the line gives run on each host.
+		for _, op := range operandWords(words, []string{"-i", "--inventory", "-e", "--extra-vars", "-l", "--limit", "-u", "--user",
+			"-t", "--tags", "--skip-tags", "-f", "--forks", "--vault-password-file", "--private-key", "-c", "--connection"}) {
+			if op != "/dev/stdin" && op != "-" {
+				continue
+			}
+			for _, r := range redirs {
+				if text, ok := r.Input(); ok {
+					for _, c := range playbookCommands(text) {
+						w.remoteShell(c, fr, "ansible-playbook task")
+					}
+				}
+			}
 		}
 	case "start-stop-daemon":
 		// start-stop-daemon --start --exec PATH [-- ARGS]: runs PATH
@@ -510,18 +528,29 @@ func afterKeywords(code string, kws []string, fn func(before byte, rest string))
 		code = code[:maxCodeScan]
 	}
 	for _, kw := range kws {
-		for off := 0; off < len(code); {
-			i := strings.Index(code[off:], kw)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(kw)
+		EachIndex(code, kw, func(i int) bool {
 			var before byte
 			if i > 0 {
 				before = code[i-1]
 			}
-			fn(before, code[off:])
+			fn(before, code[i+len(kw):])
+			return true
+		})
+	}
+}
+
+// EachIndex calls fn with the index of each occurrence of sub in s, left
+// to right and not overlapping, while fn returns true.
+func EachIndex(s, sub string, fn func(i int) bool) {
+	for off := 0; off < len(s); {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + len(sub)
+		if !fn(i) {
+			return
 		}
 	}
 }

@@ -48,11 +48,14 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.mavenExec(args, fr)
 	case "xargs":
 		w.xargsFileData(args, redirs, fr)
+	case "tmux", "screen", "lxc", "incus", "multipass", "vagrant":
+		w.sessionCommands(program, args, fr)
+		return true
 	case "git":
 		w.gitCommands(args, fr)
 	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
-		"start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh":
+		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh":
 		w.escapes(program, args, redirs, fr)
 	}
 	if lang, code, ok := codeOf(program, args, redirs); ok && lang != "" {

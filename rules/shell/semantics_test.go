@@ -340,6 +340,22 @@ func TestCodeRunners(t *testing.T) {
 		// Commands run on other machines.
 		{"gcloud compute ssh vm-1 --zone us-east1-b --command 'id; uname'", "1:gcloud compute ssh: id"},
 		{"gcloud compute ssh vm-1 -- id -u", "1:gcloud compute ssh: id -u"},
+		// Ansible modules and playbooks given on the line.
+		{"ansible all -b -m authorized_key -a \"user=root key='ssh-rsa AAAA k'\"", "1:ansible -m authorized_key: printf %s\\n \"ssh-rsa AAAA k\""},
+		{"ansible web -m shell -a 'id -u'", "1:ansible -m shell: id -u"},
+		{"ansible-playbook -i inv /dev/stdin <<'EOF'\n- hosts: all\n  tasks:\n    - shell: id -u\nEOF", "1:ansible-playbook task: id -u"},
+		// Sessions, containers and VMs of their own.
+		{"tmux new -d -s s 'id -u'", "1:tmux new: id -u"},
+		{"tmux -L x new-window -n w -t s: 'uname -a' \\; split-window -h -t s 'id'", "1:tmux split-window: id"},
+		{"tmux send-keys -t dev:0 'id -u' Enter", "1:tmux send-keys: id -u"},
+		{"tmux -c 'id -u'", "1:tmux -c: id -u"},
+		{"screen -dmS up sh -c 'id -u'", "1:sh -c: id -u"},
+		{"screen -dmS up bash -c 'id -u'", "1:bash -c: id -u"}, // bash is no option group ending in -h
+		{"screen -dmS build id -u", "0:screen: id -u"},
+		{`screen -S dev -X stuff 'id -u\n'`, "1:screen -X stuff: id -u"},
+		{"lxc exec web01 --env A=b -- id -u", "0:lxc exec: id -u"},
+		{"multipass exec dev -- uname -a", "0:multipass exec: uname -a"},
+		{"vagrant ssh web -c 'id -u'", "1:vagrant ssh -c: id -u"},
 		{"az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts 'id' 'uname'", "1:az vm run-command: uname"},
 		{`aws ssm send-command --document-name AWS-RunShellScript --targets Key=tag:env,Values=prod --parameters 'commands=["id -u","uname"]'`, "1:aws ssm send-command: id -u"},
 		{`aws ssm send-command --instance-ids i-1 --parameters '{"commands":["id"]}'`, "1:aws ssm send-command: id"},
@@ -348,8 +364,8 @@ func TestCodeRunners(t *testing.T) {
 		{"pdsh -w web[1-3] -l root 'id -u'", "1:pdsh: id -u"},
 		{"pssh -H a -H b -i id", "1:pssh: id"},
 		{"clush -w n[1-4] -b id", "1:clush: id"},
-		{"ansible all -m shell -a 'id; uname'", "1:ansible -a: id"},
-		{"ansible web -a id", "1:ansible -a: id"},
+		{"ansible all -m shell -a 'id; uname'", "1:ansible -m shell: id"},
+		{"ansible web -a id", "1:ansible -m command: id"},
 		{"start-stop-daemon --start --exec /usr/bin/id -- -u", "0:start-stop-daemon: /usr/bin/id -u"},
 		// The program glued to its option, in one word.
 		{`python3 -c'import os; os.system("id")'`, "1:python3: id"},
