@@ -38,6 +38,7 @@ const (
 	rDelCredential
 	rDelGitHistory
 	rDelCrontab
+	rDelOutside
 	rEraseMany
 
 	rPrivElevation
@@ -224,6 +225,8 @@ var baseRules = [numRules]Rule{
 		"Destroys keys or credentials (shred, rm, mv to /dev/null of ~/.ssh, cloud credentials, …)."},
 	rDelGitHistory: {"destructive.git-history", CategoryDestructive, medium, escalate,
 		"Recursively deletes a repository's .git directory, losing its history."},
+	rDelOutside: {"destructive.delete-outside-project", CategoryDestructive, medium, escalate,
+		"Recursive delete (rm -r, find -delete) of a directory outside the project, the home and the temporary directories: a service's data (/srv, /data, /var/www, /opt), a mounted volume. The agent works in the project; deleting there is for a human to approve."},
 	rDelCrontab: {"destructive.crontab-remove", CategoryDestructive, high, escalate,
 		"crontab -r removes every scheduled job of the user; only a backup brings them back."},
 

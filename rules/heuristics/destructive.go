@@ -183,6 +183,10 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 				"rm "+evJoin(v.args))
 			return
 		}
+		if cs.outsideProject(v, p.Abs) {
+			s.add(rDelOutside, "recursively deletes "+p.Abs+", outside the project and the home: a human should approve deleting a service's or a volume's files",
+				"rm "+evJoin(v.args))
+		}
 		if isUnsetVarRisk(op) {
 			s.add(rDelUnsetVar, "recursively deletes "+op+": if the variable is empty this deletes from /; check the variable is set (use ${VAR:?}) and name the path",
 				"rm "+evJoin(v.args))
@@ -202,6 +206,29 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 			}
 		}
 	}
+}
+
+// outsideProject reports whether abs, a directory v deletes below, lies
+// outside the project, the user's home and the temporary directories: a
+// service's data (/srv, /data, /var/www, /opt), a mounted volume. The
+// home's own directories are the user's (a scratch checkout, an old
+// download) and its critical ones are destructive.recursive-delete. A
+// command run on another host (ssh, pdsh) has no project there and is not
+// judged by it.
+func (cs *cmdScan) outsideProject(v *cmdView, abs string) bool {
+	if abs == "" || abs[0] != '/' || strings.HasPrefix(v.c.Dir, shell.UnknownDir) || strings.HasPrefix(abs, shell.UnknownDir) {
+		return false
+	}
+	if abs == cs.root || isBelow(abs, cs.root) {
+		return false
+	}
+	for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders", "/var/folders", "/run/user"} {
+		if abs == tmp || isBelow(abs, tmp) {
+			return false
+		}
+	}
+	_, _, inHome := homeRel(abs, cs.home)
+	return !inHome
 }
 
 // movedFrom returns the absolute path an earlier mv of the line moved to
@@ -370,6 +397,11 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 		p := cs.resolveIn(v.c, a)
 		k, name := criticalClass(p, cs.root, cs.home)
 		if k == critNone {
+			if cs.outsideProject(v, p.Abs) {
+				s.add(rDelOutside, "find deletes files in "+p.Abs+", outside the project and the home: a human should approve deleting a service's or a volume's files",
+					"find "+evJoin(v.args))
+				return
+			}
 			continue
 		}
 		// A filtered find inside the workspace is housekeeping; over the

@@ -277,3 +277,17 @@ func TestHostedProgramCommands(t *testing.T) {
 		cmdCase(`jshell <<< 'Runtime.getRuntime().exec(args[0])'`, true),
 	})
 }
+
+func TestDeleteOutsideProject(t *testing.T) {
+	runRuleCases(t, "destructive.delete-outside-project", []ruleCase{
+		cmdCase("rm -rf /data/uploads/*", true),
+		cmdCase("rm -r /srv/www/app", true),
+		cmdCase("find /srv/backups -name '*.gz' -mtime +30 -delete", true),
+		cmdCase("kubectl exec -n prod deploy/api -- sh -c 'rm -rf /data/uploads/*'", true),
+		cmdCase("rm -rf node_modules dist", false),
+		cmdCase("rm -rf /tmp/build-123 /var/tmp/x", false),
+		cmdCase("rm -rf ~/src/scratch-experiment", false),        // the user's own
+		cmdCase("ssh web 'rm -rf /srv/app/releases/old'", false), // another host: no project there
+		cmdCase("rm -f /srv/www/app/index.html", false),          // not recursive
+	})
+}

@@ -211,6 +211,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if op(0) == "migrate" && op(1) == "reset" || op(0) == "db" && op(1) == "push" && hasLongFlag(v.args, "force-reset") {
 			return "drops and recreates the database (prisma " + op(0) + " " + op(1) + "): every row is lost", false
 		}
+	case "flyway", "liquibase":
+		// flyway clean, liquibase dropAll: every object in the schema.
+		for _, o := range ops {
+			if o == "clean" || strings.EqualFold(o, "dropAll") || o == "drop-all" {
+				return "drops every object in the database's schemas (" + v.prog + " " + o + "): every row is lost", false
+			}
+		}
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		if o := op(0); strings.EqualFold(o, "flushall") || strings.EqualFold(o, "flushdb") {
 			return "empties the data store (" + strings.ToUpper(o) + ")", false
@@ -701,6 +708,10 @@ func frameworkReset(v *cmdView) string {
 		switch a {
 		case "db:drop", "db:reset", "db:schema:load", "db:purge", "db:truncate_all", "db:migrate:reset":
 			return "drops or empties the database (" + a + ")"
+		case "--truncate", "--drop", "--drop-all", "--wipe", "--purge", "--reset-db", "--flush":
+			// A project's own seed or maintenance script told to empty
+			// what it touches.
+			return "runs a script told to empty the data it touches (" + a + ")"
 		}
 	}
 	return ""

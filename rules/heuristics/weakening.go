@@ -56,7 +56,9 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"skip_before_action:verify_authenticity_token", "@csrf_exempt",
 	// A native build's hardening: stack canaries, fortified libc calls,
 	// a stack that cannot run code.
-	"-fno-stack-protector", "-u_fortify_source", "_fortify_source=0", "execstack"}
+	"-fno-stack-protector", "-u_fortify_source", "_fortify_source=0", "execstack",
+	// An editor that trusts every folder and runs its tasks on opening.
+	"security.workspace.trust.enabled:false", "task.allowautomatictasks:on", "http.proxystrictssl:false"}
 
 // checkWeakeningDeploy judges the values a deployment tool sets on a
 // running release or object: helm --set / --set-string, kubectl patch
@@ -389,6 +391,7 @@ func configFile(abs string) bool {
 		return true
 	}
 	return strings.HasPrefix(base, ".env") || strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".py") ||
+		base == "settings.json" && (strings.Contains(abs, "/Code/User/") || strings.Contains(abs, "/.vscode/") || strings.Contains(abs, "/Cursor/User/")) ||
 		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py"))
 }
 

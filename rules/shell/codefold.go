@@ -57,17 +57,50 @@ func FoldCode(code string) string {
 	if strings.Contains(code, "home") || strings.Contains(code, "HOME") || strings.Contains(code, "expand") {
 		code = rewriteHome(code)
 	}
-	if !mayFold(code) {
-		return code // most code joins nothing: no copy made
-	}
-	for range maxFoldPasses {
-		next, changed := foldPass(code)
-		if !changed {
-			break
+	if mayFold(code) {
+		for range maxFoldPasses {
+			next, changed := foldPass(code)
+			if !changed {
+				break
+			}
+			code = next
 		}
-		code = next
+	}
+	if strings.Contains(code, "['") || strings.Contains(code, `["`) {
+		code = bracketMembers(code) // most code has none: no copy made
 	}
 	return code
+}
+
+// bracketMembers writes a member named by a string literal as a member:
+// cp['exec'](…) as cp.exec(…), once folding has joined 'ex' + 'ec'. The
+// call then reads as the one it is.
+func bracketMembers(code string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+3 < len(code); i++ {
+		q := code[i+1]
+		if code[i] != '[' || q != '\'' && q != '"' {
+			continue
+		}
+		j := i + 2
+		for j < len(code) && isIdentByte(code[j]) {
+			j++
+		}
+		if j == i+2 || j+1 >= len(code) || code[j] != q || code[j+1] != ']' {
+			continue
+		}
+		b.WriteString(code[last:i])
+		b.WriteByte('.')
+		b.WriteString(code[i+2 : j])
+		last = j + 2
+		i = j + 1
+	}
+	if last == 0 {
+		return code
+	}
+	b.WriteString(code[last:])
+	return b.String()
 }
 
 // rewriteHome replaces each home expression of code: by "$HOME" outside

@@ -58,6 +58,9 @@ func TestFoldCode(t *testing.T) {
 		{`File.read(ENV['HOME'] + "/.netrc")`, `File.read("$HOME/.netrc")`},
 		{`File.read("#{Dir.home}/.netrc")`, `File.read("$HOME/.netrc")`},
 		{`File.read("#{ENV["HOME"]}/.netrc")`, `File.read("$HOME/.netrc")`},
+		// a member named by a joined literal is a member
+		{`require('child_'+'process')['ex'+'ec']('id')`, `require("child_process").exec('id')`},
+		{`o["a b"] + x['k'] + 'c'`, `o["a b"] + x.k + 'c'`},
 		{`File.truncate(File.expand_path("~/.bash_history"), 0)`, `File.truncate("~/.bash_history", 0)`},
 		{`File.expand_path(".ssh", "~")`, `"~/.ssh"`},
 		{`echo file_get_contents(getenv("HOME")."/.aws/credentials");`, `echo file_get_contents("$HOME/.aws/credentials");`},

