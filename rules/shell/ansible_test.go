@@ -73,3 +73,20 @@ func FuzzAnsible(f *testing.F) {
 		_ = playbookCommands(module + "\n" + args)
 	})
 }
+
+// In check mode the hosts only report what would change: nothing is run.
+func TestAnsibleCheckMode(t *testing.T) {
+	for _, src := range []string{
+		"ansible web -b -m lineinfile -a 'path=/etc/x line=y' --check --diff",
+		"ansible web -C -m shell -a 'rm -rf /srv'",
+		"ansible-playbook -i inv --check /dev/stdin <<'EOF'\n- hosts: all\n  tasks:\n    - shell: rm -rf /srv\nEOF",
+	} {
+		s := Parse(src)
+		for _, c := range s.Commands {
+			if c.Depth > 0 {
+				t.Errorf("%q: check mode ran %q", src, summary(c))
+			}
+		}
+		s.Release()
+	}
+}

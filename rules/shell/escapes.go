@@ -158,6 +158,9 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 		if module == "" {
 			module = "command"
 		}
+		if slices.Contains(words, "--check") || slices.Contains(words, "-C") {
+			return // check mode: the hosts report what would change, nothing runs
+		}
 		if args, ok := flagValue(words, "a", "args"); ok {
 			if c := ansibleCommand(module, args, nil); c != "" {
 				w.remoteShell(c, fr, "ansible -m "+module)
@@ -165,7 +168,10 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 		}
 	case "ansible-playbook":
 		// ansible-playbook … /dev/stdin <<EOF: the tasks of the playbook
-		// the line gives run on each host.
+		// the line gives run on each host (not in check mode).
+		if slices.Contains(words, "--check") || slices.Contains(words, "-C") {
+			return
+		}
 		for _, op := range operandWords(words, []string{"-i", "--inventory", "-e", "--extra-vars", "-l", "--limit", "-u", "--user",
 			"-t", "--tags", "--skip-tags", "-f", "--forks", "--vault-password-file", "--private-key", "-c", "--connection"}) {
 			if op != "/dev/stdin" && op != "-" {
