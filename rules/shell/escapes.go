@@ -20,7 +20,7 @@ import (
 func (w *walker) escapes(program string, args []field, redirs []Redirect, fr frame) {
 	switch program {
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
-		w.containerExec(program, args, fr)
+		w.containerExec(program, args, redirs, fr)
 		return
 	case "gcloud", "az", "aws", "salt", "salt-ssh":
 		// Most of their commands run nothing elsewhere: a look for the
@@ -367,8 +367,10 @@ func ssmCommands(p string) []string {
 // debug … -- CMD…, and the pods kubectl starts with a command (kubectl
 // run NAME --image=… -- CMD…, kubectl create job|cronjob … -- CMD…).
 // Global options may come first (kubectl -n prod exec, docker -H host
-// exec). Their other commands run nothing of the line's.
-func (w *walker) containerExec(program string, args []field, fr frame) {
+// exec). Their other commands run nothing of the line's. With -i the
+// command reads the line's input: docker exec -i C sh <<EOF runs the
+// here-document, as sh <<EOF would.
+func (w *walker) containerExec(program string, args []field, redirs []Redirect, fr frame) {
 	valued := dockerGlobals
 	if program == "kubectl" || program == "oc" {
 		valued = kubectlGlobals
@@ -382,7 +384,7 @@ func (w *walker) containerExec(program string, args []field, fr frame) {
 		startsPod := sub == "run" || sub == "create" && len(rest) > 0 && (rest[0].text == "job" || rest[0].text == "cronjob")
 		if sub == "exec" || sub == "debug" || startsPod {
 			if i := slices.IndexFunc(rest, func(f field) bool { return f.text == "--" }); i >= 0 && i+1 < len(rest) {
-				w.wrapped(rest[i+1:], nil, fr, program+" "+sub)
+				w.wrapped(rest[i+1:], stdinOf(rest[:i], redirs), fr, program+" "+sub)
 			}
 		}
 		return
@@ -402,8 +404,30 @@ func (w *walker) containerExec(program string, args []field, fr frame) {
 	spec := wrapper{valueShort: "euwp", valueLong: []string{"env", "env-file", "user", "workdir", "detach-keys", "index", "name",
 		"entrypoint", "volume", "publish", "label"}, operands: 1}
 	if start, _, ok := spec.commandStart(rest); ok {
-		w.wrapped(rest[start:], nil, fr, program+" "+sub)
+		w.wrapped(rest[start:], stdinOf(rest[:start], redirs), fr, program+" "+sub)
 	}
+}
+
+// stdinOf returns the input redirections of redirs when the options of
+// an exec attach the line's input (-i, -it, --interactive, --stdin), or
+// nil.
+func stdinOf(opts []field, redirs []Redirect) []Redirect {
+	attached := false
+	for _, o := range opts {
+		t := o.text
+		attached = attached || t == "--interactive" || t == "--stdin" || t == "--interactive=true" || t == "--stdin=true" ||
+			len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t, 'i') > 0
+	}
+	if !attached {
+		return nil
+	}
+	var in []Redirect
+	for _, r := range redirs {
+		if _, ok := r.Input(); ok || r.Op == "<" {
+			in = append(in, r)
+		}
+	}
+	return in
 }
 
 // The global options of docker / podman / nerdctl and of kubectl / oc

@@ -337,6 +337,9 @@ func TestCodeRunners(t *testing.T) {
 		{"kubectl run t --rm -it --image=busybox --restart=Never -- id -u", "0:kubectl run: id -u"},
 		{"kubectl -n ops create cronjob c --image=alpine --schedule='* * * * *' -- id", "0:kubectl create: id"},
 		{"kubectl create job j --image=alpine -- id", "0:kubectl create: id"},
+		// Exec with the line's input attached runs its here-document.
+		{"docker exec -i web sh <<'EOF'\nid -u\nEOF", "1:heredoc: id -u"},
+		{"kubectl -n prod exec -i deploy/api -- sh <<'EOF'\nid -u\nEOF", "1:heredoc: id -u"},
 		// Commands run on other machines.
 		{"gcloud compute ssh vm-1 --zone us-east1-b --command 'id; uname'", "1:gcloud compute ssh: id"},
 		{"gcloud compute ssh vm-1 -- id -u", "1:gcloud compute ssh: id -u"},
