@@ -260,6 +260,7 @@ func codeDumpsEnvironment(code string) bool {
 	// variable (os.environ["X"], process.env.X); "" when none does.
 	for _, whole := range []struct{ name, oneOf string }{
 		{"os.environ", "[."}, {"process.env", ".["}, {"%ENV", ""}, {"ENV.to_", ""}, {"$_ENV", "["}, {"getenv()", ""},
+		{"os.Environ()", ""}, {"env::vars()", ""}, {"env::vars_os()", ""},
 	} {
 		for rest := code; ; {
 			i := strings.Index(rest, whole.name)

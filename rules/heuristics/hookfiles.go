@@ -363,6 +363,8 @@ func codeFileLang(abs string) string {
 		return "c"
 	case "java", "kt", "kts", "scala", "groovy":
 		return "java"
+	case "rs":
+		return "rust"
 	}
 	return ""
 }

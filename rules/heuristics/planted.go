@@ -151,6 +151,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
+	if kind == "build-script" && baseName(abs) == "build.rs" {
+		s.judgePlanted("rust", content, abs, "writes build.rs, which cargo runs before every build")
+	}
 	if composeFile(abs) && s.enabled(rPrivContainer) {
 		if why := composeHostAccess(content); why != "" {
 			s.add(rPrivContainer, "writes "+baseName(abs)+", which gives a container "+why+": that is root on the host once the stack is up; keep containers unprivileged and mount only the project", abs)
@@ -295,7 +298,7 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		src = kind + " -e " + shellQuote(content)
 	case kind == "php":
 		src = "php -r " + shellQuote(content)
-	case kind == "go" || kind == "c" || kind == "java":
+	case compiledLang(kind):
 		// Compiled code: what go generate runs, and what the code itself
 		// runs when it is built and run or tested (exec.Command,
 		// system(), ProcessBuilder literals).
@@ -308,6 +311,9 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 			s.checkCompiledReverseShell(content, abs, what)
 		}
 		src = strings.Join(cmds, "\n")
+		if src == "" && talksToNetwork(content) {
+			src = ":" // no command, but the code itself is judged below
+		}
 	default:
 		return
 	}
@@ -315,6 +321,9 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		return
 	}
 	found := s.nestedFindings(src, func(inner *scan, cs *cmdScan) {
+		if compiledLang(kind) && talksToNetwork(content) {
+			inner.checkCompiledExfil(cs, content)
+		}
 		sc := cs.script
 		if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
 			inner.checkUnanalysable(cs) // text of comments alone is no code
@@ -347,6 +356,70 @@ func buildStepFinding(f Finding) bool {
 		return true
 	}
 	return f.RuleID == "disruption.cryptominer"
+}
+
+// compiledLang reports the kinds of source judgePlanted reads as compiled
+// code: for the commands it starts, and for what it sends.
+func compiledLang(kind string) bool {
+	return kind == "go" || kind == "c" || kind == "java" || kind == "rust"
+}
+
+// talksToNetwork reports code that names a socket, a download or a POST.
+func talksToNetwork(content string) bool {
+	const net = traitFetch | traitPost | traitSocket
+	return codeMarkers.scanBits(content, net) != 0
+}
+
+// checkCompiledExfil reports compiled code that names a secret file or
+// the whole environment and talks to the network: a build.rs that reads
+// ~/.ssh/id_rsa and writes it to a TcpStream, a TestMain that posts
+// os.Environ(). cs resolves the code's paths against the caller's home.
+func (s *scan) checkCompiledExfil(cs *cmdScan, content string) {
+	if !s.enabled(rExfilFile) {
+		return
+	}
+	folded := shell.FoldCode(content) // os.homedir() + "/.ssh/id_rsa" → "$HOME/.ssh/id_rsa"
+	if raw, label, found := cs.sensitiveMention(folded); found {
+		s.add(rExfilFile, "sends "+label+" ("+raw+") over the network: secrets must not leave the machine", raw)
+		return
+	}
+	if readsHome(content) {
+		// A path formatted onto the home: format!("{}/.ssh/id_rsa", home),
+		// filepath.Join(home, ".aws/credentials"), "%s/.kube/config".
+		var hit, label string
+		shell.CodeLiterals(content, func(lit string) {
+			if hit != "" {
+				return
+			}
+			rest := lit
+			if i := strings.Index(lit, "/."); i >= 0 {
+				rest = lit[i+1:]
+			}
+			if strings.HasPrefix(rest, ".") && strings.IndexByte(rest, ' ') < 0 {
+				if sens, l := classify(cs.resolveIn(nil, "~/"+rest).Abs, cs.home); sens != sensNone {
+					hit, label = lit, l
+				}
+			}
+		})
+		if hit != "" {
+			s.add(rExfilFile, "sends "+label+" ("+hit+" under the home) over the network: secrets must not leave the machine", hit)
+			return
+		}
+	}
+	if codeDumpsEnvironment(content) {
+		s.add(rExfilFile, "sends the environment variables (API keys, tokens) over the network: secrets must not leave the machine", "")
+	}
+}
+
+// readsHome reports code that finds the user's home: env::var("HOME"),
+// os.UserHomeDir(), getenv("HOME"), System.getProperty("user.home").
+func readsHome(content string) bool {
+	for _, m := range []string{`"HOME"`, "UserHomeDir", "home_dir", "homedir", "user.home"} {
+		if strings.Contains(content, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // startsProcesses reports whether compiled code of a kind names a call
