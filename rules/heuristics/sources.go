@@ -40,6 +40,19 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 		if mayConfigure(v) {
 			sets = cliSettings(v, sets)
 		}
+	case "docker", "podman", "nerdctl", "kubectl", "oc":
+		// -e npm_config_strict_ssl=false reaches the container's installs.
+		for _, e := range workloadEnv(v) {
+			sets = appendEnvSetting(sets, e)
+		}
+		// --add-host registry.npmjs.org:IP: the container's installs
+		// fetch from that address in the registry's name.
+		flagValues(v.args, 0, "add-host", func(m string) {
+			host, addr, ok := strings.Cut(m, ":")
+			if ok && s.enabled(rSupplySource) && (officialSource(host) || s.an.trusted.match(host)) && !isLoopbackHost(addr) {
+				s.add(rSupplySource, "resolves "+host+" to "+addr+" inside the container: what it fetches from "+host+" comes from that address instead", v.prog+" "+evJoin(v.args))
+			}
+		})
 	default:
 		if v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") {
 			sets = cliSettings(&cmdView{prog: "pip", args: afterArg(v.args, "pip")}, sets)
