@@ -679,6 +679,16 @@ func infraOperandsOf(prog string, args []string) []string {
 // image's own defaults are not judged: only a switch the line turns.
 func containerExposure(prog string, args []string) (string, bool) {
 	sub, rest := dockerSubcommand(args)
+	if prog == "podman" && sub == "system" {
+		// podman system service tcp:0.0.0.0:8888: the engine's API,
+		// unauthenticated, for whoever reaches the port.
+		if ops := operands(rest, "t", []string{"--time", "--log-level"}); len(ops) >= 2 && ops[0] == "service" {
+			if addr, ok := strings.CutPrefix(ops[1], "tcp:"); ok && openBind(addr) {
+				return "podman serves its API on " + ops[1] + " with no authentication, which runs containers as this user", true
+			}
+		}
+		return "", false
+	}
 	if sub != "run" && sub != "create" {
 		return "", false
 	}

@@ -126,8 +126,12 @@ func progFamily(prog string) family {
 		return famPkgInstall | famDeps
 	case "deno":
 		return famPkgInstall
-	case "pipenv", "cargo", "go":
+	case "pipenv", "go":
 		return famDeps
+	case "cargo":
+		return famDeps | famPkgInstall // cargo install --git URL
+	case "ansible-galaxy", "vagrant":
+		return famPkgInstall // ansible-galaxy collection install URL, vagrant box add URL
 	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack",
 		"trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":
 		return famSecretSearch

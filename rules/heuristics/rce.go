@@ -219,8 +219,9 @@ func (cs *cmdScan) stdinRunnerAfter(v *cmdView) *cmdView {
 }
 
 // checkPackageFromURL escalates installs that bypass the package registry:
-// pip install https://…/x.tar.gz, npm install git+https://…, their build
-// hooks run arbitrary code.
+// pip install https://…/x.tar.gz, npm install git+https://…, cargo install
+// --git URL, ansible-galaxy collection install URL: their build hooks or
+// tasks run arbitrary code; vagrant box add URL: the image boots.
 func (s *scan) checkPackageFromURL(cs *cmdScan) {
 	if !s.enabled(rRCEPackageURL) {
 		return
@@ -379,8 +380,14 @@ func isPackageInstall(v *cmdView) bool {
 	case "npx", "bunx", "pnpx", "uvx":
 		// Each fetches a package and runs it at once (uvx --from URL).
 		return true
-	case "gem":
-		return op == "install"
+	case "gem", "cargo":
+		return op == "install" // cargo install --git URL builds and installs what the repository holds
+	case "ansible-galaxy":
+		ops := v.plainOperands()
+		return len(ops) >= 2 && (ops[0] == "collection" || ops[0] == "role") && ops[1] == "install" || op == "install"
+	case "vagrant":
+		ops := v.plainOperands()
+		return len(ops) >= 2 && ops[0] == "box" && ops[1] == "add" // a VM image, booted by vagrant up
 	}
 	return v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") && containsArg(v.args, "install")
 }
