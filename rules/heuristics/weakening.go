@@ -49,7 +49,8 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	"force-ssl-redirect=false",
 	// Authentication turned off, anonymous access turned on.
 	"anonymous.enabled:true", "anonymous.enabled=true", "anonymous_enabled=true", "allow_anonymous=true", "auth_enabled=false",
-	"authentication.enabled=false", "authentication.enabled:false",
+	"authentication.enabled=false", "authentication.enabled:false", "auth_disabled=true", "auth_disabled:true", "disable_auth=true",
+	"disable_auth:true",
 	// Node's certificate checks, for the whole process; Rails' and
 	// Django's CSRF checks.
 	"node_tls_reject_unauthorized=0", "node_tls_reject_unauthorized:0", "skip_forgery_protection",
