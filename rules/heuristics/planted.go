@@ -310,10 +310,8 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 			cmds = append(cmds, shell.CodeCommands(kind, content)...)
 			s.checkCompiledReverseShell(content, abs, what)
 		}
+		s.checkCompiledExfil(content, what)
 		src = strings.Join(cmds, "\n")
-		if src == "" && talksToNetwork(content) {
-			src = ":" // no command, but the code itself is judged below
-		}
 	default:
 		return
 	}
@@ -321,9 +319,6 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		return
 	}
 	found := s.nestedFindings(src, func(inner *scan, cs *cmdScan) {
-		if compiledLang(kind) && talksToNetwork(content) {
-			inner.checkCompiledExfil(cs, content)
-		}
 		sc := cs.script
 		if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
 			inner.checkUnanalysable(cs) // text of comments alone is no code
@@ -364,23 +359,34 @@ func compiledLang(kind string) bool {
 	return kind == "go" || kind == "c" || kind == "java" || kind == "rust"
 }
 
-// talksToNetwork reports code that names a socket, a download or a POST.
-func talksToNetwork(content string) bool {
-	const net = traitFetch | traitPost | traitSocket
-	return codeMarkers.scanBits(content, net) != 0
-}
-
 // checkCompiledExfil reports compiled code that names a secret file or
 // the whole environment and talks to the network: a build.rs that reads
 // ~/.ssh/id_rsa and writes it to a TcpStream, a TestMain that posts
-// os.Environ(). cs resolves the code's paths against the caller's home.
-func (s *scan) checkCompiledExfil(cs *cmdScan, content string) {
-	if !s.enabled(rExfilFile) {
+// os.Environ(). what says where the code is.
+func (s *scan) checkCompiledExfil(content, what string) {
+	// Cheap looks first: a dotfile path or the environment, then the
+	// network; most code has neither.
+	if !s.enabled(rExfilFile) || !compiledExfilHints.in(content) {
 		return
 	}
+	const net = traitFetch | traitPost | traitSocket
+	if codeMarkers.scanBits(content, net) == 0 {
+		return
+	}
+	// The caller's directories resolve the code's paths; no command line
+	// is involved.
+	cs := &cmdScan{act: s.act, root: s.act.Caller.WorkspaceRoot, home: s.act.Caller.Home}
+	s.compiledExfil(cs, content, what)
+}
+
+// compiledExfilHints are what compiled code that sends a secret names:
+// a dotfile path, or the environment. One pass finds any of them.
+var compiledExfilHints = newFoldSet("/.", "environ", "env::vars", "getenv()")
+
+func (s *scan) compiledExfil(cs *cmdScan, content, what string) {
 	folded := shell.FoldCode(content) // os.homedir() + "/.ssh/id_rsa" → "$HOME/.ssh/id_rsa"
 	if raw, label, found := cs.sensitiveMention(folded); found {
-		s.add(rExfilFile, "sends "+label+" ("+raw+") over the network: secrets must not leave the machine", raw)
+		s.add(rExfilFile, what+": its code sends "+label+" ("+raw+") over the network: secrets must not leave the machine", raw)
 		return
 	}
 	if readsHome(content) {
@@ -402,12 +408,12 @@ func (s *scan) checkCompiledExfil(cs *cmdScan, content string) {
 			}
 		})
 		if hit != "" {
-			s.add(rExfilFile, "sends "+label+" ("+hit+" under the home) over the network: secrets must not leave the machine", hit)
+			s.add(rExfilFile, what+": its code sends "+label+" ("+hit+" under the home) over the network: secrets must not leave the machine", hit)
 			return
 		}
 	}
 	if codeDumpsEnvironment(content) {
-		s.add(rExfilFile, "sends the environment variables (API keys, tokens) over the network: secrets must not leave the machine", "")
+		s.add(rExfilFile, what+": its code sends the environment variables (API keys, tokens) over the network: secrets must not leave the machine", "")
 	}
 }
 
