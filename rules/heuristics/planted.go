@@ -359,6 +359,10 @@ func compiledLang(kind string) bool {
 	return kind == "go" || kind == "c" || kind == "java" || kind == "rust"
 }
 
+// compiledExfilHints are what compiled code that sends a secret names:
+// a dotfile path, or the environment. One pass finds any of them.
+var compiledExfilHints = newFoldSet("/.", "environ", "env::vars", "getenv()")
+
 // checkCompiledExfil reports compiled code that names a secret file or
 // the whole environment and talks to the network: a build.rs that reads
 // ~/.ssh/id_rsa and writes it to a TcpStream, a TestMain that posts
@@ -376,14 +380,6 @@ func (s *scan) checkCompiledExfil(content, what string) {
 	// The caller's directories resolve the code's paths; no command line
 	// is involved.
 	cs := &cmdScan{act: s.act, root: s.act.Caller.WorkspaceRoot, home: s.act.Caller.Home}
-	s.compiledExfil(cs, content, what)
-}
-
-// compiledExfilHints are what compiled code that sends a secret names:
-// a dotfile path, or the environment. One pass finds any of them.
-var compiledExfilHints = newFoldSet("/.", "environ", "env::vars", "getenv()")
-
-func (s *scan) compiledExfil(cs *cmdScan, content, what string) {
 	folded := shell.FoldCode(content) // os.homedir() + "/.ssh/id_rsa" → "$HOME/.ssh/id_rsa"
 	if raw, label, found := cs.sensitiveMention(folded); found {
 		s.add(rExfilFile, what+": its code sends "+label+" ("+raw+") over the network: secrets must not leave the machine", raw)
