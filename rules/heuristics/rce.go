@@ -474,6 +474,9 @@ func remoteReadsProgram(v *cmdView) bool {
 		return false
 	}
 	words := strings.Fields(strings.Join(ops[1:], " "))
+	if len(words) == 0 {
+		return false // ssh HOST '': no command
+	}
 	switch baseName(words[0]) {
 	case "sh", "bash", "dash", "zsh", "ksh", "ash", "python", "python3", "perl", "ruby", "node":
 	default:

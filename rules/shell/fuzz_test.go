@@ -6,6 +6,10 @@ import (
 )
 
 var fuzzSeeds = []string{
+	// Sessions, VMs, Ansible, exec with the line's input (sessions.go, ansible.go).
+	"tmux new -d -s s 'id' \\; send-keys -t s 'ls' Enter", "screen -dmS x bash -c 'id'", "screen -S x -X stuff 'id\\n'",
+	"lxc exec c -- sh -c id", "vagrant ssh -c 'id'", "ansible all -m copy -a 'content=x dest=/etc/y'",
+	"ansible-playbook /dev/stdin <<'EOF'\n- hosts: all\n  tasks:\n    - shell: id\nEOF", "docker exec -i c sh <<'EOF'\nid\nEOF",
 	"git status",
 	"cat ~/$(echo LnNzaA== | base64 -d) $(base64 -d <<< YQ==) $(echo cba | rev | tr a-c n-p)",
 	"x=$(printf %s 6869 | xxd -r -p); echo $(echo $x | cat)",
