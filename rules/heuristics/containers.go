@@ -229,6 +229,21 @@ func publicAddressRegistry(ref string) string {
 	return host
 }
 
+// containerOptions returns the options docker / podman / nerdctl run,
+// create or exec is given: the words before the image or container, not
+// those of the command it runs there (docker run img grep -e x is no
+// -e). nil for their other commands.
+func containerOptions(v *cmdView) []string {
+	sub, args := dockerSubcommand(v.args)
+	if sub != "run" && sub != "create" && sub != "exec" {
+		return nil
+	}
+	if at := containerImageAt(args); at >= 0 {
+		return args[:at]
+	}
+	return args
+}
+
 // imagesOf returns the image references v runs or pulls: docker / podman
 // run, create and pull, kubectl run / create deployment --image.
 func imagesOf(v *cmdView) []string {
@@ -265,34 +280,32 @@ func (s *scan) checkImageSources(v *cmdView) {
 // a URL the build cannot trust: plain http, where anyone on the path
 // serves it, or a bare public address, unless --checksum pins it.
 func (s *scan) checkBaseImages(abs, content string) {
-	for line := range strings.SplitSeq(content, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
+	done := false
+	eachDockerInstruction(content, func(in *dockerInstruction) {
+		if done {
+			return
 		}
-		switch strings.ToUpper(f[0]) {
+		switch in.word {
 		case "FROM":
-			ref := f[1]
-			if strings.HasPrefix(ref, "--") && len(f) > 2 { // FROM --platform=… image
-				ref = f[2]
-			}
+			ref, _, _ := strings.Cut(in.rest, " ") // after FROM --platform=…
 			if reg := publicAddressRegistry(ref); reg != "" {
-				s.add(rSupplySource, "writes "+baseName(abs)+", which builds on "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves the base of every image; use a named, trusted registry", line)
-				return
+				s.add(rSupplySource, "writes "+baseName(abs)+", which builds on "+ref+" from a registry at a bare address ("+reg+"): whoever holds it serves the base of every image; use a named, trusted registry", in.line)
+				done = true
 			}
 		case "ADD":
-			if strings.Contains(line, "--checksum=") {
-				continue
+			if in.pinned() {
+				return
 			}
-			for _, src := range f[1 : len(f)-1] {
-				src = strings.Trim(src, `[]",`)
+			urls, _ := in.urlSources()
+			for _, src := range urls {
 				if why := untrustedURL(src); why != "" {
-					s.add(rSupplySource, "writes "+baseName(abs)+", which adds "+src+" to the image from "+why+": whoever is on the path decides what the image runs; fetch over https from a named host, or pin it with ADD --checksum", line)
+					s.add(rSupplySource, "writes "+baseName(abs)+", which adds "+src+" to the image from "+why+": whoever is on the path decides what the image runs; fetch over https from a named host, or pin it with ADD --checksum", in.line)
+					done = true
 					return
 				}
 			}
 		}
-	}
+	})
 }
 
 // untrustedURL says why a download URL cannot be trusted to serve what

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -399,13 +400,38 @@ func ciEnvCommands(content string) []string {
 	return out
 }
 
-// dockerRunCommands returns what a Dockerfile's build runs, as
-// commands: each RUN (the shell form as written, the exec form's words
-// joined) and each ADD of a URL as the download it is (curl -o DEST URL;
-// not when --checksum pins the content), in order, so a file added from
-// a URL and then run reads as downloaded, then run.
-func dockerRunCommands(dockerfile string) []string {
-	var out []string
+// dockerInstruction is one instruction of a Dockerfile, its
+// continuation lines joined: the keyword upper-cased, its --flags, and
+// the arguments after them.
+type dockerInstruction struct {
+	line, word, rest string
+	flags            []string
+}
+
+// pinned reports an ADD whose --checksum lets the build check what it
+// fetched.
+func (in *dockerInstruction) pinned() bool {
+	return slices.ContainsFunc(in.flags, func(f string) bool { return strings.HasPrefix(f, "--checksum=") })
+}
+
+// urlSources returns the URLs an ADD fetches (its sources, the last
+// word being the destination) and that destination.
+func (in *dockerInstruction) urlSources() (urls []string, dest string) {
+	words := dockerWords(in.rest)
+	if len(words) < 2 {
+		return nil, ""
+	}
+	for _, src := range words[:len(words)-1] {
+		if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+			urls = append(urls, src)
+		}
+	}
+	return urls, words[len(words)-1]
+}
+
+// eachDockerInstruction calls fn with each instruction of a Dockerfile,
+// comments skipped and continuation lines joined.
+func eachDockerInstruction(dockerfile string, fn func(in *dockerInstruction)) {
 	var logical strings.Builder
 	flush := func() {
 		line := strings.TrimSpace(logical.String())
@@ -414,39 +440,15 @@ func dockerRunCommands(dockerfile string) []string {
 		if len(word) == len(line) {
 			word, rest, _ = strings.Cut(line, "\t")
 		}
-		rest = strings.TrimSpace(rest)
-		var flags []string
-		for strings.HasPrefix(rest, "--") { // --mount=…, --network=…, --chown=…
+		in := dockerInstruction{line: line, word: strings.ToUpper(word), rest: strings.TrimSpace(rest)}
+		for strings.HasPrefix(in.rest, "--") { // --mount=…, --network=…, --chown=…, --platform=…
 			var flag string
-			flag, rest, _ = strings.Cut(rest, " ")
-			flags = append(flags, flag)
-			rest = strings.TrimSpace(rest)
+			flag, in.rest, _ = strings.Cut(in.rest, " ")
+			in.flags = append(in.flags, flag)
+			in.rest = strings.TrimSpace(in.rest)
 		}
-		switch strings.ToUpper(word) {
-		case "RUN":
-			if cmd := dockerCommand(rest); cmd != "" {
-				out = append(out, cmd)
-			}
-		case "ADD":
-			for _, f := range flags {
-				if strings.HasPrefix(f, "--checksum=") {
-					return // the build checks what it fetched
-				}
-			}
-			words := dockerWords(rest)
-			if len(words) < 2 {
-				return
-			}
-			dest := words[len(words)-1]
-			for _, src := range words[:len(words)-1] {
-				if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-					to := dest
-					if strings.HasSuffix(to, "/") {
-						to += baseName(src)
-					}
-					out = append(out, "curl -fsSL -o "+shellQuote(to)+" "+shellQuote(src))
-				}
-			}
+		if in.word != "" {
+			fn(&in)
 		}
 	}
 	for line := range strings.SplitSeq(dockerfile, "\n") {
@@ -462,6 +464,35 @@ func dockerRunCommands(dockerfile string) []string {
 		flush()
 	}
 	flush()
+}
+
+// dockerRunCommands returns what a Dockerfile's build runs, as
+// commands: each RUN (the shell form as written, the exec form's words
+// joined) and each ADD of a URL as the download it is (curl -o DEST URL;
+// not when --checksum pins the content), in order, so a file added from
+// a URL and then run reads as downloaded, then run.
+func dockerRunCommands(dockerfile string) []string {
+	var out []string
+	eachDockerInstruction(dockerfile, func(in *dockerInstruction) {
+		switch in.word {
+		case "RUN":
+			if cmd := dockerCommand(in.rest); cmd != "" {
+				out = append(out, cmd)
+			}
+		case "ADD":
+			if in.pinned() {
+				return // the build checks what it fetched
+			}
+			urls, dest := in.urlSources()
+			for _, src := range urls {
+				to := dest
+				if strings.HasSuffix(to, "/") {
+					to += baseName(src)
+				}
+				out = append(out, "curl -fsSL -o "+shellQuote(to)+" "+shellQuote(src))
+			}
+		}
+	})
 	return out
 }
 

@@ -197,7 +197,6 @@ func sedAddedLines(script string, b *strings.Builder) { sedText(script, b, false
 // sedText is sedInsertedText, with the s commands' replacements only
 // when subs is set.
 func sedText(script string, b *strings.Builder, subs bool) {
-	var skipped strings.Builder
 	i := 0
 	for i < len(script) {
 		i = skipSedAddress(script, i)
@@ -211,7 +210,7 @@ func sedText(script string, b *strings.Builder, subs bool) {
 			}
 			to := b
 			if !subs {
-				to = &skipped
+				to = nil // read past it, keep nothing
 			}
 			n := sedSubstitution(script[i+1:], to)
 			if n == 0 {
@@ -309,7 +308,8 @@ func skipToSedEnd(s string, i int) int {
 
 // sedSubstitution reads "DpatternDreplacementD" (D the delimiter; perl's
 // bracket pairs s{…}{…} too), appends the replacement's text and a
-// newline to b, and returns the bytes read (0 when it is not one).
+// newline to b (unless b is nil), and returns the bytes read (0 when it
+// is not one).
 func sedSubstitution(s string, b *strings.Builder) int {
 	if s == "" || !isSubstDelim(s[0]) {
 		return 0
@@ -337,8 +337,10 @@ func sedSubstitution(s string, b *strings.Builder) int {
 		j++
 	}
 	repl, k := sedDelimited(s, j, closeCh)
-	b.WriteString(unescapeSedText(unescapeDelim(repl, closeCh)))
-	b.WriteByte('\n')
+	if b != nil {
+		b.WriteString(unescapeSedText(unescapeDelim(repl, closeCh)))
+		b.WriteByte('\n')
+	}
 	return k
 }
 

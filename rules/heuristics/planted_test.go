@@ -196,6 +196,8 @@ func TestDockerfileSteps(t *testing.T) {
 	runRuleCases(t, "supply-chain.package-source", []ruleCase{
 		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD http://203.0.113.75/init /usr/local/bin/init\nEOF", true),
 		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD https://github.com/krallin/tini/releases/download/v0.19.0/tini /tini\nEOF", false),
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM --platform=linux/amd64 203.0.113.9:5000/base AS b\nEOF", true),
+		cmdCase("cat > Dockerfile <<'EOF'\nFROM alpine\nADD --chown=app:app \\\n    http://203.0.113.75/init /init\nEOF", true), // continued line
 	})
 	// What a build step does to the image's own files is the image's business.
 	runRuleCases(t, "system.file-write", []ruleCase{

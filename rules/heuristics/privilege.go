@@ -411,10 +411,7 @@ func workloadEnv(v *cmdView) []string {
 	var out []string
 	switch v.prog {
 	case "docker", "podman", "nerdctl":
-		if sub, _ := dockerSubcommand(v.args); sub != "run" && sub != "create" && sub != "exec" {
-			return nil
-		}
-		flagValues(v.args, 'e', "env", func(e string) {
+		flagValues(containerOptions(v), 'e', "env", func(e string) {
 			if strings.Contains(e, "=") {
 				out = append(out, e)
 			}

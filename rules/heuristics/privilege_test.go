@@ -363,6 +363,8 @@ func TestWorkloadEnvironment(t *testing.T) {
 		cmdCase("docker run --rm -e NODE_OPTIONS='--require /tmp/.x.js' node:20 node app.js", true),
 		cmdCase("kubectl -n prod set env deploy/api NODE_OPTIONS=--max-old-space-size=4096", false),
 		cmdCase("docker run --rm -e NODE_ENV=production app:dev", false),
+		// The command run in the container has options of its own.
+		cmdCase("docker run --rm alpine grep -e NODE_OPTIONS=--require/tmp/x.js f", false),
 	})
 	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
 		cmdCase(`docker run --rm -e npm_config_strict_ssl=false -v "$PWD":/app -w /app node:20 npm install`, true),

@@ -47,7 +47,7 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 		}
 		// --add-host registry.npmjs.org:IP: the container's installs
 		// fetch from that address in the registry's name.
-		flagValues(v.args, 0, "add-host", func(m string) {
+		flagValues(containerOptions(v), 0, "add-host", func(m string) {
 			host, addr, ok := strings.Cut(m, ":")
 			if ok && s.enabled(rSupplySource) && (officialSource(host) || s.an.trusted.match(host)) && !isLoopbackHost(addr) {
 				s.add(rSupplySource, "resolves "+host+" to "+addr+" inside the container: what it fetches from "+host+" comes from that address instead", v.prog+" "+evJoin(v.args))
