@@ -116,6 +116,12 @@ func ansibleCommand(module, args string, kv map[string]string) string {
 	return ""
 }
 
+// ansibleCheckMode reports ansible --check / -C: the hosts report what
+// would change, and nothing runs.
+func ansibleCheckMode(words []string) bool {
+	return slices.Contains(words, "--check") || slices.Contains(words, "-C")
+}
+
 // ansibleArgs parses an ad hoc module's k=v arguments, with values in
 // single or double quotes.
 func ansibleArgs(s string) map[string]string {

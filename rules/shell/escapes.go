@@ -158,8 +158,8 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 		if module == "" {
 			module = "command"
 		}
-		if slices.Contains(words, "--check") || slices.Contains(words, "-C") {
-			return // check mode: the hosts report what would change, nothing runs
+		if ansibleCheckMode(words) {
+			return
 		}
 		if args, ok := flagValue(words, "a", "args"); ok {
 			if c := ansibleCommand(module, args, nil); c != "" {
@@ -169,7 +169,7 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	case "ansible-playbook":
 		// ansible-playbook … /dev/stdin <<EOF: the tasks of the playbook
 		// the line gives run on each host (not in check mode).
-		if slices.Contains(words, "--check") || slices.Contains(words, "-C") {
+		if ansibleCheckMode(words) {
 			return
 		}
 		for _, op := range operandWords(words, []string{"-i", "--inventory", "-e", "--extra-vars", "-l", "--limit", "-u", "--user",

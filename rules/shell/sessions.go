@@ -18,7 +18,7 @@ func (w *walker) sessionCommands(program string, args []field, fr frame) {
 	words := texts(args)
 	switch program {
 	case "tmux":
-		w.tmuxCommands(words, fr)
+		w.tmuxCommands(args, fr)
 	case "screen":
 		w.screenCommands(args, words, fr)
 	case "lxc", "incus", "multipass":
@@ -41,60 +41,60 @@ func (w *walker) sessionCommands(program string, args []field, fr frame) {
 	}
 }
 
-// tmux options that take the next word as value: the server's (before
-// the command), then those of the commands that run something.
+// tmux's options that take a value: the server's (before the command;
+// -c CMD runs CMD), and those of the commands that run something.
 var (
-	tmuxGlobals  = []string{"-L", "-S", "-f", "-T"}
-	tmuxCmdValue = []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-N", "-T", "-p", "-f"}
+	tmuxServer  = wrapper{valueShort: "LSfTc"}
+	tmuxRunOpts = wrapper{valueShort: "ceFnstxylNTpf"}
+	tmuxKeys    = wrapper{valueShort: "tNc"}
 )
 
 // tmuxCommands follows each command of a tmux line (commands are
 // separated by a ";" word): the shell command new-session, new-window,
 // split-window, respawn-pane, run-shell and display-popup start, the
 // keys send-keys types into a pane's shell, and tmux -c CMD.
-func (w *walker) tmuxCommands(words []string, fr frame) {
-	for i := 0; i < len(words); i++ {
-		switch a := words[i]; {
-		case a == "-c" && i+1 < len(words):
-			w.nestedShell(words[i+1], fr, "tmux -c", "sh", nil)
-			return
-		case slices.Contains(tmuxGlobals, a):
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			for cmd := range strings.SplitSeq(strings.Join(words[i:], "\x00"), "\x00;\x00") {
-				w.tmuxCommand(strings.Split(cmd, "\x00"), fr)
-			}
-			return
+func (w *walker) tmuxCommands(args []field, fr frame) {
+	start, _, ok := tmuxServer.commandStart(args)
+	if !ok {
+		start = len(args)
+	}
+	if c, found := flagValue(texts(args[:start]), "c", ""); found {
+		w.nestedShell(c, fr, "tmux -c", "sh", nil)
+		return
+	}
+	for rest := args[start:]; len(rest) > 0; {
+		end := slices.IndexFunc(rest, func(f field) bool { return f.text == ";" })
+		if end < 0 {
+			end = len(rest)
 		}
+		w.tmuxCommand(rest[:end], fr)
+		rest = rest[min(end+1, len(rest)):]
 	}
 }
 
 // tmuxCommand follows one tmux command: its name, then its words.
-func (w *walker) tmuxCommand(words []string, fr frame) {
-	if len(words) == 0 {
+func (w *walker) tmuxCommand(cmd []field, fr frame) {
+	if len(cmd) == 0 {
 		return
 	}
-	name, rest := words[0], words[1:]
+	name, rest := cmd[0].text, cmd[1:]
 	switch name {
 	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
 		"respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup":
-		if ops := operandsAfter(rest, tmuxCmdValue); len(ops) > 0 {
-			w.nestedShell(strings.Join(ops, " "), fr, "tmux "+name, "sh", nil)
+		if start, _, ok := tmuxRunOpts.commandStart(rest); ok {
+			w.nestedShell(strings.Join(texts(rest[start:]), " "), fr, "tmux "+name, "sh", nil)
 		}
 	case "send-keys", "send":
-		literal := false
+		start, _, ok := tmuxKeys.commandStart(rest)
+		if !ok {
+			return
+		}
+		literal := slices.ContainsFunc(rest[:start], func(f field) bool {
+			return len(f.text) > 1 && f.text[0] == '-' && f.text[1] != '-' && strings.IndexByte(f.text, 'l') > 0
+		})
 		var typed strings.Builder
-		for i := 0; i < len(rest); i++ {
-			switch a := rest[i]; {
-			case a == "-l":
-				literal = true
-			case a == "-t" || a == "-N" || a == "-c":
-				i++
-			case strings.HasPrefix(a, "-") && len(a) > 1 && typed.Len() == 0:
-			default:
-				typed.WriteString(typedKey(a, literal))
-			}
+		for _, k := range rest[start:] {
+			typed.WriteString(typedKey(k.text, literal))
 		}
 		if text := typed.String(); strings.TrimSpace(text) != "" {
 			w.nestedShell(text, fr, "tmux send-keys", "sh", nil)
@@ -121,23 +121,6 @@ func typedKey(key string, literal bool) string {
 		return "" // C-c, M-x: a key, not text
 	}
 	return key
-}
-
-// operandsAfter returns the words of args past their options (and the
-// values of those in valued): what a command is given to run.
-func operandsAfter(args []string, valued []string) []string {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--":
-			return args[i+1:]
-		case slices.Contains(valued, a):
-			i++
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-		default:
-			return args[i:]
-		}
-	}
-	return nil
 }
 
 // screen options that take the next word as value.
