@@ -146,6 +146,9 @@ const (
 	rNetExposedShell
 	rDisruptAcceleratorFleet
 
+	// Commands run inside production workloads (infra.go).
+	rInfraProdExec
+
 	numRules
 )
 
@@ -245,7 +248,7 @@ var baseRules = [numRules]Rule{
 	rPersistAuthorizedKeys: {"persistence.authorized-keys", CategoryPrivilege, critical, block,
 		"Writes ~/.ssh/authorized_keys, granting SSH access."},
 	rPersistGitHooks: {"persistence.git-hooks", CategoryPrivilege, medium, escalate,
-		"Writes a git hook or points core.hooksPath elsewhere: hooks run on every git operation."},
+		"Writes a git hook or points core.hooksPath elsewhere (outside the project, or for every repository with --global / --system; the project's own .githooks or .husky for this repository is everyday): hooks run on every git operation."},
 	rPersistLaunchd: {"persistence.launchd", CategoryPrivilege, high, block,
 		"Installs or loads a macOS LaunchAgent / LaunchDaemon, or sets a login hook."},
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
@@ -271,7 +274,7 @@ var baseRules = [numRules]Rule{
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
 		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
-		"Reads a .env file, which usually holds secrets. Loading it (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
+		"Reads a .env file or another project file named for secrets (config/secrets.yml, credentials.json, master.key), which hold secrets. Loading a .env file (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
 		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys)."},
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
@@ -375,7 +378,7 @@ var familyRules = map[ruleIndex]Rule{
 	rDefAgentGuard: {"defense.agent-guard-off", CategoryDefenseImpairment, high, block,
 		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
-		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a), runs a program from /dev/shm, or deletes a program right after running it."},
+		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), names a process after a kernel thread or daemon (exec -a) or runs a file named like one ([kworker/0:2]), runs a program from /dev/shm or from a directory named only with dots (...), or deletes a program right after running it."},
 	rDefReviewBypass: {"defense.review-bypass", CategoryDefenseImpairment, high, escalate,
 		"Gets code past a repository's review rules: gh pr merge --admin, a pull request approved by the agent (gh pr review --approve, glab mr approve), branch protection or rulesets changed through the API, the default branch moved, a deployment environment's protection changed, self-hosted runners opened to public repositories (review.go)."},
 	rDefWeakeningEdit: {"defense.weakening-edit", CategoryDefenseImpairment, high, escalate,
@@ -408,13 +411,15 @@ var familyRules = map[ruleIndex]Rule{
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
 	rInfraDestroy: {"infra.destroy", CategoryInfrastructure, high, escalate,
-		"Destroys infrastructure, a data store, hosted code or a published package: terraform / pulumi destroy, kubectl delete namespace / pv / --all, kubectl scale --all --replicas=0, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, gsutil rm -r, doctl delete, etcdctl del --prefix, prisma migrate reset, DROP DATABASE / TABLE / KEYSPACE, TRUNCATE, DELETE or UPDATE without WHERE (also SQL piped or redirected into the client), redis FLUSHALL, docker volume prune, gh / glab repo or release delete, gh api -X DELETE repos/…, npm unpublish, gem yank."},
+		"Destroys infrastructure, a data store, hosted code or a published package: terraform / pulumi destroy, kubectl delete namespace / pv / --all, kubectl scale --all --replicas=0, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, gsutil rm -r, doctl and eksctl delete, a database server's data directory deleted (rm -r /var/lib/postgresql/…, here or through ssh or ansible), etcdctl del --prefix, prisma migrate reset, DROP DATABASE / TABLE / KEYSPACE, TRUNCATE, DELETE or UPDATE without WHERE (also SQL piped or redirected into the client), redis FLUSHALL, docker volume prune, gh / glab repo or release delete, gh api -X DELETE repos/…, npm unpublish, gem yank."},
+	rInfraProdExec: {"infra.production-exec", CategoryInfrastructure, high, escalate,
+		"Runs a command or opens a shell inside a production workload: kubectl / oc exec, attach, debug or cp with a context, cluster, namespace or kubeconfig named for production (prod, production, prd as a word of the name). What runs there acts on live data and users; a human should approve it."},
 	rCloudGrant: {"infra.access-grant", CategoryInfrastructure, high, escalate,
-		"Grants access to a cloud account or cluster, or opens it to everyone: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding; a security group, firewall or NSG rule open to 0.0.0.0/0, ::/0 or Internet; a public bucket policy, ACL or IAM binding (Principal *, public-read, allUsers), a public access block removed; a snapshot or image shared with another account or made public; an administrator written into an application's accounts by SQL (INSERT INTO users … 'admin', UPDATE accounts SET is_admin = true)."},
+		"Grants access to a cloud account or cluster, or opens it to everyone: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding (or an account added to one), a Kubernetes role created or patched to allow every verb or resource; a security group, firewall or NSG rule open to 0.0.0.0/0, ::/0 or Internet; a public bucket policy, ACL or IAM binding (Principal *, public-read, allUsers), a public access block removed; a snapshot or image shared with another account or made public; an administrator written into an application's accounts by SQL (INSERT INTO users … 'admin', UPDATE accounts SET is_admin = true)."},
 	rSupplySource: {"supply-chain.package-source", CategorySupplyChain, high, escalate,
-		"Points a package manager or git at a host that is not trusted, for every later install or fetch: npm / pip / go / gem / conda / poetry registries and indexes, Maven mirrors, Conan remotes, Gemfile sources, Cargo git dependencies, pre-commit hook repositories, git url.<base>.insteadOf, go mod edit -replace by another owner, lockfile entries, by command, environment variable or config file; container images run, pulled or built upon from a registry at a bare public address; a Dockerfile that ADDs a file over plain http or from a bare address."},
+		"Points a package manager or git at a host that is not trusted, for every later install or fetch: npm / pip / go / gem / conda / poetry registries and indexes, Maven mirrors, Conan remotes, Helm chart repositories (helm repo add, beyond the widely used projects' own), Gemfile sources, Cargo git dependencies, pre-commit hook repositories, git url.<base>.insteadOf, go mod edit -replace by another owner, lockfile entries, by command, environment variable or config file; container images run, pulled or built upon from a registry at a bare public address; a Dockerfile that ADDs a file over plain http or from a bare address."},
 	rSupplyLookalike: {"supply-chain.lookalike-package", CategorySupplyChain, high, escalate,
-		"Installs, or writes into a manifest, a package named one edit from a well-known one (reqeusts, expresss, crossenv, python3-dateutil, github.com/stretchr/testfy), or a well-known package fetched from a code-host owner that does not publish it (requests from github.com/psf-fork, a tarball of lod-ash/lodash): pip, uv, poetry, npm, pnpm, yarn, bun, npx, gem, cargo, go get / install, composer; requirements*.txt, go.mod, Cargo.toml, package.json, Gemfile (lookalike.go)."},
+		"Installs, or writes into a manifest, a package named one edit from a well-known one (reqeusts, expresss, crossenv, python3-dateutil, github.com/stretchr/testfy), or a well-known package fetched from a code-host owner that does not publish it (requests from github.com/psf-fork, a tarball of lod-ash/lodash): pip, uv, poetry, npm, pnpm, yarn, bun, npx, gem, cargo, go get / install, composer; requirements*.txt, go.mod, Cargo.toml, package.json, Gemfile (lookalike.go); a pre-commit hook repository whose owner is named like a well-known publisher's (pre-commlt/pre-commit-hooks, psf-mirror/black)."},
 	rSupplyTamper: {"supply-chain.tamper", CategorySupplyChain, high, escalate,
 		"Changes what others take from a trusted hand: a commit written in a bot's name (dependabot[bot], renovate[bot]), a published release's asset replaced (gh release upload --clobber), third-party code edited in place under vendor/ or node_modules/ (tamper.go)."},
 	rSupplyPublish: {"supply-chain.publish", CategorySupplyChain, medium, escalate,

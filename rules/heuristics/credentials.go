@@ -91,12 +91,12 @@ func pathInArg(a string) string {
 
 // classifyArg classifies a command argument as a path. A bare name (no
 // "/", "~" or "$") stays in the workspace, where only .env files are
-// sensitive, so the resolver is skipped for the common case.
+// sensitive (projectSecretFile), so the resolver is skipped for the common case.
 func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string) {
 	if c.Dir == "" && strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '*') < 0 && strings.IndexByte(p, '?') < 0 && strings.IndexByte(p, '~') < 0 && strings.IndexByte(p, '$') < 0 &&
 		cs.root != "" && cs.root != cs.home {
-		if isDotenv(p) {
-			return sensDotenv, "a .env file"
+		if label := projectSecretFile(p); label != "" {
+			return sensDotenv, label
 		}
 		return sensNone, ""
 	}
@@ -209,6 +209,10 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		}
 		if v.prog == "docker" || v.prog == "podman" || v.prog == "kubectl" || v.prog == "oc" {
 			s.checkContainerCopyOut(v)
+		}
+		if v.codeAny(traitKeyring) && s.enabled(rCredCLIToken) {
+			s.add(rCredCLIToken, v.prog+"'s code reads secrets from the desktop keyring: approve only if the task needs the secret itself, and never send it anywhere",
+				v.prog+" "+evJoin(v.args))
 		}
 		if v.fam&famCLIToken == 0 {
 			continue

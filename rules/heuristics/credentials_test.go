@@ -37,6 +37,13 @@ func TestCredentialDotenvRead(t *testing.T) {
 		cmdCase("cat .env", true),
 		cmdCase("cat .env.production", true),
 		cmdCase("grep KEY .env.local", true),
+		// Other project files named for secrets.
+		cmdCase("cat config/secrets.yml", true),
+		cmdCase("jq . credentials.json", true),
+		cmdCase("cat config/master.key", true),
+		cmdCase("cat config/secrets.example.yml", false),
+		cmdCase("cat config/credentials.yml.enc | wc -c", false),
+		cmdCase("cat internal/secrets/secrets.go", false),
 		// Loaded or edited in place, a .env shows no value; unless the line prints the environment.
 		cmdCase("source .env", false),
 		cmdCase("set -a && source .env.local && set +a && npm run dev", false),
@@ -241,5 +248,17 @@ func TestContainerCopyOutAndEtcd(t *testing.T) {
 		cmdCase("ETCDCTL_API=3 etcdctl get /registry/secrets/default/db -w json", true),
 		cmdCase("etcdctl get /registry/pods --prefix --keys-only", false),
 		cmdCase("etcdctl endpoint health", false),
+	})
+}
+
+// Code that reads the desktop keyring prints what it stores, as
+// secret-tool lookup does.
+func TestKeyringLibraries(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase(`python3 -c "import secretstorage;c=secretstorage.dbus_init();[print(i.get_label(),i.get_secret()) for i in secretstorage.get_default_collection(c).get_all_items()]"`, true),
+		cmdCase(`python3 -c "import keyring; print(keyring.get_password('github', 'dev'))"`, true),
+		cmdCase(`node -e "require('keytar').findCredentials('Docker Credentials').then(console.log)"`, true),
+		cmdCase(`python3 -c "import keyring; print(keyring.get_keyring())"`, false),
+		cmdCase(`node -e "console.log(require('os').userInfo().username)"`, false),
 	})
 }

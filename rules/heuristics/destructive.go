@@ -183,7 +183,11 @@ func (s *scan) checkRm(cs *cmdScan, v *cmdView) {
 				"rm "+evJoin(v.args))
 			return
 		}
-		if cs.outsideProject(v, p.Abs) {
+		if store := dataStoreDir(p.Abs); store != "" {
+			// Here or on a remote host (ssh, ansible): the database's files.
+			s.add(rInfraDestroy, "recursively deletes "+p.Abs+", "+store+"'s stored data: nothing brings it back; a human should approve it",
+				"rm "+evJoin(v.args))
+		} else if cs.outsideProject(v, p.Abs) {
 			s.add(rDelOutside, "recursively deletes "+p.Abs+", outside the project and the home: a human should approve deleting a service's or a volume's files",
 				"rm "+evJoin(v.args))
 		}
@@ -229,6 +233,29 @@ func (cs *cmdScan) outsideProject(v *cmdView, abs string) bool {
 	}
 	_, _, inHome := homeRel(abs, cs.home)
 	return !inHome
+}
+
+// dataStoreDirs are where database and queue servers keep their data
+// under /var/lib (and /var/opt for SQL Server).
+var dataStoreDirs = map[string]string{
+	"postgresql": "PostgreSQL", "pgsql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB", "mongodb": "MongoDB",
+	"redis": "Redis", "elasticsearch": "Elasticsearch", "opensearch": "OpenSearch", "cassandra": "Cassandra",
+	"etcd": "etcd", "clickhouse": "ClickHouse", "influxdb": "InfluxDB", "rabbitmq": "RabbitMQ", "kafka": "Kafka",
+	"zookeeper": "ZooKeeper", "neo4j": "Neo4j", "couchdb": "CouchDB", "minio": "MinIO", "mssql": "SQL Server",
+}
+
+// dataStoreDir names the server whose data directory abs is or lies in
+// (/var/lib/postgresql/14/main), or returns "".
+func dataStoreDir(abs string) string {
+	rest, ok := strings.CutPrefix(abs, "/var/lib/")
+	if !ok {
+		rest, ok = strings.CutPrefix(abs, "/var/opt/")
+	}
+	if !ok {
+		return ""
+	}
+	dir, _, _ := strings.Cut(rest, "/")
+	return dataStoreDirs[dir]
 }
 
 // movedFrom returns the absolute path an earlier mv of the line moved to

@@ -291,3 +291,14 @@ func TestDeleteOutsideProject(t *testing.T) {
 		cmdCase("rm -f /srv/www/app/index.html", false),          // not recursive
 	})
 }
+
+// A database server's data directory, deleted here or on a remote host.
+func TestDataStoreDelete(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("rm -rf /var/lib/postgresql/14/main", true),
+		cmdCase(`ssh prod-db "rm -rf /var/lib/postgresql/14/main"`, true),
+		cmdCase("ansible all -i inventory/prod.ini -b -m shell -a 'rm -rf /var/lib/mongodb/data'", true),
+		cmdCase(`ssh ci "rm -rf /var/lib/jenkins/workspace/web"`, false),
+		cmdCase("rm -rf ./data/postgresql", false),
+	})
+}

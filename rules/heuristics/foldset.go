@@ -137,6 +137,14 @@ func (fs *foldSet) scanBits(s string, want uint32) uint32 {
 	return got
 }
 
+// keyringMarkers are the calls that read a secret from the desktop keyring
+// (GNOME Keyring, KWallet, macOS Keychain) from code: Python's keyring
+// and secretstorage, libsecret through GObject, Node's keytar.
+var keyringMarkers = []string{
+	"keyring.get_password", "keyring.get_credential", "get_secret(", "secret.password_lookup", "secret_password_lookup",
+	"keytar.getpassword", "').getpassword(", "\").getpassword(", "findcredentials(", "findpassword(",
+}
+
 // Traits of interpreter code (an inline one-liner), found together in one
 // pass by codeMarkers.
 const (
@@ -147,6 +155,7 @@ const (
 	traitShell                         // shellMarkers: spawns a shell or process
 	traitPost                          // ".post("
 	traitSocketWord                    // "socket"
+	traitKeyring                       // keyringMarkers: reads the desktop keyring
 	// Traits of the module flags (moduleFlags) rather than the code.
 	traitModFetch
 	traitModSocket
@@ -164,6 +173,7 @@ var (
 		fs.addAll(traitShell, shellMarkers)
 		fs.addAll(traitPost, []string{".post("})
 		fs.addAll(traitSocketWord, []string{"socket"})
+		fs.addAll(traitKeyring, keyringMarkers)
 		return fs
 	}()
 	moduleMarkers = func() *foldSet {
@@ -174,7 +184,7 @@ var (
 	}()
 )
 
-const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord
+const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring
 const allModuleTraits = traitModFetch | traitModSocket
 
 // codeTraits returns the traits of v's inline code and module flags,

@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Guards the agent would slip past, and traces it would erase.
 //
@@ -84,6 +87,12 @@ func antiForensics(cs *cmdScan, v *cmdView) string {
 	if strings.HasPrefix(v.c.Name, "/dev/shm/") {
 		return "runs " + v.c.Name + " from shared memory, where nothing is left on disk"
 	}
+	if name := baseName(v.c.Name); len(name) > 2 && masqueradeName(name) && strings.HasPrefix(name, "[") && strings.Contains(v.c.Name, "/") {
+		return "runs " + v.c.Name + ", a program named like a kernel thread"
+	}
+	if dir := dotsOnlyDir(v.c.Name); dir != "" {
+		return "runs " + v.c.Name + " from a directory named " + strconv.Quote(dir) + ", made to be overlooked"
+	}
 	if v.c.Program == "exec" { // the view's program is the one exec runs
 		name := ""
 		flagValues(v.c.Args, 'a', "", func(n string) { name = n })
@@ -130,6 +139,22 @@ func builtBefore(cs *cmdScan, v *cmdView, path string) bool {
 		}
 	}
 	return false
+}
+
+// dotsOnlyDir returns a directory of path named only with dots and
+// blanks beyond "." and ".." ("...", ". ", ".. "), or "": a name that
+// ls -a lists as if it were one of those two.
+func dotsOnlyDir(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return ""
+	}
+	for part := range strings.SplitSeq(path[:i], "/") {
+		if part != "." && part != ".." && part != "" && strings.Trim(part, ". \t") == "" {
+			return part
+		}
+	}
+	return ""
 }
 
 // masqueradeName reports process names that pose as a kernel thread

@@ -59,7 +59,14 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if zero && (hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces")) {
 				return "scales every workload of a kind to zero replicas, so none of them serves", false
 			}
+		case "patch", "set":
+			if what := kubeRoleWidened(v, ops); what != "" {
+				return what, true
+			}
 		case "create":
+			if (op(1) == "clusterrole" || op(1) == "role") && wildcardRule(v) {
+				return "creates a role that may do anything (--verb='*' --resource='*')", true
+			}
 			if op(1) == "clusterrolebinding" || op(1) == "rolebinding" {
 				// The role is what --clusterrole names; the binding's own
 				// name may be anything, cluster-admin included.
@@ -192,6 +199,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if kw := destructiveSQL(text); kw != "" {
 				return "runs " + kw + " given on its standard input", false
 			}
+		}
+	case "eksctl":
+		if op(0) == "delete" {
+			return "deletes EKS resources (eksctl delete " + op(1) + ")", false
 		}
 	case "doctl":
 		if containsArg(ops, "delete") || containsArg(ops, "rm") || containsArg(ops, "d") && len(ops) > 2 {
@@ -1128,6 +1139,9 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	}
 	ops := infraOperands(v)
 	ev := func() string { return v.prog + " " + evJoin(v.args) }
+	if where := kubeProductionExec(v, ops); where != "" && s.enabled(rInfraProdExec) {
+		s.add(rInfraProdExec, v.prog+" "+ops[0]+" runs in production ("+where+"): what runs there acts on live data and users; a human should approve it", ev())
+	}
 	if what := acceleratorFleet(v, ops); what != "" {
 		s.add(rDisruptAcceleratorFleet, what+": a fleet of accelerators bills by the hour and is how a hijacked cloud account is mined with; a human should approve it", ev())
 	}
@@ -1156,6 +1170,101 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		return
 	}
 	s.add(rInfraDestroy, v.prog+" "+what+": nothing brings it back; a human should approve it", ev())
+}
+
+// kubeProductionExec returns the production context, cluster, namespace
+// or kubeconfig a kubectl exec, attach, debug or cp runs in, or "".
+func kubeProductionExec(v *cmdView, ops []string) string {
+	if v.prog != "kubectl" && v.prog != "oc" || len(ops) == 0 {
+		return ""
+	}
+	switch ops[0] {
+	case "exec", "attach", "debug", "cp", "rsh", "rsync":
+	default:
+		return ""
+	}
+	where := ""
+	for _, f := range []struct {
+		short byte
+		long  string
+	}{{0, "context"}, {0, "cluster"}, {'n', "namespace"}, {0, "kubeconfig"}} {
+		flagValues(v.args, f.short, f.long, func(val string) {
+			if where == "" && namedForProduction(val) {
+				where = val
+			}
+		})
+	}
+	return where
+}
+
+// namedForProduction reports a name with prod, production or prd as one
+// of its words (gke_acme-prod_us-central1, production, eu-prd-1), not
+// inside one (product, prodigy).
+func namedForProduction(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for _, w := range words {
+		switch strings.TrimRight(w, "0123456789") {
+		case "prod", "production", "prd":
+			return true
+		}
+	}
+	return false
+}
+
+// kubeRoleWidened says how kubectl patch / set subject widens RBAC, or "":
+// rules that allow every verb or resource patched into a role (patch
+// clusterrole view -p '…"verbs":["*"]…'), or an account added to the
+// cluster-admin binding (set subject clusterrolebinding cluster-admin
+// --user …, a patch of its subjects).
+func kubeRoleWidened(v *cmdView, ops []string) string {
+	op := func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+	if op(0) == "set" {
+		kind, name := splitKubeRef(op(2), op(3))
+		if op(1) == "subject" && kind == "clusterrolebinding" && (name == "cluster-admin" || name == "admin") {
+			return "adds an account to the " + name + " binding"
+		}
+		return ""
+	}
+	kind, name := splitKubeRef(op(1), op(2))
+	patch := ""
+	flagValues(v.args, 'p', "patch", func(p string) { patch = p })
+	switch kind {
+	case "clusterrole", "role":
+		if strings.Contains(patch, "*") && (strings.Contains(patch, "verbs") || strings.Contains(patch, "resources")) {
+			return "widens the " + kind + " " + name + " to every verb or resource"
+		}
+	case "clusterrolebinding":
+		if (name == "cluster-admin" || strings.Contains(patch, "cluster-admin")) && strings.Contains(patch, "subjects") {
+			return "adds an account to a cluster-admin binding"
+		}
+	}
+	return ""
+}
+
+// splitKubeRef reads KIND NAME or KIND/NAME, with the kind lower-cased and
+// its API group (clusterroles.rbac.authorization.k8s.io) and plural dropped.
+func splitKubeRef(kind, name string) (string, string) {
+	if k, n, ok := strings.Cut(kind, "/"); ok {
+		kind, name = k, n
+	}
+	kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
+	return strings.TrimSuffix(kind, "s"), name
+}
+
+// wildcardRule reports kubectl create role flags that allow every verb
+// and every resource.
+func wildcardRule(v *cmdView) bool {
+	verbs, resources := false, false
+	flagValues(v.args, 0, "verb", func(x string) { verbs = verbs || strings.Contains(x, "*") })
+	flagValues(v.args, 0, "resource", func(x string) { resources = resources || strings.Contains(x, "*") })
+	return verbs && resources
 }
 
 // awsAttribute returns the value of --attribute (ec2 modify-instance-attribute).

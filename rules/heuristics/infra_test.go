@@ -94,6 +94,15 @@ func TestCloudAccessGrant(t *testing.T) {
 		cmdCase("aws iam list-users", false),
 		cmdCase("kubectl create rolebinding ops --clusterrole admin --group=ops -n prod", true),
 		cmdCase("kubectl create rolebinding v --clusterrole=view --user=dev", false),
+		// RBAC widened in place.
+		cmdCase(`kubectl patch clusterrole view --type=json -p '[{"op":"add","path":"/rules/-","value":{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}}]'`, true),
+		cmdCase(`kubectl patch clusterrolebinding/cluster-admin --type=json -p '[{"op":"add","path":"/subjects/-","value":{"kind":"User","name":"x"}}]'`, true),
+		cmdCase("kubectl set subject clusterrolebinding cluster-admin --serviceaccount=default:runner", true),
+		cmdCase("kubectl create clusterrole all --verb='*' --resource='*'", true),
+		cmdCase("kubectl create role pod-reader --verb=get,list --resource=pods -n dev", false),
+		cmdCase(`kubectl patch role/dev-reader -n dev --type=json -p '[{"op":"add","path":"/rules/0/verbs/-","value":"watch"}]'`, false),
+		cmdCase("kubectl set subject rolebinding dev-view --user=alice -n dev", false),
+		cmdCase(`kubectl patch deployment api -p '{"spec":{"replicas":3}}'`, false),
 		// The binding's name is not its role.
 		cmdCase("kubectl create rolebinding cluster-admin-readers --clusterrole=view --group=auditors", false),
 		cmdCase("gcloud projects get-iam-policy proj", false),
@@ -352,6 +361,10 @@ func TestInfraMoreStores(t *testing.T) {
 		cmdCase("gsutil ls -r gs://acme-prod-backups", false),
 		cmdCase("gsutil rm gs://b/one-object.txt", false),
 		cmdCase("doctl compute droplet list", false),
+		cmdCase("eksctl delete cluster --name prod-us-east-1 --region us-east-1 --wait", true),
+		cmdCase("eksctl delete nodegroup --cluster prod --name ng-1", true),
+		cmdCase("eksctl get clusters --region us-east-1", false),
+		cmdCase("kind delete cluster --name dev", false),
 		cmdCase("etcdctl get /registry --prefix --keys-only", false),
 		cmdCase("npx prisma migrate dev --name add_users", false),
 	})
@@ -445,5 +458,18 @@ func TestKrewRemoteManifest(t *testing.T) {
 		cmdCase(`kubectl krew install --manifest-url=https://kube-plugins.example/ctx.yaml`, true),
 		cmdCase(`kubectl krew install --manifest=ctx.yaml --archive=https://dl.example.net/ctx.tar.gz`, true),
 		cmdCase(`kubectl krew install ctx ns`, false),
+	})
+}
+
+func TestProductionExec(t *testing.T) {
+	runRuleCases(t, "infra.production-exec", []ruleCase{
+		cmdCase("kubectl --context gke_acme-prod_us-central1_main -n checkout exec -it deploy/checkout -- /bin/sh", true),
+		cmdCase("kubectl exec -n production api-0 -- env", true),
+		cmdCase("kubectl --kubeconfig ~/.kube/prd.yaml cp api-0:/data/dump.sql ./dump.sql", true),
+		cmdCase("oc rsh -n prod-eu pod/web-1", true),
+		cmdCase("kubectl exec -n dev api-0 -- env", false),
+		cmdCase("kubectl -n product-catalog exec api-0 -- ls", false),
+		cmdCase("kubectl logs -n prod deploy/api --tail=100", false),
+		cmdCase("kubectl --context kind-dev exec -it deploy/web -- sh", false),
 	})
 }

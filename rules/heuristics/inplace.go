@@ -175,7 +175,17 @@ func perlInPlaceArgs(args []string) (files, code []string, ok bool) {
 				}
 				code = append(code, val)
 				break flags
-			case 'M', 'm', 'I', 'x', 'l', '0', 'C', 'd', 'D':
+			case '0', 'l':
+				// -0[digits] and -l[digits] take only digits (-0777,
+				// -0x1F): flags may follow them in the word (-0pi).
+				digits := "01234567"
+				if a[j] == '0' && j+1 < len(a) && (a[j+1] == 'x' || a[j+1] == 'X') {
+					j, digits = j+1, "0123456789abcdefABCDEF"
+				}
+				for j+1 < len(a) && strings.IndexByte(digits, a[j+1]) >= 0 {
+					j++
+				}
+			case 'M', 'm', 'I', 'x', 'C', 'd', 'D':
 				break flags // the rest of the word is this option's value
 			}
 		}

@@ -97,3 +97,21 @@ func FuzzSedInsertedText(f *testing.F) {
 		sedSubstitution(script, &p)
 	})
 }
+
+// perl's -0 and -l take digits only: flags may follow in the same word.
+func TestPerlInPlaceDigitOptions(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"-0pi", "-e", "s/a//", "f.py"}, true},
+		{[]string{"-0777pi", "-e", "s/a//", "f.py"}, true},
+		{[]string{"-0x1Fpi", "-e", "s/a//", "f.py"}, true},
+		{[]string{"-lpi", "-e", "s/a//", "f.py"}, true},
+		{[]string{"-0777", "-ne", "print", "f.py"}, false},
+	} {
+		if _, _, ok := perlInPlaceArgs(tt.args); ok != tt.ok {
+			t.Errorf("%q: in place %t, want %t", tt.args, ok, tt.ok)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 //   - an install (pip, uv, poetry, pipenv, npm / pnpm / yarn / bun and
 //     their runners, gem, cargo, go get / install, composer require);
 //   - text written into a manifest (requirements*.txt, go.mod,
-//     Cargo.toml, package.json, Gemfile), by a command or by sed.
+//     Cargo.toml, package.json, Gemfile, .pre-commit-config.yaml), by a
+//     command or by sed.
 //
 // A name is a look-alike when it is not among the well-known names of
 // its ecosystem (popular/*.txt) and is one edit (a letter added, dropped,
@@ -36,10 +37,11 @@ const (
 	ecoGems
 	ecoGo
 	ecoComposer
+	ecoPreCommit // pre-commit hook repositories, by owner only
 	numEcosystems
 )
 
-var ecoFiles = [numEcosystems]string{"pypi", "npm", "crates", "gems", "golang", "composer"}
+var ecoFiles = [numEcosystems]string{"pypi", "npm", "crates", "gems", "golang", "composer", "precommit"}
 
 //go:embed popular/*.txt
 var popularFiles embed.FS
@@ -222,10 +224,12 @@ func lookalikeDep(d depRef) string {
 			continue
 		}
 		n := normalisePackage(d.eco, cand)
-		if home := set.home[n]; home != "" && owner != home {
+		// Hook repositories share generic names (pre-commit-hooks) across
+		// owners: only an owner named like a publisher's marks one.
+		if home := set.home[n]; home != "" && owner != home && d.eco != ecoPreCommit {
 			return "it fetches " + n + " from " + owner + "/" + repo + ", not from the registry or " + home + ", who publish it"
 		}
-		if p := lookalikeOf(d.eco, n); p != "" {
+		if p := lookalikeOf(d.eco, n); p != "" && d.eco != ecoPreCommit {
 			return "it fetches " + cand + ", one letter from the well-known " + p + ", from " + owner + "/" + repo
 		}
 	}
@@ -528,6 +532,13 @@ func manifestDeps(base, text string) []depRef {
 			} else if versionLike(strings.Trim(val, `"', `)) {
 				out = append(out, depRef{eco: eco, name: key})
 			}
+		case ecoPreCommit:
+			// - repo: https://github.com/owner/name
+			if _, u, ok := strings.Cut(line, "repo:"); ok {
+				if u = strings.Trim(strings.TrimSpace(u), `"'`); strings.Contains(u, "/") {
+					out = append(out, depRef{eco: ecoPreCommit, url: u})
+				}
+			}
 		case ecoGems:
 			if rest, ok := strings.CutPrefix(line, "gem "); ok {
 				out = append(out, depRef{eco: ecoGems, name: strings.Trim(strings.TrimSpace(strings.SplitN(rest, ",", 2)[0]), `"'`)})
@@ -548,6 +559,8 @@ func manifestEcosystem(base string) (ecosystem, bool) {
 		return ecoNPM, true
 	case base == "Gemfile":
 		return ecoGems, true
+	case base == ".pre-commit-config.yaml":
+		return ecoPreCommit, true
 	case strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt"), strings.HasPrefix(base, "constraints") && strings.HasSuffix(base, ".txt"):
 		return ecoPyPI, true
 	}

@@ -161,3 +161,21 @@ func FuzzManifestDeps(f *testing.F) {
 		codeHostRepo(text)
 	})
 }
+
+// Hook repositories: many owners publish a pre-commit-hooks, so only an
+// owner named like a publisher's is a look-alike.
+func TestLookalikeHookRepos(t *testing.T) {
+	hook := func(url string) string {
+		return "cat >> .pre-commit-config.yaml <<'EOF'\n  - repo: " + url + "\n    rev: v1.0.0\n    hooks:\n      - id: x\nEOF"
+	}
+	runRuleCases(t, "supply-chain.lookalike-package", []ruleCase{
+		cmdCase(hook("https://github.com/pre-commlt/pre-commit-hooks"), true),
+		cmdCase(hook("https://github.com/psf-mirror/black"), true),
+		cmdCase(hook("https://github.com/pycqa-dev/flake8"), true),
+		cmdCase(hook("https://github.com/pre-commit/pre-commit-hooks"), false),
+		cmdCase(hook("https://github.com/Lucas-C/pre-commit-hooks"), false),
+		cmdCase(hook("https://github.com/astral-sh/ruff-pre-commit"), false),
+		toolCase("file tool", "write_file", map[string]any{"path": ".pre-commit-config.yaml",
+			"content": "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commlt\n    rev: v0.4.0\n"}, false),
+	})
+}

@@ -414,10 +414,40 @@ func classify(abs, home string) (sensitivity, string) {
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
-	if isDotenv(baseName(abs)) {
-		return sensDotenv, "a .env file"
+	if label := projectSecretFile(baseName(abs)); label != "" {
+		return sensDotenv, label
 	}
 	return sensNone, ""
+}
+
+// projectSecretFile names the kind of a project file that holds secrets
+// by its name, or returns "": .env files, and secrets or credentials
+// files in a data format (config/secrets.yml, credentials.json), Rails's
+// master.key. Encrypted stores (credentials.yml.enc) and
+// templates (secrets.example.yml) are not.
+func projectSecretFile(base string) string {
+	if isDotenv(base) {
+		return "a .env file"
+	}
+	switch base {
+	case "master.key":
+		return "a secrets file"
+	}
+	stem, ext, ok := strings.Cut(strings.ToLower(base), ".")
+	if !ok {
+		return ""
+	}
+	switch stem {
+	case "secrets", "secret", "credentials", "creds":
+	default:
+		return ""
+	}
+	switch ext {
+	case "yml", "yaml", "json", "toml", "ini", "env", "properties", "xml", "conf", "cfg", "txt",
+		"production.yml", "production.yaml", "production.json", "prod.yml", "prod.yaml", "prod.json":
+		return "a secrets file"
+	}
+	return ""
 }
 
 // isSSHPrivate reports whether a path under .ssh may hold a private key:

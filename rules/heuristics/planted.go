@@ -37,7 +37,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
-		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && len(files) == 0 && len(s.act.Attachments) == 0 {
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
 		_, _, inPlace := inPlaceScripts(v) // its substitutions are judged with their patterns (weakening.go)
@@ -50,6 +50,9 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		}
 		if file, filter, ok := cs.filterEdit(v); ok {
 			s.judgeFilterEdit(file, filter)
+		}
+		if v.prog == "curl" {
+			s.checkCurlConfig(cs, v, files)
 		}
 		if len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // nothing written before, nothing attached
@@ -84,6 +87,31 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 				"writes "+baseName(f.abs)+" into "+dir+", where it runs whenever "+baseName(f.abs)+" is called")
 		}
 	}
+}
+
+// checkCurlConfig judges the options curl reads from a configuration
+// file the line shows (curl -K FILE after writing FILE, curl -K - with
+// the text on its input) as the command line they stand for: a config
+// can name what to fetch and where to write it (output = ~/.bashrc) as
+// well as any option can.
+func (s *scan) checkCurlConfig(cs *cmdScan, v *cmdView, files []planted) {
+	flagValues(v.args, 'K', "config", func(cfg string) {
+		content, found := "", false
+		if cfg == "-" || cfg == "/dev/stdin" {
+			content, found = cs.stdinText(v)
+		} else {
+			abs := cs.resolveIn(v.c, cfg).Abs
+			for k := range files {
+				if files[k].abs == abs {
+					content, found = files[k].content, true
+					files[k].run = true
+				}
+			}
+		}
+		if args := shell.CurlConfigArgs(content); found && args != "" {
+			s.judgePlanted("shell", "curl "+args, cfg, "curl reads its options from "+cfg)
+		}
+	})
 }
 
 // commandDir returns the directory on a user's PATH that abs is written

@@ -111,8 +111,11 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
 				}
 			case "git":
-				for _, a := range v.args {
+				for i, a := range v.args {
 					if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
+						if cs.projectHooksDir(v, i) {
+							break // husky, lefthook: the repository's own hooks, which it versions
+						}
 						s.add(rPersistGitHooks, "points git's core.hooksPath at another directory: every git command would run its scripts; review them first", "git "+evJoin(v.args))
 						break
 					}
@@ -786,4 +789,27 @@ func composeHostAccess(text string) string {
 		}
 	}
 	return ""
+}
+
+// projectHooksDir reports a core.hooksPath (v.args[at], its value after
+// "=" or in the next argument) set for this repository only to a
+// directory inside the project (.githooks, .husky): the hooks that run are
+// the project's own files, and a hook the line writes there is judged as
+// code where it is written.
+func (cs *cmdScan) projectHooksDir(v *cmdView, at int) bool {
+	if hasLongFlag(v.args, "global") || hasLongFlag(v.args, "system") || cs.root == "" {
+		return false
+	}
+	_, dir, ok := strings.Cut(v.args[at], "=")
+	if !ok {
+		if at+1 >= len(v.args) {
+			return false
+		}
+		dir = v.args[at+1]
+	}
+	if dir == "" || strings.ContainsAny(dir, "$`") {
+		return false
+	}
+	abs := cs.resolveIn(v.c, dir).Abs
+	return isBelow(abs, cs.root)
 }

@@ -123,6 +123,11 @@ func TestPersistenceGitHooks(t *testing.T) {
 		cmdCase("git -c core.hooksPath=/tmp/h commit -m x", true),
 		toolCase("write hook", "write_file", map[string]any{"path": ".git/hooks/pre-push", "content": "#!/bin/sh\nexit 0\n"}, true),
 		cmdCase("git config --get core.hooksPath", false),
+		// The project's own hooks directory, for this repository.
+		cmdCase("git config --local core.hooksPath .githooks", false),
+		cmdCase("git config core.hooksPath .husky/_", false),
+		cmdCase("git config --global core.hooksPath .githooks", true),
+		cmdCase("git config core.hooksPath ../../.cache/h", true),
 		cmdCase("ls .git/hooks", false),
 		cmdCase("git config user.name dev", false),
 		toolCase("read hook", "read_file", map[string]any{"path": ".git/hooks/pre-commit.sample"}, false),

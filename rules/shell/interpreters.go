@@ -146,7 +146,7 @@ const (
 // a value), and perl -pie'…' is -p -i with the backup suffix "e…".
 var gluedOptions = map[string]struct{ values, plain string }{
 	"python": {"c", "bBdEhiIOPqsSuvVx"},
-	"perl":   {"eE", "aclnpsStTuUwW"}, // -l takes only digits: -le'…' is -l -e
+	"perl":   {"eE", "aclnpsStTuUwW0123456789"}, // -0 and -l take only digits: -le'…' is -l -e, -0777ne'…' -0777 -n -e
 	"ruby":   {"e", "acdlnpsvwyW"},
 	"php":    {"r", "nqHe"},
 	"lua":    {"e", ""},

@@ -495,6 +495,8 @@ func (w *walker) gitCommands(args []field, fr frame) {
 			i++
 			if k, v, ok := strings.Cut(args[i].text, "="); ok && GitExecKey(k) {
 				w.gitValue(k, v, fr)
+			} else if ok {
+				w.gitExtURL(v, fr) // -c remote.origin.url=ext::…
 			}
 			continue
 		case strings.HasPrefix(t, "--config-env"):
@@ -504,6 +506,9 @@ func (w *walker) gitCommands(args []field, fr frame) {
 			continue
 		case strings.HasPrefix(t, "-"):
 			continue
+		}
+		for _, a := range args[i:] {
+			w.gitExtURL(a.text, fr)
 		}
 		if t != "config" {
 			return
@@ -532,6 +537,52 @@ func (w *walker) gitCommands(args []field, fr frame) {
 			w.gitValue(clean[0], clean[len(clean)-1], fr)
 		}
 		return
+	}
+}
+
+// gitExtURL follows a remote address of git's ext transport,
+// ext::COMMAND ARGS…: git runs the command itself to talk to the
+// "remote", with no shell between. "% " is a space inside an argument,
+// "%%" a percent sign; %s, %S and %G stand for what git fills in.
+func (w *walker) gitExtURL(url string, fr frame) {
+	cmd, ok := strings.CutPrefix(url, "ext::")
+	if !ok || strings.TrimSpace(cmd) == "" {
+		return
+	}
+	var words []string
+	var cur strings.Builder
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '%' && i+1 < len(cmd):
+			i++
+			switch cmd[i] {
+			case ' ':
+				cur.WriteByte(' ')
+			case '%':
+				cur.WriteByte('%')
+			case 's', 'S':
+				cur.WriteString("git-upload-pack")
+			case 'G':
+				cur.WriteString("repo")
+			default:
+				cur.WriteByte('%')
+				cur.WriteByte(cmd[i])
+			}
+		case c == ' ':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	if len(words) > 0 {
+		w.nested(quoteWords(words), fr, "git ext::")
 	}
 }
 

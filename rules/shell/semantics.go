@@ -338,6 +338,12 @@ var envVars = map[string]bool{
 // paramValue returns the value of a plain $NAME / ${NAME} or of
 // ${NAME:-word} / ${NAME-word} when the line makes it known.
 func (w *walker) paramValue(x *syntax.ParamExp, fr frame) (string, bool) {
+	if target, ok := w.indirectName(x); ok {
+		if v, had := w.sem.vars[target]; had && v.known && len(v.vals) > 0 {
+			return v.vals[w.pickOf(target)], true
+		}
+		return "", false
+	}
 	if x.Param == nil || x.Length || x.Excl || x.Width || x.IsSet || x.Slice != nil ||
 		x.Repl != nil || x.Index != nil || x.Names != 0 {
 		return "", false
@@ -367,6 +373,21 @@ func (w *walker) paramValue(x *syntax.ParamExp, fr frame) (string, bool) {
 		return "", false // the shell stops here
 	}
 	return w.staticWord(x.Exp.Word, fr)
+}
+
+// indirectName returns the variable ${!NAME} refers to, when the line
+// gives NAME a value that is a variable's name: k=AWS_SECRET_ACCESS_KEY;
+// echo ${!k} reads $AWS_SECRET_ACCESS_KEY.
+func (w *walker) indirectName(x *syntax.ParamExp) (string, bool) {
+	if !x.Excl || x.Param == nil || x.Length || x.Width || x.IsSet || x.Slice != nil || x.Repl != nil ||
+		x.Index != nil || x.Names != 0 || x.Exp != nil {
+		return "", false
+	}
+	v, had := w.sem.vars[x.Param.Value]
+	if !had || !v.known || len(v.vals) != 1 || !isName(v.vals[0]) {
+		return "", false
+	}
+	return v.vals[0], true
 }
 
 // pickOf is which of a variable's values the word being rendered uses.

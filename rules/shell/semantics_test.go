@@ -94,6 +94,10 @@ func TestValues(t *testing.T) {
 		{"rm -rf \"$(dirname /home/dev/.ssh/id_rsa)\"", []string{"rm -rf /home/dev/.ssh"}},
 		{"rm -rf ${T:-/}", []string{"rm -rf /"}},
 		{"T=build; rm -rf ${T:-/}", []string{"rm -rf build"}},
+		// ${!k} is the variable k names: known or, if not, named.
+		{"d=/; k=d; rm -rf ${!k}", []string{"rm -rf /"}},
+		{"k=AWS_SECRET_ACCESS_KEY; echo \"v=${!k}\"", []string{"echo v=${AWS_SECRET_ACCESS_KEY}"}},
+		{"echo ${!k}", []string{"echo ${!k}"}},
 		{"CMD='rm -rf /'; $CMD", []string{"rm -rf /"}},
 		{"export P=/etc/shadow; bash -c 'cat $P'", []string{"1:bash -c: cat /etc/shadow"}},
 		{"P=/etc/shadow; bash -c 'cat $P'", []string{"1:bash -c: cat $P"}},
@@ -225,7 +229,6 @@ func TestDialect(t *testing.T) {
 		"sh <<'EOF'\nfunction f { id; }\nEOF",
 		"zsh -c 'ls *(e:x:)'",
 		"csh -c 'echo `id`'",
-		"shopt -s expand_aliases; alias ls=id; ls",
 		"enable -f x.so x",
 		"BASH_ENV=x.sh bash -c true",
 		"python3 -c 'import os; os.system(\"true &>/dev/null id\")'",
@@ -242,6 +245,8 @@ func TestDialect(t *testing.T) {
 		"sh -c 'for f in *.go; do echo \"$f\"; done'",
 		"zsh -c 'git status'",
 		"shopt -s nullglob; set -euo pipefail",
+		// Aliases are followed whether or not the line turns them on.
+		"shopt -s expand_aliases\nalias dc='docker compose'\ndc ps",
 	}
 	for _, src := range clean {
 		if s := Parse(src); s.HasEvasion("dialect") {
@@ -293,6 +298,10 @@ func TestCodeRunners(t *testing.T) {
 		{"git -c core.pager=id log", "1:git core.pager: id"},
 		{"git config alias.x '!id'", "1:git alias.x: id"},
 		{"git config --global filter.f.clean id", "1:git filter.f.clean: id"},
+		// git's ext transport runs its "address": % is its escape.
+		{"git -c protocol.ext.allow=always clone 'ext::sh -c id% -u%%' d", "2:sh -c: id -u%"},
+		{"git fetch ext::id", "1:git ext::: id"},
+		{"git -c remote.o.url='ext::nc h 1' fetch o", "1:git ext::: nc h 1"},
 		{"GIT_SSH_COMMAND='id' git fetch", "1:$GIT_SSH_COMMAND: id"},
 		{"export PAGER=id", "1:$PAGER: id"},
 		{"LESSOPEN='|id %s' less f", "1:$LESSOPEN: id %s"},
@@ -377,6 +386,8 @@ func TestCodeRunners(t *testing.T) {
 		{`perl -e'system("id")'`, "1:perl: id"},
 		{`perl -le'system("id")'`, "1:perl: id"},
 		{`perl -ne'system("id")' f`, "1:perl: id"},
+		{`perl -0pe 'system("id")' f`, "1:perl: id"},
+		{`perl -0777ne'system("id")' f`, "1:perl: id"},
 		{`ruby -e'system("id")'`, "1:ruby: id"},
 		{`ruby -rsocket -e'system("id")'`, "1:ruby: id"},
 		{`php -r'system("id");'`, "1:php: id"},
@@ -395,6 +406,7 @@ func TestCodeRunners(t *testing.T) {
 		"sed e f",
 		`perl -e 'open(F, "| sh"); print F "id"'`,
 		"vim -c ':shell'",
+		`alias x="$y"; x`,
 	}
 	for _, src := range opaque {
 		if s := Parse(src); !s.HasEvasion("opaque-code") {

@@ -215,6 +215,14 @@ func (b *wordBuilder) value(v string, quoted bool) {
 // it contains.
 func (b *wordBuilder) expansion(p syntax.WordPart) {
 	b.w.checkDialect(p, b.fr)
+	if pe, ok := p.(*syntax.ParamExp); ok {
+		if target, ok := b.w.indirectName(pe); ok {
+			// ${!k} stands for the variable k names, whose value is not known.
+			b.buf = append(b.buf, "${"+target+"}"...)
+			b.cur.dynamic = true
+			return
+		}
+	}
 	b.buf = append(b.buf, b.w.raw(p, b.fr)...)
 	switch x := p.(type) {
 	case *syntax.CmdSubst:
