@@ -234,7 +234,7 @@ var baseRules = [numRules]Rule{
 		"crontab -r removes every scheduled job of the user; only a backup brings them back."},
 
 	rPrivElevation: {"privilege.elevation", CategoryPrivilege, medium, escalate,
-		"Runs a command as another user (sudo, su, doas, pkexec)."},
+		"Runs a command as another user (sudo, su, doas, pkexec), or takes root's identity by itself: capsh / setpriv with uid or gid 0, inline code calling setuid(0) (through a capability or a setuid interpreter)."},
 	rPrivUnsafePerms: {"privilege.unsafe-permissions", CategoryPrivilege, high, block,
 		"Sets setuid/setgid bits, or makes a system or home path world-writable."},
 	rPersistCron: {"persistence.cron", CategoryPrivilege, high, block,
@@ -264,7 +264,7 @@ var baseRules = [numRules]Rule{
 	rSecretCommit: {"secret.commit", CategorySecrets, high, escalate,
 		"Adds a secrets file to git (git add -f .env, git commit id_rsa, credentials files): once pushed, it stays in the history of everyone who clones."},
 	rPersistPathHijack: {"persistence.path-hijack", CategoryPrivilege, high, block,
-		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it."},
+		"Writes, copies or links a program named like sudo, su, ssh, git or gpg into a directory on the user's PATH (~/bin, ~/.local/bin): it runs in place of the real one, and sees the passwords and keys typed into it. Also a directory where the line just wrote a program named like a system one (curl, tar, cat) put first on PATH for what runs next: every call of that name from a privileged script runs the line's file."},
 
 	rPrivAccount: {"privilege.account-tamper", CategoryPrivilege, critical, block,
 		"Edits sudoers or the account databases, or creates a root-equivalent account."},

@@ -98,7 +98,9 @@ func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string)
 		if label := projectSecretFile(p); label != "" {
 			return sensDotenv, label
 		}
-		return sensNone, ""
+		if !strings.HasSuffix(p, ".keytab") && !strings.HasPrefix(p, "krb5cc") {
+			return sensNone, ""
+		}
 	}
 	return classify(cs.resolveIn(c, p).Abs, cs.home)
 }
@@ -465,7 +467,8 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 			hunting = hunting || keyHuntNameSet.in(a)
 			continue
 		}
-		hunting = hunting || keyHuntTextSet.in(a) || (v.prog != "grep" && v.prog != "rg" && keyHuntNameSet.in(a))
+		hunting = hunting || keyHuntTextSet.in(a) || (v.prog != "grep" && v.prog != "rg" && keyHuntNameSet.in(a)) ||
+			strings.ContainsAny(a, "(|?") && huntsInRegex(a)
 	}
 	if !hunting {
 		return
@@ -491,6 +494,17 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		s.add(rCredSearch, v.prog+" sweeps the disk or a home directory for keys and credentials: this is how stolen machines are looted; refuse it",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// huntsInRegex reports a regular expression that matches a word searched
+// for keys and credentials (pass(word|wd)? matches password).
+func huntsInRegex(pat string) bool {
+	for _, lit := range regexLiterals(pat) {
+		if keyHuntTextSet.in(lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkScannerSweep flags a secret scanner pointed at a home directory or

@@ -262,3 +262,14 @@ func TestKeyringLibraries(t *testing.T) {
 		cmdCase(`node -e "console.log(require('os').userInfo().username)"`, false),
 	})
 }
+
+// A search pattern written as a regular expression is read for the words
+// it matches.
+func TestSecretSearchRegex(t *testing.T) {
+	runRuleCases(t, "credential.secret-search", []ruleCase{
+		cmdCase(`grep -rIiE 'pass(word|wd)?\s*[=:]' /etc /opt /var/www /home 2>/dev/null`, true),
+		cmdCase(`rg -i '(api|secret)_?key' /home`, true),
+		cmdCase(`grep -rE 'pass(word|wd)?' src/`, false),
+		cmdCase(`grep -rnE '(TODO|FIXME)' /home/dev/project`, false),
+	})
+}

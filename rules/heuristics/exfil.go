@@ -130,7 +130,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			s.checkURLData(v)
 		}
 		if kind != "dns" {
-			s.checkSecretVariables(v, kind)
+			s.checkSecretVariables(cs, v, kind)
 		}
 		if !s.enabled(rExfilFile) {
 			continue
@@ -699,7 +699,7 @@ func revealsMachine(prog string, args []string) bool {
 // The value is not in the line, but the name says what it is. The
 // arguments and a here-document or here-string count; a command whose
 // hosts are not in the line (curl "$URL") is not judged.
-func (s *scan) checkSecretVariables(v *cmdView, kind string) {
+func (s *scan) checkSecretVariables(cs *cmdScan, v *cmdView, kind string) {
 	if !s.enabled(rExfilSecretVar) {
 		return
 	}
@@ -715,6 +715,9 @@ func (s *scan) checkSecretVariables(v *cmdView, kind string) {
 		}
 	}
 	if name == "" {
+		name = pipedSecretVariable(cs, v)
+	}
+	if name == "" {
 		return
 	}
 	var buf [4]string
@@ -727,6 +730,39 @@ func (s *scan) checkSecretVariables(v *cmdView, kind string) {
 			v.prog+" "+evJoin(v.args))
 		return
 	}
+}
+
+// pipedSecretVariable returns the secret variable whose value the
+// pipeline feeds v: echo "$CI_JOB_TOKEN" | base64 | curl -d @- …. Text
+// the line shows (echo, printf, a here-document) is followed back through
+// commands that only re-encode what they read.
+func pipedSecretVariable(cs *cmdScan, v *cmdView) string {
+	before := cs.before(v)
+	for k := len(before) - 1; k >= 0; k-- {
+		u := cs.view(before[k])
+		if u == nil {
+			return ""
+		}
+		if text, ok := cs.producedText(u); ok {
+			return secretVariableIn(text)
+		}
+		if !reencodes(u) {
+			return ""
+		}
+	}
+	return ""
+}
+
+// reencodes reports commands that pass what they read on in another
+// encoding or shape, its content intact: base64, compressors, hex dumps,
+// character and line filters.
+func reencodes(u *cmdView) bool {
+	switch u.prog {
+	case "base64", "base32", "basenc", "gzip", "bzip2", "xz", "zstd", "xxd", "od", "hexdump", "tr", "rev", "cat", "tee",
+		"openssl", "gpg", "uuencode", "sed", "awk", "cut", "paste", "fold", "iconv", "jq":
+		return true
+	}
+	return false
 }
 
 // secretVariableIn returns the first variable referenced in a ($NAME or

@@ -142,7 +142,14 @@ func (fs *foldSet) scanBits(s string, want uint32) uint32 {
 // and secretstorage, libsecret through GObject, Node's keytar.
 var keyringMarkers = []string{
 	"keyring.get_password", "keyring.get_credential", "get_secret(", "secret.password_lookup", "secret_password_lookup",
-	"keytar.getpassword", "').getpassword(", "\").getpassword(", "findcredentials(", "findpassword(",
+	"keytar.getpassword", "keytar').getpassword(", "keytar\").getpassword(", "findcredentials(", "findpassword(",
+}
+
+// setuidMarkers are calls that switch a process to root: code that makes
+// them abuses a capability (cap_setuid) or a setuid interpreter.
+var setuidMarkers = []string{
+	"setuid(0)", "setgid(0)", "setresuid(0", "setreuid(0", "setresgid(0", "setregid(0", "setuid 0", "process::sys.setuid(0",
+	"process.uid = 0", "process.uid=0",
 }
 
 // Traits of interpreter code (an inline one-liner), found together in one
@@ -156,6 +163,7 @@ const (
 	traitPost                          // ".post("
 	traitSocketWord                    // "socket"
 	traitKeyring                       // keyringMarkers: reads the desktop keyring
+	traitSetuidRoot                    // setuidMarkers: switches to uid or gid 0
 	// Traits of the module flags (moduleFlags) rather than the code.
 	traitModFetch
 	traitModSocket
@@ -174,6 +182,7 @@ var (
 		fs.addAll(traitPost, []string{".post("})
 		fs.addAll(traitSocketWord, []string{"socket"})
 		fs.addAll(traitKeyring, keyringMarkers)
+		fs.addAll(traitSetuidRoot, setuidMarkers)
 		return fs
 	}()
 	moduleMarkers = func() *foldSet {
@@ -184,7 +193,7 @@ var (
 	}()
 )
 
-const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring
+const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring | traitSetuidRoot
 const allModuleTraits = traitModFetch | traitModSocket
 
 // codeTraits returns the traits of v's inline code and module flags,

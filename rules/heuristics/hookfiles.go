@@ -34,6 +34,10 @@ func hookKind(abs string) string {
 	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
 		return "ci"
+	case base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml" || base == "taskfile.yaml":
+		return "taskfile"
+	case base == ".pre-commit-config.yaml" || base == "lefthook.yml" || base == ".lefthook.yml":
+		return "pre-commit"
 	case strings.HasSuffix(abs, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(abs, "/.config/git/config"):
 		return "gitconfig"
 	case base == "Dockerfile" || base == "Containerfile" || strings.HasPrefix(base, "Dockerfile.") || strings.HasSuffix(base, ".dockerfile"):
@@ -66,7 +70,7 @@ func hookKind(abs string) string {
 // hookCommands reads the commands a file of each kind holds, for the
 // kinds that are not code themselves (see judgePlanted).
 var hookCommands = map[string]func(string) []string{
-	"npm": packageScripts, "ci": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
+	"npm": packageScripts, "ci": workflowCommands, "taskfile": workflowCommands, "pre-commit": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
 }
@@ -173,6 +177,10 @@ func hookRunner(kind string) string {
 		return "Python tooling runs by itself"
 	case "ci":
 		return "CI runs on the next push"
+	case "taskfile":
+		return "task runs"
+	case "pre-commit":
+		return "git runs as hooks on every commit"
 	case "gitconfig":
 		return "configures commands git runs"
 	case "docker":
@@ -239,14 +247,12 @@ func workflowCommands(yml string) []string {
 		}
 		key = strings.TrimSpace(key)
 		val = strings.TrimSpace(val)
-		switch key {
-		case "run", "script", "before_script", "after_script", "command", "cmd":
-		default:
+		if !commandKey(key) {
 			continue
 		}
 		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
 		if val != "" && val != "|" && val != ">" && val != "|-" && val != ">-" {
-			out = append(out, strings.Trim(val, `"'`))
+			out = append(out, unquoteYAML(val))
 			continue
 		}
 		for i+1 < len(lines) {
@@ -259,10 +265,53 @@ func workflowCommands(yml string) []string {
 				break
 			}
 			i++
-			out = append(out, strings.Trim(strings.TrimPrefix(strings.TrimSpace(next), "- "), `"'`))
+			line := strings.TrimPrefix(strings.TrimSpace(next), "- ")
+			// A step written as a mapping (CircleCI's run: with name: and
+			// command:): its command key holds the command, the others
+			// are not commands.
+			if k, v, ok := strings.Cut(line, ":"); ok && yamlKey(k) && (v == "" || v[0] == ' ') {
+				if v = strings.TrimSpace(v); commandKey(k) && v != "" && v != "|" && v != ">" && v != "|-" && v != ">-" {
+					out = append(out, unquoteYAML(v))
+				}
+				continue
+			}
+			out = append(out, unquoteYAML(line))
 		}
 	}
 	return out
+}
+
+// unquoteYAML returns a scalar without the quotes that enclose all of it:
+// bash -c 'x | y' keeps its own.
+func unquoteYAML(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// commandKey reports the keys of CI, task-runner and hook files whose
+// value is a shell command or a list of them.
+func commandKey(key string) bool {
+	switch key {
+	case "run", "script", "before_script", "after_script", "command", "cmd", "cmds", "entry":
+		return true
+	}
+	return false
+}
+
+// yamlKey reports a plain YAML mapping key (name, working_directory,
+// no-output-timeout), as opposed to the start of a command.
+func yamlKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // ciExpressions rewrites the ${{ … }} expressions CI substitutes into a

@@ -1,5 +1,7 @@
 package heuristics
 
+import "strings"
+
 // A program of one's own ahead of the real one on PATH. ~/bin and
 // ~/.local/bin come before /usr/bin on most PATHs, so a file named sudo
 // written there is what runs the next time anyone types sudo: it asks for
@@ -10,14 +12,34 @@ package heuristics
 var hijackedTools = setOf("sudo", "su", "doas", "pkexec", "ssh", "scp", "sftp", "ssh-add", "ssh-agent", "passwd", "gpg", "gpg2",
 	"pinentry", "git", "kinit", "op", "aws", "gcloud", "kubectl", "vault")
 
+// scriptTools are programs that system and maintenance scripts call by
+// name, beyond those the rules already know.
+var scriptTools = setOf("tar", "gzip", "gunzip", "zip", "unzip", "cp", "mv", "rm", "mkdir", "chmod", "chown", "date", "id",
+	"whoami", "hostname", "uname", "ps", "service", "systemctl", "mount", "umount", "find", "sed", "awk", "sort", "uniq",
+	"cut", "tr", "xargs", "python", "python3", "perl", "bash", "sh", "rsync", "mysqldump", "pg_dump", "mysql", "psql",
+	"logger", "mail", "sendmail", "ip", "ifconfig", "netstat", "ss", "kill", "pkill", "sleep", "basename", "dirname")
+
 // checkPathHijack judges files the line writes, copies or links into a
 // user's command directory under such a name.
 func (s *scan) checkPathHijack(cs *cmdScan) {
 	if !s.enabled(rPersistPathHijack) {
 		return
 	}
+	var written []string // what the line wrote by name so far
 	for i := range cs.views {
 		v := &cs.views[i]
+		if dir, name := cs.pathAheadOfWritten(v, written); dir != "" {
+			s.add(rPersistPathHijack, "puts "+dir+", where the line just wrote "+name+", ahead of the system's programs on PATH: a program run from here that calls "+name+" runs the line's file instead; refuse it",
+				v.c.Name+" "+evJoin(v.c.Args))
+			return
+		}
+		if len(v.c.Redirects) > 0 || v.prog == "cp" || v.prog == "mv" || v.prog == "ln" || v.prog == "install" || v.prog == "tee" {
+			for _, t := range cs.writeTargets(v) {
+				if len(written) < 16 {
+					written = append(written, cs.resolveIn(v.c, t).Abs)
+				}
+			}
+		}
 		switch v.prog {
 		case "cp", "mv", "ln", "install", "tee":
 		default:
@@ -44,4 +66,37 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 			}
 		}
 	}
+}
+
+// pathAheadOfWritten returns a directory v's PATH setting (a prefix
+// assignment or an export) puts first, where a file of written lies, and
+// that file's name: printf … > /tmp/curl; PATH=/tmp:$PATH ./backup.sh
+// makes every curl the script runs the line's file.
+func (cs *cmdScan) pathAheadOfWritten(v *cmdView, written []string) (string, string) {
+	if len(written) == 0 {
+		return "", ""
+	}
+	assigns := v.c.Assigns
+	if v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "env" {
+		assigns = append(assigns[:len(assigns):len(assigns)], v.args...)
+	}
+	for _, a := range assigns {
+		val, ok := strings.CutPrefix(a, "PATH=")
+		if !ok {
+			continue
+		}
+		first, _, _ := strings.Cut(val, ":")
+		if first == "" || strings.HasPrefix(first, "$") {
+			continue
+		}
+		dir := cs.resolveIn(v.c, first).Abs
+		for _, w := range written {
+			// Named like a program the system has (curl, tar, cat), not a
+			// project's own wrapper (./bin/gow).
+			if name := baseName(w); parentDir(w) == dir && (knownPrograms[name] != 0 || progFamily(name) != 0 || hijackedTools[name] || scriptTools[name]) {
+				return dir, name
+			}
+		}
+	}
+	return "", ""
 }

@@ -62,3 +62,14 @@ func TestClusterAdminAndInsecureRepositories(t *testing.T) {
 		cmdCase("echo 'repositories { mavenCentral() }' >> build.gradle", false),
 	})
 }
+
+// A directory the line wrote a program into, put first on PATH for what
+// runs next: the classic hijack of a privileged script's commands.
+func TestPathAheadOfWritten(t *testing.T) {
+	runRuleCases(t, "persistence.path-hijack", []ruleCase{
+		cmdCase("cd /tmp && printf '#!/bin/sh\\n/bin/sh -p\\n' > curl && chmod 755 curl && PATH=/tmp:$PATH /usr/local/bin/healthcheck", true),
+		cmdCase("echo 'cp /bin/bash /tmp/rb; chmod +s /tmp/rb' > /tmp/tar && chmod +x /tmp/tar && export PATH=/tmp:$PATH && sudo /opt/backup.sh", true),
+		cmdCase("mkdir -p bin && printf '#!/bin/sh\\nexec go \"$@\"\\n' > bin/gow && chmod +x bin/gow && PATH=./bin:$PATH make", false),
+		cmdCase("PATH=/usr/local/go/bin:$PATH go version", false),
+	})
+}

@@ -414,6 +414,11 @@ func classify(abs, home string) (sensitivity, string) {
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
+	if base := baseName(abs); strings.HasSuffix(base, ".keytab") {
+		return sensPrivateKey, "a Kerberos keytab, the keys of a service or host"
+	} else if strings.HasPrefix(base, "krb5cc") {
+		return sensUserSecret, "a Kerberos ticket cache"
+	}
 	if label := projectSecretFile(baseName(abs)); label != "" {
 		return sensDotenv, label
 	}
@@ -423,14 +428,24 @@ func classify(abs, home string) (sensitivity, string) {
 // projectSecretFile names the kind of a project file that holds secrets
 // by its name, or returns "": .env files, and secrets or credentials
 // files in a data format (config/secrets.yml, credentials.json), Rails's
-// master.key. Encrypted stores (credentials.yml.enc) and
+// master.key, WordPress's wp-config.php. Encrypted stores (credentials.yml.enc) and
 // templates (secrets.example.yml) are not.
 func projectSecretFile(base string) string {
-	if isDotenv(base) {
-		return "a .env file"
+	if base == "" {
+		return ""
+	}
+	switch base[0] {
+	case '.':
+		if isDotenv(base) {
+			return "a .env file"
+		}
+		return ""
+	case 's', 'S', 'c', 'C', 'm', 'w':
+	default:
+		return "" // most names: one byte says no
 	}
 	switch base {
-	case "master.key":
+	case "master.key", "wp-config.php":
 		return "a secrets file"
 	}
 	stem, ext, ok := strings.Cut(strings.ToLower(base), ".")

@@ -176,11 +176,18 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		// gets the variables they set.
 		s.checkPreloadWords(strings.Fields(content), false)
 	}
+	if editorEnvFile(abs) && s.enabled(rPersistLDPreload) {
+		s.checkPreloadWords(jsonEnvAssignments(content), false)
+	}
 	if kind == "docker" {
 		s.checkBaseImages(abs, content)
 	}
 	if kind == "build-script" && baseName(abs) == "build.rs" {
 		s.judgePlanted("rust", content, abs, "writes build.rs, which cargo runs before every build")
+	}
+	if b := baseName(abs); kind == "build-script" && (b == "Rakefile" || b == "Vagrantfile") {
+		// Ruby, run whole by rake or vagrant: its code, not only its sh calls.
+		s.judgePlanted("ruby", content, abs, "writes "+b+", Ruby that "+hookRunner(kind))
 	}
 	if composeFile(abs) && s.enabled(rPrivContainer) {
 		if why := composeHostAccess(content); why != "" {
@@ -307,10 +314,17 @@ func (s *scan) judgeAttachment(cs *cmdScan, abs, lang string) {
 // judgePlanted judges content as code of a kind and reports what it would
 // do, under the rule that would have stopped it, saying where it is.
 func (s *scan) judgePlanted(kind, content, abs, what string) {
-	src := ""
+	src, fragment := "", false
 	switch read := hookCommands[kind]; {
 	case read != nil:
-		src = strings.Join(read(content), "\n")
+		cmds := read(content)
+		if len(cmds) == 0 && yamlCommandFile(kind) {
+			// Text an edit puts into such a file (sed -i 's|npm ci|…|')
+			// is a piece of a step: its lines that are not keys are
+			// commands.
+			cmds, fragment = fragmentCommands(content), true
+		}
+		src = strings.Join(cmds, "\n")
 		if kind == "ci" {
 			src = ciExpressions(src)
 		}
@@ -347,6 +361,9 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		return
 	}
 	found := s.nestedFindings(src, func(inner *scan, cs *cmdScan) {
+		if fragment {
+			return // a piece of YAML need not parse as a script
+		}
 		sc := cs.script
 		if len(sc.Commands) > 0 || sc.ParseError != "" || sc.TooDeep {
 			inner.checkUnanalysable(cs) // text of comments alone is no code
@@ -660,4 +677,53 @@ func environmentFile(abs string) bool {
 	base := baseName(abs)
 	return abs == "/etc/environment" || base == ".pam_environment" || strings.HasSuffix(abs, "/.ssh/environment") ||
 		strings.Contains(abs, "/environment.d/") && strings.HasSuffix(base, ".conf")
+}
+
+// editorEnvFile reports an editor's or dev container's settings, whose
+// env maps (terminal.integrated.env.linux, a launch configuration's env,
+// remoteEnv) reach every terminal or program they start.
+func editorEnvFile(abs string) bool {
+	base := baseName(abs)
+	return strings.Contains(abs, "/.vscode/") && strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".code-workspace") ||
+		base == "devcontainer.json" || base == ".devcontainer.json"
+}
+
+// jsonEnvAssignments returns the loader variables a JSON text sets, as
+// NAME=value words: "LD_PRELOAD": "/x.so" gives LD_PRELOAD=/x.so.
+func jsonEnvAssignments(text string) []string {
+	var out []string
+	for _, name := range []string{"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"} {
+		shell.EachIndex(text, `"`+name+`"`, func(i int) bool {
+			rest := strings.TrimLeft(text[i+len(name)+2:], " \t\n")
+			if !strings.HasPrefix(rest, ":") {
+				return true
+			}
+			rest = strings.TrimLeft(rest[1:], " \t\n")
+			if val, _, ok := strings.Cut(strings.TrimPrefix(rest, `"`), `"`); ok && strings.HasPrefix(rest, `"`) {
+				out = append(out, name+"="+val)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// yamlCommandFile reports the hook kinds whose commands sit under YAML
+// keys (run:, script:, cmds:, entry:).
+func yamlCommandFile(kind string) bool {
+	return kind == "ci" || kind == "taskfile" || kind == "pre-commit"
+}
+
+// fragmentCommands returns the lines of a piece of such a file that are
+// not YAML keys: the commands an edit writes into a step.
+func fragmentCommands(text string) []string {
+	var out []string
+	for line := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimPrefix(strings.TrimSpace(line), "- ")
+		if k, v, ok := strings.Cut(t, ":"); t == "" || ok && yamlKey(k) && (v == "" || v[0] == ' ') {
+			continue
+		}
+		out = append(out, unquoteYAML(t))
+	}
+	return out
 }

@@ -23,6 +23,9 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 			}
 			s.add(rPrivElevation, "runs a command with "+who+": a human should approve anything run with elevated rights",
 				v.c.Name+" "+evJoin(v.c.Args))
+		} else if how := becomesRoot(v); how != "" {
+			s.add(rPrivElevation, how+": only a capability or setuid bit being abused lets it, and a human should approve anything run as root",
+				v.c.Name+" "+evJoin(v.c.Args))
 		}
 		if v.fam&famPriv != 0 { // the programs below
 			switch v.prog {
@@ -356,6 +359,35 @@ func entersInit(args []string) bool {
 		}
 	}
 	return false
+}
+
+// becomesRoot says how v switches to root by itself, or "": capsh or
+// setpriv told to take uid or gid 0, or inline code calling setuid(0)
+// (python3 -c 'import os; os.setuid(0); …', perl's POSIX::setuid(0)).
+func becomesRoot(v *cmdView) string {
+	switch v.prog {
+	case "capsh", "setpriv":
+		for _, a := range v.args {
+			name, val, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			switch name {
+			case "--uid", "--gid", "--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid":
+				if val == "0" {
+					return v.prog + " " + a + " takes root's identity"
+				}
+			case "--user":
+				if val == "root" {
+					return v.prog + " " + a + " takes root's identity"
+				}
+			}
+		}
+	}
+	if v.codeAny(traitSetuidRoot) {
+		return v.prog + "'s code switches to root (setuid(0))"
+	}
+	return ""
 }
 
 func isElevation(prog string) bool {

@@ -381,3 +381,17 @@ func TestWorkloadEnvironment(t *testing.T) {
 		cmdCase("docker run --rm --add-host db.local:10.0.0.5 app:dev", false),
 	})
 }
+
+// Taking root's identity without sudo: capsh / setpriv, or code calling
+// setuid(0) through a capability or a setuid interpreter.
+func TestBecomesRoot(t *testing.T) {
+	runRuleCases(t, "privilege.elevation", []ruleCase{
+		cmdCase("/usr/sbin/capsh --gid=0 --uid=0 --", true),
+		cmdCase("setpriv --reuid=0 --regid=0 --init-groups bash", true),
+		cmdCase("gdb -nx -ex 'python import os; os.setuid(0)' -ex '!bash' -ex quit", true),
+		cmdCase(`perl -e 'use POSIX qw(setuid); POSIX::setuid(0); exec "/bin/sh";'`, true),
+		cmdCase("capsh --print", false),
+		cmdCase("setpriv --no-new-privs --reuid=1000 ./bin/server", false),
+		cmdCase(`python3 -c 'import os; print(os.getuid())'`, false),
+	})
+}

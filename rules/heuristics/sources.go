@@ -243,7 +243,7 @@ func sourceKey(key string) bool {
 	k = strings.ToLower(k)
 	switch tool {
 	case "npm":
-		return k == "registry" || strings.HasSuffix(k, ":registry") || k == "npmregistryserver"
+		return k == "registry" || strings.HasSuffix(k, ":registry") || k == "npmregistryserver" || k == "dependency"
 	case "pip":
 		return strings.HasSuffix(k, "index-url") || strings.HasSuffix(k, "find-links")
 	case "env":
@@ -254,7 +254,7 @@ func sourceKey(key string) bool {
 		}
 	case "go":
 		return k == "goproxy"
-	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm":
+	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm", "gitlab-ci":
 		return true // their sources, channels, registries, remotes, hook repositories; a lockfile's resolved URLs
 	case "git":
 		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
@@ -450,6 +450,16 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 	}
 	switch v.prog {
 	case "npm", "pnpm", "yarn":
+		if op(0) == "pkg" && op(1) == "set" {
+			// npm pkg set dependencies.lodash=https://…/lodash.tgz: a
+			// dependency fetched from that host instead of the registry.
+			for _, o := range ops[2:] {
+				if k, val, ok := strings.Cut(o, "="); ok && strings.Contains(strings.ToLower(k), "dependencies.") && strings.Contains(val, "://") {
+					sets = append(sets, setting{"npm:dependency", strings.TrimPrefix(val, "git+")})
+				}
+			}
+			return sets
+		}
 		i := 0
 		if op(0) == "config" {
 			i = 1
@@ -564,9 +574,6 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 
 // configFileTool names the tool whose configuration file abs is, or "".
 func configFileTool(abs string) string {
-	if abs != "" && abs[0] != '/' {
-		abs = "/" + abs // a path as written (.cargo/config.toml): the suffixes below still apply
-	}
 	base := baseName(abs)
 	switch {
 	case base == ".npmrc" || base == ".yarnrc" || base == ".yarnrc.yml" || base == ".pnpmrc":
@@ -581,7 +588,7 @@ func configFileTool(abs string) string {
 		return "gem"
 	case base == ".condarc":
 		return "conda"
-	case strings.HasSuffix(abs, "/.cargo/config.toml") || strings.HasSuffix(abs, "/.cargo/config"):
+	case pathEndsIn(abs, ".cargo/config.toml") || pathEndsIn(abs, ".cargo/config"):
 		return "cargo"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "ssh"
@@ -593,6 +600,8 @@ func configFileTool(abs string) string {
 		return "maven"
 	case base == ".pre-commit-config.yaml":
 		return "pre-commit"
+	case base == ".gitlab-ci.yml" || base == ".gitlab-ci.yaml":
+		return "gitlab-ci" // include: remote: templates
 	case base == "Cargo.toml":
 		return "cargo-manifest"
 	case base == "Gemfile" || base == "gems.rb":
@@ -604,6 +613,12 @@ func configFileTool(abs string) string {
 		return "lock" // where each dependency is fetched from
 	}
 	return ""
+}
+
+// pathEndsIn reports whether path is rel or ends in "/"+rel: a path as
+// written (.cargo/config.toml) or resolved.
+func pathEndsIn(path, rel string) bool {
+	return strings.HasSuffix(path, rel) && (len(path) == len(rel) || path[len(path)-len(rel)-1] == '/')
 }
 
 // fileSettings adds the settings of a config file's text (or of the part
@@ -626,6 +641,16 @@ func fileSettings(abs, text string, sets []setting) []setting {
 			rest = rest[i+len("<url>"):]
 			u, _, _ := strings.Cut(rest, "</url>")
 			sets = append(sets, setting{"maven:url", strings.TrimSpace(u)})
+		}
+		return sets
+	case "gitlab-ci":
+		// include: - remote: URL: a template fetched and run as part of
+		// the pipeline.
+		for line := range strings.SplitSeq(text, "\n") {
+			t := strings.TrimPrefix(strings.TrimSpace(line), "- ")
+			if u, ok := strings.CutPrefix(t, "remote:"); ok && len(sets) < 64 {
+				sets = append(sets, setting{"gitlab-ci:include", unquoteYAML(strings.TrimSpace(u))})
+			}
 		}
 		return sets
 	case "pre-commit", "cargo-manifest":
@@ -715,6 +740,8 @@ func toolOf(key string) string {
 		return "a pre-commit hook"
 	case "helm":
 		return "helm's chart repositories"
+	case "gitlab-ci":
+		return "the pipeline's included templates"
 	case "cargo-manifest":
 		return "a Cargo dependency"
 	case "gemfile":

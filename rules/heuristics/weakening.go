@@ -118,7 +118,8 @@ var checkWords = newFoldSet("auth", "login", "perm", "verify", "admin", "role", 
 var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggshield", "snyk", "trivy", "grype", "semgrep",
 	"bandit", "codeql", "npm audit", "yarn audit", "pnpm audit", "pip-audit", "cargo audit", "cargo deny", "gosec",
 	"govulncheck", "osv-scanner", "sha256sum", "sha512sum", "shasum", "gpg --verify", "gpg2 --verify", "cosign verify",
-	"minisign", "checksum", "signature", "dependency-check", "safety check")
+	"minisign", "checksum", "signature", "dependency-check", "safety check", "cosign", "sigstore", "slsa-github-generator",
+	"attest-build-provenance")
 
 // checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
 func (s *scan) checkWeakeningEdits(v *cmdView) {
