@@ -48,6 +48,9 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkTamper(cs, v)
 		s.checkReviewBypass(v)
 		s.checkWeakeningDeploy(v)
+		if len(v.c.Assigns) > 0 && (v.prog == "git" || v.prog == "pre-commit") {
+			s.checkSkippedChecks(v)
+		}
 		if v.kind == "python" {
 			s.checkPythonEdits(cs, v)
 		}

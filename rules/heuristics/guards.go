@@ -87,11 +87,13 @@ func antiForensics(cs *cmdScan, v *cmdView) string {
 	if strings.HasPrefix(v.c.Name, "/dev/shm/") {
 		return "runs " + v.c.Name + " from shared memory, where nothing is left on disk"
 	}
-	if name := baseName(v.c.Name); len(name) > 2 && masqueradeName(name) && strings.HasPrefix(name, "[") && strings.Contains(v.c.Name, "/") {
-		return "runs " + v.c.Name + ", a program named like a kernel thread"
-	}
-	if dir := dotsOnlyDir(v.c.Name); dir != "" {
-		return "runs " + v.c.Name + " from a directory named " + strconv.Quote(dir) + ", made to be overlooked"
+	if strings.IndexByte(v.c.Name, '/') >= 0 { // a program run by its path
+		if name := baseName(v.c.Name); len(name) > 2 && name[0] == '[' && masqueradeName(name) {
+			return "runs " + v.c.Name + ", a program named like a kernel thread"
+		}
+		if dir := dotsOnlyDir(v.c.Name); dir != "" {
+			return "runs " + v.c.Name + " from a directory named " + strconv.Quote(dir) + ", made to be overlooked"
+		}
 	}
 	if v.c.Program == "exec" { // the view's program is the one exec runs
 		name := ""

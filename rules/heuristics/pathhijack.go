@@ -25,9 +25,19 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 	if !s.enabled(rPersistPathHijack) {
 		return
 	}
-	var written []string // what the line wrote by name so far
+	var written []string // what the line wrote by name so far, when a command sets PATH
+	setsPath := false
+	for i := range cs.views {
+		if setsPATH(&cs.views[i]) {
+			setsPath = true
+			break
+		}
+	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if !setsPath {
+			goto named
+		}
 		if dir, name := cs.pathAheadOfWritten(v, written); dir != "" {
 			s.add(rPersistPathHijack, "puts "+dir+", where the line just wrote "+name+", ahead of the system's programs on PATH: a program run from here that calls "+name+" runs the line's file instead; refuse it",
 				v.c.Name+" "+evJoin(v.c.Args))
@@ -40,6 +50,7 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 				}
 			}
 		}
+	named:
 		switch v.prog {
 		case "cp", "mv", "ln", "install", "tee":
 		default:
@@ -66,6 +77,25 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 			}
 		}
 	}
+}
+
+// setsPATH reports a command that sets PATH: a prefix assignment or an
+// export (most set nothing at all).
+func setsPATH(v *cmdView) bool {
+	for _, a := range v.c.Assigns {
+		if strings.HasPrefix(a, "PATH=") {
+			return true
+		}
+	}
+	switch v.prog {
+	case "export", "declare", "typeset", "env":
+		for _, a := range v.args {
+			if strings.HasPrefix(a, "PATH=") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pathAheadOfWritten returns a directory v's PATH setting (a prefix

@@ -448,16 +448,12 @@ func projectSecretFile(base string) string {
 	case "master.key", "wp-config.php":
 		return "a secrets file"
 	}
-	stem, ext, ok := strings.Cut(strings.ToLower(base), ".")
-	if !ok {
+	stem, ext, ok := strings.Cut(base, ".")
+	if !ok || !(strings.EqualFold(stem, "secrets") || strings.EqualFold(stem, "secret") || strings.EqualFold(stem, "credentials") ||
+		strings.EqualFold(stem, "creds")) {
 		return ""
 	}
-	switch stem {
-	case "secrets", "secret", "credentials", "creds":
-	default:
-		return ""
-	}
-	switch ext {
+	switch strings.ToLower(ext) {
 	case "yml", "yaml", "json", "toml", "ini", "env", "properties", "xml", "conf", "cfg", "txt",
 		"production.yml", "production.yaml", "production.json", "prod.yml", "prod.yaml", "prod.json":
 		return "a secrets file"

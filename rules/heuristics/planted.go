@@ -95,6 +95,13 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 // can name what to fetch and where to write it (output = ~/.bashrc) as
 // well as any option can.
 func (s *scan) checkCurlConfig(cs *cmdScan, v *cmdView, files []planted) {
+	named := false
+	for _, a := range v.args {
+		named = named || strings.HasPrefix(a, "--config") || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'K') > 0
+	}
+	if !named {
+		return
+	}
 	flagValues(v.args, 'K', "config", func(cfg string) {
 		content, found := "", false
 		if cfg == "-" || cfg == "/dev/stdin" {
@@ -683,6 +690,9 @@ func environmentFile(abs string) bool {
 // env maps (terminal.integrated.env.linux, a launch configuration's env,
 // remoteEnv) reach every terminal or program they start.
 func editorEnvFile(abs string) bool {
+	if !strings.HasSuffix(abs, "json") && !strings.HasSuffix(abs, "workspace") {
+		return false
+	}
 	base := baseName(abs)
 	return strings.Contains(abs, "/.vscode/") && strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".code-workspace") ||
 		base == "devcontainer.json" || base == ".devcontainer.json"

@@ -227,6 +227,9 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
 		}
+		if what := codeDowngrade(pat, repl); what != "" {
+			return what
+		}
 	}
 	return ""
 }
@@ -789,4 +792,17 @@ func workflowRisk(text string) string {
 		return "hands every repository secret to a job at once (toJSON(secrets))"
 	}
 	return ""
+}
+
+// checkSkippedChecks flags a commit or hook run told to skip security
+// hooks by name: SKIP=gitleaks,detect-secrets git commit (pre-commit's
+// own switch).
+func (s *scan) checkSkippedChecks(v *cmdView) {
+	for _, a := range v.c.Assigns {
+		if list, ok := strings.CutPrefix(a, "SKIP="); ok && securityChecks.in(strings.ReplaceAll(list, ",", " ")) && s.enabled(rDefWeakeningEdit) {
+			s.add(rDefWeakeningEdit, v.prog+" runs with "+a+": the security hooks it names are skipped for this change; run them, or have a person decide",
+				a+" "+v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
 }

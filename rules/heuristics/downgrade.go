@@ -1,0 +1,132 @@
+package heuristics
+
+import "strings"
+
+// Code downgrades. An edit can leave every check in place and still take
+// the protection out of what the code does: a password hashed with MD5
+// where bcrypt stood, AES in ECB mode for GCM, a token from random.randint
+// for secrets, eval where json.loads parsed, a query built by "+" where
+// it had placeholders, a container run as root again, a service bound to
+// every interface instead of loopback. Each is judged on a substitution
+// (sed -i, perl -pi, Python's re.sub / str.replace): what the replacement
+// brings in that the text it replaces did not have, where that text had
+// the safe form.
+
+// downgrade is one such change: the replaced text held one of safe, the
+// replacement holds one of unsafe and the replaced text did not.
+type downgrade struct {
+	what         string
+	safe, unsafe []string
+}
+
+// downgrades are compared case-insensitively, on text with blanks kept.
+var downgrades = []downgrade{
+	{"replaces a password hash with a fast digest", []string{"bcrypt", "argon2", "scrypt", "pbkdf2", "password_hash("},
+		[]string{"md5(", "sha1(", "md5.new", "sha1.new", "hashlib.md5", "hashlib.sha1", "createhash('md5')", `createhash("md5")`, "createhash('sha1')", `createhash("sha1")`, "md5sum"}},
+	{"switches encryption to ECB mode", []string{"mode_gcm", "mode_cbc", "mode_ctr", "gcm", "cbc", "ctr"}, []string{"mode_ecb", "ecb"}},
+	{"makes a secret value predictable", []string{"urandom", "secrets.", "token_bytes", "token_hex", "token_urlsafe", "randombytes", "securerandom", "getrandomvalues", "crypto/rand", "random_bytes("},
+		[]string{"random.randint", "random.random", "random.choice", "math.random", "math/rand", "rand.intn", "mt_rand", "= b\"", "= b'", `= "0`, "= '0"}},
+	{"parses input by running it", []string{"json.loads", "json.parse", "safe_load", "literal_eval", "json.load("}, []string{"eval(", "yaml.load(", "pickle.loads", "exec(", "unsafe_load"}},
+	{"runs a command through the shell", []string{"shell=false", "execfile", "[\""}, []string{"shell=true"}},
+	{"runs the container as root", []string{"user "}, []string{"user root", "user 0"}},
+	{"binds a service to every interface instead of loopback", []string{"127.0.0.1", "localhost"}, []string{"0.0.0.0", "[::]"}},
+	{"lets any origin send credentialed requests", []string{"origins=[", "origin: [", "origins: [", "allow_origins=["}, []string{`origins="*"`, "origins='*'", `origin: "*"`, "origin: '*'", `allow_origins=["*"]`}},
+}
+
+// codeDowngrade says what a substitution of pat by repl takes out of the
+// code, or "".
+func codeDowngrade(pat, repl string) string {
+	if repl == "" || pat == "" {
+		return ""
+	}
+	p, r := strings.ToLower(unescapeRegex(pat)), strings.ToLower(repl)
+	for _, d := range downgrades {
+		if d.unsafe == nil {
+			continue
+		}
+		if !containsAnyOf(p, d.safe) {
+			continue
+		}
+		for _, u := range d.unsafe {
+			if strings.Contains(r, u) && !strings.Contains(p, u) {
+				return d.what
+			}
+		}
+	}
+	if sqlConcatenated(p, r) {
+		return "builds a query by joining input into it where it had placeholders"
+	}
+	if testsDisabled(p, r) {
+		return "turns tests off (" + strings.TrimSpace(repl) + ")"
+	}
+	if literalAndGuard(p, r) {
+		return "short-circuits a check with a constant"
+	}
+	return ""
+}
+
+func containsAnyOf(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// sqlConcatenated reports a query call whose placeholders (%s, ?, $1 with
+// parameters) are replaced by "+" or an f-string joining values in.
+func sqlConcatenated(p, r string) bool {
+	if !strings.Contains(p, "execute(") && !strings.Contains(p, "query(") && !strings.Contains(p, "raw(") {
+		return false
+	}
+	placeholders := strings.Contains(p, "%s") || strings.Contains(p, "?") || strings.Contains(p, "$1") || strings.Contains(p, ":id")
+	joined := strings.Contains(r, "\" + ") || strings.Contains(r, "' + ") || strings.Contains(r, "f\"select") || strings.Contains(r, "f'select") ||
+		strings.Contains(r, "\" % ") || strings.Contains(r, ".format(")
+	return placeholders && joined && !strings.Contains(p, "\" + ") && !strings.Contains(p, "' + ")
+}
+
+// testsDisabled reports test definitions renamed out of the runner's
+// sight (def test_ → def _test_, it( → xit(, describe( → describe.skip()
+// or marked skipped.
+func testsDisabled(p, r string) bool {
+	switch {
+	case strings.Contains(p, "def test_") && !strings.Contains(r, "def test_") && strings.Contains(r, "test_"):
+		return true
+	case strings.Contains(r, "@pytest.mark.skip") && !strings.Contains(p, "@pytest.mark.skip"):
+		return true
+	case strings.Contains(r, "t.skip(") && !strings.Contains(p, "t.skip("):
+		return true
+	case (strings.Contains(r, "xit(") || strings.Contains(r, "xdescribe(") || strings.Contains(r, ".skip(")) &&
+		(strings.Contains(p, "it(") || strings.Contains(p, "describe(")) && !strings.Contains(p, "xit(") && !strings.Contains(p, ".skip("):
+		return true
+	}
+	return false
+}
+
+// literalAndGuard reports a condition made constant by a literal joined
+// in front: if not allowed: → if False and not allowed:.
+func literalAndGuard(p, r string) bool {
+	for _, lit := range []string{"false and ", "0 and ", "false && ", "0 && ", "true or ", "true || ", "1 || "} {
+		if strings.Contains(r, lit) && !strings.Contains(p, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeRegex drops the backslashes a regular expression puts before
+// punctuation (origins=\["x"\] is origins=["x"]).
+func unescapeRegex(pat string) string {
+	if strings.IndexByte(pat, '\\') < 0 {
+		return pat
+	}
+	var b strings.Builder
+	for i := 0; i < len(pat); i++ {
+		if pat[i] == '\\' && i+1 < len(pat) && !isWordByte(pat[i+1]) {
+			continue
+		}
+		b.WriteByte(pat[i])
+	}
+	return b.String()
+}
