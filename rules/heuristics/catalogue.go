@@ -146,8 +146,10 @@ const (
 	rNetExposedShell
 	rDisruptAcceleratorFleet
 
-	// Commands run inside production workloads (infra.go).
+	// Commands run inside production workloads (infra.go), changes made
+	// to production (prodchange.go).
 	rInfraProdExec
+	rInfraProdChange
 
 	numRules
 )
@@ -414,6 +416,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Destroys infrastructure, a data store, hosted code or a published package: terraform / pulumi destroy, kubectl delete namespace / pv / --all, kubectl scale --all --replicas=0, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, gsutil rm -r, doctl and eksctl delete, a database server's data directory deleted (rm -r /var/lib/postgresql/…, here or through ssh or ansible), etcdctl del --prefix, prisma migrate reset, DROP DATABASE / TABLE / KEYSPACE, TRUNCATE, DELETE or UPDATE without WHERE (also SQL piped or redirected into the client), redis FLUSHALL, docker volume prune, gh / glab repo or release delete, gh api -X DELETE repos/…, npm unpublish, gem yank."},
 	rInfraProdExec: {"infra.production-exec", CategoryInfrastructure, high, escalate,
 		"Runs a command or opens a shell inside a production workload: kubectl / oc exec, attach, debug or cp with a context, cluster, namespace or kubeconfig named for production (prod, production, prd as a word of the name). What runs there acts on live data and users; a human should approve it."},
+	rInfraProdChange: {"infra.production-change", CategoryInfrastructure, high, escalate,
+		"Changes a production system: a cloud (aws verbs other than describe / list / get, gcloud and az mutating verbs), cluster (kubectl delete / apply / scale / patch / cordon / rollout restart), infrastructure (terraform apply / import / state rm, helm install / upgrade / rollback) or database command (pg_restore, a dump restored on psql's or mysql's input, UPDATE / DELETE / DROP / TRUNCATE, Mongo's deleteMany) whose target is named for production: a context, namespace, project, identifier, host, URL or variable with prod, production or prd as a word. Reading production, and the same changes to dev or staging, are everyday (prodchange.go)."},
 	rCloudGrant: {"infra.access-grant", CategoryInfrastructure, high, escalate,
 		"Grants access to a cloud account or cluster, or opens it to everyone: aws iam create-user / create-access-key / attach-*-policy, gcloud add-iam-policy-binding and service-account keys, az role assignment, a cluster-admin binding (or an account added to one), a Kubernetes role created or patched to allow every verb or resource; a security group, firewall or NSG rule open to 0.0.0.0/0, ::/0 or Internet; a public bucket policy, ACL or IAM binding (Principal *, public-read, allUsers), a public access block removed; a snapshot or image shared with another account or made public; an administrator written into an application's accounts by SQL (INSERT INTO users … 'admin', UPDATE accounts SET is_admin = true)."},
 	rSupplySource: {"supply-chain.package-source", CategorySupplyChain, high, escalate,

@@ -1162,6 +1162,11 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 		s.checkRemoteSources(cs, v, ops)
 	}
 	what, grant := infraChange(cs, v, ops)
+	if what == "" && !dryRun(v.args) && s.enabled(rInfraProdChange) {
+		if where := productionChange(cs, v, ops); where != "" {
+			s.add(rInfraProdChange, v.prog+" changes production ("+where+"): what changes there reaches live data and users at once; a human should approve it", ev())
+		}
+	}
 	if what == "" || dryRun(v.args) || !grant && localDataStore(v) {
 		return
 	}

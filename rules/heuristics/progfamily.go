@@ -147,7 +147,7 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
 		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "mongosh", "mongo",
-		"gsutil", "glab", "cqlsh", "doctl", "eksctl", "prisma", "azcopy", "flyway", "liquibase":
+		"gsutil", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy", "flyway", "liquibase":
 		return famInfra
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return famInfra | famExpose // CONFIG SET protected-mode no
