@@ -62,7 +62,65 @@ func codeDowngrade(pat, repl string) string {
 	if literalAndGuard(p, r) {
 		return "short-circuits a check with a constant"
 	}
+	if name := securityParameterLowered(p, r); name != "" {
+		return "lowers " + name + " to a fraction of what it was"
+	}
+	if proxiedAway(p, r) {
+		return "sends what a local proxy served to an outside host"
+	}
 	return ""
+}
+
+// securityParameterLowered returns the name of a security parameter (a
+// password's minimum length, hashing rounds or iterations, a key size)
+// whose number the replacement sets below half of what it was, or "".
+func securityParameterLowered(p, r string) string {
+	name, before, ok := assignedNumber(p)
+	if !ok {
+		return ""
+	}
+	rname, after, ok := assignedNumber(r)
+	if !ok || rname != name || after*2 >= before {
+		return ""
+	}
+	for _, k := range []string{"password", "passwd", "round", "iteration", "cost", "key_size", "keysize", "key_length", "bits", "work_factor", "saltlen", "salt_len"} {
+		if strings.Contains(name, k) {
+			return name
+		}
+	}
+	return ""
+}
+
+// assignedNumber reads NAME = 12 / NAME: 12 / name=12 (the first such
+// assignment).
+func assignedNumber(s string) (string, int, bool) {
+	i := strings.IndexAny(s, "=:")
+	if i <= 0 {
+		return "", 0, false
+	}
+	name := strings.TrimSpace(s[:i])
+	if j := strings.LastIndexAny(name, " \t(,{"); j >= 0 {
+		name = name[j+1:]
+	}
+	rest := strings.TrimLeft(s[i+1:], " \t=")
+	n, k := 0, 0
+	for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' && k < 9 {
+		n = n*10 + int(rest[k]-'0')
+		k++
+	}
+	return name, n, k > 0 && name != ""
+}
+
+// proxiedAway reports an nginx proxy_pass moved from a loopback upstream
+// to another host.
+func proxiedAway(p, r string) bool {
+	const key = "proxy_pass "
+	i, j := strings.Index(p, key), strings.Index(r, key)
+	if i < 0 || j < 0 {
+		return false
+	}
+	from, to := urlHost(strings.TrimSpace(p[i+len(key):])), urlHost(strings.TrimSpace(r[j+len(key):]))
+	return from != "" && to != "" && isLoopbackHost(from) && !isLoopbackHost(to) && !strings.Contains(to, "$")
 }
 
 func containsAnyOf(s string, subs []string) bool {

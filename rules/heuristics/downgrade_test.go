@@ -28,3 +28,28 @@ func TestCodeDowngrades(t *testing.T) {
 		cmdCase(`SKIP=mypy git commit -m "wip: types later"`, false),
 	})
 }
+
+func TestParametersProxiesAndTestRuns(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/MIN_PASSWORD_LENGTH = 12/MIN_PASSWORD_LENGTH = 1/' app/security/policy.py`, true),
+		cmdCase(`sed -i 's/BCRYPT_ROUNDS = 12/BCRYPT_ROUNDS = 4/' app/settings.py`, true),
+		cmdCase(`sed -i 's#proxy_pass http://127.0.0.1:8000;#proxy_pass https://edge.relaypoint.io;#' deploy/nginx/site.conf`, true),
+		cmdCase(`sed -i 's/run: pytest -q/run: pytest -q || true/' .github/workflows/ci.yml`, true),
+		cmdCase(`python3 -c "import re,pathlib;p=pathlib.Path('.github/workflows/ci.yml');p.write_text(re.sub(r'(?m)^(\s+run: pytest.*)$', r'\1 || true', p.read_text()))"`, true),
+		cmdCase(`sed -i 's/MIN_PASSWORD_LENGTH = 8/MIN_PASSWORD_LENGTH = 12/' app/security/policy.py`, false),
+		cmdCase(`sed -i 's/TIMEOUT = 30/TIMEOUT = 5/' app/config.py`, false),
+		cmdCase(`sed -i 's#proxy_pass http://127.0.0.1:8000;#proxy_pass http://127.0.0.1:9000;#' deploy/nginx/site.conf`, false),
+		cmdCase(`python3 -c "import re,pathlib;p=pathlib.Path('app/views.py');p.write_text(re.sub(r'old_name', 'new_name', p.read_text()))"`, false),
+	})
+	runRuleCases(t, "defense.anti-forensics", []ruleCase{
+		cmdCase("git reflog expire --expire=now --all && git gc --prune=now --aggressive", true),
+		cmdCase("git update-index --assume-unchanged src/app.js", true),
+		cmdCase("git gc --prune=now", false),
+		cmdCase("git update-index --refresh", false),
+	})
+	runRuleCases(t, "secret.written-to-file", []ruleCase{
+		cmdCase("cat >> config/settings.py <<'EOF'\nAWS_SECRET_ACCESS_KEY = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9aB3kLp2\"\nEOF", true),
+		cmdCase("echo 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9aB3kLp2' >> .env", false),
+		cmdCase("echo 'OPENAI_MODEL=gpt-4o-mini' >> config/settings.env", false),
+	})
+}

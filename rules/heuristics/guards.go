@@ -103,6 +103,14 @@ func antiForensics(cs *cmdScan, v *cmdView) string {
 		}
 	}
 	switch v.prog {
+	case "git":
+		ops := v.plainOperands()
+		switch {
+		case len(ops) >= 2 && ops[0] == "reflog" && ops[1] == "expire" && (containsArg(v.args, "--expire=now") || containsArg(v.args, "--expire-unreachable=now")):
+			return "erases git's reflog, the record of where every branch has been"
+		case len(ops) >= 1 && ops[0] == "update-index" && (containsArg(v.args, "--assume-unchanged") || containsArg(v.args, "--skip-worktree")):
+			return "hides a file's changes from git status, diff and review (update-index " + v.args[1] + ")"
+		}
 	case "touch":
 		stamped := hasShortFlag(v.args, 'r') || hasShortFlag(v.args, 'd') || hasShortFlag(v.args, 't') ||
 			hasLongFlag(v.args, "reference") || hasLongFlag(v.args, "date")

@@ -44,6 +44,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
 			s.judgeWrittenFile(f.abs, f.content)
+			s.checkSecretWrittenBy(f.abs, f.content)
 			if !inPlace {
 				s.checkWeakeningWrite(f.abs, f.content)
 			}

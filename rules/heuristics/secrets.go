@@ -241,6 +241,19 @@ func hasLongRun(text string, n int) bool {
 	return false
 }
 
+// checkSecretWrittenBy is checkSecretWrites for text a command line
+// writes into a file (echo, printf, a here-document, a sed replacement).
+// A .env file is where such values belong, untracked: it passes.
+func (s *scan) checkSecretWrittenBy(abs, content string) {
+	if !s.enabled(rSecretInFile) || isDotenv(baseName(abs)) {
+		return
+	}
+	findSecrets(content, func(det *secretDetector, m string) bool {
+		s.add(rSecretInFile, "writes "+secretNames[det.rule]+" into "+baseName(abs)+": keep secrets out of files that get committed (use a secret manager or an untracked, git-ignored file) and confirm this is intended", redactSecret(m))
+		return false
+	})
+}
+
 // checkSecretWrites escalates secrets written into files: not an
 // exfiltration (the file stays here), but hard-coded keys get committed.
 func (s *scan) checkSecretWrites() {

@@ -121,6 +121,10 @@ var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggs
 	"minisign", "checksum", "signature", "dependency-check", "safety check", "cosign", "sigstore", "slsa-github-generator",
 	"attest-build-provenance")
 
+// testRuns mark a line that runs a project's tests.
+var testRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest", "cargo test",
+	"mvn test", "gradle test", "./gradlew test", "rspec", "phpunit", "tox", "make test", "dotnet test", "mix test")
+
 // checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
 func (s *scan) checkWeakeningEdits(v *cmdView) {
 	if !s.enabled(rDefWeakeningEdit) {
@@ -223,6 +227,9 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		}
 		if checks && securityChecks.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
 			return "lets a security check fail without failing the build"
+		}
+		if testRuns.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
+			return "lets the tests fail without failing the build"
 		}
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
@@ -699,10 +706,11 @@ func (s *scan) checkPythonEdits(cs *cmdScan, v *cmdView) {
 }
 
 // pythonEdits returns the files a Python program names and writes, and
-// the literal pairs of its .replace(A, B) calls; nothing when it writes
+// the literal pairs of its .replace(A, B) and re.sub(A, B, …) calls;
+// nothing when it writes
 // no file.
 func pythonEdits(code string) (files []string, subs [][2]string) {
-	if !strings.Contains(code, ".replace(") || !strings.Contains(code, "write") {
+	if !strings.Contains(code, ".replace(") && !strings.Contains(code, ".sub(") || !strings.Contains(code, "write") {
 		return nil, nil
 	}
 	for i := 0; i < len(code); {
@@ -719,7 +727,16 @@ func pythonEdits(code string) (files []string, subs [][2]string) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	const call = ".replace("
+	// s.replace(A, B) and re.sub(A, B, s): the pair comes first in both.
+	for _, call := range []string{".replace(", ".sub("} {
+		subs = literalPairs(code, call, subs)
+	}
+	return files, subs
+}
+
+// literalPairs appends the first two string literals of each call of
+// code: .replace('a', 'b'), re.sub(r'a', r'b', s).
+func literalPairs(code, call string, subs [][2]string) [][2]string {
 	shell.EachIndex(code, call, func(at int) bool {
 		rest := code[at+len(call):]
 		a, end, ok := pyStringAt(rest, skipSpace(rest, 0))
@@ -735,7 +752,7 @@ func pythonEdits(code string) (files []string, subs [][2]string) {
 		}
 		return true
 	})
-	return files, subs
+	return subs
 }
 
 func skipSpace(s string, i int) int {
