@@ -22,5 +22,10 @@ func TestProductionChange(t *testing.T) {
 		cmdCase("kubectl --context staging scale deploy/web --replicas=3", false),
 		cmdCase("terraform -chdir=infra/dev apply -auto-approve", false),
 		cmdCase("helm upgrade web ./chart -n staging", false),
+		// Production data copied anywhere, this machine included, is moved
+		// out of production: a person approves it.
+		cmdCase("aws s3 cp s3://acme-prod-customer-data/users.csv ./", true),
+		cmdCase("aws s3 cp ./dist/app.zip s3://acme-prod-artifacts/app.zip", true),
+		cmdCase("aws s3 sync s3://acme-prod-customer-data s3://jdev-personal-backup-2024", true),
 	})
 }
