@@ -101,6 +101,17 @@ func (v *cmdView) netKind() string {
 	return v.net
 }
 
+// operandAt returns a reader of ops by position that gives "" past the
+// end, so that a rule can ask for op(2) without counting first.
+func operandAt(ops []string) func(int) string {
+	return func(i int) string {
+		if i < len(ops) {
+			return ops[i]
+		}
+		return ""
+	}
+}
+
 // plainOperands is operands(v.args, "", nil), computed on first use. The
 // result is shared: callers must not write into it.
 func (v *cmdView) plainOperands() []string {

@@ -25,12 +25,7 @@ import (
 // or "" for neither. ops are infraOperands(v); cs gives the text piped or
 // redirected into a database client.
 func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool) {
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	switch v.prog {
 	case "terraform", "tofu", "terragrunt":
 		if op(0) == "destroy" || op(0) == "apply" && (hasFlag(v.args, 0, "destroy") || containsArg(v.args, "-destroy")) {
@@ -218,6 +213,7 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 				return "", false
 			}
 			ops = ops[1:]
+			op = operandAt(ops)
 		}
 		if op(0) == "migrate" && op(1) == "reset" || op(0) == "db" && op(1) == "push" && hasLongFlag(v.args, "force-reset") {
 			return "drops and recreates the database (prisma " + op(0) + " " + op(1) + "): every row is lost", false
@@ -821,12 +817,7 @@ func apiDeletesRepo(v *cmdView, path string) bool {
 // install / upgrade of a chart URL or with --repo URL, helm plugin
 // install URL; and with "-" for manifests read from a pipe.
 func remoteSources(v *cmdView, ops []string, fn func(src string)) {
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	each := func(f string) {
 		for u := range strings.SplitSeq(f, ",") {
 			if isURL(u) || u == "-" {
@@ -910,12 +901,7 @@ func (s *scan) trustedSource(u string) bool {
 // audit logging (CloudTrail, GuardDuty, AWS Config, VPC flow logs, GCP
 // log sinks, Azure diagnostic settings), or "".
 func cloudAuditOff(v *cmdView, ops []string) string {
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	has := func(w string) bool { return containsArg(ops, w) }
 	switch v.prog {
 	case "aws":
@@ -1224,12 +1210,7 @@ func namedForProduction(name string) bool {
 // cluster-admin binding (set subject clusterrolebinding cluster-admin
 // --user …, a patch of its subjects).
 func kubeRoleWidened(v *cmdView, ops []string) string {
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	if op(0) == "set" {
 		kind, name := splitKubeRef(op(2), op(3))
 		if op(1) == "subject" && kind == "clusterrolebinding" && (name == "cluster-admin" || name == "admin") {

@@ -558,12 +558,7 @@ func imageValues(lt string, fn func(string)) {
 // types, two or more at once. One instance (a training box) is ordinary.
 func acceleratorFleet(v *cmdView, ops []string) string {
 	typ, n, accel := "", 1, false
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	switch v.prog {
 	case "aws":
 		switch {

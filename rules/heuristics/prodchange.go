@@ -34,12 +34,7 @@ func productionChange(cs *cmdScan, v *cmdView, ops []string) string {
 // mutates reports whether v, a cloud, cluster, IaC or database command,
 // changes what it targets rather than reading it.
 func mutates(cs *cmdScan, v *cmdView, ops []string) bool {
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	switch v.prog {
 	case "aws":
 		verb := op(1)

@@ -442,12 +442,7 @@ func appendEnvSetting(sets []setting, word string) []setting {
 // source add N U, and install options that skip signature checks.
 func cliSettings(v *cmdView, sets []setting) []setting {
 	ops := v.plainOperands()
-	op := func(i int) string {
-		if i < len(ops) {
-			return ops[i]
-		}
-		return ""
-	}
+	op := operandAt(ops)
 	switch v.prog {
 	case "npm", "pnpm", "yarn":
 		if op(0) == "pkg" && op(1) == "set" {
