@@ -90,17 +90,13 @@ func pathInArg(a string) string {
 }
 
 // classifyArg classifies a command argument as a path. A bare name (no
-// "/", "~" or "$") stays in the workspace, where only .env files are
-// sensitive (projectSecretFile), so the resolver is skipped for the common case.
+// "/", "~" or "$") stays in the workspace, where only what its name says
+// is sensitive (secretFileName), so the resolver is skipped for the
+// common case.
 func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string) {
 	if c.Dir == "" && strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '*') < 0 && strings.IndexByte(p, '?') < 0 && strings.IndexByte(p, '~') < 0 && strings.IndexByte(p, '$') < 0 &&
 		cs.root != "" && cs.root != cs.home {
-		if label := projectSecretFile(p); label != "" {
-			return sensDotenv, label
-		}
-		if !strings.HasSuffix(p, ".keytab") && !strings.HasPrefix(p, "krb5cc") {
-			return sensNone, ""
-		}
+		return secretFileName(p)
 	}
 	return classify(cs.resolveIn(c, p).Abs, cs.home)
 }

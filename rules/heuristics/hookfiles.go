@@ -269,7 +269,7 @@ func workflowCommands(yml string) []string {
 			// A step written as a mapping (CircleCI's run: with name: and
 			// command:): its command key holds the command, the others
 			// are not commands.
-			if k, v, ok := strings.Cut(line, ":"); ok && yamlKey(k) && (v == "" || v[0] == ' ') {
+			if k, v, ok := yamlKeyLine(line); ok {
 				if v = strings.TrimSpace(v); commandKey(k) && v != "" && v != "|" && v != ">" && v != "|-" && v != ">-" {
 					out = append(out, unquoteYAML(v))
 				}
@@ -300,18 +300,20 @@ func commandKey(key string) bool {
 	return false
 }
 
-// yamlKey reports a plain YAML mapping key (name, working_directory,
-// no-output-timeout), as opposed to the start of a command.
-func yamlKey(k string) bool {
-	if k == "" {
-		return false
+// yamlKeyLine splits a line that is a plain YAML mapping entry (name:,
+// working_directory: ~/x, no-output-timeout: 10m) into its key and
+// value; a line that starts a command (echo a:b, http://…) is not one.
+func yamlKeyLine(line string) (key, val string, ok bool) {
+	k, v, found := strings.Cut(line, ":")
+	if !found || k == "" || v != "" && v[0] != ' ' {
+		return "", "", false
 	}
 	for i := 0; i < len(k); i++ {
 		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
+			return "", "", false
 		}
 	}
-	return true
+	return k, v, true
 }
 
 // ciExpressions rewrites the ${{ … }} expressions CI substitutes into a

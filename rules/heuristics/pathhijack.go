@@ -25,32 +25,29 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 	if !s.enabled(rPersistPathHijack) {
 		return
 	}
-	var written []string // what the line wrote by name so far, when a command sets PATH
+	// A PATH put ahead of what the line wrote: followed only when some
+	// command sets PATH, as few do.
 	setsPath := false
 	for i := range cs.views {
-		if setsPATH(&cs.views[i]) {
-			setsPath = true
-			break
-		}
+		setsPath = setsPath || len(pathSettings(&cs.views[i])) > 0
 	}
+	var written []string // what the line wrote by name so far
 	for i := range cs.views {
 		v := &cs.views[i]
-		if !setsPath {
-			goto named
-		}
-		if dir, name := cs.pathAheadOfWritten(v, written); dir != "" {
-			s.add(rPersistPathHijack, "puts "+dir+", where the line just wrote "+name+", ahead of the system's programs on PATH: a program run from here that calls "+name+" runs the line's file instead; refuse it",
-				v.c.Name+" "+evJoin(v.c.Args))
-			return
-		}
-		if len(v.c.Redirects) > 0 || v.prog == "cp" || v.prog == "mv" || v.prog == "ln" || v.prog == "install" || v.prog == "tee" {
-			for _, t := range cs.writeTargets(v) {
-				if len(written) < 16 {
-					written = append(written, cs.resolveIn(v.c, t).Abs)
+		if setsPath {
+			if dir, name := cs.pathAheadOfWritten(v, written); dir != "" {
+				s.add(rPersistPathHijack, "puts "+dir+", where the line just wrote "+name+", ahead of the system's programs on PATH: a program run from here that calls "+name+" runs the line's file instead; refuse it",
+					v.c.Name+" "+evJoin(v.c.Args))
+				return
+			}
+			if len(v.c.Redirects) > 0 || v.prog == "cp" || v.prog == "mv" || v.prog == "ln" || v.prog == "install" || v.prog == "tee" {
+				for _, t := range cs.writeTargets(v) {
+					if len(written) < 16 {
+						written = append(written, cs.resolveIn(v.c, t).Abs)
+					}
 				}
 			}
 		}
-	named:
 		switch v.prog {
 		case "cp", "mv", "ln", "install", "tee":
 		default:
@@ -79,23 +76,23 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 	}
 }
 
-// setsPATH reports a command that sets PATH: a prefix assignment or an
-// export (most set nothing at all).
-func setsPATH(v *cmdView) bool {
-	for _, a := range v.c.Assigns {
-		if strings.HasPrefix(a, "PATH=") {
-			return true
-		}
-	}
-	switch v.prog {
-	case "export", "declare", "typeset", "env":
-		for _, a := range v.args {
-			if strings.HasPrefix(a, "PATH=") {
-				return true
+// pathSettings returns the PATH values v sets: by a prefix assignment
+// (PATH=/tmp:$PATH ./run), or as env, export and the other builtins that
+// set variables do (export PATH=/tmp:$PATH).
+func pathSettings(v *cmdView) []string {
+	var out []string
+	collect := func(words []string) {
+		for _, a := range words {
+			if val, ok := strings.CutPrefix(a, "PATH="); ok {
+				out = append(out, val)
 			}
 		}
 	}
-	return false
+	collect(v.c.Assigns)
+	if v.prog == "env" || setsVariables(v.prog) {
+		collect(v.args)
+	}
+	return out
 }
 
 // pathAheadOfWritten returns a directory v's PATH setting (a prefix
@@ -106,15 +103,7 @@ func (cs *cmdScan) pathAheadOfWritten(v *cmdView, written []string) (string, str
 	if len(written) == 0 {
 		return "", ""
 	}
-	assigns := v.c.Assigns
-	if v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "env" {
-		assigns = append(assigns[:len(assigns):len(assigns)], v.args...)
-	}
-	for _, a := range assigns {
-		val, ok := strings.CutPrefix(a, "PATH=")
-		if !ok {
-			continue
-		}
+	for _, val := range pathSettings(v) {
 		first, _, _ := strings.Cut(val, ":")
 		if first == "" || strings.HasPrefix(first, "$") {
 			continue

@@ -414,12 +414,20 @@ func classify(abs, home string) (sensitivity, string) {
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
-	if base := baseName(abs); strings.HasSuffix(base, ".keytab") {
+	return secretFileName(baseName(abs))
+}
+
+// secretFileName classifies a file by its name alone, wherever it lies:
+// Kerberos keytabs and ticket caches, and the project files named for
+// secrets (projectSecretFile).
+func secretFileName(base string) (sensitivity, string) {
+	switch {
+	case strings.HasSuffix(base, ".keytab"):
 		return sensPrivateKey, "a Kerberos keytab, the keys of a service or host"
-	} else if strings.HasPrefix(base, "krb5cc") {
+	case strings.HasPrefix(base, "krb5cc"):
 		return sensUserSecret, "a Kerberos ticket cache"
 	}
-	if label := projectSecretFile(baseName(abs)); label != "" {
+	if label := projectSecretFile(base); label != "" {
 		return sensDotenv, label
 	}
 	return sensNone, ""

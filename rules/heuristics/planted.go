@@ -703,7 +703,7 @@ func editorEnvFile(abs string) bool {
 // NAME=value words: "LD_PRELOAD": "/x.so" gives LD_PRELOAD=/x.so.
 func jsonEnvAssignments(text string) []string {
 	var out []string
-	for _, name := range []string{"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"} {
+	for _, name := range loaderVars {
 		shell.EachIndex(text, `"`+name+`"`, func(i int) bool {
 			rest := strings.TrimLeft(text[i+len(name)+2:], " \t\n")
 			if !strings.HasPrefix(rest, ":") {
@@ -731,7 +731,7 @@ func fragmentCommands(text string) []string {
 	var out []string
 	for line := range strings.SplitSeq(text, "\n") {
 		t := strings.TrimPrefix(strings.TrimSpace(line), "- ")
-		if k, v, ok := strings.Cut(t, ":"); t == "" || ok && yamlKey(k) && (v == "" || v[0] == ' ') {
+		if _, _, isKey := yamlKeyLine(t); t == "" || isKey {
 			continue
 		}
 		out = append(out, unquoteYAML(t))

@@ -416,14 +416,18 @@ func crontabWrites(args []string) bool {
 	return len(args) > 0
 }
 
+// loaderVars are the variables whose library the dynamic loader injects
+// into every program started.
+var loaderVars = []string{"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"}
+
 // checkPreloadWords flags assignments of LD_PRELOAD and its kin among
 // words. oneShot says they reach one command only, where libraries in
 // the system's own directories pass.
 func (s *scan) checkPreloadWords(words []string, oneShot bool) {
 	for i, w := range words {
-		for _, name := range []string{"LD_PRELOAD=", "LD_AUDIT=", "DYLD_INSERT_LIBRARIES="} {
-			if strings.HasPrefix(w, name) && len(w) > len(name) && !(oneShot && systemLibraries(w[len(name):])) {
-				s.add(rPersistLDPreload, "sets "+name[:len(name)-1]+": the library is injected into every program started; refuse unless you built it yourself for debugging", w)
+		for _, name := range loaderVars {
+			if len(w) > len(name)+1 && w[len(name)] == '=' && strings.HasPrefix(w, name) && !(oneShot && systemLibraries(w[len(name)+1:])) {
+				s.add(rPersistLDPreload, "sets "+name+": the library is injected into every program started; refuse unless you built it yourself for debugging", w)
 			}
 		}
 		if oneShot {

@@ -71,13 +71,10 @@ func mutates(cs *cmdScan, v *cmdView, ops []string) bool {
 	case "pg_restore":
 		return true
 	case "psql", "mysql", "mariadb", "mongosh", "mongo", "sqlite3", "clickhouse-client", "cockroach", "cqlsh":
-		// What it runs: -c / -e / --eval text, a here-document, or a
-		// file on its input (a dump restored).
+		// What it runs: -c / -e / --eval text, a here-document or piped
+		// text (stdinText), or a file on its input (a dump restored).
 		for _, r := range v.c.Redirects {
 			if r.Op == "<" && (r.FD == "" || r.FD == "0") {
-				return true
-			}
-			if text, ok := r.Input(); ok && mutatingStatement(text) {
 				return true
 			}
 		}

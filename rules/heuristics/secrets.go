@@ -248,8 +248,14 @@ func (s *scan) checkSecretWrittenBy(abs, content string) {
 	if !s.enabled(rSecretInFile) || isDotenv(baseName(abs)) {
 		return
 	}
-	findSecrets(content, func(det *secretDetector, m string) bool {
-		s.add(rSecretInFile, "writes "+secretNames[det.rule]+" into "+baseName(abs)+": keep secrets out of files that get committed (use a secret manager or an untracked, git-ignored file) and confirm this is intended", redactSecret(m))
+	s.secretsWritten(content, baseName(abs))
+}
+
+// secretsWritten reports the first secret in text written into a file
+// (into names it).
+func (s *scan) secretsWritten(text, into string) {
+	findSecrets(text, func(det *secretDetector, m string) bool {
+		s.add(rSecretInFile, "writes "+secretNames[det.rule]+" into "+into+": keep secrets out of files that get committed (use a secret manager or an untracked, git-ignored file) and confirm this is intended", redactSecret(m))
 		return false
 	})
 }
@@ -266,10 +272,7 @@ func (s *scan) checkSecretWrites() {
 		if !contentFields[top] {
 			continue
 		}
-		findSecrets(str.Value, func(det *secretDetector, m string) bool {
-			s.add(rSecretInFile, "writes "+secretNames[det.rule]+" into a file: keep secrets out of files that get committed (use a secret manager or an untracked, git-ignored file) and confirm this is intended", redactSecret(m))
-			return false
-		})
+		s.secretsWritten(str.Value, "a file")
 	}
 }
 
