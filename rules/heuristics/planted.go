@@ -327,8 +327,8 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	case read != nil:
 		cmds := read(content)
 		if len(cmds) == 0 && yamlCommandFile(kind) {
-			// Text an edit puts into such a file (sed -i 's|npm ci|…|')
-			// is a piece of a step: its lines that are not keys are
+			// No command key: a piece of a step, as an edit writes one
+			// (sed -i 's|npm ci|…|'). Its lines that are not keys are
 			// commands.
 			cmds, fragment = fragmentCommands(content), true
 		}
