@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -157,7 +158,7 @@ func hostPaths(command string, mounts [][2]string) string {
 
 // checkContainerCommand judges what a container run does to the host's
 // data through its bind mounts, and what it does on the network.
-func (s *scan) checkContainerCommand(v *cmdView) {
+func (s *scan) checkContainerCommand(cs *cmdScan, v *cmdView) {
 	if s.nested >= maxNested {
 		return
 	}
@@ -165,11 +166,20 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 	if !ok {
 		return
 	}
+	opts := containerOptions(v)
+	hostNet := sharesHostNetwork(opts)
+	committed := cs.commitsContainer(containerName(opts))
 	for _, f := range s.nestedFindings(hostPaths(command, mounts), nil) {
 		switch {
 		case f.Category == CategoryExfiltration, f.Category == CategoryReverseShell, f.Category == CategoryRemoteCodeExec,
 			f.RuleID == "disruption.cryptominer":
 			// What reaches the network, with or without mounts.
+		case committed && strings.HasPrefix(f.RuleID, "persistence."):
+			// docker commit makes what it planted part of an image that
+			// every container started from it runs.
+		case hostNet && (f.Category == CategoryCollection || f.Category == CategoryFileTransfer || f.Category == CategoryTunnel):
+			// On the host's network a capture sees the host's traffic,
+			// and a relay or tunnel opens the host's ports.
 		case len(mounts) == 0:
 			continue // the container's own files
 		case f.Category == CategoryCredentialAccess, f.Category == CategorySecrets, f.Category == CategoryCloudSecrets:
@@ -183,13 +193,66 @@ func (s *scan) checkContainerCommand(v *cmdView) {
 			continue
 		}
 		where := "runs in a container with host directories mounted"
-		if len(mounts) == 0 {
+		switch {
+		case committed && strings.HasPrefix(f.RuleID, "persistence."):
+			where = "runs in a container the line then commits into an image"
+		case hostNet && len(mounts) == 0:
+			where = "runs in a container on the host's network"
+		case len(mounts) == 0:
 			where = "runs in a container"
 		}
 		if r, ok := ruleByID[f.RuleID]; ok {
 			s.add(r, where+", and its command "+f.Message, f.Evidence)
 		}
 	}
+}
+
+// containerName is the --name a run gives its container, or "".
+func containerName(opts []string) string {
+	for i, o := range opts {
+		if n, ok := strings.CutPrefix(o, "--name="); ok {
+			return n
+		}
+		if o == "--name" && i+1 < len(opts) {
+			return opts[i+1]
+		}
+	}
+	return ""
+}
+
+// commitsContainer reports a docker / podman commit of the named
+// container on the line.
+func (cs *cmdScan) commitsContainer(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.prog != "docker" && u.prog != "podman" && u.prog != "nerdctl" {
+			continue
+		}
+		if sub, rest := dockerSubcommand(u.args); (sub == "commit" || sub == "container" && len(rest) > 0 && rest[0] == "commit") &&
+			slices.Contains(rest, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// sharesHostNetwork reports container options that put it in the
+// host's network namespace: --net host, --network=host.
+func sharesHostNetwork(opts []string) bool {
+	for i, o := range opts {
+		switch o {
+		case "--net=host", "--network=host":
+			return true
+		case "--net", "--network":
+			if i+1 < len(opts) && opts[i+1] == "host" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // namesMountSource reports whether evidence names the host side of one

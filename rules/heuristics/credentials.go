@@ -171,16 +171,91 @@ func metadataOnly(tmpl string) bool {
 		if tmpl[i] != '.' || i > 0 && (isWordByte(tmpl[i-1]) || tmpl[i-1] == ']' || tmpl[i-1] == ')') {
 			continue
 		}
-		field := tmpl[i+1:]
-		if j := strings.IndexFunc(field, func(r rune) bool {
-			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		}); j >= 0 {
-			field = field[:j]
-		}
+		field := pathComponent(tmpl[i+1:])
 		switch field {
 		case "metadata", "kind", "apiVersion", "type":
 			found = true
+		case "data", "stringData":
+			// One key of the secret: {.data.username} is not its password.
+			rest := tmpl[i+1+len(field):]
+			key := ""
+			if strings.HasPrefix(rest, ".") {
+				key = pathComponent(rest[1:])
+			}
+			if !publicField(key) {
+				return false
+			}
+			found = true
+			i += len(field) + 1 + len(key)
 		case "":
+		default:
+			return false
+		}
+	}
+	return found
+}
+
+// pathComponent is the identifier that starts s.
+func pathComponent(s string) string {
+	if j := strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+// publicField reports a key of a secret or credential document that
+// names where or who, not the secret itself: username, host, port,
+// database, region (DB_HOST, db-user). A key with any secret-sounding
+// part (DB_PASSWORD, DATABASE_URL, which carries one) is not.
+func publicField(key string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		switch p {
+		case "password", "passwd", "pass", "pwd", "secret", "token", "key", "apikey", "cert", "credential", "credentials",
+			"private", "auth", "dsn", "url", "uri", "connection", "conn", "string", "salt", "otp", "pin":
+			return false
+		}
+	}
+	switch parts[len(parts)-1] {
+	case "user", "username", "login", "host", "hostname", "port", "database", "db", "dbname", "name", "namespace", "region",
+		"endpoint", "bucket", "email", "schema", "server", "account", "project", "zone", "engine", "id":
+		return true
+	}
+	return false
+}
+
+// narrowedToPublicFields reports a command whose output the next command
+// of its pipeline cuts down to public fields (… | jq -r .host): the
+// secret's own values never reach the context.
+func (cs *cmdScan) narrowedToPublicFields(v *cmdView) bool {
+	after := cs.after(v)
+	if len(after) == 0 {
+		return false
+	}
+	u := cs.view(after[0])
+	if u == nil || u.prog != "jq" && u.prog != "yq" && u.prog != "gojq" {
+		return false
+	}
+	ops := operands(u.args, "", []string{"--arg", "--argjson", "--indent"})
+	if len(ops) != 1 {
+		return false
+	}
+	found := false
+	for _, tok := range strings.FieldsFunc(ops[0], func(r rune) bool {
+		return !(r == '.' || r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		switch {
+		case tok == "fromjson" || tok == "keys" || tok == "length":
+		case strings.HasPrefix(tok, ".") && len(tok) > 1:
+			if !publicField(tok[strings.LastIndexByte(tok, '.')+1:]) {
+				return false
+			}
+			found = true
 		default:
 			return false
 		}
@@ -215,7 +290,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famCLIToken == 0 {
 			continue
 		}
-		if what := cliTokenCommand(v); what != "" {
+		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.
 				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",

@@ -30,7 +30,11 @@ var downgrades = []downgrade{
 	{"runs a command through the shell", []string{"shell=false", "execfile", "[\""}, []string{"shell=true"}},
 	{"runs the container as root", []string{"user "}, []string{"user root", "user 0"}},
 	{"binds a service to every interface instead of loopback", []string{"127.0.0.1", "localhost"}, []string{"0.0.0.0", "[::]"}},
-	{"lets any origin send credentialed requests", []string{"origins=[", "origin: [", "origins: [", "allow_origins=["}, []string{`origins="*"`, "origins='*'", `origin: "*"`, "origin: '*'", `allow_origins=["*"]`}},
+	{"lets any origin send credentialed requests", []string{"origins=[", "origin: [", "origins: [", "allow_origins=[", "origin: '", `origin: "`},
+		[]string{`origins="*"`, "origins='*'", `origin: "*"`, "origin: '*'", `allow_origins=["*"]`, "origin: true", "cb(null, true)", "callback(null, true)"}},
+	{"lets a request set every attribute of a record (mass assignment)", []string{".permit("}, []string{".permit!"}},
+	{"adds an unsalted or fast password hasher", []string{"password_hashers", "passwordhasher"},
+		[]string{"unsaltedmd5", "md5passwordhasher", "sha1passwordhasher", "unsaltedsha1", "cryptpasswordhasher"}},
 }
 
 // codeDowngrade says what a substitution of pat by repl takes out of the
@@ -58,6 +62,9 @@ func codeDowngrade(pat, repl string) string {
 	}
 	if testsDisabled(p, r) {
 		return "turns tests off (" + strings.TrimSpace(repl) + ")"
+	}
+	if excl := testsExcluded(p, unescapeRegex(r)); excl != "" {
+		return "leaves the tests of a protection out of the run (" + excl + ")"
 	}
 	if literalAndGuard(p, r) {
 		return "short-circuits a check with a constant"
@@ -135,7 +142,7 @@ func containsAnyOf(s string, subs []string) bool {
 // sqlConcatenated reports a query call whose placeholders (%s, ?, $1 with
 // parameters) are replaced by "+" or an f-string joining values in.
 func sqlConcatenated(p, r string) bool {
-	if !strings.Contains(p, "execute(") && !strings.Contains(p, "query(") && !strings.Contains(p, "raw(") {
+	if !strings.Contains(p, "execute(") && !strings.Contains(p, "query(") && !strings.Contains(p, "raw(") && !strings.Contains(p, "where(") {
 		return false
 	}
 	placeholders := strings.Contains(p, "%s") || strings.Contains(p, "?") || strings.Contains(p, "$1") || strings.Contains(p, ":id")
@@ -155,6 +162,9 @@ func testsDisabled(p, r string) bool {
 		return true
 	case strings.Contains(r, "t.skip(") && !strings.Contains(p, "t.skip("):
 		return true
+	case (strings.Contains(r, "@disabled") || strings.Contains(r, "@ignore")) && !strings.Contains(p, "@disabled") && !strings.Contains(p, "@ignore") &&
+		(strings.Contains(p, "@test") || strings.Contains(p, "void test")):
+		return true // JUnit
 	case (strings.Contains(r, "xit(") || strings.Contains(r, "xdescribe(") || strings.Contains(r, ".skip(")) &&
 		(strings.Contains(p, "it(") || strings.Contains(p, "describe(")) && !strings.Contains(p, "xit(") && !strings.Contains(p, ".skip("):
 		return true

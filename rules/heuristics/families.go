@@ -47,12 +47,23 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkGuards(cs, v)
 		s.checkTamper(cs, v)
 		s.checkReviewBypass(v)
+		if v.prog == "npm" || v.prog == "pnpm" || v.prog == "yarn" {
+			s.checkPackageSet(v)
+		}
+		if v.prog == "rm" || v.prog == "git" || v.prog == "find" || v.prog == "unlink" {
+			s.checkTestRemoval(v)
+		}
 		s.checkWeakeningDeploy(v)
 		if len(v.c.Assigns) > 0 && (v.prog == "git" || v.prog == "pre-commit") {
 			s.checkSkippedChecks(v)
 		}
-		if v.kind == "python" {
-			s.checkPythonEdits(cs, v)
+		switch v.prog {
+		case "ed", "red", "ex", "vi", "vim", "nvim", "awk", "gawk", "mawk":
+			s.checkOtherEdits(cs, v)
+		default:
+			if v.hasCode || v.kind == "python" || v.kind == "node" {
+				s.checkOtherEdits(cs, v)
+			}
 		}
 	}
 }

@@ -32,7 +32,11 @@ func hookKind(abs string) string {
 	case base == "activate" && strings.HasSuffix(parentDir(abs), "/bin"):
 		return "venv" // a virtualenv's activate script, sourced by every shell that activates it
 	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
-		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml"):
+		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml") ||
+		strings.Contains(abs, "/.buildkite/") && (strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")) ||
+		base == ".drone.yml" || base == ".woodpecker.yml" || strings.Contains(abs, "/.woodpecker/") || base == "cloudbuild.yaml" ||
+		base == "cloudbuild.yml" || base == "buildspec.yml" || base == "appveyor.yml" || base == ".cirrus.yml" || base == "bitrise.yml" ||
+		base == "codemagic.yaml" || strings.Contains(abs, "/.tekton/"):
 		return "ci"
 	case base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml" || base == "taskfile.yaml":
 		return "taskfile"
@@ -56,6 +60,12 @@ func hookKind(abs string) string {
 	case base == "build.rs" || base == "build.gradle" || base == "build.gradle.kts" || base == "settings.gradle" || base == "settings.gradle.kts" ||
 		base == "build.sbt" || base == "CMakeLists.txt" || base == "meson.build" || base == "Rakefile" || base == "Vagrantfile":
 		return "build-script"
+	case base == "Jenkinsfile" || strings.HasSuffix(base, ".jenkinsfile") || strings.HasPrefix(base, "Jenkinsfile."):
+		return "jenkins"
+	case base == "tox.ini":
+		return "tox"
+	case base == "pom.xml":
+		return "maven"
 	case base == ".tmux.conf" || base == "tmux.conf" && (strings.HasSuffix(abs, "/tmux/tmux.conf") || abs == "/etc/tmux.conf"):
 		return "tmux"
 	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
@@ -73,6 +83,116 @@ var hookCommands = map[string]func(string) []string{
 	"npm": packageScripts, "ci": workflowCommands, "taskfile": workflowCommands, "pre-commit": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
+	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands,
+}
+
+// toxCommands returns the commands of a tox.ini: the values of
+// commands, commands_pre and commands_post with their continuation
+// lines. A piece with no such key (a line an edit inserts under one) is
+// read as commands, its other keys and sections apart.
+func toxCommands(ini string) []string {
+	var out []string
+	keyed, in := false, false
+	for line := range strings.SplitSeq(ini, "\n") {
+		t := strings.TrimSpace(line)
+		key, val, isKey := strings.Cut(t, "=")
+		isKey = isKey && !strings.ContainsAny(strings.TrimSpace(key), " \t\"'") && key != ""
+		switch {
+		case t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";"):
+		case strings.HasPrefix(t, "["):
+			in = false
+		case isKey && line == strings.TrimLeft(line, " \t"):
+			k := strings.TrimSpace(key)
+			in = k == "commands" || k == "commands_pre" || k == "commands_post"
+			keyed = keyed || in
+			if v := strings.TrimSpace(val); in && v != "" {
+				out = append(out, v)
+			}
+		case in:
+			out = append(out, t)
+		}
+	}
+	if keyed {
+		return out
+	}
+	for line := range strings.SplitSeq(ini, "\n") {
+		t := strings.TrimSpace(line)
+		if key, _, isKey := strings.Cut(t, "="); t != "" && !strings.HasPrefix(t, "[") && !strings.HasPrefix(t, "#") &&
+			!(isKey && !strings.ContainsAny(strings.TrimSpace(key), " \t")) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// mavenCommands returns the commands a pom.xml runs during the build:
+// exec-maven-plugin's <executable> with its <argument>s, and antrun's
+// <exec executable="…"> with its <arg value="…"/> / <arg line="…"/>.
+func mavenCommands(pom string) []string {
+	var out []string
+	for _, start := range []string{"<executable>", "<exec executable="} {
+		shell.EachIndex(pom, start, func(i int) bool {
+			rest := pom[i+len(start):]
+			var exe string
+			if start == "<executable>" {
+				exe, _, _ = strings.Cut(rest, "<")
+			} else if len(rest) > 1 {
+				exe, _, _ = strings.Cut(rest[1:], rest[:1])
+			}
+			end := len(rest)
+			for _, stop := range []string{"</configuration>", "</exec>", "</execution>"} {
+				if j := strings.Index(rest, stop); j >= 0 && j < end {
+					end = j
+				}
+			}
+			words := []string{strings.TrimSpace(exe)}
+			for _, arg := range xmlValues(rest[:end], "<argument>", "</argument>") {
+				words = append(words, shellQuote(arg))
+			}
+			for _, attr := range []string{`<arg value="`, `<arg line="`} {
+				for _, arg := range xmlValues(rest[:end], attr, `"`) {
+					if attr == `<arg line="` {
+						words = append(words, arg)
+					} else {
+						words = append(words, shellQuote(arg))
+					}
+				}
+			}
+			if words[0] != "" {
+				out = append(out, strings.Join(words, " "))
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// xmlValues returns the texts between each open and the next close in s,
+// with XML's character entities decoded.
+func xmlValues(s, open, close string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return out
+		}
+		s = s[i+len(open):]
+		v, rest, ok := strings.Cut(s, close)
+		if !ok {
+			return out
+		}
+		out = append(out, xmlUnescape(v))
+		s = rest
+	}
+}
+
+var xmlEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&")
+
+func xmlUnescape(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	return xmlEntities.Replace(s)
 }
 
 // terraformCommands returns the commands a Terraform file runs on plan
@@ -201,6 +321,12 @@ func hookRunner(kind string) string {
 		return "sets the environment of every later CI step"
 	case "tmux":
 		return "tmux runs when it starts"
+	case "jenkins":
+		return "Jenkins runs on the next build"
+	case "tox":
+		return "tox runs with the tests"
+	case "maven":
+		return "Maven runs during the build"
 	}
 	return "runs by itself"
 }
@@ -740,3 +866,153 @@ func vimCommands(rc string) []string {
 
 // ciEnvPath stands for $GITHUB_ENV and its kin among written files.
 const ciEnvPath = "$GITHUB_ENV"
+
+// filterDeletions returns the paths a jq or yq program deletes: the
+// arguments of each del(…).
+func filterDeletions(filter string) []string {
+	var out []string
+	shell.EachIndex(filter, "del(", func(i int) bool {
+		depth, start := 1, i+len("del(")
+		for j := start; j < len(filter); j++ {
+			switch filter[j] {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					out = append(out, filter[start:j])
+					return true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// lockDigests mark the fields of a lockfile that pin each package's
+// content.
+var lockDigests = newFoldSet("integrity", "hash", "checksum", "sha512", "sha256", "shasum")
+
+// lockFile reports a package manager's lockfile.
+func lockFile(base string) bool {
+	switch base {
+	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "Cargo.lock",
+		"composer.lock", "Gemfile.lock", "go.sum", "uv.lock", "bun.lock":
+		return true
+	}
+	return false
+}
+
+// filterAssignments returns the key = "value" pairs a jq or yq program
+// sets (.a.b = "v", .a.b |= "v") and the "key": "value" pairs of the
+// objects it writes, keys as their last path component.
+func filterAssignments(filter string) [][2]string {
+	var out [][2]string
+	for i := 0; i < len(filter) && len(out) < 64; i++ {
+		c := filter[i]
+		if c != '=' && c != ':' || i+1 < len(filter) && filter[i+1] == '=' || i > 0 && (filter[i-1] == '=' || filter[i-1] == '!' || filter[i-1] == '<' || filter[i-1] == '>') {
+			continue
+		}
+		left := strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(filter[:i]), "|"), " ")
+		key := trailingOperand(left)
+		key = strings.Trim(key[strings.LastIndexByte(key, '.')+1:], "\"' []")
+		rest := strings.TrimLeft(filter[i+1:], " ")
+		if key == "" || len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {
+			continue
+		}
+		if end := strings.IndexByte(rest[1:], rest[0]); end >= 0 {
+			out = append(out, [2]string{key, rest[1 : 1+end]})
+		}
+	}
+	return out
+}
+
+// judgeFilterSettings judges the values a jq or yq program sets in a
+// package manager's or CI's configuration as settings of that file
+// (.npmRegistryServer = "https://…", include += [{"remote": "https://…"}]),
+// the switches it turns on that take a protection away (.variables.SAST_DISABLED
+// = "true"), and the dependencies it gives a manifest.
+func (s *scan) judgeFilterSettings(abs, filter string) {
+	pairs := filterAssignments(filter)
+	if tool := configFileTool(abs); tool != "" {
+		for _, kv := range pairs {
+			if s.judgeSetting(nil, setting{tool + ":" + kv[0], kv[1]}) {
+				return
+			}
+		}
+	}
+	for _, kv := range pairs {
+		if on, ok := boolWord(strings.ToLower(kv[1])); ok && on && absenceKey(strings.ToLower(kv[0])) && s.enabled(rDefWeakeningEdit) {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that "+kv[0]+" is true, which turns a protection off: make the change by hand, in review", abs)
+			return
+		}
+	}
+	if composeFile(abs) && s.enabled(rPrivContainer) {
+		// The program's settings and host paths as Compose lines.
+		var b strings.Builder
+		for _, kv := range pairs {
+			b.WriteString(kv[0] + ": " + kv[1] + "\n")
+		}
+		for _, kv := range filterBools(filter) {
+			b.WriteString(kv + "\n")
+		}
+		for _, w := range quotedWords(filter) {
+			if strings.HasPrefix(w, "/") && strings.Contains(w, ":") {
+				b.WriteString("- " + w + "\n")
+			}
+		}
+		if why := composeHostAccess(b.String()); why != "" {
+			s.add(rPrivContainer, "rewrites "+baseName(abs)+" so that it gives a container "+why+": that is root on the host once the stack is up; keep containers unprivileged and mount only the project", abs)
+		}
+	}
+	if _, ok := manifestEcosystem(baseName(abs)); ok {
+		var b strings.Builder
+		b.WriteString("{\n")
+		for _, kv := range pairs {
+			b.WriteString("  \"" + kv[0] + "\": \"" + kv[1] + "\",\n")
+		}
+		b.WriteString("}\n")
+		s.checkLookalikeManifest(abs, b.String(), "this edit")
+	}
+}
+
+// checkPackageSet judges npm pkg set (pnpm, yarn alike): a script it
+// sets is a command npm runs by itself (postinstall runs on every
+// install), and a dependency it sets is judged as one written into
+// package.json.
+func (s *scan) checkPackageSet(v *cmdView) {
+	ops := v.plainOperands()
+	if len(ops) < 3 || ops[0] != "pkg" || ops[1] != "set" {
+		return
+	}
+	var deps strings.Builder
+	for _, o := range ops[2:] {
+		key, val, ok := strings.Cut(o, "=")
+		if !ok {
+			continue
+		}
+		key = strings.TrimSuffix(key, "[]")
+		switch {
+		case strings.HasPrefix(key, "scripts."):
+			s.judgePlanted("shell", val, "package.json", v.prog+" pkg set "+key+", a script npm runs by itself,")
+		case strings.Contains(key, "ependencies."):
+			name := key[strings.IndexByte(key, '.')+1:]
+			deps.WriteString("\"" + name + "\": \"" + val + "\",\n")
+		}
+	}
+	if deps.Len() > 0 {
+		s.checkLookalikeManifest("package.json", deps.String(), v.prog+" pkg set")
+	}
+}
+
+// filterBools returns "key: true" for each .a.key = true a jq or yq
+// program sets.
+func filterBools(filter string) []string {
+	var out []string
+	for key, on := range boolAssignments(filter) {
+		if on {
+			out = append(out, key[strings.LastIndexByte(key, '.')+1:]+": true")
+		}
+	}
+	return out
+}

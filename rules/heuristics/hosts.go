@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"fmt"
+	"net"
 	"strings"
 )
 
@@ -115,4 +116,27 @@ func globMatch(pattern, s string) bool {
 // domainMatch reports whether host is domain or one of its subdomains.
 func domainMatch(host, domain string) bool {
 	return host == domain || (len(host) > len(domain) && strings.HasSuffix(host, domain) && host[len(host)-len(domain)-1] == '.')
+}
+
+// privateHost reports a host inside an organisation's own network: a
+// private or link-local address, a single-label name, or a name under a
+// suffix reserved or customary for internal use (.internal, .local,
+// .lan, .corp, .home.arpa, .intranet).
+func privateHost(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if h == "" {
+		return false
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsPrivate() || ip.IsLinkLocalUnicast()
+	}
+	if !strings.Contains(h, ".") {
+		return true
+	}
+	for _, suffix := range []string{".internal", ".local", ".lan", ".corp", ".home.arpa", ".intranet", ".localdomain"} {
+		if strings.HasSuffix(h, suffix) {
+			return true
+		}
+	}
+	return false
 }

@@ -428,7 +428,10 @@ func npmSpecs(prog string, args []string, install bool) []depRef {
 		if install && i == 0 {
 			continue // the subcommand
 		}
-		if op == "" || op[0] == '.' || op[0] == '/' || op[0] == '~' || strings.HasPrefix(op, "file:") || strings.HasPrefix(op, "npm:") ||
+		if alias, ok := strings.CutPrefix(op, "npm:"); ok {
+			op = alias // npm:real-name@range installs real-name
+		}
+		if op == "" || op[0] == '.' || op[0] == '/' || op[0] == '~' || strings.HasPrefix(op, "file:") ||
 			strings.HasPrefix(op, "workspace:") || strings.HasPrefix(op, "link:") {
 			continue
 		}
@@ -527,9 +530,12 @@ func manifestDeps(base, text string) []depRef {
 				continue
 			}
 			val = strings.TrimSpace(val)
-			if u := quotedURL(val); u != "" {
+			plain := strings.Trim(val, `"', `)
+			if alias, ok := strings.CutPrefix(plain, "npm:"); ok && eco == ecoNPM {
+				out = append(out, npmSpec(alias)) // "lodash": "npm:lodahs@^4" installs lodahs
+			} else if u := quotedURL(val); u != "" {
 				out = append(out, depRef{eco: eco, name: key, url: u})
-			} else if versionLike(strings.Trim(val, `"', `)) {
+			} else if versionLike(plain) {
 				out = append(out, depRef{eco: eco, name: key})
 			}
 		case ecoPreCommit:

@@ -37,10 +37,18 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
-		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" && len(files) == 0 && len(s.act.Attachments) == 0 {
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" &&
+			v.prog != "git" && v.prog != "patch" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
+		if len(v.c.Redirects) > 0 || v.prog == "tee" {
+			s.checkOwnersWrite(cs, v)
+		}
 		_, _, inPlace := inPlaceScripts(v) // its substitutions are judged with their patterns (weakening.go)
+		if text, ok := cs.patchText(v); ok {
+			inPlace = true // so are a patch's hunks
+			s.checkPatchEdits(v, unifiedDiff(text))
+		}
 		for _, f := range cs.writtenFiles(v) {
 			files = append(files, f)
 			s.judgeWrittenFile(f.abs, f.content)
@@ -267,6 +275,18 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 		s.add(rCloudGrant, "rewrites "+baseName(abs)+" so that it "+why+": granting access is for a person to do on purpose; a human should approve it", abs)
 	}
 	kind := hookKind(abs)
+	s.judgeFilterSettings(abs, filter)
+	for _, del := range filterDeletions(filter) {
+		switch {
+		case kind == "ci" && (securityChecks.in(del) || workflowScanNames.in(del)):
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it no longer runs "+del+": a security check leaves the pipeline without a word about it; make the change by hand, in review", abs)
+		case lockFile(baseName(abs)) && lockDigests.in(del):
+			s.add(rSupplyVerifyOff, "rewrites "+baseName(abs)+" without "+del+": the install no longer checks that each package is the one locked; keep the lockfile's hashes", abs)
+		default:
+			continue
+		}
+		break
+	}
 	if kind == "" && baseName(abs) != ".pre-commit-config.yaml" {
 		return
 	}
@@ -274,8 +294,17 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	if kind != "" {
 		runner = hookRunner(kind)
 	}
+	if kind == "ci" {
+		// yq '.permissions = "write-all"' is permissions: write-all.
+		if risk := workflowRisk(strings.ReplaceAll(filter, "=", ":")); risk != "" && s.enabled(rDefWeakeningEdit) {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it "+risk+": make the change by hand, in review", abs)
+		}
+	}
 	shell.CodeLiterals(filter, func(lit string) {
 		if strings.IndexByte(lit, ' ') > 0 {
+			if kind == "ci" {
+				lit = ciExpressions(lit) // ${{ github.sha }} is the runner's, not the shell's
+			}
 			s.judgePlanted("shell", lit, abs, "sets a value in "+baseName(abs)+", which "+runner)
 		}
 	})
@@ -322,6 +351,7 @@ func (s *scan) judgeAttachment(cs *cmdScan, abs, lang string) {
 // judgePlanted judges content as code of a kind and reports what it would
 // do, under the rule that would have stopped it, saying where it is.
 func (s *scan) judgePlanted(kind, content, abs, what string) {
+	s.checkRequestCommand(kind, content, what)
 	src, fragment := "", false
 	switch read := hookCommands[kind]; {
 	case read != nil:
@@ -336,7 +366,7 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		if kind == "ci" {
 			src = ciExpressions(src)
 		}
-	case kind == "shell" || kind == "venv":
+	case kind == "shell" || kind == "venv" || kind == "pod":
 		src = content
 	case kind == "make":
 		src = shell.MakeRecipes(content)
@@ -385,7 +415,7 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 	})
 	for _, f := range found {
 		r, ok := ruleByID[f.RuleID]
-		if !ok || kind == "docker" && !buildStepFinding(f) {
+		if !ok || (kind == "docker" || kind == "pod") && !buildStepFinding(f) {
 			continue
 		}
 		s.add(r, what+": its code "+f.Message, f.Evidence)
@@ -403,7 +433,8 @@ func buildStepFinding(f Finding) bool {
 	case CategoryRemoteCodeExec, CategoryExfiltration, CategoryReverseShell, CategorySupplyChain, CategoryEncodingEvasion, CategoryDecodeExec:
 		return true
 	}
-	return f.RuleID == "disruption.cryptominer"
+	// A key baked into the image opens every container started from it.
+	return f.RuleID == "disruption.cryptominer" || f.RuleID == "persistence.authorized-keys"
 }
 
 // compiledLang reports the kinds of source judgePlanted reads as compiled
@@ -536,6 +567,13 @@ func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
 	if files, text, ok := inPlaceEdit(v); ok {
 		for _, f := range files {
 			out = append(out, planted{abs: cs.resolveIn(v.c, f).Abs, content: text})
+		}
+	}
+	if text, ok := cs.patchText(v); ok {
+		for _, p := range unifiedDiff(text) {
+			if p.added != "" {
+				out = append(out, planted{abs: cs.resolveIn(v.c, p.path).Abs, content: p.added})
+			}
 		}
 	}
 	if v.prog == "tee" {

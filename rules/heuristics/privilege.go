@@ -44,7 +44,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "runs a container with "+why+": that is root on the host; mount only the project directory", v.prog+" "+evJoin(v.args))
 				}
 				s.checkPreloadWords(workloadEnv(v), false)
-				s.checkContainerCommand(v)
+				s.checkContainerCommand(cs, v)
 				s.checkBuildInput(cs, v)
 				s.checkImageSources(v)
 			case "osascript":
@@ -69,6 +69,7 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPrivContainer, "drives the container engine's API through "+sock+": whoever can create containers there is root on the host; use the docker CLI so the command can be judged", "curl "+evJoin(v.args))
 				}
 			case "kubectl", "oc":
+				s.checkWorkloads(cs, v)
 				s.checkPreloadWords(workloadEnv(v), false)
 				s.checkImageSources(v)
 				why := podEscape(v)

@@ -90,7 +90,7 @@ func progFamily(prog string) family {
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
-		"tftp", "atftp":
+		"tftp", "atftp", "skopeo", "crane", "gcrane", "regctl", "oras":
 		return famTransfer
 	case "wget":
 		return famTransfer | famCLIToken // the CI job's OIDC token

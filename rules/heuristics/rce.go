@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -180,6 +181,60 @@ func (s *scan) checkRCE(cs *cmdScan) {
 			s.add(rRCEInlineFetch, "a "+v.prog+" one-liner downloads code and executes it: fetch the code to a file and review it first", v.code)
 		}
 	}
+	if len(saved) > 0 && s.enabled(rRCESaveExec) {
+		if f, u, ok := cs.wiresSaved(s, saved); ok {
+			s.add(rRCESaveExec, "downloads "+f.name+" from "+f.host+" and has "+u.prog+" wire it into what the build or package manager runs by itself: "+
+				"it runs unseen at the next build or install; download it first, review it, then wire it in a separate action", u.c.Name+" "+evJoin(u.args))
+		}
+	}
+}
+
+// wiresSaved returns a file the line downloads from a host that is not
+// trusted and a command of the same line, before or after the download,
+// that names it in a file tools run by themselves: npm pkg set
+// scripts.x="node dl.js", a sed into pyproject.toml that makes it the
+// build backend, an echo into a Makefile.
+func (cs *cmdScan) wiresSaved(s *scan, saved []savedFile) (savedFile, *cmdView, bool) {
+	for i := range cs.views {
+		u := &cs.views[i]
+		if !cs.writesRunnerSettings(u) {
+			continue
+		}
+		args := strings.Join(u.args, " ")
+		for _, f := range saved {
+			stem := strings.TrimSuffix(f.name, path.Ext(f.name))
+			if f.name == "" || f.dir != "" || len(stem) < 4 || s.an.trusted.match(f.host) || officialSource(f.host) {
+				continue
+			}
+			if strings.Contains(args, f.name) || strings.Contains(args, stem) {
+				return f, u, true
+			}
+		}
+	}
+	return savedFile{}, nil, false
+}
+
+// writesRunnerSettings reports a command that writes where a tool reads
+// what to run by itself: npm pkg set, or a write (redirection, tee, an
+// in-place edit) into a file of hookKind or a build's settings.
+func (cs *cmdScan) writesRunnerSettings(u *cmdView) bool {
+	if (u.prog == "npm" || u.prog == "pnpm" || u.prog == "yarn") && len(u.args) > 1 && u.args[0] == "pkg" && u.args[1] == "set" {
+		return true
+	}
+	if files, _, ok := inPlaceScripts(u); ok {
+		for _, f := range files {
+			if hookKind(f) != "" || buildSettingsFile([]string{f}) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, t := range cs.writeTargets(u) {
+		if hookKind(t) != "" || buildSettingsFile([]string{t}) {
+			return true
+		}
+	}
+	return false
 }
 
 // downloadsIntoRunner reports a download saved into a file that a tool

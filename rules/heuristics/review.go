@@ -11,7 +11,11 @@ import "strings"
 
 // checkReviewBypass judges a forge CLI command (gh, glab).
 func (s *scan) checkReviewBypass(v *cmdView) {
-	if v.prog != "gh" && v.prog != "glab" || !s.enabled(rDefReviewBypass) {
+	if v.prog != "gh" && v.prog != "glab" {
+		return
+	}
+	s.checkPipelineSettings(v)
+	if !s.enabled(rDefReviewBypass) {
 		return
 	}
 	if what := reviewBypass(v); what != "" {
@@ -58,4 +62,91 @@ func apiReviewBypass(v *cmdView, path string) string {
 		return "lets public repositories' workflows run on the organization's self-hosted runners"
 	}
 	return ""
+}
+
+// checkOwnersWrite judges a command line's write to CODEOWNERS, the file
+// that says who must review each path. Replacing it, or appending a
+// catch-all rule (the last matching rule wins, so "* @someone" at the
+// end owns every path), changes who reviews everything.
+func (s *scan) checkOwnersWrite(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rDefReviewBypass) {
+		return
+	}
+	replaced, appended := "", ""
+	for _, r := range v.c.Redirects {
+		if baseName(r.Target) != "CODEOWNERS" || r.FD != "" && r.FD != "1" {
+			continue
+		}
+		switch r.Op {
+		case ">", ">|", "&>":
+			replaced = r.Target
+		case ">>":
+			appended = r.Target
+		}
+	}
+	if v.prog == "tee" {
+		for _, op := range v.plainOperands() {
+			if baseName(op) == "CODEOWNERS" {
+				if hasShortFlag(v.args, 'a') || hasLongFlag(v.args, "append") {
+					appended = op
+				} else {
+					replaced = op
+				}
+			}
+		}
+	}
+	switch {
+	case replaced != "":
+		s.add(rDefReviewBypass, "replaces "+replaced+", which says who must review each path: a maintainer should change it",
+			v.prog+" > "+replaced)
+	case appended != "":
+		text, ok := cs.producedText(v)
+		if v.prog == "tee" {
+			text, ok = cs.stdinText(v)
+		}
+		if ok && catchAllOwner(text) {
+			s.add(rDefReviewBypass, "appends a catch-all rule to "+appended+": the last matching rule wins, so its owner now reviews every path; a maintainer should change it",
+				v.prog+" >> "+appended)
+		}
+	}
+}
+
+// catchAllOwner reports a CODEOWNERS text with a rule for every path (*
+// or /** followed by owners).
+func catchAllOwner(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "*" || f[0] == "/*" || f[0] == "/**" || f[0] == "**") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPipelineSettings judges what gh / glab change in a repository's
+// pipeline from outside its files: a scanning workflow disabled (gh
+// workflow disable codeql.yml), and a CI variable that names where
+// packages come from set to a host that is not trusted (gh variable set
+// NPM_REGISTRY_URL --body https://…).
+func (s *scan) checkPipelineSettings(v *cmdView) {
+	ops := infraOperands(v)
+	switch {
+	case opAt(ops, 0) == "workflow" && opAt(ops, 1) == "disable" && s.enabled(rDefWeakeningEdit):
+		if name := opAt(ops, 2); workflowScanNames.in(name) || securityChecks.in(name) {
+			s.add(rDefWeakeningEdit, v.prog+" disables the workflow "+name+", which runs a security check: changes stop being scanned; a maintainer should decide",
+				v.prog+" "+evJoin(v.args))
+		}
+	case (opAt(ops, 0) == "variable" || opAt(ops, 0) == "secret") && opAt(ops, 1) == "set" && s.enabled(rSupplySource):
+		name := strings.ToLower(opAt(ops, 2))
+		if !containsAnyOf(name, []string{"registry", "index_url", "mirror", "proxy", "repo_url", "repository_url"}) {
+			return
+		}
+		val := ""
+		flagValues(v.args, 'b', "body", func(b string) { val = b })
+		h := urlHost(val)
+		if h != "" && !isLoopbackHost(h) && !privateHost(h) && !officialSource(h) && !s.an.trusted.match(h) {
+			s.add(rSupplySource, v.prog+" sets the CI variable "+opAt(ops, 2)+" to "+h+", which is not trusted: every pipeline that installs from it takes code from that host",
+				v.prog+" "+evJoin(v.args))
+		}
+	}
 }

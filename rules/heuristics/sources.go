@@ -201,7 +201,10 @@ func (s *scan) judgeSetting(v *cmdView, st setting) bool {
 			continue
 		}
 		h := urlHost(u)
-		if h == "" || isLoopbackHost(h) || s.an.trusted.match(h) || officialSource(h) {
+		// A host of the organisation's own network, over https, is its
+		// mirror (an Artifactory or Nexus proxy), not a stranger's
+		// registry; over plain http anyone on that network can serve it.
+		if h == "" || isLoopbackHost(h) || privateHost(h) && strings.HasPrefix(u, "https://") || s.an.trusted.match(h) || officialSource(h) {
 			continue
 		}
 		s.add(rSupplySource, "points "+toolOf(st.key)+" at "+h+" ("+u+"), which is not trusted: every later install or fetch takes code from it; use the registry or add the host to trusted_hosts", ev)
@@ -216,7 +219,8 @@ func officialSource(h string) bool {
 	switch strings.ToLower(h) {
 	case "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
 		"proxy.golang.org", "sum.golang.org", "rubygems.org", "index.crates.io", "crates.io", "conda.anaconda.org", "repo.anaconda.com",
-		"repo.maven.apache.org", "repo1.maven.org", "center.conan.io", "center2.conan.io":
+		"repo.maven.apache.org", "repo1.maven.org", "center.conan.io", "center2.conan.io", "services.gradle.org", "plugins.gradle.org",
+		"downloads.gradle.org", "repo.packagist.org", "packagist.org", "static.crates.io", "api.nuget.org":
 		return true
 	}
 	return chartRepos[strings.ToLower(h)]
@@ -601,6 +605,8 @@ func configFileTool(abs string) string {
 		return "cargo-manifest"
 	case base == "Gemfile" || base == "gems.rb":
 		return "gemfile"
+	case base == "go.mod":
+		return "gomod"
 	}
 	switch base {
 	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "Pipfile.lock", "poetry.lock", "uv.lock",
@@ -658,6 +664,31 @@ func fileSettings(abs, text string, sets []setting) []setting {
 					u, _, _ = strings.Cut(u, `"`)
 					sets = append(sets, setting{tool + ":" + strings.TrimRight(key, " =:"), u})
 				}
+			}
+		}
+		return sets
+	}
+	if tool == "gomod" {
+		// replace old => new [version], alone or in a replace ( … ) block.
+		block := false
+		for line := range strings.SplitSeq(text, "\n") {
+			t := strings.TrimSpace(line)
+			switch {
+			case t == "replace (":
+				block = true
+				continue
+			case block && t == ")":
+				block = false
+				continue
+			case strings.HasPrefix(t, "replace "):
+				t = strings.TrimSpace(t[len("replace "):])
+			case !block:
+				continue
+			}
+			old, repl, ok := strings.Cut(t, "=>")
+			oldMod, newMod := firstField(old), firstField(repl)
+			if ok && foreignModule(oldMod, newMod) && len(sets) < 64 {
+				sets = append(sets, setting{"go:replace", oldMod + "=" + newMod})
 			}
 		}
 		return sets
@@ -753,4 +784,12 @@ func afterArg(args []string, a string) []string {
 		}
 	}
 	return nil
+}
+
+// firstField is the first blank-separated word of s, or "".
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }

@@ -1,6 +1,10 @@
 package heuristics
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
 
 // Source swaps. An in-place edit that keeps a dependency's name and
 // changes whose it is — sed 's#uses: actions/checkout@v4#uses:
@@ -34,15 +38,82 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 				v.prog+" "+evJoin(v.args))
 			return
 		}
+		if from, to := s.swappedHost(sub[0], sub[1], files); to != "" {
+			s.add(rSupplySource, v.prog+" makes the build fetch from "+to+" instead of "+from+": every later install or build takes code from it; keep the original source, or add the host to trusted_hosts",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 	}
+}
+
+// swappedHost reports a substitution that moves a build's downloads to a
+// host that is not trusted: an official registry's URL replaced by one
+// on another host, or, in a build's own settings (a wrapper's
+// distributionUrl, a repository URL), a source key set to such a host.
+// It returns the host replaced ("its source" when the pattern names
+// none) and the new host, or "".
+func (s *scan) swappedHost(pat, repl string, files []string) (from, to string) {
+	newHosts := urlHosts(unescapeRegex(repl))
+	if len(newHosts) == 0 {
+		return "", ""
+	}
+	for _, h := range urlHosts(unescapeRegex(pat)) {
+		if officialSource(h) {
+			from = h
+		}
+	}
+	if from == "" {
+		if !buildSettingsFile(files) || !sourceKeyWords.in(pat+" "+repl) {
+			return "", ""
+		}
+		from = "its source"
+	}
+	for _, h := range newHosts {
+		if h != from && !officialSource(h) && !isLoopbackHost(h) && !privateHost(h) && !s.an.trusted.match(h) {
+			return from, h
+		}
+	}
+	return "", ""
+}
+
+// sourceKeyWords mark a setting that says where a build downloads from.
+var sourceKeyWords = newFoldSet("distributionurl", "wrapperurl", "registry", "index-url", "index_url", "mirror", "<url>", "repository", "maven {", "maven(")
+
+// buildSettingsFile reports files that set where a build downloads its
+// tools and dependencies: build manifests, wrapper properties, package
+// manager settings.
+func buildSettingsFile(files []string) bool {
+	for _, f := range files {
+		switch b := baseName(f); b {
+		case "pom.xml", "settings.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+			"gradle-wrapper.properties", "maven-wrapper.properties", "gradle.properties", ".npmrc", ".yarnrc", ".yarnrc.yml",
+			"pip.conf", "pyproject.toml", "setup.cfg", "Pipfile", "Cargo.toml", "config.toml", "Gemfile", "composer.json", "build.sbt":
+			return true
+		}
+	}
+	return false
+}
+
+// urlHosts returns the hosts of the URLs in text.
+func urlHosts(text string) []string {
+	var out []string
+	shell.EachIndex(text, "://", func(i int) bool {
+		start := i
+		for start > 0 && (text[start-1] >= 'a' && text[start-1] <= 'z' || text[start-1] >= 'A' && text[start-1] <= 'Z' || text[start-1] == '+') {
+			start--
+		}
+		if h := urlHost(text[start:]); h != "" {
+			out = append(out, strings.ToLower(h))
+		}
+		return true
+	})
+	return out
 }
 
 // editedLockfile returns the lockfile among files, or "".
 func editedLockfile(files []string) string {
 	for _, f := range files {
-		switch b := baseName(f); b {
-		case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "Cargo.lock",
-			"go.sum", "composer.lock", "Gemfile.lock", "uv.lock", "bun.lock", "requirements.txt":
+		if b := baseName(f); lockFile(b) || b == "requirements.txt" {
 			return b
 		}
 	}
@@ -123,6 +194,8 @@ func sourceRefs(text string, actions bool) []sourceRef {
 		switch {
 		case i > 0 && (fields[i-1] == "uses:" || strings.EqualFold(fields[i-1], "FROM") || fields[i-1] == "image:"):
 			ref, image = f, fields[i-1] != "uses:"
+		case i > 1 && fields[i-2] == "source" && fields[i-1] == "=" && strings.Count(f, "/") == 1:
+			ref = f // a Terraform provider's source = "namespace/name"
 		case strings.HasPrefix(f, "uses:") && len(f) > 5:
 			ref = f[5:]
 		case strings.HasPrefix(f, "--from="):

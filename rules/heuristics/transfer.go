@@ -38,8 +38,15 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		if strings.HasPrefix(dst, "rsync://") || strings.HasPrefix(dst, "scp://") {
 			h = urlHost(dst)
 		}
-		if untrusted(h) {
+		// A host of the organisation's own network (a build box, a
+		// staging server) keeps the files inside it; secrets sent there
+		// are still exfil.sensitive-file.
+		if untrusted(h) && !privateHost(h) {
 			report(v.prog + " copies local files to " + h)
+		}
+	case "skopeo", "crane", "gcrane", "regctl", "oras":
+		if from, to := imageCopy(v); from != "" && privateImage(from) && publicImage(to) && imageOwner(from) != imageOwner(to) {
+			report(v.prog + " copies the image " + from + " from a private registry to " + to + ", where anyone can pull it")
 		}
 	case "sftp":
 		ops := operands(v.args, "BbcDFiJlPRoSs", nil)
@@ -48,7 +55,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 			if strings.HasPrefix(ops[0], "sftp://") {
 				h = urlHost(ops[0])
 			}
-			if untrusted(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
+			if untrusted(h) && !privateHost(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
 				report("sftp runs a batch of transfer commands against " + h)
 			}
 		}
@@ -316,4 +323,59 @@ func loopbackListen(args []string) bool {
 		}
 	}
 	return bind != "" && isLoopbackHost(bind)
+}
+
+// imageCopy returns the source and destination of an image copy:
+// skopeo copy / sync, crane copy / cp, regctl image copy, oras cp.
+func imageCopy(v *cmdView) (from, to string) {
+	ops := operands(v.args, "", []string{"--src-creds", "--dest-creds", "--authfile", "--src-authfile", "--dest-authfile", "--platform", "--override-arch", "--override-os", "--format"})
+	switch {
+	case v.prog == "regctl" && len(ops) >= 4 && ops[0] == "image" && (ops[1] == "copy" || ops[1] == "cp"):
+		ops = ops[2:]
+	case len(ops) >= 3 && (ops[0] == "copy" || ops[0] == "cp" || ops[0] == "sync"):
+		ops = ops[1:]
+	default:
+		return "", ""
+	}
+	strip := func(ref string) string {
+		for _, t := range []string{"docker://", "oci:", "containers-storage:"} {
+			ref = strings.TrimPrefix(ref, t)
+		}
+		return ref
+	}
+	return strip(ops[0]), strip(ops[1])
+}
+
+// imageRegistry is the registry host of an image reference: its first
+// component when that names a host (a dot, a port, localhost), else
+// Docker Hub.
+func imageRegistry(ref string) string {
+	first, _, ok := strings.Cut(ref, "/")
+	if ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return strings.ToLower(first)
+	}
+	return "docker.io"
+}
+
+// publicRegistries serve images to anyone who asks.
+var publicRegistries = map[string]bool{"docker.io": true, "index.docker.io": true, "registry-1.docker.io": true, "ghcr.io": true,
+	"quay.io": true, "registry.gitlab.com": true, "public.ecr.aws": true, "registry.k8s.io": true, "mcr.microsoft.com": true}
+
+func publicImage(ref string) bool { return publicRegistries[imageRegistry(ref)] }
+
+// privateImage reports an image on a registry of the organisation's own
+// (an internal host, a cloud account's registry).
+func privateImage(ref string) bool {
+	reg := imageRegistry(ref)
+	return !publicRegistries[reg] && !strings.HasPrefix(ref, "/") && !strings.HasPrefix(ref, ".") && reg != "localhost"
+}
+
+// imageOwner is the first path component after the registry: the
+// account or organisation an image belongs to.
+func imageOwner(ref string) string {
+	if reg := imageRegistry(ref); strings.HasPrefix(strings.ToLower(ref), reg+"/") {
+		ref = ref[len(reg)+1:]
+	}
+	owner, _, _ := strings.Cut(ref, "/")
+	return strings.ToLower(owner)
 }

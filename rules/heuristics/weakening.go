@@ -59,7 +59,16 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	// a stack that cannot run code.
 	"-fno-stack-protector", "-u_fortify_source", "_fortify_source=0", "execstack",
 	// An editor that trusts every folder and runs its tasks on opening.
-	"security.workspace.trust.enabled:false", "task.allowautomatictasks:on", "http.proxystrictssl:false"}
+	"security.workspace.trust.enabled:false", "task.allowautomatictasks:on", "http.proxystrictssl:false",
+	// Spring Security's CSRF and header protections switched off, in the
+	// chained and the lambda style.
+	"csrf().disable()", "csrf.disable()", "csrf(abstracthttpconfigurer::disable)", "headers().disable()", "headers.disable()",
+	"frameoptions().disable()", "frameoptions.disable()", "csrf{it.disable()}",
+	// Certificates and host names accepted whatever they are (.NET,
+	// Java, Ruby), token claims left unchecked (PyJWT's options).
+	"dangerousacceptanyservercertificatevalidator", "noophostnameverifier", "allow_all_hostname_verifier", "trustallcerts",
+	"insecuretrustmanagerfactory", "verify_mode=openssl::ssl::verify_none", "verify_none", "verify_aud:false", "verify_exp:false",
+	"verify_iss:false", "verify_iat:false", "ignoreexpiration:true", "ignore_expiration:true"}
 
 // checkWeakeningDeploy judges the values a deployment tool sets on a
 // running release or object: helm --set / --set-string, kubectl patch
@@ -100,14 +109,19 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"jwt.verify", "verify_jwt", "verifytoken", "verify_token", "check_csrf", "csrf_protect", "check_password", "checkpassword",
 	"password_verify", "compare_digest", "check_token", "checktoken", "validate_token", "validatetoken", "permission_required",
 	"requires_auth", "is_authorized", "isauthorized", "authenticate", ".authenticated()", "hasrole(", "hasauthority(", "@preauthorize",
-	"@secured", "@rolesallowed",
-	// Security middleware registered by name.
-	"csrfviewmiddleware", "authenticationmiddleware", "securitymiddleware", "csurf", "helmet(")
+	"@secured", "@rolesallowed", "require_admin", "require_login", "requirelogin", "admin_required", "before_action :require",
+	"before_action :authenticate",
+	// Security middleware registered by name, and signature checks.
+	"csrfviewmiddleware", "authenticationmiddleware", "securitymiddleware", "csurf", "helmet(", "csrf(", "csrfprotect",
+	"verify_signature", "verifysignature", "ratelimit", "rate_limit")
 
 // inputGuards mark a line that validates or sanitises input: deleting it
 // from application code lets unchecked input through.
 var inputGuards = newFoldSet("sanitize", "sanitise", "validateinput", "validate_input", "escapehtml", "escape_html",
-	"htmlspecialchars", "bleach.clean", "dompurify", "validator.escape", "xss(")
+	"htmlspecialchars", "bleach.clean", "dompurify", "validator.escape", "xss(", ".validate(", "validate_request", "is_valid(")
+
+// guardWords mark a replacement that still validates or sanitises.
+var guardWords = newFoldSet("valid", "saniti", "escape", "check", "clean", "purif", "schema", "parse")
 
 // checkWords mark a replacement that still holds a check (a renamed or
 // reworded one): auth_required for login_required.
@@ -144,7 +158,48 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 			subs = append(subs, [2]string{"", b.String()})
 		}
 	}
+	what := judgeEdits(files, subs, script)
+	if what == "" && s.enabled(rCloudGrant) {
+		for _, sub := range subs {
+			if grant := policyWildcard(sub[1]); grant != "" && policyWildcard(sub[0]) == "" {
+				s.add(rCloudGrant, v.prog+" widens an access policy to "+grant+": granting access is for a person to do on purpose; a human should approve it",
+					v.prog+" "+evJoin(v.args))
+				return
+			}
+		}
+	}
+	if what != "" {
+		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
+			v.prog+" "+evJoin(v.args))
+	}
+}
+
+// judgeEdits says what substitutions (pattern, replacement) and a sed
+// script's deletions take out of files, or "": the judgement every edit
+// tool shares (sed, perl, the interpreters' replace calls, ed, awk,
+// patches).
+func judgeEdits(files []string, subs [][2]string, script string) string {
 	what := weakeningEdit(subs, script, runsChecks(files), sourceCode(files))
+	if what == "" {
+		what = securityFileEdit(files, subs)
+	}
+	if what == "" && sourceCode(files) {
+		for _, sub := range subs {
+			if authChecks.in(sub[0]) && (!checkWords.in(sub[1]) && !authChecks.in(sub[1]) || literalOr(sub[1])) {
+				what = "takes an authorisation check out of the code"
+			}
+		}
+	}
+	if what == "" && allTests(files) {
+		for _, sub := range subs {
+			if securityTestLoosened(strings.ToLower(sub[0]), strings.ToLower(sub[1])) {
+				what = "makes a test of a refusal accept success (" + strings.TrimSpace(sub[1]) + ")"
+			}
+		}
+	}
+	if what == "" {
+		what = ignoredSecretsDropped(files, subs, script)
+	}
 	if what == "" {
 		what = securityConfigEdit(files, script)
 	}
@@ -164,10 +219,7 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 			}
 		}
 	}
-	if what != "" {
-		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
-			v.prog+" "+evJoin(v.args))
-	}
+	return what
 }
 
 // runsChecks reports whether one of files is where checks run: a CI
@@ -177,7 +229,8 @@ func runsChecks(files []string) bool {
 	for _, f := range files {
 		base := baseName(f)
 		if hookKind("/"+strings.TrimPrefix(f, "/")) != "" || base == ".pre-commit-config.yaml" || base == "lefthook.yml" ||
-			base == "Jenkinsfile" || base == "Taskfile.yml" || base == "justfile" || base == "tox.ini" ||
+			base == "Jenkinsfile" || base == "Taskfile.yml" || base == "justfile" || base == "tox.ini" || base == "Makefile" ||
+			base == "makefile" || base == "GNUmakefile" || hookKind(f) == "docker" ||
 			strings.HasSuffix(base, ".sh") || strings.HasSuffix(base, ".bash") || strings.HasSuffix(base, ".ps1") {
 			return true
 		}
@@ -197,6 +250,9 @@ func weakeningEdit(subs [][2]string, script string, checks, code bool) string {
 	for _, re := range sedDeletions(script) {
 		if checks && securityChecks.in(re) {
 			return "deletes the lines that run a security check (" + re + ")"
+		}
+		if checks && testRuns.in(re) {
+			return "deletes the lines that run the tests (" + re + ")"
 		}
 		if code && authChecks.in(re) {
 			return "deletes an authorisation check from the code (" + re + ")"
@@ -219,8 +275,11 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		// Emptied, made a constant (if False:) or reworded without a
 		// check (jwt.verify → jwt.decode), or ORed with a literal.
 		// A comment names a check without running it.
-		if authChecks.in(pat) && (commentsOut(repl) || !checkWords.in(repl) || literalOr(repl)) {
+		if authChecks.in(pat) && (commentsOut(repl) || !checkWords.in(repl) && !authChecks.in(repl) || literalOr(repl)) {
 			return "takes an authorisation check out of the code"
+		}
+		if inputGuards.in(pat) && (commentsOut(repl) || !guardWords.in(repl)) {
+			return "takes input validation out of the code"
 		}
 		if checks && securityChecks.in(pat) && commentsOut(repl) {
 			return "comments out a security check"
@@ -234,8 +293,46 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
 		}
+		lp, lr := strings.ToLower(unescapeRegex(pat)), strings.ToLower(repl)
+		if what := guardBypass(lp, lr); what != "" {
+			return what
+		}
+		if what := looseningEdit(lp, strings.ToLower(unescapeRegex(repl))); what != "" {
+			return what
+		}
 		if what := codeDowngrade(pat, repl); what != "" {
 			return what
+		}
+		if checks && failureSetting(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
+			return "lets every step it matches fail without failing the build"
+		}
+		if checks && securityChecks.in(pat) && !securityChecks.in(repl) {
+			return "replaces a security check with something that runs none"
+		}
+		if flag := hardeningFlagDropped(pat, repl); flag != "" {
+			return "drops " + flag + ", which makes the install check what it fetches"
+		}
+	}
+	return ""
+}
+
+// failureSetting reports text that sets whether a CI step's failure
+// fails the build: continue-on-error, allow_failure.
+func failureSetting(s string) bool {
+	return strings.Contains(s, "continue-on-error") || strings.Contains(s, "allow_failure") || strings.Contains(s, "exit-code") ||
+		strings.Contains(s, "exit_code")
+}
+
+// hardeningFlags make a package install check what it fetches: pinned
+// hashes, the lockfile as written, no install scripts.
+var hardeningFlags = []string{"--require-hashes", "--frozen-lockfile", "--immutable", "--ignore-scripts", "--locked", "--frozen",
+	"--only-binary", "--verify-signatures"}
+
+// hardeningFlagDropped returns a hardening flag pat has and repl lacks.
+func hardeningFlagDropped(pat, repl string) string {
+	for _, f := range hardeningFlags {
+		if strings.Contains(pat, f) && !strings.Contains(repl, f) {
+			return f
 		}
 	}
 	return ""
@@ -244,9 +341,10 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 // ignoresFailure reports a command line made to pass whatever its
 // result: || true, || :, continue-on-error: true, allow_failure: true.
 func ignoresFailure(s string) bool {
-	c := strings.Join(strings.Fields(s), "")
+	c := flatSetting(s)
 	return strings.Contains(c, "||true") || strings.Contains(c, "||:") || strings.Contains(c, "continue-on-error:true") ||
-		strings.Contains(c, "allow_failure:true")
+		strings.Contains(c, "allow_failure:true") || strings.Contains(c, "exit-code:0") || strings.Contains(c, "exit_code:0") ||
+		strings.Contains(c, "--exit-code0")
 }
 
 // sourceCode reports whether one of files is application code, where a
@@ -266,8 +364,9 @@ func sourceCode(files []string) bool {
 func flatSetting(text string) string {
 	var b strings.Builder
 	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case ' ', '\t', '"', '\'', '\\':
+		switch c := text[i]; {
+		case c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\\':
+		case c == '>' && i > 0 && text[i-1] == '=': // PHP's and Ruby's 'verify' => false
 		default:
 			b.WriteByte(lowerByte(c))
 		}
@@ -283,7 +382,75 @@ func insecureSetting(text string) string {
 			return st
 		}
 	}
+	if list := unsignedAlgorithm(flat); list != "" {
+		return list
+	}
+	return looseTLS(flat)
+}
+
+// looseTLS returns certificate checking made optional by an expression
+// in flattened text, or "": a switch whose safe value is false given
+// anything else (InsecureSkipVerify: os.Getenv(…) != "1",
+// danger_accept_invalid_certs(env::var(…).is_err())), one whose safe
+// value is true given an expression that can be false (verify =
+// os.getenv(…, False)), a host-name verifier that accepts every name, or
+// a CSRF switch set false.
+func looseTLS(flat string) string {
+	for _, key := range []string{"insecureskipverify:", "insecureskipverify=", "danger_accept_invalid_certs(", "danger_accept_invalid_hostnames(",
+		"skip_tls_verify:", "skip_tls_verify="} {
+		if i := strings.Index(flat, key); i >= 0 && !strings.HasPrefix(flat[i+len(key):], "false") {
+			return key + flat[i+len(key):min(len(flat), i+len(key)+40)]
+		}
+	}
+	for _, key := range []string{".verify=", "verify_ssl=", "ssl_verify=", "rejectunauthorized:", "check_hostname="} {
+		if i := strings.Index(flat, key); i >= 0 {
+			val := topLevelValue(flat[i+len(key):])
+			if !strings.HasPrefix(val, "true") && (strings.Contains(val, "false") || strings.Contains(val, "none")) {
+				return key + val
+			}
+		}
+	}
+	if i := strings.Index(flat, "hostnameverifier("); i >= 0 {
+		tail := flat[i:min(len(flat), i+60)]
+		if strings.Contains(tail, "->true") || strings.Contains(tail, "=>true") || strings.Contains(tail, "returntrue") {
+			return tail
+		}
+	}
+	if !strings.Contains(flat, "csrf") && !strings.Contains(flat, "xsrf") {
+		return ""
+	}
+	for key, on := range boolAssignments(flat) {
+		if !on && (strings.Contains(key, "csrf") || strings.Contains(key, "xsrf")) && !strings.Contains(key, "exempt") {
+			return key + "=false"
+		}
+	}
 	return ""
+}
+
+// unsignedAlgorithm returns a token-algorithm list (algorithms: [...],
+// flattened) that accepts "none", the algorithm of an unsigned token,
+// or "".
+func unsignedAlgorithm(flat string) string {
+	found := ""
+	shell.EachIndex(flat, "algorithms", func(i int) bool {
+		rest := flat[i+len("algorithms"):]
+		open := strings.IndexByte(rest, '[')
+		if open < 0 || open > 2 {
+			return true
+		}
+		end := strings.IndexByte(rest[open:], ']')
+		if end < 0 {
+			return true
+		}
+		for _, alg := range strings.Split(rest[open+1:open+end], ",") {
+			if alg == "none" {
+				found = "algorithms" + rest[:open+end+1]
+				return false
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // literalOr reports a replacement that ORs a check with a comparison to a
@@ -304,8 +471,9 @@ func literalOr(repl string) bool {
 // comment (# &, # \1, // &, rem).
 func commentsOut(repl string) bool {
 	r := strings.TrimSpace(repl)
-	// A group kept first is the line's indentation: s/^\(\s*\)x/\1# x/.
-	for len(r) > 1 && r[0] == '\\' && r[1] >= '1' && r[1] <= '9' {
+	// A group kept first is the line's indentation: s/^\(\s*\)x/\1# x/
+	// (perl's $1).
+	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
 		r = strings.TrimSpace(r[2:])
 	}
 	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ")
@@ -315,8 +483,13 @@ func commentsOut(repl string) bool {
 // deletes: /re/d, /re/,+Nd, /re/,/re2/d (both) and /re/,$d.
 func sedDeletions(script string) []string {
 	var out []string
-	for _, cmd := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' }) {
-		cmd = strings.TrimSpace(cmd)
+	// Addresses are read where a command starts, not by splitting on ";":
+	// a regular expression may hold one (/app.use(csrf());/d).
+	for i := 0; i < len(script); i++ {
+		if script[i] != '/' || !sedCommandStart(script, i) {
+			continue
+		}
+		cmd := script[i:]
 		var res []string
 		for strings.HasPrefix(cmd, "/") {
 			end := closingSlash(cmd[1:])
@@ -337,8 +510,19 @@ func sedDeletions(script string) []string {
 		if len(res) > 0 && strings.HasPrefix(cmd, "d") {
 			out = append(out, res...)
 		}
+		i = max(i, len(script)-len(cmd)-1)
 	}
 	return out
+}
+
+// sedCommandStart reports whether script[i] begins a sed command: it
+// follows the start, a ";", a newline or a "{", blanks apart.
+func sedCommandStart(script string, i int) bool {
+	j := i - 1
+	for j >= 0 && (script[j] == ' ' || script[j] == '\t') {
+		j--
+	}
+	return j < 0 || script[j] == ';' || script[j] == '\n' || script[j] == '{'
 }
 
 // securityConfig reports files that configure a security check: a secret
@@ -444,6 +628,14 @@ func weakeningWrite(abs, content string) string {
 	if sourceCode(one) {
 		if name := constantCheck(content); name != "" {
 			return "defines " + name + " in " + base + " to pass whatever it is given, which takes the check out"
+		}
+		if what := weakeningCode(abs, base, content); what != "" {
+			return what
+		}
+	}
+	if testConfigFile(base) {
+		if excl := testsExcluded("", strings.ToLower(content)); excl != "" {
+			return "writes " + base + ", which leaves the tests of a protection out of the run (" + excl + ")"
 		}
 	}
 	if noOpScript(abs, content) {
@@ -673,73 +865,12 @@ func securityRuleOff(text string) string {
 	return ""
 }
 
-// checkPythonEdits judges a Python program that rewrites a file with
-// str.replace (p = 'app/auth.py'; s = open(p).read().replace(A, B);
-// open(p, 'w').write(s)) as the substitutions A → B in that file: the
-// same edit as sed's, in another tool.
-func (s *scan) checkPythonEdits(cs *cmdScan, v *cmdView) {
-	if !s.enabled(rDefWeakeningEdit) || v.kind != "python" {
-		return
-	}
-	code, ok := inlineCode(v)
-	if !ok {
-		if code, ok = cs.stdinText(v); !ok {
-			return
-		}
-	}
-	files, subs := pythonEdits(code)
-	if len(subs) == 0 {
-		return
-	}
-	what := weakeningSubstitution(subs, runsChecks(files))
-	if what == "" && sourceCode(files) {
-		for _, sub := range subs {
-			if authChecks.in(sub[0]) && (!checkWords.in(sub[1]) || literalOr(sub[1])) {
-				what = "takes an authorisation check out of the code"
-			}
-		}
-	}
-	if what != "" {
-		s.add(rDefWeakeningEdit, v.prog+" "+what+" ("+strings.Join(files, ", ")+"): a protection leaves the code without a word about it; make the change by hand, in review",
-			v.prog+" "+evJoin(v.args))
-	}
-}
-
-// pythonEdits returns the files a Python program names and writes, and
-// the literal pairs of its .replace(A, B) and re.sub(A, B, …) calls;
-// nothing when it writes
-// no file.
-func pythonEdits(code string) (files []string, subs [][2]string) {
-	if !strings.Contains(code, ".replace(") && !strings.Contains(code, ".sub(") || !strings.Contains(code, "write") {
-		return nil, nil
-	}
-	for i := 0; i < len(code); {
-		lit, end, ok := pyStringAt(code, i)
-		if !ok {
-			i++
-			continue
-		}
-		if f := []string{lit}; sourceCode(f) || configFile(lit) || runsChecks(f) {
-			files = append(files, lit)
-		}
-		i = end
-	}
-	if len(files) == 0 {
-		return nil, nil
-	}
-	// s.replace(A, B) and re.sub(A, B, s): the pair comes first in both.
-	for _, call := range []string{".replace(", ".sub("} {
-		subs = literalPairs(code, call, subs)
-	}
-	return files, subs
-}
-
 // literalPairs appends the first two string literals of each call of
 // code: .replace('a', 'b'), re.sub(r'a', r'b', s).
 func literalPairs(code, call string, subs [][2]string) [][2]string {
 	shell.EachIndex(code, call, func(at int) bool {
 		rest := code[at+len(call):]
-		a, end, ok := pyStringAt(rest, skipSpace(rest, 0))
+		a, end, ok := codeLiteralAt(rest, skipSpace(rest, 0))
 		if !ok {
 			return true
 		}
@@ -747,7 +878,7 @@ func literalPairs(code, call string, subs [][2]string) [][2]string {
 		if j >= len(rest) || rest[j] != ',' {
 			return true
 		}
-		if b, _, ok := pyStringAt(rest, skipSpace(rest, j+1)); ok {
+		if b, _, ok := codeLiteralAt(rest, skipSpace(rest, j+1)); ok {
 			subs = append(subs, [2]string{a, b})
 		}
 		return true
@@ -807,6 +938,8 @@ func workflowRisk(text string) string {
 		return "gives its token write access to everything (permissions: write-all)"
 	case strings.Contains(flat, "tojson(secrets)"):
 		return "hands every repository secret to a job at once (toJSON(secrets))"
+	case strings.Contains(flat, "action-tmate") || strings.Contains(flat, "action-upterm") || strings.Contains(flat, "debugger-action"):
+		return "opens an interactive shell into the runner from outside (a tmate or upterm session), with the job's secrets and token"
 	}
 	return ""
 }
@@ -822,4 +955,99 @@ func (s *scan) checkSkippedChecks(v *cmdView) {
 			return
 		}
 	}
+}
+
+// policyWildcard returns the wildcard grant an access policy's text
+// holds ("Action": ["*"], "Action": "*", actions = ["*"]), or "".
+func policyWildcard(text string) string {
+	flat := flatSetting(text)
+	for _, w := range []string{"action:[*]", "action:*", "actions=[*]", "action=*", "actions:[*]", "action:[*:*]"} {
+		if i := strings.Index(flat, w); i >= 0 && (i == 0 || !isWordByte(flat[i-1])) {
+			return "every action (" + w + ")"
+		}
+	}
+	return ""
+}
+
+// topLevelValue returns s up to the first , ; } ) or newline outside
+// parentheses and brackets: a setting's value expression.
+func topLevelValue(s string) string {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			if depth == 0 {
+				return s[:i]
+			}
+			depth--
+		case ',', ';', '}', '\n':
+			if depth == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
+
+// settingsModule reports a source file that holds an application's
+// settings (settings.py, config/production.rb, app.config.ts).
+func settingsModule(abs string) bool {
+	b := strings.ToLower(baseName(abs))
+	return strings.Contains(b, "setting") || strings.Contains(b, "config") || strings.Contains(b, "conf.") ||
+		strings.Contains(abs, "/config/") || strings.Contains(abs, "/settings/") || strings.Contains(b, "production")
+}
+
+// codeSwitches mark the protections code switches in place: certificate
+// and host-name checks, CSRF.
+var codeSwitches = []string{"verify", "insecure", "rejectunauthorized", "reject_unauthorized", "danger_accept", "hostnameverifier",
+	"trustall", "cert_none", "check_hostname", "csrf"}
+
+// writtenCodeMarkers finds, in one pass over a source file, what the
+// checks of weakeningCode need: a protection's switch, a credential's
+// name, a header read, an identity or rate-limit assignment.
+var writtenCodeMarkers = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(markSwitch, codeSwitches)
+	fs.addAll(markCredential, credentialNames)
+	fs.addAll(markHeader, headerReads)
+	fs.addAll(markIdentity, identitySinks)
+	return fs
+}()
+
+const (
+	markSwitch uint32 = 1 << iota
+	markCredential
+	markHeader
+	markIdentity
+)
+
+// weakeningCode says how source code written into abs (named base) takes
+// a protection out, or "": a protection's setting turned off (in
+// settings modules and security code, where settings live), identity
+// taken from a header, a credential compared with a literal. Tests are
+// left alone: they compare tokens with literals on purpose.
+func weakeningCode(abs, base, content string) string {
+	if testPath(abs) {
+		return ""
+	}
+	// Every setting in settings modules and security code; elsewhere,
+	// where a file seldom holds one, only once a certificate or CSRF
+	// switch is named at all.
+	marks := writtenCodeMarkers.scanBits(content, markSwitch|markCredential|markHeader|markIdentity)
+	if settingsModule(abs) || securitySubjects.in(abs) || marks&markSwitch != 0 {
+		if setting := insecureSetting(content); setting != "" {
+			return "writes " + setting + " into " + base + ", which turns a protection off"
+		}
+	}
+	if marks&(markHeader|markIdentity) == markHeader|markIdentity && requestIdentity(strings.ToLower(content)) {
+		return "writes code into " + base + " that takes the caller's identity or rate-limit key from a header the caller sets"
+	}
+	if marks&markCredential != 0 {
+		if lower := strings.ToLower(content); credentialLiteral(lower) || guardCalls.in(lower) && literalAccepted(lower) {
+			return "writes code into " + base + " that lets in whoever presents a literal written into it"
+		}
+	}
+	return ""
 }

@@ -119,12 +119,12 @@ func TestWeakeningWritesAndPythonEdits(t *testing.T) {
 	})
 }
 
-func FuzzPythonEdits(f *testing.F) {
+func FuzzCodeEdits(f *testing.F) {
 	f.Add("p = 'a.py'\ns = open(p).read().replace('x', \"y\")\nopen(p,'w').write(s)")
 	f.Add(".replace(r'a\\'b', b'c') write 'x.py'")
 	f.Add(".replace('")
 	f.Fuzz(func(t *testing.T, code string) {
-		files, subs := pythonEdits(code)
+		files, subs := codeEdits(code, nil)
 		if len(subs) > 0 && len(files) == 0 {
 			t.Fatalf("substitutions %q without a file", subs)
 		}

@@ -1,0 +1,435 @@
+package heuristics
+
+import (
+	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
+)
+
+// Loosening edits. Beyond the checks that are taken out or stepped round
+// (weakening.go, bypass.go), an edit can keep a check's shape and loosen
+// what it does. Each test here compares a substitution's pattern p with
+// its replacement r (both lower-cased) and reports what r brings in:
+//
+//   - output no longer escaped (|safe, dangerouslySetInnerHTML, raw);
+//   - password hashing made cheap (rounds, iterations, memory cut to
+//     less than half);
+//   - the caller's identity or rate-limit key taken from a header the
+//     caller sets;
+//   - a secret given a literal fallback (os.environ.get("SECRET_KEY",
+//     "dev-key"));
+//   - more roles let through, or an entry taken out of what a middleware
+//     or guard covers, or privileged attributes (role, admin) made
+//     assignable from a request;
+//   - input constraints dropped (.positive(), @NotBlank, max_length=);
+//   - an allowlist or a path normalisation taken out of a check;
+//   - a raw query built from input;
+//   - an audit record or security log silenced;
+//   - a security test made to accept success.
+
+// looseningEdit says what r loosens that p held, or "".
+func looseningEdit(p, r string) string {
+	switch {
+	case markerAdded(p, r, unescapedOutput):
+		return "turns output escaping off, so what users write is served as markup"
+	case hashCostLowered(p, r):
+		return "cuts the work of password hashing to a fraction"
+	case requestIdentity(r) && !requestIdentity(p):
+		return "takes the caller's identity or rate-limit key from a header the caller sets"
+	case secretFallback(r) && !secretFallback(p):
+		return "gives a secret a fallback written into the code"
+	case rolesWidened(p, r):
+		return "lets more roles through an authorisation check"
+	case guardedListShrunk(p, r):
+		return "takes an entry out of what a guard or middleware covers"
+	case privilegedAttributeAllowed(p, r):
+		return "lets a request set privileged attributes (role, admin)"
+	case constraintsDropped(p, r):
+		return "drops input constraints from a validation"
+	case markerDropped(p, r, allowlistWords):
+		return "takes an allowlist out of a check"
+	case markerDropped(p, r, pathNormalisers):
+		return "takes path normalisation out of a check, which lets ../ through"
+	case rawQueryFromInput(p, r):
+		return "builds a raw query from request input"
+	case auditSilenced(p, r):
+		return "silences an audit record or the security log"
+	case truncatedComparison(p, r):
+		return "compares only part of a secret or signature, which a guess can match"
+	case rateLimitRaised(p, r):
+		return "raises a rate limit many times over"
+	case envGated(p, r):
+		return "makes a protection depend on an environment variable, off when it is unset"
+	}
+	return ""
+}
+
+// unescapedOutput mark template or UI code that inserts text as markup
+// (flattened: no spaces or quotes).
+var unescapedOutput = []string{"|safe", "dangerouslysetinnerhtml", "{!!", "v-html", ".html_safe", "raw(", "mark_safe(", "markup(",
+	"innerhtml=", "{{{", "|raw", "autoescapefalse", "autoescape=false", "bypasssecuritytrusthtml", "trustashtml", "{@html",
+	"escape=false", "escapexml=false", "th:utext"}
+
+// markerAdded reports one of markers in r (flattened) that p lacks.
+func markerAdded(p, r string, markers []string) bool {
+	fp, fr := flatSetting(p), flatSetting(r)
+	for _, m := range markers {
+		if strings.Contains(fr, m) && !strings.Contains(fp, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// markerDropped reports one of markers in p that r lacks, r not empty
+// (an emptied line is judged by the deletion checks).
+func markerDropped(p, r string, markers []string) bool {
+	if strings.TrimSpace(r) == "" {
+		return false
+	}
+	for _, m := range markers {
+		if strings.Contains(p, m) && !strings.Contains(r, m) {
+			return true
+		}
+	}
+	return false
+}
+
+var allowlistWords = []string{"allowed_", "allowlist", "whitelist", "permitted_", "safe_list", "safelist", "allowed_hosts"}
+
+var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
+	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
+	"uri.parse(", ".hostname"}
+
+// hashWords mark password hashing and its parameters.
+var hashWords = []string{"bcrypt", "pbkdf2", "argon2", "scrypt", "rounds", "iterations", "cost", "work_factor", "memory_cost",
+	"time_cost", "saltrounds", "hash", "params::new("}
+
+// hashCostLowered reports a password-hashing line whose numbers r cuts:
+// the same count of numbers, one of them (4 or more before) less than
+// half what it was.
+func hashCostLowered(p, r string) bool {
+	if !containsAnyOf(p, hashWords) {
+		return false
+	}
+	a, b := numbersIn(p), numbersIn(r)
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] >= 4 && b[i]*2 < a[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// numbersIn returns the decimal numbers of s in order (up to 9 digits).
+func numbersIn(s string) []int {
+	var out []int
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			continue
+		}
+		n, j := 0, i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 9 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		out = append(out, n)
+		i = j
+	}
+	return out
+}
+
+// headerReads mark a value read from a request's headers.
+var headerReads = []string{"req.headers", "request.headers", "r.header.get(", "headers.get(", "$_server['http_", "getheader(",
+	"request.getheader(", "c.getheader(", "ctx.get(", "request.meta.get('http_", "request.meta[\"http_", "x-forwarded-for", "x-real-ip"}
+
+// identitySinks mark an assignment of who the caller is, or of the key a
+// rate limiter counts by.
+var identitySinks = []string{"g.user", "request.user =", "req.user =", "current_user =", "session[\"user_id\"] =", "session['user_id'] =",
+	"ctx.user", "login_user(", "setuser(", "keygenerator", "key_func", "identifier:", "user.query.get(", "users.find(", "findbyid("}
+
+// requestIdentity reports text where a header read and an identity or
+// rate-limit assignment meet on a line or within the next three.
+func requestIdentity(text string) bool {
+	if !containsAnyOf(text, headerReads) || !containsAnyOf(text, identitySinks) {
+		return false
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if !containsAnyOf(line, headerReads) {
+			continue
+		}
+		for j := max(0, i-1); j < min(len(lines), i+4); j++ {
+			if containsAnyOf(lines[j], identitySinks) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretFallback reports a secret-named setting read from the
+// environment with a string literal as its fallback: environ.get("KEY",
+// "x"), getenv('TOKEN', 'x'), env('APP_KEY', 'x'), ENV.fetch("X") { "x" },
+// process.env.SECRET || "x".
+func secretFallback(text string) bool {
+	for _, read := range []string{"environ.get(", "getenv(", "env(", "env.fetch(", "process.env."} {
+		found := false
+		shell.EachIndex(text, read, func(i int) bool {
+			rest := text[i+len(read):]
+			rest = rest[:min(len(rest), 120)]
+			name := strings.Trim(leadingIdentifier(strings.TrimLeft(rest, "\"'")), ".")
+			if !secretNamed(name) {
+				return true
+			}
+			for _, sep := range []string{", ", ",", "|| ", "?? ", "{ "} {
+				if j := strings.Index(rest, sep); j >= 0 && longLiteral(strings.TrimLeft(rest[j+len(sep):], " ")) {
+					found = true
+					return false
+				}
+			}
+			return true
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// secretNamed reports a setting's name that holds a secret.
+func secretNamed(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"secret", "password", "passwd", "token", "api_key", "apikey", "private_key", "signing_key", "app_key", "encryption_key"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleMarkers mark a list of the roles a check lets through.
+var roleMarkers = []string{"roles(", "hasrole(", "hasanyrole(", "rolesallowed(", "@secured(", "authorize(roles", "allowed_roles",
+	"required_roles", "permission_classes", "@preauthorize(", "authorize roles"}
+
+// rolesWidened reports a role list that r makes longer, keeping p's.
+func rolesWidened(p, r string) bool {
+	if !containsAnyOf(p, roleMarkers) {
+		return false
+	}
+	before, after := quotedWords(p), quotedWords(r)
+	return len(after) > len(before) && len(before) > 0 && subset(before, after)
+}
+
+// guardContext mark a list of what a guard, middleware or route check
+// covers.
+var guardContext = []string{"matcher", "middleware", "protect", "require", "guard", "auth", "admin", "signed", "permission",
+	"before_action", "secure", "csrf"}
+
+// exemptionWords mark a list of what a guard lets through unchecked.
+var exemptionWords = []string{"except", "exempt", "skip", "public", "allow", "ignore", "unless", "excluded", "bypass"}
+
+// guardedListShrunk reports a quoted list under a guard word that r
+// keeps only part of, or, for a list of exemptions, one r extends. A
+// role list is rolesWidened's: shortening it is tightening.
+func guardedListShrunk(p, r string) bool {
+	if !containsAnyOf(p, guardContext) && !containsAnyOf(p, exemptionWords) || containsAnyOf(p, roleMarkers) {
+		return false
+	}
+	before, after := quotedWords(p), quotedWords(r)
+	if containsAnyOf(p, exemptionWords) {
+		return len(after) > len(before) && len(before) > 0 && subset(before, after)
+	}
+	return len(after) > 0 && len(after) < len(before) && subset(after, before)
+}
+
+// privilegedAttributes are the fields that make an account powerful.
+var privilegedAttributes = []string{":role", ":admin", ":is_admin", ":superuser", ":permissions", ":verified", "'role'", "\"role\"",
+	"'is_admin'", "\"is_admin\"", "'admin'", "\"admin\"", "'permissions'", "\"permissions\"", "'is_superuser'", "\"is_superuser\"",
+	"'is_staff'", "\"is_staff\""}
+
+// privilegedAttributeAllowed reports a list of request-assignable fields
+// (permit, fillable, fields) that r extends with a privileged one.
+func privilegedAttributeAllowed(p, r string) bool {
+	if !containsAnyOf(p, []string{"permit(", "fillable", "fields =", "fields=", "attr_accessible", "allowed_fields", "writable_fields"}) {
+		return false
+	}
+	for _, a := range privilegedAttributes {
+		if strings.Contains(r, a) && !strings.Contains(p, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// constraintMarkers mark a constraint of a validation schema.
+var constraintMarkers = []string{".positive()", ".nonnegative()", ".min(", ".max(", ".email()", ".uuid()", ".url()", ".regex(",
+	".length(", ".int()", "@ispositive", "@min(", "@max(", "@notblank", "@notnull", "@email", "@size(", "@pattern(", "gt=", "ge=",
+	"lt=", "le=", "max_length=", "min_length=", "conint(", "constr(", ".required()", "required: true", "required=true"}
+
+// constraintsDropped reports a replacement with fewer schema constraints
+// than the text it replaces.
+func constraintsDropped(p, r string) bool {
+	if strings.TrimSpace(r) == "" {
+		return false
+	}
+	count := func(s string) int {
+		n := 0
+		for _, m := range constraintMarkers {
+			n += strings.Count(s, m)
+		}
+		return n
+	}
+	return count(p) > count(r)
+}
+
+// rawQueryFromInput reports a raw query (whereRaw, DB::raw, .raw(,
+// text() / Sequelize.literal) brought in with request input joined
+// into it.
+func rawQueryFromInput(p, r string) bool {
+	if !containsAnyOf(r, []string{"raw(", "literal(", "text(f\"", "text(f'"}) || containsAnyOf(p, []string{"raw(", "literal("}) {
+		return false
+	}
+	return containsAnyOf(r, []string{". $request", ".$request", ". $_", "\" . $", "' . $", "+ req.", "${req.", "#{params", "f\"", "f'", "+ request."})
+}
+
+// auditSilenced reports an audit call or security logger that r
+// comments out or turns down to critical / off.
+func auditSilenced(p, r string) bool {
+	if !containsAnyOf(p, []string{"audit", "security_log", "securitylog", "getlogger(\"security\")", "getlogger('security')"}) {
+		return false
+	}
+	if commentsOut(r) {
+		return true
+	}
+	for _, quiet := range []string{"critical", "fatal", ".off", "level.off", "logging.disable", "none"} {
+		if strings.Contains(r, quiet) && !strings.Contains(p, quiet) {
+			return true
+		}
+	}
+	return false
+}
+
+// securityTestLoosened reports a test assertion about a refusal (401,
+// 403, forbidden) that r makes accept success.
+func securityTestLoosened(p, r string) bool {
+	if !containsAnyOf(p, []string{"401", "403", "forbidden", "unauthorized", "unauthorised"}) {
+		return false
+	}
+	return containsAnyOf(r, []string{"200", "success", ":ok", "tobetruthy", "204", "302"}) &&
+		!containsAnyOf(p, []string{"200", "success", ":ok", "204", "302"})
+}
+
+// quotedWords returns the quoted strings of s, or its :symbols.
+func quotedWords(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'' || c == '"':
+			if j := strings.IndexByte(s[i+1:], c); j >= 0 {
+				out = append(out, s[i+1:i+1+j])
+				i += j + 1
+			}
+		case c == ':' && i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z' && (i == 0 || s[i-1] == ' ' || s[i-1] == '(' || s[i-1] == ','):
+			out = append(out, ":"+leadingIdentifier(s[i+1:]))
+		}
+	}
+	return out
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			if x == y {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// ignoredSecrets are .gitignore patterns that keep secrets out of the
+// repository.
+var ignoredSecrets = newFoldSet(".env", ".pem", ".key", "id_rsa", "id_ed25519", "credentials", "secret", ".p12", ".pfx", ".pypirc",
+	".npmrc", "tfstate", ".tfvars", "keystore", ".jks")
+
+// ignoredSecretsDropped says which secret pattern an edit of a
+// .gitignore stops ignoring (a deleted line, or one emptied), or "".
+func ignoredSecretsDropped(files []string, subs [][2]string, script string) string {
+	ignore := false
+	for _, f := range files {
+		ignore = ignore || baseName(f) == ".gitignore"
+	}
+	if !ignore {
+		return ""
+	}
+	for _, re := range sedDeletions(script) {
+		if ignoredSecrets.in(re) {
+			return "stops git from ignoring secret files (" + unescapeRegex(strings.Trim(re, "^$")) + "): the next git add -A commits them"
+		}
+	}
+	for _, sub := range subs {
+		if ignoredSecrets.in(sub[0]) && !ignoredSecrets.in(sub[1]) {
+			return "stops git from ignoring secret files (" + sub[0] + "): the next git add -A commits them"
+		}
+	}
+	return ""
+}
+
+// rateLimitRaised reports a rate limit's number that r multiplies by
+// four or more.
+func rateLimitRaised(p, r string) bool {
+	if !containsAnyOf(p, []string{"throttle", "rate", "limit:", "limit =", "limit=", "max_attempts", "maxattempts", "max_login", "lockout", "attempts"}) {
+		return false
+	}
+	a, b := numbersIn(p), numbersIn(r)
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] >= 1 && b[i] >= 4*a[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// envGated reports a protection set to true in p that r sets from the
+// environment instead (config.force_ssl = ENV["FORCE_SSL"].present?).
+func envGated(p, r string) bool {
+	for key, on := range boolAssignments(p) {
+		if !on || !protectionKeys.in(key) || absenceKey(key) {
+			continue
+		}
+		i := strings.Index(r, key)
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimLeft(r[i+len(key):], " \t\"']")
+		if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ":") {
+			val := strings.TrimLeft(rest[1:], " \t>")
+			if _, literal := boolWord(val); !literal && containsAnyOf(val[:min(len(val), 40)], []string{"env", "getenv"}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// truncatedComparison reports a comparison of secrets (compare_digest,
+// hmac.Equal, timingSafeEqual, …) whose operands r cuts to a prefix.
+func truncatedComparison(p, r string) bool {
+	if !containsAnyOf(r, []string{"compare_digest", "hmac.equal", "timingsafeequal", "constanttimecompare", "ct_eq", "secure_compare", "equals("}) {
+		return false
+	}
+	slices := []string{"[:", ".substring(", ".slice(0", "[..", ".take(", "[0:"}
+	return containsAnyOf(r, slices) && !containsAnyOf(p, slices)
+}
