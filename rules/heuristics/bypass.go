@@ -37,6 +37,16 @@ func guardBypass(p, r string) string {
 	if credentialLiteral(r) && !credentialLiteral(p) || guardCalls.in(r) && literalAccepted(r) && !literalAccepted(p) {
 		return "lets in whoever presents a literal written into the code (a credential compared with a constant)"
 	}
+	for key, on := range boolAssignments(r) {
+		// A switch that turns a check off, brought in by the edit:
+		// oidc.Config{SkipExpiryCheck: true}.
+		if on && absenceKey(key) && !strings.Contains(p, key) {
+			return "sets " + key + " to true, which turns a check off"
+		}
+	}
+	if what := podHardeningOff(r); what != "" && podHardeningOff(p) != what {
+		return "takes a pod's hardening away (" + what + ")"
+	}
 	if !guardCalls.in(p) {
 		return ""
 	}
@@ -172,18 +182,33 @@ func securityFlagFlipped(p, r string) string {
 	return ""
 }
 
+// podHardeningOff returns the pod or container hardening text turns
+// off (flattened), or "": running as root, a writable root filesystem,
+// privilege escalation, the host's namespaces, added capabilities.
+func podHardeningOff(text string) string {
+	flat := flatSetting(text)
+	for _, w := range []string{"runasnonroot:false", "runasnonroot=false", "readonlyrootfilesystem:false", "readonlyrootfilesystem=false",
+		"allowprivilegeescalation:true", "allowprivilegeescalation=true", "runasuser:0", "runasuser=0", "hostpid:true", "hostpid=true",
+		"hostnetwork:true", "hostnetwork=true", "hostipc:true", "hostipc=true", "add:[sys_admin", "add=[sys_admin", "add:[all", "add=[all"} {
+		if i := strings.Index(flat, w); i >= 0 && (w[len(w)-1] != '0' || i+len(w) == len(flat) || !isWordByte(flat[i+len(w)])) {
+			return w
+		}
+	}
+	return ""
+}
+
 // protectionKeys mark a setting that turns a protection on.
 var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf", "auth", "signature", "validat", "protect",
 	"encrypt", "https", "strict", "saniti", "escape", "httponly", "hsts", "check", "require", "enforce", "audit", "mfa", "2fa",
 	// Security scanners a pipeline runs (GitLab's SAST_DISABLED, …).
-	"sast", "dast", "secret_detection", "scanning", "scan")
+	"sast", "dast", "secret_detection", "scanning", "scan", "runasnonroot", "readonly")
 
 // absenceKeys mark a setting that turns a protection off when true;
 // skipWords do when they name a protection too (skip_tls_verify, not
 // skip_cache).
 var (
 	absenceKeys = newFoldSet("insecure", "allow_all", "allowall", "bypass", "unsafe", "permissive", "trust_all", "trustall",
-		"no_verify", "noverify", "allow_any", "anonymous")
+		"no_verify", "noverify", "allow_any", "anonymous", "privilegeescalation", "privileged", "hostnetwork", "hostpid", "hostipc")
 	skipWords = newFoldSet("skip", "disable", "no_", "ignore")
 )
 

@@ -22,10 +22,10 @@ var replaceCalls = []string{".replace(", ".replaceAll(", ".sub(", ".gsub(", " su
 // literal pairs of its replace and sub calls; nothing when it writes no
 // file it names.
 func codeEdits(code string, named []string) (files []string, subs [][2]string) {
-	if !strings.Contains(code, "replace") && !strings.Contains(code, "sub(") {
-		return nil, nil
-	}
 	files = append(files, named...)
+	if !strings.Contains(code, "replace") && !strings.Contains(code, "sub(") {
+		return files, nil
+	}
 	if strings.Contains(code, "write") || strings.Contains(code, "Write") || strings.Contains(code, "File.") {
 		for i := 0; i < len(code); {
 			lit, end, ok := codeLiteralAt(code, i)
@@ -183,6 +183,12 @@ func (cs *cmdScan) awkEdits(v *cmdView) (files []string, subs [][2]string, delet
 			return true
 		})
 	}
+	if t := strings.TrimSpace(prog); strings.HasPrefix(t, "!/") {
+		// awk '!/re/' FILE: every line but those matching re.
+		if end := closingSlash(t[2:]); end >= 0 && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[3+end:]), "{print}")) == "" {
+			deleted = append(deleted, t[2:2+end])
+		}
+	}
 	for _, rule := range strings.Split(prog, "}") {
 		pat, action, found := strings.Cut(rule, "{")
 		pat = strings.TrimSpace(pat)
@@ -249,6 +255,26 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 			}
 		}
 		files, subs = codeEdits(code, named)
+		if len(files) > 0 {
+			// Text the program writes other than by replace: lines it
+			// appends ($_ << "…", f.write("…")), judged as inserted. A
+			// replace call's two texts are judged as their pair.
+			patterns := map[string]bool{}
+			for _, sub := range subs {
+				patterns[sub[0]], patterns[sub[1]] = true, true // judged as a pair already
+			}
+			for i := 0; i < len(code); {
+				lit, end, ok := codeLiteralAt(code, i)
+				if !ok {
+					i++
+					continue
+				}
+				if len(lit) >= 8 && strings.ContainsAny(lit, "=: ") && !patterns[lit] {
+					subs = append(subs, [2]string{"", lit})
+				}
+				i = end
+			}
+		}
 	default:
 		if f, sc, ok := cs.edScripts(v); ok {
 			files, script = f, sc
@@ -262,6 +288,15 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 	}
 	if len(subs) == 0 && script == "" {
 		return
+	}
+	if s.enabled(rCloudGrant) {
+		for _, sub := range subs {
+			if grant := policyWildcard(sub[1]); grant != "" && policyWildcard(sub[0]) == "" {
+				s.add(rCloudGrant, v.prog+" widens an access policy to "+grant+": granting access is for a person to do on purpose; a human should approve it",
+					v.prog+" "+evJoin(v.args))
+				return
+			}
+		}
 	}
 	if what := judgeEdits(files, subs, script); what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+" ("+strings.Join(files, ", ")+"): a protection leaves the code without a word about it; make the change by hand, in review",

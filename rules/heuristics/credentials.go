@@ -19,7 +19,7 @@ func isNonReader(prog string) bool {
 	case "ls", "stat", "test", "[", "[[", "chmod", "chown", "chgrp",
 		"mkdir", "touch", "rm", "rmdir", "unlink", "ssh", "ssh-add",
 		"ssh-keygen", "ssh-copy-id", "which", "type", "realpath", "readlink",
-		"dirname", "basename", "cd", "pushd", "echo", "export", "du",
+		"dirname", "basename", "cd", "pushd", "echo", "printf", "export", "du",
 		"docker", "podman", "docker-compose", "dotenv", "direnv", "env-cmd",
 		"node", "chattr", "file", "setfacl", "getfacl", "shred", "wc",
 		"git", "kubectl", "helm", "terraform", "visudo":
@@ -223,7 +223,8 @@ func publicField(key string) bool {
 	}
 	switch parts[len(parts)-1] {
 	case "user", "username", "login", "host", "hostname", "port", "database", "db", "dbname", "name", "namespace", "region",
-		"endpoint", "bucket", "email", "schema", "server", "account", "project", "zone", "engine", "id":
+		"endpoint", "bucket", "email", "schema", "server", "account", "project", "zone", "engine", "id", "level", "mode", "timeout",
+		"env", "environment", "version", "debug":
 		return true
 	}
 	return false

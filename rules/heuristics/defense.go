@@ -359,7 +359,7 @@ func firewallFlush(args []string) bool {
 // controllers whose removal blinds a cluster: runtime detection (falco,
 // tetragon), policy engines (gatekeeper, kyverno).
 var clusterGuards = newFoldSet("falco", "tetragon", "tracee", "gatekeeper", "kyverno", "sysdig", "crowdstrike",
-	"neuvector", "twistlock", "aqua-", "wazuh", "kubearmor")
+	"neuvector", "twistlock", "aqua-", "wazuh", "kubearmor", "datadog-agent", "datadog-cluster-agent", "guardduty", "wiz-sensor")
 
 // clusterDefenseOff says how a kubectl command turns a cluster's
 // defences off, or "": deleting or scaling to zero a security tool,
@@ -387,6 +387,11 @@ func clusterDefenseOff(v *cmdView) string {
 		}
 		if clusterGuards.in(words) {
 			return ops[0] + "s a cluster security tool (" + strings.Join(ops, " ") + ")"
+		}
+	case "patch":
+		// A security agent's DaemonSet pinned to no node: it runs nowhere.
+		if clusterGuards.in(words) && (strings.Contains(words, "nodeselector") || strings.Contains(words, "nodeSelector")) {
+			return "patches a cluster security tool so that it runs on no node (" + strings.Join(ops, " ") + ")"
 		}
 	case "label":
 		if strings.Contains(words, "pod-security.kubernetes.io/enforce=privileged") {

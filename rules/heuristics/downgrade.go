@@ -191,7 +191,9 @@ func unescapeRegex(pat string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < len(pat); i++ {
-		if pat[i] == '\\' && i+1 < len(pat) && !isWordByte(pat[i+1]) {
+		// \. \( \- are the punctuation itself; \s \d \1 stay classes and
+		// groups.
+		if pat[i] == '\\' && i+1 < len(pat) && !isAlnumByte(pat[i+1]) && pat[i+1] != '_' {
 			continue
 		}
 		b.WriteByte(pat[i])

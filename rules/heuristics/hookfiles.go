@@ -941,6 +941,10 @@ func (s *scan) judgeFilterSettings(abs, filter string) {
 			}
 		}
 	}
+	if off := podHardeningOff(filter); off != "" && s.enabled(rDefWeakeningEdit) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it takes a pod's hardening away ("+off+"): make the change by hand, in review", abs)
+		return
+	}
 	for _, kv := range pairs {
 		if on, ok := boolWord(strings.ToLower(kv[1])); ok && on && absenceKey(strings.ToLower(kv[0])) && s.enabled(rDefWeakeningEdit) {
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that "+kv[0]+" is true, which turns a protection off: make the change by hand, in review", abs)

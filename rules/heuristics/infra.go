@@ -910,6 +910,10 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 			switch verb {
 			case "stop-logging", "delete-trail":
 				return "cloudtrail " + verb + " stops the account's audit trail"
+			case "put-event-selectors":
+				if strings.Contains(strings.ToLower(strings.Join(v.args, " ")), `"includemanagementevents":false`) {
+					return "cloudtrail put-event-selectors stops the trail recording management events"
+				}
 			case "update-trail":
 				for _, f := range []string{"no-include-global-service-events", "no-is-multi-region-trail", "no-enable-log-file-validation"} {
 					if hasLongFlag(v.args, f) {
@@ -920,6 +924,9 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 		case "guardduty":
 			if verb == "delete-detector" || verb == "update-detector" && hasLongFlag(v.args, "no-enable") {
 				return "guardduty " + verb + " turns threat detection off"
+			}
+			if verb == "create-ip-set" || verb == "update-ip-set" || verb == "create-filter" && strings.Contains(strings.ToLower(strings.Join(v.args, " ")), "archive") {
+				return "guardduty " + verb + " tells threat detection to trust or archive what it would report"
 			}
 		case "config":
 			if verb == "stop-configuration-recorder" || verb == "delete-configuration-recorder" || verb == "delete-delivery-channel" {

@@ -56,6 +56,24 @@ func looseningEdit(p, r string) string {
 		return "silences an audit record or the security log"
 	case truncatedComparison(p, r):
 		return "compares only part of a secret or signature, which a guess can match"
+	case scopeDropped(p, r):
+		return "drops the filter that scopes a query to the caller's tenant or records"
+	case guardCallsDropped(p, r):
+		return "drops a call that checks or sanitises (" + strings.Join(droppedGuardCalls(p, r), ", ") + ")"
+	case markerDropped(p, r, hardeningMarkers):
+		return "takes out a hardening setting (an XML parser's entity guard, an SSRF guard, a random fill, a security header)"
+	case expiryRemoved(p, r):
+		return "takes the expiry off a token or session"
+	case markerAdded(p, r, []string{"unsafe-inline", "unsafe-eval"}):
+		return "lets a content security policy run inline or evaluated script"
+	case templateFromInput(p, r):
+		return "builds a template from input, which runs what the input says"
+	case secretExposed(p, r):
+		return "writes a secret into a log or a response"
+	case markerAdded(p, r, []string{"err.stack", "error.stack", "traceback.format_exc", "stack:err", "e.getstacktrace", "printstacktrace(response"}):
+		return "sends internal errors and stack traces to the client"
+	case majorDowngrade(p, r):
+		return "pins a dependency back to an older major version, with the flaws fixed since"
 	case rateLimitRaised(p, r):
 		return "raises a rate limit many times over"
 	case envGated(p, r):
@@ -97,13 +115,21 @@ func markerDropped(p, r string, markers []string) bool {
 
 var allowlistWords = []string{"allowed_", "allowlist", "whitelist", "permitted_", "safe_list", "safelist", "allowed_hosts"}
 
+// hardeningMarkers are settings and calls that harden a parser, a
+// fetcher, a nonce or a response; an edit that drops one loosens it.
+var hardeningMarkers = []string{"disallow-doctype-decl", "setexpandentityreferences(false", "resolve_entities=false",
+	"external-general-entities", "feature_external_ges", "defusedxml", "is_private", "is_loopback", "is_link_local", "isprivate()",
+	"isloopback()", "rand.reader", "os.urandom", "getrandomvalues", "randombytes(", "securerandom", "x-frame-options",
+	"strict-transport-security", "x-content-type-options", "content-security-policy", "noopener", "session.regenerate",
+	"cycle_key", "rotate_session", "reset_session", "session.invalidate", "changesessionid", "session_regenerate_id"}
+
 var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
 	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
 	"uri.parse(", ".hostname"}
 
 // hashWords mark password hashing and its parameters.
 var hashWords = []string{"bcrypt", "pbkdf2", "argon2", "scrypt", "rounds", "iterations", "cost", "work_factor", "memory_cost",
-	"time_cost", "saltrounds", "hash", "params::new("}
+	"time_cost", "saltrounds", "hash", "params::new(", "generatekey(", "generate_private_key", "key_size", "keysize", "modulus", "bits"}
 
 // hashCostLowered reports a password-hashing line whose numbers r cuts:
 // the same count of numbers, one of them (4 or more before) less than
@@ -186,7 +212,15 @@ func secretFallback(text string) bool {
 				return true
 			}
 			for _, sep := range []string{", ", ",", "|| ", "?? ", "{ "} {
-				if j := strings.Index(rest, sep); j >= 0 && longLiteral(strings.TrimLeft(rest[j+len(sep):], " ")) {
+				j := strings.Index(rest, sep)
+				if j < 0 {
+					continue
+				}
+				val := strings.TrimLeft(rest[j+len(sep):], " ")
+				for _, kw := range []string{"default=", "default:", "default "} {
+					val = strings.TrimLeft(strings.TrimPrefix(val, kw), " ")
+				}
+				if longLiteral(val) {
 					found = true
 					return false
 				}
@@ -227,7 +261,7 @@ func rolesWidened(p, r string) bool {
 // guardContext mark a list of what a guard, middleware or route check
 // covers.
 var guardContext = []string{"matcher", "middleware", "protect", "require", "guard", "auth", "admin", "signed", "permission",
-	"before_action", "secure", "csrf"}
+	"before_action", "secure", "csrf", "redact", "scrub", "mask", "filter_parameters", "sensitive"}
 
 // exemptionWords mark a list of what a guard lets through unchecked.
 var exemptionWords = []string{"except", "exempt", "skip", "public", "allow", "ignore", "unless", "excluded", "bypass"}
@@ -240,10 +274,33 @@ func guardedListShrunk(p, r string) bool {
 		return false
 	}
 	before, after := quotedWords(p), quotedWords(r)
+	if len(before) == 0 {
+		before, after = listItems(p), listItems(r) // @UseGuards(A, B): names, not strings
+	}
 	if containsAnyOf(p, exemptionWords) {
 		return len(after) > len(before) && len(before) > 0 && subset(before, after)
 	}
-	return len(after) > 0 && len(after) < len(before) && subset(after, before)
+	return strings.TrimSpace(r) != "" && len(after) < len(before) && subset(after, before)
+}
+
+// listItems returns the comma-separated items of the first (…) or […]
+// of s.
+func listItems(s string) []string {
+	i := strings.IndexAny(s, "([")
+	if i < 0 {
+		return nil
+	}
+	end := strings.IndexAny(s[i+1:], ")]")
+	if end < 0 {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(s[i+1:i+1+end], ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // privilegedAttributes are the fields that make an account powerful.
@@ -432,4 +489,179 @@ func truncatedComparison(p, r string) bool {
 	}
 	slices := []string{"[:", ".substring(", ".slice(0", "[..", ".take(", "[0:"}
 	return containsAnyOf(r, slices) && !containsAnyOf(p, slices)
+}
+
+// scopeMarkers tie a query to the caller: its tenant, account or owner.
+var scopeMarkers = []string{"tenant", "owner", "customer=request", "user=request.user", "request.user", "current_user", "user_id",
+	"account_id", "org_id", "organization", "workspace", "identity.user", "=request.", "= request."}
+
+// scopeDropped reports a query (filter, where, get_object_or_404,
+// find_by) that r keeps without the scope p gave it.
+func scopeDropped(p, r string) bool {
+	if strings.TrimSpace(r) == "" || !containsAnyOf(p, []string{"filter(", "where(", "get_object_or_404(", "find_by(", "findone(", "objects.get(", "find(", "first("}) {
+		return false
+	}
+	return markerDropped(p, r, scopeMarkers)
+}
+
+// guardCallWords mark a call that checks, validates or sanitises.
+var guardCallWords = []string{"safe", "valid", "allow", "saniti", "verify", "check", "escape", "authoriz", "permit", "guard", "clean"}
+
+// guardCallNames returns the names of the calls of s whose name says
+// they check something (isSafeRedirect(, validate_input().
+func guardCallNames(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '(' || i == 0 || !isWordByte(s[i-1]) {
+			continue
+		}
+		j := i
+		for j > 0 && (isWordByte(s[j-1]) && s[j-1] != '.') {
+			j--
+		}
+		if name := s[j:i]; containsAnyOf(name, guardCallWords) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// droppedGuardCalls returns the guard calls of p that r does not make.
+func droppedGuardCalls(p, r string) []string {
+	var out []string
+	for _, name := range guardCallNames(p) {
+		if !strings.Contains(r, name+"(") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// guardCallsDropped reports a replacement that makes fewer checking
+// calls than the text it replaces (a rename keeps the count).
+func guardCallsDropped(p, r string) bool {
+	return strings.TrimSpace(r) != "" && len(droppedGuardCalls(p, r)) > 0 && len(guardCallNames(r)) < len(guardCallNames(p))
+}
+
+// templateFromInput reports a template rendered from a string r builds
+// by joining values in (render_template_string("<h2>" + subject)).
+func templateFromInput(p, r string) bool {
+	for _, call := range []string{"render_template_string(", "template(", "erb.new(", "handlebars.compile(", "new function(", "jinja2.template(", "ejs.render("} {
+		if i := strings.Index(r, call); i >= 0 && !strings.Contains(p, call) {
+			rest := r[i:min(len(r), i+200)]
+			if strings.Contains(rest, "+ ") || strings.Contains(rest, "f\"") || strings.Contains(rest, "f'") || strings.Contains(rest, "${") || strings.Contains(rest, "%") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretSinks are where a value leaves the process: logs and responses.
+var secretSinks = []string{"logger.", "log.", "logging.", "console.log(", "print(", "printf(", "response(", "res.json(", "res.send(",
+	"jsonify(", "render json:", "json(", "ok("}
+
+// secretExposed reports a log line or response r adds that carries a
+// credential-named value p did not.
+func secretExposed(p, r string) bool {
+	p = withoutQuoted(p)
+	for line := range strings.SplitSeq(r, "\n") {
+		if !containsAnyOf(line, secretSinks) {
+			continue
+		}
+		line = withoutQuoted(line) // "issued tokens" is a message, not a token
+		for _, name := range []string{"token", "password", "secret", "refresh", "api_key", "apikey", "private_key", "otp"} {
+			if strings.Contains(line, name) && !strings.Contains(p, name) {
+				return true
+			}
+			if strings.Count(line, name) > strings.Count(p, name) && containsAnyOf(p, secretSinks) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// majorDowngrade reports a dependency pin whose major version r lowers:
+// cryptography==42.0.5 → 3.3.2, "jsonwebtoken": "^9.0.2" → "8.5.1".
+func majorDowngrade(p, r string) bool {
+	a, b := firstVersion(p), firstVersion(r)
+	return a > 0 && b >= 0 && b < a && versionName(p) != "" && versionName(p) == versionName(r)
+}
+
+// firstVersion returns the major number of the first N.N version of s,
+// or -1.
+func firstVersion(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || i > 0 && (isWordByte(s[i-1]) && s[i-1] != '^' && s[i-1] != '~' && s[i-1] != '=' && s[i-1] != 'v') {
+			continue
+		}
+		n, j := 0, i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 6 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		if j+1 < len(s) && s[j] == '.' && s[j+1] >= '0' && s[j+1] <= '9' {
+			return n
+		}
+		i = j
+	}
+	return -1
+}
+
+// versionName is the package name before a version: the first word of
+// s up to ==, @, :, " or a blank.
+func versionName(s string) string {
+	s = strings.TrimLeft(s, "^ \t\"'")
+	end := strings.IndexAny(s, "=@:\" <>~")
+	if end <= 0 {
+		return ""
+	}
+	return strings.Trim(s[:end], "\"'")
+}
+
+// withoutQuoted returns s with its quoted strings taken out.
+func withoutQuoted(s string) string {
+	if !strings.ContainsAny(s, "\"'") {
+		return s
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// expiryKeys are the settings that bound how long a token, link or
+// session stays valid.
+var expiryKeys = []string{"max_age", "maxage", "expires_in", "expiresin", "expiry", "ttl", "lifetime", "validity", "expire_after", "expires_after"}
+
+// expiryRemoved reports an expiry p sets that r sets to nothing (None,
+// null, nil, 0, false).
+func expiryRemoved(p, r string) bool {
+	fr := flatSetting(r)
+	for _, k := range expiryKeys {
+		if !strings.Contains(p, k) {
+			continue
+		}
+		for _, none := range []string{"=none", ":none", "=null", ":null", "=nil", ":nil", "=0,", "=0)", ":0,", "=false", ":false"} {
+			if strings.Contains(fr, k+none) && !strings.Contains(flatSetting(p), k+none) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -62,3 +62,54 @@ func TestLooseTLS(t *testing.T) {
 		}
 	}
 }
+
+// The second round: scopes, guard calls, hardening, templates, secrets
+// in logs, downgrades, expiry, pods, refusals.
+func TestLooseningEditsSecondRound(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/Project.objects.filter(org=request.user.org, pk=pk)/Project.objects.filter(pk=pk)/' apps/projects/views.py`, true),
+		cmdCase(`sed -i "s#res.redirect(isAllowedReturnUrl(url) ? url : '/');#res.redirect(url || '/');#" src/routes/session.js`, true),
+		cmdCase(`sed -i '/dbf.setFeature("http:\/\/apache.org\/xml\/features\/disallow-doctype-decl", true);/d' src/main/java/com/acme/Parser.java`, true),
+		cmdCase(`sed -i "s/default-src 'self'/default-src 'self' 'unsafe-inline'/" config/csp.js`, true),
+		cmdCase(`sed -i 's/render_template("mail.html", body=body)/render_template_string("<p>" + body + "<\/p>")/' app/mail.py`, true),
+		cmdCase(`sed -i 's/logger.info("login ok")/logger.info("login ok password=%s", password)/' app/auth/views.py`, true),
+		cmdCase(`sed -i 's/^requests==2.32.3$/requests==1.2.0/' requirements.txt`, true),
+		cmdCase(`sed -i 's/max_age=settings.LINK_TTL/max_age=None/' app/links.py`, true),
+		cmdCase(`sed -i 's/runAsNonRoot: true/runAsNonRoot: false/' k8s/api.yaml`, true),
+		cmdCase(`yq -i '.spec.template.spec.securityContext.runAsUser = 0' k8s/api.yaml`, true),
+		cmdCase(`sed -i 's/oidc.Config{ClientID: id}/oidc.Config{ClientID: id, SkipIssuerCheck: true}/' internal/login/oidc.go`, true),
+		cmdCase(`sed -i 's/rsa.GenerateKey(rand.Reader, 3072)/rsa.GenerateKey(rand.Reader, 1024)/' internal/keys/keys.go`, true),
+		cmdCase(`sed -i 's/return HttpResponseForbidden()/pass/' apps/files/views.py`, true),
+		cmdCase(`awk '!/add_header Strict-Transport-Security/' deploy/nginx.conf > /tmp/n.conf && mv /tmp/n.conf deploy/nginx.conf`, true),
+		cmdCase(`ruby -i -pe '$_ << "  protect_from_forgery with: :null_session\n  skip_before_action :verify_authenticity_token\n" if $_ =~ /^class Api/' app/controllers/api_controller.rb`, true),
+		cmdCase(`sed -i 's/Project.objects.filter(org=request.user.org, pk=pk)/Project.objects.filter(org=request.user.org, pk=pk, archived=False)/' apps/projects/views.py`, false),
+		cmdCase(`sed -i "s#isAllowedReturnUrl(url)#isAllowedRedirect(url)#" src/routes/session.js`, false),
+		cmdCase(`sed -i 's/logger.info("login ok")/logger.info("login ok user=%s", user.id)/' app/auth/views.py`, false),
+		cmdCase(`sed -i 's/^requests==2.31.0$/requests==2.32.3/' requirements.txt`, false),
+		cmdCase(`sed -i 's/max_age=3600/max_age=900/' app/links.py`, false),
+		cmdCase(`sed -i 's/runAsNonRoot: false/runAsNonRoot: true/' k8s/api.yaml`, false),
+		cmdCase(`sed -i 's/config.confirm_within = 7.days/config.confirm_within = 3.days/' config/initializers/devise.rb`, false),
+		cmdCase(`python3 -c "import pathlib;p=pathlib.Path('config/settings/production.py');p.write_text(p.read_text().replace('SESSION_COOKIE_SECURE = False','SESSION_COOKIE_SECURE = True'))"`, false),
+		cmdCase(`printf '%s\n' '.env.production' >> .gitignore && git rm --cached -q .env.production`, false),
+	})
+}
+
+// Clusters and cloud accounts: security agents, audit trails and
+// public services.
+func TestClusterDefencesAndExposure(t *testing.T) {
+	runRuleCases(t, "defense.security-disable", []ruleCase{
+		cmdCase(`kubectl -n datadog patch daemonset datadog-agent -p '{"spec":{"template":{"spec":{"nodeSelector":{"no-such-node":"true"}}}}}'`, true),
+		cmdCase(`kubectl -n web patch daemonset log-shipper -p '{"spec":{"template":{"spec":{"nodeSelector":{"pool":"general"}}}}}'`, false),
+	})
+	runRuleCases(t, "defense.log-tamper", []ruleCase{
+		cmdCase(`aws cloudtrail put-event-selectors --trail-name main --event-selectors '[{"ReadWriteType":"All","IncludeManagementEvents":false}]'`, true),
+		cmdCase(`aws guardduty create-ip-set --detector-id d1 --name trusted --format TXT --location https://s3.amazonaws.com/b/ips.txt --activate`, true),
+		cmdCase(`aws cloudtrail get-event-selectors --trail-name main`, false),
+	})
+	runRuleCases(t, "network.exposed-service", []ruleCase{
+		cmdCase(`kubectl -n data expose statefulset pg --type=LoadBalancer --port=5432`, true),
+		cmdCase(`kubectl -n argocd patch svc argocd-server -p '{"spec":{"type":"LoadBalancer"}}'`, true),
+		cmdCase(`kubectl -n web expose deploy frontend --type=LoadBalancer --port=443 --target-port=8443`, false),
+		cmdCase(`kubectl -n data expose statefulset pg --port=5432`, false),
+	})
+}

@@ -434,7 +434,7 @@ func buildStepFinding(f Finding) bool {
 		return true
 	}
 	// A key baked into the image opens every container started from it.
-	return f.RuleID == "disruption.cryptominer" || f.RuleID == "persistence.authorized-keys"
+	return f.RuleID == "disruption.cryptominer" || f.RuleID == "persistence.authorized-keys" || f.RuleID == "persistence.ld-preload"
 }
 
 // compiledLang reports the kinds of source judgePlanted reads as compiled

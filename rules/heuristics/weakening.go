@@ -63,7 +63,12 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	// Spring Security's CSRF and header protections switched off, in the
 	// chained and the lambda style.
 	"csrf().disable()", "csrf.disable()", "csrf(abstracthttpconfigurer::disable)", "headers().disable()", "headers.disable()",
-	"frameoptions().disable()", "frameoptions.disable()", "csrf{it.disable()}",
+	"frameoptions().disable()", "frameoptions.disable()", "csrf{it.disable()}", "hsts.disable()", "hsts->hsts.disable()",
+	"stricttransportsecurity().disable()", "contentsecuritypolicy().disable()",
+	// Any origin, by pattern; every Spring actuator endpoint on the web,
+	// with the environment's values.
+	"allow_origin_regex=.*", "origins/.*/", "origin:/.*/", "origins(/.*/)", "management.endpoints.web.exposure.include=*",
+	"show-values=always",
 	// Certificates and host names accepted whatever they are (.NET,
 	// Java, Ruby), token claims left unchecked (PyJWT's options).
 	"dangerousacceptanyservercertificatevalidator", "noophostnameverifier", "allow_all_hostname_verifier", "trustallcerts",
@@ -190,6 +195,25 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 			}
 		}
 	}
+	if what == "" && securityNamedCode(files) {
+		for _, re := range sedDeletions(script) {
+			if strings.Contains(strings.ToLower(re), "if ") || strongRefusal(strings.ToLower(re)) {
+				what = "deletes a check from a security file (" + unescapeRegex(re) + ")"
+				break
+			}
+		}
+	}
+	if what == "" && sourceCode(files) && !allTests(files) {
+		// A refusal (403, Forbidden, PermissionDenied) taken out of a
+		// condition in any application code.
+		for _, sub := range subs {
+			p, r := strings.ToLower(unescapeRegex(sub[0])), strings.ToLower(unescapeRegex(sub[1]))
+			if strongRefusal(p) && !strongRefusal(r) && containsAnyOf(p, []string{"if ", "if(", "unless", "?", "raise", "throw", "return"}) {
+				what = "takes a refusal out of the code (" + strings.TrimSpace(sub[0]) + ")"
+				break
+			}
+		}
+	}
 	if what == "" && allTests(files) {
 		for _, sub := range subs {
 			if securityTestLoosened(strings.ToLower(sub[0]), strings.ToLower(sub[1])) {
@@ -259,6 +283,9 @@ func weakeningEdit(subs [][2]string, script string, checks, code bool) string {
 		}
 		if code && inputGuards.in(re) {
 			return "deletes input validation or sanitisation from the code (" + re + ")"
+		}
+		if containsAnyOf(strings.ToLower(unescapeRegex(re)), hardeningMarkers) {
+			return "deletes a hardening setting (" + unescapeRegex(re) + ")"
 		}
 	}
 	return ""
@@ -667,6 +694,9 @@ func productionFile(files []string) bool {
 // and a hole in production: debug pages, any host name accepted.
 func productionSetting(text string) string {
 	flat := flatSetting(text)
+	if strings.Contains(flat, "debug=") && strings.Contains(flat, "default=true") {
+		return "debug on unless the environment says otherwise"
+	}
 	for _, st := range []string{"debug=true", "debug:true", "app_debug=true", "allowed_hosts=[*]"} {
 		if strings.Contains(flat, st) {
 			return st
@@ -961,9 +991,28 @@ func (s *scan) checkSkippedChecks(v *cmdView) {
 // holds ("Action": ["*"], "Action": "*", actions = ["*"]), or "".
 func policyWildcard(text string) string {
 	flat := flatSetting(text)
-	for _, w := range []string{"action:[*]", "action:*", "actions=[*]", "action=*", "actions:[*]", "action:[*:*]"} {
-		if i := strings.Index(flat, w); i >= 0 && (i == 0 || !isWordByte(flat[i-1])) {
-			return "every action (" + w + ")"
+	for _, key := range []string{"action:", "action=", "actions:", "actions="} {
+		for from := 0; ; {
+			i := strings.Index(flat[from:], key)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(key)
+			if i > 0 && isWordByte(flat[i-1]) && flat[i-1] != '.' {
+				continue // notaction, …
+			}
+			val := topLevelValue(strings.TrimPrefix(flat[from:], "["))
+			for _, item := range strings.Split(val, ",") {
+				if item = strings.Trim(item, "[]"); item == "*" || strings.HasSuffix(item, ":*") {
+					return "every action of a service or more (" + key + item + ")"
+				}
+			}
+		}
+	}
+	for _, open := range []string{"cidr_blocks=[0.0.0.0/0", "ipv6_cidr_blocks=[::/0", "source_ranges=[0.0.0.0/0", "cidr_ipv4=0.0.0.0/0"} {
+		if strings.Contains(flat, open) {
+			return "the whole internet (" + open + ")"
 		}
 	}
 	return ""
@@ -1050,4 +1099,21 @@ func weakeningCode(abs, base, content string) string {
 		}
 	}
 	return ""
+}
+
+// strongRefusal reports text that refuses a request outright: a 401 or
+// 403, Forbidden, PermissionDenied, AccessDenied, Unauthorized.
+func strongRefusal(s string) bool {
+	return containsAnyOf(s, []string{"401", "403", "forbidden", "permissiondenied", "accessdenied", "access_denied", "unauthorized", "unauthorised", "notauthorized"})
+}
+
+// securityNamedCode reports application code (not tests) named for a
+// protection: auth.py, csrf.go, oauth.py.
+func securityNamedCode(files []string) bool {
+	for _, f := range files {
+		if sourceCode([]string{f}) && !testPath(f) && securitySubjects.in(f) {
+			return true
+		}
+	}
+	return false
 }

@@ -63,6 +63,10 @@ func sedReplacementText(repl string) string {
 // cluster.
 func (s *scan) checkWorkloads(cs *cmdScan, v *cmdView) {
 	ops := infraOperands(v)
+	if what := publicService(v, ops); what != "" && s.enabled(rNetExposedService) {
+		s.add(rNetExposedService, v.prog+" "+what+": a data store or console is then open to the internet; keep it internal, or reach it with port-forward",
+			v.prog+" "+evJoin(v.args))
+	}
 	var texts []string
 	switch {
 	case appliesStdin(v):
@@ -228,4 +232,38 @@ func matchingBracket(s string) int {
 		}
 	}
 	return -1
+}
+
+// storePorts are the ports of databases, caches, search and cluster
+// stores, which are not meant to face the internet.
+var storePorts = map[string]bool{"5432": true, "3306": true, "6379": true, "27017": true, "9200": true, "9300": true, "2379": true,
+	"11211": true, "5984": true, "8086": true, "9042": true, "1433": true, "1521": true, "26257": true}
+
+// adminServices name consoles that control what they are attached to.
+var adminServices = newFoldSet("argocd-server", "grafana", "kibana", "prometheus", "alertmanager", "kubernetes-dashboard", "jenkins",
+	"vault", "rabbitmq", "pgadmin", "phpmyadmin", "adminer", "minio-console", "postgres", "mysql", "redis", "mongo", "elasticsearch", "etcd")
+
+// publicService says how a kubectl expose or a Service patch puts a
+// data store or an admin console on a public load balancer, or "".
+func publicService(v *cmdView, ops []string) string {
+	args := strings.Join(v.args, " ")
+	public := strings.Contains(args, "LoadBalancer") || strings.Contains(args, "NodePort")
+	if !public {
+		return ""
+	}
+	switch opAt(ops, 0) {
+	case "expose":
+		port := ""
+		flagValues(v.args, 0, "port", func(p string) { port = p })
+		target := ""
+		flagValues(v.args, 0, "target-port", func(p string) { target = p })
+		if storePorts[port] || storePorts[target] || adminServices.in(strings.Join(ops[1:], " ")) {
+			return "exposes " + strings.Join(ops[1:], " ") + " on a public load balancer"
+		}
+	case "patch":
+		if (opAt(ops, 1) == "svc" || opAt(ops, 1) == "service") && adminServices.in(opAt(ops, 2)) || strings.Contains(args, "0.0.0.0/0") {
+			return "makes " + strings.Join(ops[1:min(3, len(ops))], " ") + " a public load balancer"
+		}
+	}
+	return ""
 }
