@@ -135,6 +135,11 @@ type scan struct {
 	nested int
 	// ctx bounds the analysis (see expired).
 	ctx context.Context
+	// codeText and codeBits remember the codeMarkers of the last
+	// written file's text: its web-shell and weakening checks share one
+	// pass over it.
+	codeText string
+	codeBits uint32
 }
 
 // expired reports whether the analysis should stop: the request's

@@ -131,18 +131,13 @@ var requestInputs = []string{"request.args", "request.form", "request.values", "
 	"r.formvalue(", "r.postformvalue(", "$_get", "$_post", "$_request", "$_cookie", "$_server['http_", "getparameter(",
 	"c.query(", "c.param(", "ctx.query", "ctx.request", "params[:", "params.get(", "request.headers"}
 
-// webShellMarkers finds both kinds in one pass over a file's code.
+// webShellMarkers finds either kind in a line.
 var webShellMarkers = func() *foldSet {
 	fs := &foldSet{}
 	fs.addAll(webProcess, processStarts)
 	fs.addAll(webRequest, requestInputs)
 	return fs
 }()
-
-const (
-	webProcess uint32 = 1 << iota
-	webRequest
-)
 
 // checkRequestCommand reports code of a source kind that starts a
 // process from a request's value.
@@ -152,7 +147,7 @@ func (s *scan) checkRequestCommand(kind, content, what string) {
 	default:
 		return
 	}
-	if !s.enabled(rNetExposedShell) || webShellMarkers.scanBits(content, webProcess|webRequest) != webProcess|webRequest {
+	if !s.enabled(rNetExposedShell) || s.codeMarks(content)&(webProcess|webRequest) != webProcess|webRequest {
 		return
 	}
 	lines := strings.Split(content, "\n")

@@ -627,14 +627,14 @@ func (s *scan) checkWeakeningWrite(abs, content string) {
 	if !s.enabled(rDefWeakeningEdit) {
 		return
 	}
-	if what := weakeningWrite(abs, content); what != "" {
+	if what := weakeningWrite(abs, content, s.codeMarks); what != "" {
 		s.add(rDefWeakeningEdit, what+": make the change by hand, in review", abs)
 	}
 }
 
 // weakeningWrite says how content written into abs takes a protection
 // out, or "". Each test runs only for the kind of file it concerns.
-func weakeningWrite(abs, content string) string {
+func weakeningWrite(abs, content string, marksOf func(string) uint32) string {
 	base := baseName(abs)
 	one := []string{abs}
 	if workflowFiles(one) {
@@ -656,7 +656,7 @@ func weakeningWrite(abs, content string) string {
 		if name := constantCheck(content); name != "" {
 			return "defines " + name + " in " + base + " to pass whatever it is given, which takes the check out"
 		}
-		if what := weakeningCode(abs, base, content); what != "" {
+		if what := weakeningCode(abs, base, content, marksOf(content)); what != "" {
 			return what
 		}
 	}
@@ -1053,11 +1053,14 @@ func settingsModule(abs string) bool {
 var codeSwitches = []string{"verify", "insecure", "rejectunauthorized", "reject_unauthorized", "danger_accept", "hostnameverifier",
 	"trustall", "cert_none", "check_hostname", "csrf"}
 
-// writtenCodeMarkers finds, in one pass over a source file, what the
-// checks of weakeningCode need: a protection's switch, a credential's
-// name, a header read, an identity or rate-limit assignment.
+// writtenCodeMarkers finds, in one pass over a written source file, what its
+// checks need: a process started and a request read (a web shell,
+// patches.go), a protection's switch, a credential's name, a header
+// read, an identity or rate-limit assignment (weakeningCode).
 var writtenCodeMarkers = func() *foldSet {
 	fs := &foldSet{}
+	fs.addAll(webProcess, processStarts)
+	fs.addAll(webRequest, requestInputs)
 	fs.addAll(markSwitch, codeSwitches)
 	fs.addAll(markCredential, credentialNames)
 	fs.addAll(markHeader, headerReads)
@@ -1066,25 +1069,35 @@ var writtenCodeMarkers = func() *foldSet {
 }()
 
 const (
-	markSwitch uint32 = 1 << iota
+	webProcess uint32 = 1 << iota
+	webRequest
+	markSwitch
 	markCredential
 	markHeader
 	markIdentity
+	allCodeMarks = webProcess | webRequest | markSwitch | markCredential | markHeader | markIdentity
 )
+
+// codeMarks returns writtenCodeMarkers' bits for content, once per text.
+func (s *scan) codeMarks(content string) uint32 {
+	if s.codeText != content || content == "" {
+		s.codeText, s.codeBits = content, writtenCodeMarkers.scanBits(content, allCodeMarks)
+	}
+	return s.codeBits
+}
 
 // weakeningCode says how source code written into abs (named base) takes
 // a protection out, or "": a protection's setting turned off (in
 // settings modules and security code, where settings live), identity
 // taken from a header, a credential compared with a literal. Tests are
 // left alone: they compare tokens with literals on purpose.
-func weakeningCode(abs, base, content string) string {
+func weakeningCode(abs, base, content string, marks uint32) string {
 	if testPath(abs) {
 		return ""
 	}
 	// Every setting in settings modules and security code; elsewhere,
 	// where a file seldom holds one, only once a certificate or CSRF
 	// switch is named at all.
-	marks := writtenCodeMarkers.scanBits(content, markSwitch|markCredential|markHeader|markIdentity)
 	if settingsModule(abs) || securitySubjects.in(abs) || marks&markSwitch != 0 {
 		if setting := insecureSetting(content); setting != "" {
 			return "writes " + setting + " into " + base + ", which turns a protection off"
