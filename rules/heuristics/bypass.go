@@ -10,7 +10,12 @@ import "strings"
 //   - a failing check made to fail only when another condition holds too
 //     (if !hmac.Equal(a, b) && r.Header.Get("X-Internal") != "1"): the
 //     caller chooses whether the check counts;
-//   - a check's result thrown away (verify(&sig)?; → let _ = verify(&sig);).
+//   - a check inverted, or part of an authorisation check dropped
+//     (is_staff and has_perm(…) → is_authenticated);
+//   - a check's result thrown away (verify(&sig)?; → let _ = verify(&sig););
+//   - a protection's setting flipped (secure = True → False), a switch
+//     that skips a check brought in (SkipExpiryCheck: true), a pod's
+//     hardening turned off.
 //
 // Each is judged on a substitution: what the replacement brings in that
 // the replaced text did not have.
@@ -37,11 +42,11 @@ func guardBypass(p, r string) string {
 	if credentialLiteral(r) && !credentialLiteral(p) || guardCalls.in(r) && literalAccepted(r) && !literalAccepted(p) {
 		return "lets in whoever presents a literal written into the code (a credential compared with a constant)"
 	}
-	for key, on := range boolAssignments(r) {
+	for _, st := range boolSettings(r) {
 		// A switch that turns a check off, brought in by the edit:
 		// oidc.Config{SkipExpiryCheck: true}.
-		if on && absenceKey(key) && !strings.Contains(p, key) {
-			return "sets " + key + " to true, which turns a check off"
+		if st.on && absenceKey(st.key) && !strings.Contains(p, st.key) {
+			return "sets " + st.key + " to true, which turns a check off"
 		}
 	}
 	if what := podHardeningOff(r); what != "" && podHardeningOff(p) != what {
@@ -167,7 +172,8 @@ func securityFlagFlipped(p, r string) string {
 	if len(before) == 0 {
 		return ""
 	}
-	for key, after := range boolAssignments(r) {
+	for _, st := range boolSettings(r) {
+		key, after := st.key, st.on
 		was, ok := before[key]
 		if !ok || was == after {
 			continue
@@ -216,10 +222,16 @@ func absenceKey(key string) bool {
 	return absenceKeys.in(key) || skipWords.in(key) && protectionKeys.in(key)
 }
 
-// boolAssignments reads key = true / key: false / 'key' => 1 / key(true)
-// pairs of text (lower-cased keys, last one wins).
-func boolAssignments(text string) map[string]bool {
-	var out map[string]bool
+// boolSetting is one key = true / false a text sets.
+type boolSetting struct {
+	key string // lower-cased
+	on  bool
+}
+
+// boolSettings reads key = true / key: false / 'key' => 1 / key(true)
+// pairs of text, in the order written.
+func boolSettings(text string) []boolSetting {
+	var out []boolSetting
 	t := strings.ToLower(text)
 	for i := 0; i < len(t); i++ {
 		c := t[i]
@@ -233,14 +245,22 @@ func boolAssignments(text string) map[string]bool {
 		key = trailingOperand(key)
 		key = strings.Trim(key, "\"'.()[]")
 		val := strings.TrimLeft(t[i+1:], " \t>\"'")
-		b, ok := boolWord(val)
-		if key == "" || !ok {
-			continue
+		if b, ok := boolWord(val); key != "" && ok {
+			out = append(out, boolSetting{key, b})
 		}
+	}
+	return out
+}
+
+// boolAssignments is boolSettings as a map, the last setting of a key
+// winning.
+func boolAssignments(text string) map[string]bool {
+	var out map[string]bool
+	for _, st := range boolSettings(text) {
 		if out == nil {
 			out = map[string]bool{}
 		}
-		out[key] = b
+		out[st.key] = st.on
 	}
 	return out
 }

@@ -1013,9 +1013,9 @@ func (s *scan) checkPackageSet(v *cmdView) {
 // program sets.
 func filterBools(filter string) []string {
 	var out []string
-	for key, on := range boolAssignments(filter) {
-		if on {
-			out = append(out, key[strings.LastIndexByte(key, '.')+1:]+": true")
+	for _, st := range boolSettings(filter) {
+		if st.on {
+			out = append(out, st.key[strings.LastIndexByte(st.key, '.')+1:]+": true")
 		}
 	}
 	return out

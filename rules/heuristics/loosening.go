@@ -462,8 +462,9 @@ func rateLimitRaised(p, r string) bool {
 // envGated reports a protection set to true in p that r sets from the
 // environment instead (config.force_ssl = ENV["FORCE_SSL"].present?).
 func envGated(p, r string) bool {
-	for key, on := range boolAssignments(p) {
-		if !on || !protectionKeys.in(key) || absenceKey(key) {
+	for _, st := range boolSettings(p) {
+		key := st.key
+		if !st.on || !protectionKeys.in(key) || absenceKey(key) {
 			continue
 		}
 		i := strings.Index(r, key)
@@ -574,6 +575,8 @@ func secretExposed(p, r string) bool {
 			if strings.Contains(line, name) && !strings.Contains(p, name) {
 				return true
 			}
+			// A sink already there that now carries the value once more:
+			// log.Printf("…%s", uid) → log.Printf("…%s: %s", uid, token).
 			if strings.Count(line, name) > strings.Count(p, name) && containsAnyOf(p, secretSinks) {
 				return true
 			}

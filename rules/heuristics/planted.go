@@ -241,24 +241,8 @@ func (cs *cmdScan) filterEdit(v *cmdView) (abs, filter string, ok bool) {
 	if v.prog == "yq" && (hasShortFlag(v.args, 'i') || hasLongFlag(v.args, "inplace")) {
 		return cs.resolveIn(v.c, file).Abs, filter, true
 	}
-	tmp := ""
-	for _, r := range v.c.Redirects {
-		if r.Op == ">" && (r.FD == "" || r.FD == "1") {
-			tmp = cs.resolveIn(v.c, r.Target).Abs
-		}
-	}
-	if tmp == "" {
-		return "", "", false
-	}
-	target := cs.resolveIn(v.c, file).Abs
-	for i := v.idx + 1; i < len(cs.views); i++ {
-		u := &cs.views[i]
-		if u.prog != "mv" && u.prog != "cp" {
-			continue
-		}
-		if mops := operands(u.args, "tS", nil); len(mops) == 2 && cs.resolveIn(u.c, mops[0]).Abs == tmp && cs.resolveIn(u.c, mops[1]).Abs == target {
-			return target, filter, true
-		}
+	if cs.rewritesVia(v, file) {
+		return cs.resolveIn(v.c, file).Abs, filter, true
 	}
 	return "", "", false
 }

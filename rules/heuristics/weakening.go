@@ -446,9 +446,9 @@ func looseTLS(flat string) string {
 	if !strings.Contains(flat, "csrf") && !strings.Contains(flat, "xsrf") {
 		return ""
 	}
-	for key, on := range boolAssignments(flat) {
-		if !on && (strings.Contains(key, "csrf") || strings.Contains(key, "xsrf")) && !strings.Contains(key, "exempt") {
-			return key + "=false"
+	for _, st := range boolSettings(flat) {
+		if !st.on && (strings.Contains(st.key, "csrf") || strings.Contains(st.key, "xsrf")) && !strings.Contains(st.key, "exempt") {
+			return st.key + "=false"
 		}
 	}
 	return ""
