@@ -43,10 +43,13 @@ func guardBypass(p, r string) string {
 		return "lets in whoever presents a literal written into the code (a credential compared with a constant)"
 	}
 	for _, st := range boolSettings(r) {
-		// A switch that turns a check off, brought in by the edit:
-		// oidc.Config{SkipExpiryCheck: true}.
+		// A switch brought in by the edit that turns a check off:
+		// oidc.Config{SkipExpiryCheck: true}, helmet({ hsts: false }).
 		if st.on && absenceKey(st.key) && !strings.Contains(p, st.key) {
 			return "sets " + st.key + " to true, which turns a check off"
+		}
+		if !st.on && strongProtections.in(st.key) && !strings.Contains(p, st.key) {
+			return "sets " + st.key + " to false, which turns a protection off"
 		}
 	}
 	if what := podHardeningOff(r); what != "" && podHardeningOff(p) != what {
@@ -188,6 +191,11 @@ func securityFlagFlipped(p, r string) string {
 	return ""
 }
 
+// strongProtections name settings that are a protection by themselves:
+// set false, it is off (unlike strict or check, which mean many things).
+var strongProtections = newFoldSet("hsts", "frameguard", "contentsecuritypolicy", "xssfilter", "nosniff", "csrf", "xsrf", "verify_ssl",
+	"ssl_verify", "verify_signature", "verifysignature", "check_hostname", "httponly", "storage_encrypted", "encrypted", "mfa_required")
+
 // podHardeningOff returns the pod or container hardening text turns
 // off (flattened), or "": running as root, a writable root filesystem,
 // privilege escalation, the host's namespaces, added capabilities.
@@ -214,7 +222,8 @@ var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf"
 // skip_cache).
 var (
 	absenceKeys = newFoldSet("insecure", "allow_all", "allowall", "bypass", "unsafe", "permissive", "trust_all", "trustall",
-		"no_verify", "noverify", "allow_any", "anonymous", "privilegeescalation", "privileged", "hostnetwork", "hostpid", "hostipc")
+		"no_verify", "noverify", "allow_any", "anonymous", "privilegeescalation", "privileged", "hostnetwork", "hostpid", "hostipc",
+		"publicly_accessible", "public_access")
 	skipWords = newFoldSet("skip", "disable", "no_", "ignore")
 )
 

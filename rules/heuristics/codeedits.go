@@ -15,8 +15,8 @@ import (
 
 // replaceCalls are the calls whose first two literal arguments are a
 // pattern and its replacement.
-var replaceCalls = []string{".replace(", ".replaceAll(", ".sub(", ".gsub(", " sub(", " gsub(", "(sub(", "(gsub(", "{sub(", "{gsub(",
-	";sub(", ";gsub("}
+var replaceCalls = []string{".replace(", ".replaceAll(", ".sub(", ".gsub(", ".sub!(", ".gsub!(", " sub(", " gsub(", "(sub(", "(gsub(",
+	"{sub(", "{gsub(", ";sub(", ";gsub("}
 
 // codeEdits returns the files a program names and writes and the
 // literal pairs of its replace and sub calls; nothing when it writes no

@@ -291,7 +291,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famCLIToken == 0 {
 			continue
 		}
-		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) {
+		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) && !s.feedsKnownLogin(cs, v) {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.
 				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",
@@ -848,4 +848,37 @@ func loadsWithoutPrinting(v *cmdView) bool {
 	}
 	_, _, inPlace := inPlaceScripts(v)
 	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
+}
+
+// feedsKnownLogin reports an echo or printf of a secret piped straight
+// into a login that reads it from standard input (docker login
+// --password-stdin, gh auth login --with-token) for a registry that is
+// public and well known, trusted, or on the organisation's network: the
+// recommended way to log in, which prints nothing. A login to any other
+// host hands it the secret and is judged as printing it.
+func (s *scan) feedsKnownLogin(cs *cmdScan, v *cmdView) bool {
+	if v.prog != "echo" && v.prog != "printf" {
+		return false
+	}
+	after := cs.after(v)
+	if len(after) == 0 {
+		return false
+	}
+	u := cs.view(after[0])
+	if u == nil || !containsArg(u.args, "--password-stdin") && !containsArg(u.args, "--with-token") && !containsArg(u.args, "--token-stdin") {
+		return false
+	}
+	if u.prog == "gh" {
+		return true // GitHub itself
+	}
+	host := "docker.io"
+	ops := u.plainOperands()
+	for i, op := range ops {
+		if op == "login" && i+1 < len(ops) {
+			host = strings.ToLower(ops[i+1])
+		}
+	}
+	host, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(host, "https://"), "oci://"), "/")
+	return publicRegistries[host] || privateHost(host) || s.an.trusted.match(host) || strings.HasSuffix(host, ".amazonaws.com") ||
+		strings.HasSuffix(host, ".pkg.dev") || host == "gcr.io" || strings.HasSuffix(host, ".azurecr.io")
 }

@@ -147,7 +147,7 @@ func sqlConcatenated(p, r string) bool {
 	}
 	placeholders := strings.Contains(p, "%s") || strings.Contains(p, "?") || strings.Contains(p, "$1") || strings.Contains(p, ":id")
 	joined := strings.Contains(r, "\" + ") || strings.Contains(r, "' + ") || strings.Contains(r, "f\"select") || strings.Contains(r, "f'select") ||
-		strings.Contains(r, "\" % ") || strings.Contains(r, ".format(")
+		strings.Contains(r, "\" % ") || strings.Contains(r, ".format(") || strings.Contains(r, "#{")
 	return placeholders && joined && !strings.Contains(p, "\" + ") && !strings.Contains(p, "' + ")
 }
 
@@ -158,7 +158,7 @@ func testsDisabled(p, r string) bool {
 	switch {
 	case strings.Contains(p, "def test_") && !strings.Contains(r, "def test_") && strings.Contains(r, "test_"):
 		return true
-	case strings.Contains(r, "@pytest.mark.skip") && !strings.Contains(p, "@pytest.mark.skip"):
+	case strings.Contains(r, "pytest.mark.skip") && !strings.Contains(p, "pytest.mark.skip"):
 		return true
 	case strings.Contains(r, "t.skip(") && !strings.Contains(p, "t.skip("):
 		return true

@@ -941,6 +941,25 @@ func (s *scan) judgeFilterSettings(abs, filter string) {
 			}
 		}
 	}
+	if grant := policyWildcard(filter); grant != "" && s.enabled(rCloudGrant) {
+		s.add(rCloudGrant, "rewrites "+baseName(abs)+" so that an access policy allows "+grant+": granting access is for a person to do on purpose; a human should approve it", abs)
+		return
+	}
+	lower := strings.ToLower(filter)
+	if testConfigFile(baseName(abs)) && s.enabled(rDefWeakeningEdit) {
+		if excl := testsExcluded("", lower); excl != "" {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it leaves the tests of a protection out of the run ("+excl+")", abs)
+			return
+		}
+	}
+	if lintConfig(abs) && strings.Contains(lower, "disable") && (securityChecks.in(lower) || containsAnyOf(lower, securityMarks)) && s.enabled(rDefWeakeningEdit) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security linter or rule is disabled: make the change by hand, in review", abs)
+		return
+	}
+	if baseName(abs) == "package.json" && (strings.Contains(filter, `"*"`) || strings.Contains(filter, `"latest"`)) && strings.Contains(lower, "dependencies") && s.enabled(rSupplyVerifyOff) {
+		s.add(rSupplyVerifyOff, "rewrites "+baseName(abs)+" so that dependencies take any version (\"*\" or \"latest\"): the next install takes whatever is published; keep them pinned", abs)
+		return
+	}
 	if off := podHardeningOff(filter); off != "" && s.enabled(rDefWeakeningEdit) {
 		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it takes a pod's hardening away ("+off+"): make the change by hand, in review", abs)
 		return

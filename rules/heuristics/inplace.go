@@ -115,7 +115,9 @@ func sedInPlaceArgs(args []string) (files, scripts []string, ok bool) {
 		}
 		scripts, ops = ops[:1], ops[1:]
 	}
-	if len(scripts) == 0 || len(ops) == 0 {
+	// No file named: xargs or find -exec supplies them. The script is
+	// still an in-place edit, of files the line does not show.
+	if len(scripts) == 0 {
 		return nil, nil, false
 	}
 	return ops, scripts, true

@@ -346,6 +346,11 @@ func installedDeps(v *cmdView) []depRef {
 		if sub == "require" || sub == "global" && len(ops) > 1 && ops[1] == "require" {
 			return registryNames(ecoComposer, ops, 1)
 		}
+	case v.prog == "pre-commit":
+		// pre-commit try-repo URL [HOOK]: the repository's hooks run now.
+		if sub == "try-repo" && len(ops) > 1 {
+			return []depRef{{eco: ecoPreCommit, url: ops[1]}}
+		}
 	}
 	return nil
 }

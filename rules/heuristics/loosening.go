@@ -121,7 +121,8 @@ var hardeningMarkers = []string{"disallow-doctype-decl", "setexpandentityreferen
 	"external-general-entities", "feature_external_ges", "defusedxml", "is_private", "is_loopback", "is_link_local", "isprivate()",
 	"isloopback()", "rand.reader", "os.urandom", "getrandomvalues", "randombytes(", "securerandom", "x-frame-options",
 	"strict-transport-security", "x-content-type-options", "content-security-policy", "noopener", "session.regenerate",
-	"cycle_key", "rotate_session", "reset_session", "session.invalidate", "changesessionid", "session_regenerate_id"}
+	"cycle_key", "rotate_session", "reset_session", "session.invalidate", "changesessionid", "session_regenerate_id", "->regenerate(",
+	"pin-set", "setobjectinputfilter", "filefilter", "maxfilesize", "max_content_length", "encrypts :", "attr_encrypted"}
 
 var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
 	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
@@ -264,7 +265,7 @@ var guardContext = []string{"matcher", "middleware", "protect", "require", "guar
 	"before_action", "secure", "csrf", "redact", "scrub", "mask", "filter_parameters", "sensitive"}
 
 // exemptionWords mark a list of what a guard lets through unchecked.
-var exemptionWords = []string{"except", "exempt", "skip", "public", "allow", "ignore", "unless", "excluded", "bypass"}
+var exemptionWords = []string{"except", "exempt", "skip", "public", "ignore", "unless", "excluded", "bypass"}
 
 // guardedListShrunk reports a quoted list under a guard word that r
 // keeps only part of, or, for a list of exemptions, one r extends. A
@@ -444,7 +445,8 @@ func ignoredSecretsDropped(files []string, subs [][2]string, script string) stri
 // rateLimitRaised reports a rate limit's number that r multiplies by
 // four or more.
 func rateLimitRaised(p, r string) bool {
-	if !containsAnyOf(p, []string{"throttle", "rate", "limit:", "limit =", "limit=", "max_attempts", "maxattempts", "max_login", "lockout", "attempts"}) {
+	if !containsAnyOf(p, []string{"throttle", "rate", "limit:", "limit =", "limit=", "max_attempts", "maxattempts", "max_login", "lockout", "attempts",
+		"failed_login", "max_failed", "login_attempt"}) {
 		return false
 	}
 	a, b := numbersIn(p), numbersIn(r)
@@ -506,7 +508,8 @@ func scopeDropped(p, r string) bool {
 }
 
 // guardCallWords mark a call that checks, validates or sanitises.
-var guardCallWords = []string{"safe", "valid", "allow", "saniti", "verify", "check", "escape", "authoriz", "permit", "guard", "clean"}
+var guardCallWords = []string{"safe", "valid", "allow", "saniti", "verify", "check", "escape", "authoriz", "permit", "guard", "clean",
+	"redact", "mask", "scrub"}
 
 // guardCallNames returns the names of the calls of s whose name says
 // they check something (isSafeRedirect(, validate_input().

@@ -126,7 +126,7 @@ func progFamily(prog string) family {
 		return famPkgInstall | famDeps
 	case "deno":
 		return famPkgInstall
-	case "pipenv", "go":
+	case "pipenv", "go", "pre-commit":
 		return famDeps
 	case "cargo":
 		return famDeps | famPkgInstall // cargo install --git URL

@@ -36,9 +36,12 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = appendEnvSetting(sets, a)
 		}
 	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
-		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant", "helm":
-		if mayConfigure(v) {
+		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant", "helm", "bundle", "dotnet", "composer", "mvn":
+		if mayConfigure(v) || v.prog == "mvn" {
 			sets = cliSettings(v, sets)
+		}
+		if (v.prog == "npm" || v.prog == "pnpm") && s.enabled(rSupplySource) {
+			s.checkScopeRegistryDeleted(cs, v)
 		}
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
 		// -e npm_config_strict_ssl=false reaches the container's installs.
@@ -258,8 +261,11 @@ func sourceKey(key string) bool {
 		}
 	case "go":
 		return k == "goproxy"
-	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm", "gitlab-ci":
+	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm", "gitlab-ci",
+		"nuget", "terraform":
 		return true // their sources, channels, registries, remotes, hook repositories; a lockfile's resolved URLs
+	case "composer":
+		return k == "repository"
 	case "git":
 		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
 		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof"))
@@ -348,6 +354,13 @@ func verificationOff(st setting) string {
 	case "npm":
 		if (k == "strict-ssl" || k == "enablestrictssl") && off {
 			return "turns off the package manager's TLS certificate check (" + k + ")"
+		}
+		if k == "checksumbehavior" && (val == "ignore" || val == "update") {
+			return "tells yarn to take packages whose checksum does not match the lockfile (checksumBehavior " + val + ")"
+		}
+	case "composer":
+		if k == "secure-http" && off {
+			return "lets composer fetch packages over plain http (secure-http false)"
 		}
 	case "pip":
 		if strings.HasSuffix(k, "trusted-host") && val != "" {
@@ -550,6 +563,45 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 				}
 			}
 		}
+	case "bundle":
+		// bundle config [set] [--global] mirror.https://rubygems.org URL
+		for i, a := range ops {
+			if strings.HasPrefix(a, "mirror.") && i+1 < len(ops) {
+				sets = append(sets, setting{"gem:mirror", ops[i+1]})
+			}
+		}
+	case "dotnet":
+		if op(0) == "nuget" && op(1) == "add" && op(2) == "source" {
+			sets = append(sets, setting{"nuget:source", op(3)})
+		}
+	case "composer":
+		// composer config [-g] secure-http false; repos.NAME / repositories.NAME [TYPE] URL
+		if op(0) == "config" {
+			for i, a := range ops {
+				switch {
+				case a == "secure-http" && i+1 < len(ops):
+					sets = append(sets, setting{"composer:secure-http", ops[i+1]})
+				case strings.HasPrefix(a, "repos.") || strings.HasPrefix(a, "repositories."):
+					for _, u := range ops[i+1:] {
+						if strings.Contains(u, "://") {
+							sets = append(sets, setting{"composer:repository", u})
+						}
+					}
+				}
+			}
+		}
+	case "mvn":
+		// -DremoteRepositories=id::layout::URL,… (dependency:get)
+		for _, a := range v.args {
+			if list, ok := strings.CutPrefix(a, "-DremoteRepositories="); ok {
+				for _, r := range strings.Split(list, ",") {
+					if i := strings.LastIndex(r, "::"); i >= 0 {
+						r = r[i+2:]
+					}
+					sets = append(sets, setting{"maven:url", r})
+				}
+			}
+		}
 	case "vagrant":
 		if op(0) == "plugin" && op(1) == "install" {
 			flagValues(v.args, 0, "plugin-source", func(u string) { sets = append(sets, setting{"gem:source", u}) })
@@ -607,6 +659,8 @@ func configFileTool(abs string) string {
 		return "gemfile"
 	case base == "go.mod":
 		return "gomod"
+	case base == ".terraformrc" || base == "terraform.rc":
+		return "terraform" // provider_installation mirrors
 	}
 	switch base {
 	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "Pipfile.lock", "poetry.lock", "uv.lock",
@@ -792,4 +846,18 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// checkScopeRegistryDeleted judges npm config delete @scope:registry: the
+// scope's packages then resolve on the public registry, where anyone can
+// publish a package of that name (dependency confusion).
+func (s *scan) checkScopeRegistryDeleted(cs *cmdScan, v *cmdView) {
+	ops := v.plainOperands()
+	if len(ops) < 3 || ops[0] != "config" || ops[1] != "delete" && ops[1] != "rm" {
+		return
+	}
+	if key := ops[2]; strings.HasPrefix(key, "@") && strings.HasSuffix(key, ":registry") {
+		s.add(rSupplySource, v.prog+" config delete "+key+": packages of "+strings.TrimSuffix(key, ":registry")+" then come from the public registry, where anyone can publish that name",
+			v.prog+" "+evJoin(v.args))
+	}
 }

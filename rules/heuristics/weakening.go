@@ -69,6 +69,9 @@ var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=fals
 	// with the environment's values.
 	"allow_origin_regex=.*", "origins/.*/", "origin:/.*/", "origins(/.*/)", "management.endpoints.web.exposure.include=*",
 	"show-values=always",
+	// Django's password checks emptied and weak hashers, Android's
+	// cleartext traffic.
+	"auth_password_validators=[]", "md5passwordhasher", "sha1passwordhasher", "unsaltedmd5passwordhasher", "cleartexttrafficpermitted=true",
 	// Certificates and host names accepted whatever they are (.NET,
 	// Java, Ruby), token claims left unchecked (PyJWT's options).
 	"dangerousacceptanyservercertificatevalidator", "noophostnameverifier", "allow_all_hostname_verifier", "trustallcerts",
@@ -116,6 +119,8 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"requires_auth", "is_authorized", "isauthorized", "authenticate", ".authenticated()", "hasrole(", "hasauthority(", "@preauthorize",
 	"@secured", "@rolesallowed", "require_admin", "require_login", "requirelogin", "admin_required", "before_action :require",
 	"before_action :authenticate",
+	// An ownership check: the record's owner compared with the caller.
+	"!= request.user", "!= current_user", "!== req.user", "!= req.user", "owner_id !=", "owner_id ==", "user_id !=",
 	// Security middleware registered by name, and signature checks.
 	"csrfviewmiddleware", "authenticationmiddleware", "securitymiddleware", "csurf", "helmet(", "csrf(", "csrfprotect",
 	"verify_signature", "verifysignature", "ratelimit", "rate_limit")
@@ -155,6 +160,9 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 	}
 	script := strings.Join(scripts, "\n")
 	subs := sedSubstitutions(script)
+	if v.prog == "perl" {
+		script += perlDeletions(script) // print unless /re/ deletes re's lines
+	}
 	if v.prog == "sed" || v.prog == "gsed" {
 		// Text sed inserts or appends (1i …, $a …) is a replacement of
 		// nothing: what it sets is new.
@@ -218,6 +226,11 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 		for _, sub := range subs {
 			if securityTestLoosened(strings.ToLower(sub[0]), strings.ToLower(sub[1])) {
 				what = "makes a test of a refusal accept success (" + strings.TrimSpace(sub[1]) + ")"
+			}
+			// pytestmark = pytest.mark.skip inserted into a security test.
+			if l := strings.ToLower(sub[1]); sub[0] == "" && securitySubjects.in(strings.Join(files, " ")) &&
+				containsAnyOf(l, []string{"pytest.mark.skip", "@disabled", "@ignore", "t.skip(", "describe.skip", "xdescribe(", "skip: true"}) {
+				what = "skips the tests of a protection (" + strings.TrimSpace(sub[1]) + ")"
 			}
 		}
 	}
@@ -320,7 +333,8 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
 		}
-		lp, lr := strings.ToLower(unescapeRegex(pat)), strings.ToLower(repl)
+		// A pattern's regex padding (" *=", "\s*") is not text it replaces.
+		lp, lr := regexPadding.Replace(strings.ToLower(unescapeRegex(pat))), strings.ToLower(repl)
 		if what := guardBypass(lp, lr); what != "" {
 			return what
 		}
@@ -336,11 +350,26 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		if checks && securityChecks.in(pat) && !securityChecks.in(repl) {
 			return "replaces a security check with something that runs none"
 		}
+		if checks && securityChecks.in(pat) && stopsOnFailure(pat) && !stopsOnFailure(repl) {
+			return "lets a security check fail without stopping (|| exit became a warning)"
+		}
+		if strings.TrimSpace(repl) == "" && (containsAnyOf(lp, hardeningMarkers) || containsAnyOf(lp, pathNormalisers)) {
+			return "takes out a hardening check or setting (" + strings.TrimSpace(pat) + ")"
+		}
 		if flag := hardeningFlagDropped(pat, repl); flag != "" {
 			return "drops " + flag + ", which makes the install check what it fetches"
 		}
 	}
 	return ""
+}
+
+var regexPadding = strings.NewReplacer(" *", " ", `\s*`, "", `\s+`, " ", " +", " ")
+
+// stopsOnFailure reports a command line that stops when it fails:
+// || exit 1, || return 1, || die.
+func stopsOnFailure(s string) bool {
+	c := flatSetting(s)
+	return strings.Contains(c, "||exit") || strings.Contains(c, "||return") || strings.Contains(c, "||die") || strings.Contains(c, "||fail")
 }
 
 // failureSetting reports text that sets whether a CI step's failure
@@ -412,7 +441,26 @@ func insecureSetting(text string) string {
 	if list := unsignedAlgorithm(flat); list != "" {
 		return list
 	}
+	if cb := skippedCallback(flat); cb != "" {
+		return cb
+	}
 	return looseTLS(flat)
+}
+
+// skippedCallback returns a Rails skip_before_action of a security
+// callback (authentication, two-factor, CSRF, authorisation) in
+// flattened text, or "".
+func skippedCallback(flat string) string {
+	i := strings.Index(flat, "skip_before_action:")
+	if i < 0 {
+		return ""
+	}
+	name := flat[i+len("skip_before_action:"):]
+	name = name[:min(len(name), 40)]
+	if containsAnyOf(name, []string{"auth", "require", "verify", "two_factor", "mfa", "login", "admin", "csrf", "forgery"}) {
+		return "skip_before_action:" + strings.SplitN(name, ",", 2)[0]
+	}
+	return ""
 }
 
 // looseTLS returns certificate checking made optional by an expression
@@ -837,7 +885,8 @@ func catchAll(re string) bool {
 func lintConfig(abs string) bool {
 	base := strings.ToLower(baseName(abs))
 	return strings.Contains(base, "eslint") || strings.Contains(base, "lint") || strings.Contains(base, "rubocop") ||
-		base == "pyproject.toml" || base == "setup.cfg" || base == "ruff.toml" || base == ".ruff.toml"
+		base == "pyproject.toml" || base == "setup.cfg" || base == "ruff.toml" || base == ".ruff.toml" || base == ".bandit" ||
+		strings.Contains(base, "semgrep") || strings.Contains(base, "golangci") || base == ".brakeman.yml"
 }
 
 // securityMarks mark a lint rule that guards against a vulnerability.
@@ -849,15 +898,21 @@ var securityMarks = []string{"security", "no-eval", "no-implied-eval", "no-new-f
 // "".
 func banditIgnored(flat string) string {
 	code := ""
-	for _, key := range []string{"ignore=[", "ignore:[", "extend-ignore=", "extend_ignore=", "ignore="} {
+	for _, key := range []string{"ignore=[", "ignore:[", "extend-ignore=", "extend_ignore=", "ignore=", "skips=", "skips:"} {
+		// flake8-bandit's S codes under ignore; bandit's own B codes
+		// under its skips.
+		prefix, tool := byte('s'), " (flake8-bandit)"
+		if strings.HasPrefix(key, "skips") {
+			prefix, tool = 'b', " (bandit)"
+		}
 		shell.EachIndex(flat, key, func(i int) bool {
 			list := flat[i+len(key):]
 			if end := strings.IndexAny(list, "]\n#"); end >= 0 {
 				list = list[:end]
 			}
 			for item := range strings.SplitSeq(strings.TrimPrefix(list, "["), ",") {
-				if item != "" && item[0] == 's' && strings.Trim(item[1:], "0123456789") == "" {
-					code = strings.ToUpper(item) + " (flake8-bandit)"
+				if item != "" && item[0] == prefix && strings.Trim(item[1:], "0123456789") == "" {
+					code = strings.ToUpper(item) + tool
 					return false
 				}
 			}
@@ -1002,7 +1057,7 @@ func policyWildcard(text string) string {
 			if i > 0 && isWordByte(flat[i-1]) && flat[i-1] != '.' {
 				continue // notaction, …
 			}
-			val := topLevelValue(strings.TrimPrefix(flat[from:], "["))
+			val, _, _ := strings.Cut(topLevelValue(strings.TrimPrefix(flat[from:], "[")), "|") // yq: .a = "*" | .b = …
 			for _, item := range strings.Split(val, ",") {
 				if item = strings.Trim(item, "[]"); item == "*" || strings.HasSuffix(item, ":*") {
 					return "every action of a service or more (" + key + item + ")"
@@ -1129,4 +1184,20 @@ func securityNamedCode(files []string) bool {
 		}
 	}
 	return false
+}
+
+// perlDeletions returns a perl -n / -p program's line deletions as sed
+// /re/d lines: print unless /re/, print if !/re/, next if /re/.
+func perlDeletions(code string) string {
+	var b strings.Builder
+	for _, form := range []string{"print unless /", "print if !/", "next if /", "next if(/"} {
+		shell.EachIndex(code, form, func(i int) bool {
+			rest := code[i+len(form):]
+			if end := closingSlash(rest); end >= 0 {
+				b.WriteString("\n/" + rest[:end] + "/d")
+			}
+			return true
+		})
+	}
+	return b.String()
 }
