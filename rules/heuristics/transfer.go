@@ -40,8 +40,9 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		}
 		// A host of the organisation's own network (a build box, a
 		// staging server) keeps the files inside it; secrets sent there
-		// are still exfil.sensitive-file.
-		if untrusted(h) && !privateHost(h) {
+		// are still exfil.sensitive-file. A single-label name is not one:
+		// to scp it is as likely an ssh alias, which can point anywhere.
+		if untrusted(h) && !internalNetworkHost(h) {
 			report(v.prog + " copies local files to " + h)
 		}
 	case "skopeo", "crane", "gcrane", "regctl", "oras":
@@ -55,7 +56,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 			if strings.HasPrefix(ops[0], "sftp://") {
 				h = urlHost(ops[0])
 			}
-			if untrusted(h) && !privateHost(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
+			if untrusted(h) && !internalNetworkHost(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
 				report("sftp runs a batch of transfer commands against " + h)
 			}
 		}
@@ -378,4 +379,10 @@ func imageOwner(ref string) string {
 	}
 	owner, _, _ := strings.Cut(ref, "/")
 	return strings.ToLower(owner)
+}
+
+// internalNetworkHost is privateHost without single-label names, which
+// ssh and scp read as aliases from ~/.ssh/config.
+func internalNetworkHost(h string) bool {
+	return privateHost(h) && strings.Contains(h, ".") || strings.Contains(h, ":") && privateHost(h)
 }

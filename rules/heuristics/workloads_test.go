@@ -49,6 +49,8 @@ func TestImageCopies(t *testing.T) {
 		cmdCase(`scp dist/app.tar.gz deploy@staging.northwind.internal:/opt/app/releases/`, false),
 		cmdCase(`rsync -avz --exclude node_modules ./ dev@10.20.0.15:/srv/project/`, false),
 		cmdCase(`scp dist/app.tar.gz deploy@203.0.113.40:/opt/app/`, true),
+		// A single-label name may be an ssh alias for any host.
+		cmdCase(`scp -r src devbox:/tmp/`, true),
 	})
 }
 
