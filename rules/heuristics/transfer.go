@@ -94,7 +94,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		}
 	case "openssl":
 		// openssl s_client -connect HOST:PORT < file: a TLS netcat.
-		if len(v.args) > 0 && v.args[0] == "s_client" && (hasHereInput(v) && !onlyDevNullInput(v) || len(cs.before(v)) > 0) {
+		if len(v.args) > 0 && v.args[0] == "s_client" && (hasHereInput(v) && !onlyDevNullInput(v) || len(cs.before(v)) > 0 && !cs.emptyInput(v)) {
 			host := ""
 			for i, a := range v.args {
 				if a == "-connect" && i+1 < len(v.args) {
@@ -263,6 +263,27 @@ func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
 	if net > 0 {
 		report("socat joins a network socket to a file, the terminal or another socket")
 	}
+}
+
+// emptyInput reports a command whose pipe input is an empty line (echo
+// | openssl s_client …, the usual way to make it connect and quit): a
+// bare echo, true, or printf of nothing.
+func (cs *cmdScan) emptyInput(v *cmdView) bool {
+	b := cs.before(v)
+	if len(b) == 0 {
+		return false
+	}
+	u := cs.view(b[len(b)-1])
+	if u == nil || len(u.c.Redirects) > 0 {
+		return false
+	}
+	switch u.prog {
+	case "echo", "true", ":":
+		return len(u.args) == 0 || u.prog == "echo" && len(u.args) == 1 && (u.args[0] == "" || u.args[0] == "-n")
+	case "printf":
+		return len(u.args) == 1 && (u.args[0] == "" || u.args[0] == "\\n" || u.args[0] == "Q" || u.args[0] == "QUIT\\n")
+	}
+	return false
 }
 
 // onlyDevNullInput reports a command whose only input redirection is

