@@ -33,9 +33,8 @@ var credentialNames = []string{"token", "password", "passwd", "passphrase", "sec
 	"signature", "credential", "otp", "pin_code"}
 
 // guardBypass says what way round a check the substitution of p by r
-// adds, or "". p is lower-cased and unescaped, r lower-cased.
+// adds, or "". Both are lower-cased and unescaped.
 func guardBypass(p, r string) string {
-	r = unescapeRegex(r)
 	if flip := securityFlagFlipped(p, r); flip != "" {
 		return "sets " + flip + ", which turns a protection off"
 	}
@@ -92,32 +91,38 @@ func conjuncts(s string) int {
 // against a string literal of four or more characters: token ==
 // "abcd", password === 'x1y2', apiKey.equals("k-123"), "k-123" == key.
 func credentialLiteral(s string) bool {
-	found := false
-	for _, op := range []string{"==", "!=", ".equals("} {
-		if found {
-			break
-		}
-		for from := 0; !found; {
+	return eachComparison(s, []string{"==", "!=", ".equals("}, func(left, right string) bool {
+		left = strings.TrimRight(left, " !")
+		return namesCredential(trailingOperand(left)) && longLiteral(right) ||
+			longLiteral(reverseOperand(left)) && namesCredential(leadingIdentifier(right))
+	})
+}
+
+// eachComparison calls match with the text before and after each of ops
+// in s (the right side past a further "=" and any blank or "("), and
+// reports whether a call returned true.
+func eachComparison(s string, ops []string, match func(left, right string) bool) bool {
+	for _, op := range ops {
+		for from := 0; ; {
 			i := strings.Index(s[from:], op)
 			if i < 0 {
 				break
 			}
 			i += from
 			from = i + len(op)
-			right := strings.TrimLeft(strings.TrimLeft(s[from:], "="), " (")
-			left := strings.TrimRight(s[:i], " !")
-			found = namesCredential(trailingOperand(left)) && longLiteral(right) ||
-				longLiteral(reverseOperand(left)) && namesCredential(leadingIdentifier(right))
+			if match(s[:i], strings.TrimLeft(strings.TrimLeft(s[from:], "="), " (")) {
+				return true
+			}
 		}
 	}
-	return found
+	return false
 }
 
 // trailingOperand is the identifier (with dots, brackets and calls) that
 // ends s.
 func trailingOperand(s string) string {
 	i := len(s)
-	for i > 0 && (isWordByte(s[i-1]) || strings.IndexByte(".[]()'\"-", s[i-1]) >= 0) {
+	for i > 0 && (isWordByte(s[i-1]) || strings.IndexByte("[]()'\"", s[i-1]) >= 0) { // isWordByte takes . and -
 		i--
 	}
 	return s[i:]
@@ -126,7 +131,7 @@ func trailingOperand(s string) string {
 // leadingIdentifier is the identifier that starts s.
 func leadingIdentifier(s string) string {
 	i := 0
-	for i < len(s) && (isWordByte(s[i]) || s[i] == '.' || s[i] == '-') {
+	for i < len(s) && isWordByte(s[i]) { // letters, digits, _ . -
 		i++
 	}
 	return s[:i]
@@ -305,26 +310,13 @@ func negations(s string) int {
 // four or more characters that returns success at once: if key ==
 // "ops-7731": return True, if (x === 'k') return next().
 func literalAccepted(s string) bool {
-	for _, op := range []string{"==", ".equals("} {
-		for from := 0; ; {
-			i := strings.Index(s[from:], op)
-			if i < 0 {
-				break
-			}
-			from += i + len(op)
-			rest := strings.TrimLeft(strings.TrimLeft(s[from:], "="), " (")
-			if !longLiteral(rest) {
-				continue
-			}
-			tail := rest[:min(len(rest), 64)]
-			for _, ok := range []string{"return true", "return next()", "next()", "return ok", "return nil\n", "return nil}"} {
-				if strings.Contains(tail, ok) {
-					return true
-				}
-			}
+	return eachComparison(s, []string{"==", ".equals("}, func(_, right string) bool {
+		if !longLiteral(right) {
+			return false
 		}
-	}
-	return false
+		tail := right[:min(len(right), 64)]
+		return containsAnyOf(tail, []string{"return true", "return next()", "next()", "return ok", "return nil\n", "return nil}"})
+	})
 }
 
 // authCount counts the distinct authorisation markers of s.
@@ -348,13 +340,7 @@ var authMarkers = []string{"is_staff", "is_superuser", "is_admin", "isadmin", "h
 // check's failure turned to success (return False → return True), a
 // refusal (raise, throw, abort, a 401 or 403) emptied or commented out.
 func securityFileEdit(files []string, subs [][2]string) string {
-	named := false
-	for _, f := range files {
-		if sourceCode([]string{f}) && !testPath(f) && securitySubjects.in(f) {
-			named = true
-		}
-	}
-	if !named {
+	if !securityNamedCode(files) {
 		return ""
 	}
 	for _, sub := range subs {

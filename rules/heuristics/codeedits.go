@@ -27,17 +27,11 @@ func codeEdits(code string, named []string) (files []string, subs [][2]string) {
 		return files, nil
 	}
 	if strings.Contains(code, "write") || strings.Contains(code, "Write") || strings.Contains(code, "File.") {
-		for i := 0; i < len(code); {
-			lit, end, ok := codeLiteralAt(code, i)
-			if !ok {
-				i++
-				continue
-			}
+		eachCodeLiteral(code, func(lit string) {
 			if f := []string{lit}; sourceCode(f) || configFile(lit) || runsChecks(f) || testPath(lit) && path2Ext(lit) {
 				files = append(files, lit)
 			}
-			i = end
-		}
+		})
 	}
 	if len(files) == 0 {
 		return nil, nil
@@ -53,6 +47,20 @@ func codeEdits(code string, named []string) (files []string, subs [][2]string) {
 func path2Ext(p string) bool {
 	i := strings.LastIndexByte(p, '.')
 	return i > 0 && i < len(p)-1 && !strings.ContainsAny(p, " \n")
+}
+
+// eachCodeLiteral calls fn with each literal of code, as codeLiteralAt
+// reads them.
+func eachCodeLiteral(code string, fn func(lit string)) {
+	for i := 0; i < len(code); {
+		lit, end, ok := codeLiteralAt(code, i)
+		if !ok {
+			i++
+			continue
+		}
+		fn(lit)
+		i = end
+	}
 }
 
 // codeLiteralAt reads a string literal (as pyStringAt) or a regular
@@ -263,17 +271,11 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 			for _, sub := range subs {
 				patterns[sub[0]], patterns[sub[1]] = true, true // judged as a pair already
 			}
-			for i := 0; i < len(code); {
-				lit, end, ok := codeLiteralAt(code, i)
-				if !ok {
-					i++
-					continue
-				}
+			eachCodeLiteral(code, func(lit string) {
 				if len(lit) >= 8 && strings.ContainsAny(lit, "=: ") && !patterns[lit] {
 					subs = append(subs, [2]string{"", lit})
 				}
-				i = end
-			}
+			})
 		}
 	default:
 		if f, sc, ok := cs.edScripts(v); ok {
@@ -289,14 +291,8 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 	if len(subs) == 0 && script == "" {
 		return
 	}
-	if s.enabled(rCloudGrant) {
-		for _, sub := range subs {
-			if grant := policyWildcard(sub[1]); grant != "" && policyWildcard(sub[0]) == "" {
-				s.add(rCloudGrant, v.prog+" widens an access policy to "+grant+": granting access is for a person to do on purpose; a human should approve it",
-					v.prog+" "+evJoin(v.args))
-				return
-			}
-		}
+	if s.policyWidened(v, subs) {
+		return
 	}
 	if what := judgeEdits(files, subs, script); what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+" ("+strings.Join(files, ", ")+"): a protection leaves the code without a word about it; make the change by hand, in review",

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -391,27 +392,33 @@ func isUnsetVarRisk(op string) bool {
 // find . -type f -mtime +30 -delete takes most of a project.
 var findFilters = []string{"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-empty", "-wholename", "-iwholename"}
 
-func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
-	deletes := false
-	filtered := false
-	for i, a := range v.args {
+// findDeleters are the programs find's -exec runs to delete what it
+// matches (truncate -s 0 empties each file).
+var findDeleters = []string{"rm", "shred", "srm", "unlink", "wipe", "truncate"}
+
+// findRemoves reports a find that deletes what it matches: -delete, or
+// -exec / -execdir / -ok of a findDeleters program or one of extra.
+func findRemoves(args []string, extra ...string) bool {
+	for i, a := range args {
 		switch {
 		case a == "-delete":
-			deletes = true
-		case (a == "-exec" || a == "-execdir" || a == "-ok") && i+1 < len(v.args):
-			switch baseName(v.args[i+1]) {
-			case "rm", "shred", "srm", "unlink", "wipe", "truncate": // truncate -s 0 empties each file
-				deletes = true
-			}
-		}
-		for _, f := range findFilters {
-			if a == f {
-				filtered = true
+			return true
+		case (a == "-exec" || a == "-execdir" || a == "-ok") && i+1 < len(args):
+			if p := baseName(args[i+1]); slices.Contains(findDeleters, p) || slices.Contains(extra, p) {
+				return true
 			}
 		}
 	}
-	if !deletes {
+	return false
+}
+
+func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
+	if !findRemoves(v.args) {
 		return
+	}
+	filtered := false
+	for _, a := range v.args {
+		filtered = filtered || slices.Contains(findFilters, a)
 	}
 	// Starting points come before the first expression word.
 	for _, a := range v.args {

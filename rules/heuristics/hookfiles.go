@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"encoding/json"
+	"html"
 	"slices"
 	"strings"
 
@@ -181,18 +182,9 @@ func xmlValues(s, open, close string) []string {
 		if !ok {
 			return out
 		}
-		out = append(out, xmlUnescape(v))
+		out = append(out, html.UnescapeString(v)) // XML's five entities are HTML's too
 		s = rest
 	}
-}
-
-var xmlEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&")
-
-func xmlUnescape(s string) string {
-	if strings.IndexByte(s, '&') < 0 {
-		return s
-	}
-	return xmlEntities.Replace(s)
 }
 
 // terraformCommands returns the commands a Terraform file runs on plan

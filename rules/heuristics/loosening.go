@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -136,15 +137,19 @@ var hashWords = []string{"bcrypt", "pbkdf2", "argon2", "scrypt", "rounds", "iter
 // the same count of numbers, one of them (4 or more before) less than
 // half what it was.
 func hashCostLowered(p, r string) bool {
-	if !containsAnyOf(p, hashWords) {
-		return false
-	}
+	return containsAnyOf(p, hashWords) && numberChanged(p, r, func(before, after int) bool { return before >= 4 && after*2 < before })
+}
+
+// numberChanged reports a number of p that changed in r as changed
+// says, p and r holding as many numbers (the same setting, another
+// value).
+func numberChanged(p, r string, changed func(before, after int) bool) bool {
 	a, b := numbersIn(p), numbersIn(r)
-	if len(a) == 0 || len(a) != len(b) {
+	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] >= 4 && b[i]*2 < a[i] {
+		if changed(a[i], b[i]) {
 			return true
 		}
 	}
@@ -398,16 +403,10 @@ func quotedWords(s string) []string {
 	return out
 }
 
+// subset reports whether every item of a is in b.
 func subset(a, b []string) bool {
 	for _, x := range a {
-		found := false
-		for _, y := range b {
-			if x == y {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(b, x) {
 			return false
 		}
 	}
@@ -449,16 +448,7 @@ func rateLimitRaised(p, r string) bool {
 		"failed_login", "max_failed", "login_attempt"}) {
 		return false
 	}
-	a, b := numbersIn(p), numbersIn(r)
-	if len(a) == 0 || len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] >= 1 && b[i] >= 4*a[i] {
-			return true
-		}
-	}
-	return false
+	return numberChanged(p, r, func(before, after int) bool { return before >= 1 && after >= 4*before })
 }
 
 // envGated reports a protection set to true in p that r sets from the

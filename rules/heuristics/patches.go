@@ -131,14 +131,6 @@ var requestInputs = []string{"request.args", "request.form", "request.values", "
 	"r.formvalue(", "r.postformvalue(", "$_get", "$_post", "$_request", "$_cookie", "$_server['http_", "getparameter(",
 	"c.query(", "c.param(", "ctx.query", "ctx.request", "params[:", "params.get(", "request.headers"}
 
-// webShellMarkers finds either kind in a line.
-var webShellMarkers = func() *foldSet {
-	fs := &foldSet{}
-	fs.addAll(webProcess, processStarts)
-	fs.addAll(webRequest, requestInputs)
-	return fs
-}()
-
 // checkRequestCommand reports code of a source kind that starts a
 // process from a request's value.
 func (s *scan) checkRequestCommand(kind, content, what string) {
@@ -152,11 +144,11 @@ func (s *scan) checkRequestCommand(kind, content, what string) {
 	}
 	lines := strings.Split(content, "\n")
 	for i, line := range lines {
-		if webShellMarkers.scanBits(line, webProcess)&webProcess == 0 {
+		if writtenCodeMarkers.scanBits(line, webProcess)&webProcess == 0 {
 			continue
 		}
 		for j := max(0, i-2); j <= i; j++ {
-			if webShellMarkers.scanBits(lines[j], webRequest)&webRequest != 0 {
+			if writtenCodeMarkers.scanBits(lines[j], webRequest)&webRequest != 0 {
 				s.add(rNetExposedShell, what+": its code runs a command taken from an HTTP request ("+strings.TrimSpace(line)+"), a web shell for whoever reaches the service; refuse it",
 					strings.TrimSpace(line))
 				return

@@ -144,7 +144,7 @@ func (s *scan) checkPipelineSettings(v *cmdView) {
 		val := ""
 		flagValues(v.args, 'b', "body", func(b string) { val = b })
 		h := urlHost(val)
-		if h != "" && !isLoopbackHost(h) && !privateHost(h) && !officialSource(h) && !s.an.trusted.match(h) {
+		if h != "" && !s.vouchedSource(h) && !privateHost(h) {
 			s.add(rSupplySource, v.prog+" sets the CI variable "+opAt(ops, 2)+" to "+h+", which is not trusted: every pipeline that installs from it takes code from that host",
 				v.prog+" "+evJoin(v.args))
 		}

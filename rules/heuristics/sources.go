@@ -207,13 +207,19 @@ func (s *scan) judgeSetting(v *cmdView, st setting) bool {
 		// A host of the organisation's own network, over https, is its
 		// mirror (an Artifactory or Nexus proxy), not a stranger's
 		// registry; over plain http anyone on that network can serve it.
-		if h == "" || isLoopbackHost(h) || privateHost(h) && strings.HasPrefix(u, "https://") || s.an.trusted.match(h) || officialSource(h) {
+		if h == "" || s.vouchedSource(h) || privateHost(h) && strings.HasPrefix(u, "https://") {
 			continue
 		}
 		s.add(rSupplySource, "points "+toolOf(st.key)+" at "+h+" ("+u+"), which is not trusted: every later install or fetch takes code from it; use the registry or add the host to trusted_hosts", ev)
 		return true
 	}
 	return false
+}
+
+// vouchedSource reports a host packages may come from without asking:
+// this machine, an official registry, or a host the policy trusts.
+func (s *scan) vouchedSource(h string) bool {
+	return isLoopbackHost(h) || officialSource(h) || s.an.trusted.match(h)
 }
 
 // officialSource reports the public registries and proxies the tools use
@@ -662,10 +668,8 @@ func configFileTool(abs string) string {
 	case base == ".terraformrc" || base == "terraform.rc":
 		return "terraform" // provider_installation mirrors
 	}
-	switch base {
-	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "Pipfile.lock", "poetry.lock", "uv.lock",
-		"Cargo.lock", "composer.lock", "Gemfile.lock", "requirements.txt", "requirements-dev.txt", "constraints.txt":
-		return "lock" // where each dependency is fetched from
+	if lockFile(base) && base != "go.sum" || base == "requirements.txt" || base == "requirements-dev.txt" || base == "constraints.txt" {
+		return "lock" // where each dependency is fetched from (go.sum names no URL)
 	}
 	return ""
 }
@@ -750,22 +754,10 @@ func fileSettings(abs, text string, sets []setting) []setting {
 	if tool == "lock" || tool == "gemfile" {
 		// Every URL a lockfile or a Gemfile names is a place a dependency
 		// comes from.
-		for rest := text; ; {
-			i := strings.Index(rest, "://")
-			if i < 0 {
-				break
-			}
-			start := i
-			for start > 0 && (rest[start-1] >= 'a' && rest[start-1] <= 'z' || rest[start-1] == '+') {
-				start--
-			}
-			end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"',#")
-			sets = append(sets, setting{tool + ":resolved", rest[start:end]})
-			if len(sets) > 64 {
-				break
-			}
-			rest = rest[end:]
-		}
+		eachURL(text, func(u string) bool {
+			sets = append(sets, setting{tool + ":resolved", u})
+			return len(sets) <= 64
+		})
 		return sets
 	}
 	section := ""

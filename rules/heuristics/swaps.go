@@ -1,10 +1,6 @@
 package heuristics
 
-import (
-	"strings"
-
-	"github.com/parapet-dev/parapet/rules/shell"
-)
+import "strings"
 
 // Source swaps. An in-place edit that keeps a dependency's name and
 // changes whose it is — sed 's#uses: actions/checkout@v4#uses:
@@ -69,7 +65,7 @@ func (s *scan) swappedHost(pat, repl string, files []string) (from, to string) {
 		from = "its source"
 	}
 	for _, h := range newHosts {
-		if h != from && !officialSource(h) && !isLoopbackHost(h) && !privateHost(h) && !s.an.trusted.match(h) {
+		if h != from && !s.vouchedSource(h) && !privateHost(h) {
 			return from, h
 		}
 	}
@@ -97,17 +93,34 @@ func buildSettingsFile(files []string) bool {
 // urlHosts returns the hosts of the URLs in text.
 func urlHosts(text string) []string {
 	var out []string
-	shell.EachIndex(text, "://", func(i int) bool {
-		start := i
-		for start > 0 && (text[start-1] >= 'a' && text[start-1] <= 'z' || text[start-1] >= 'A' && text[start-1] <= 'Z' || text[start-1] == '+') {
-			start--
-		}
-		if h := urlHost(text[start:]); h != "" {
+	eachURL(text, func(u string) bool {
+		if h := urlHost(u); h != "" {
 			out = append(out, strings.ToLower(h))
 		}
 		return true
 	})
 	return out
+}
+
+// eachURL calls fn with each URL of text — its scheme (git+ssh, s3),
+// "://", and the rest up to a blank, a quote, a comma or a # — until fn
+// returns false.
+func eachURL(text string, fn func(u string) bool) {
+	for rest := text; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return
+		}
+		start := i
+		for start > 0 && (isAlnumByte(rest[start-1]) || rest[start-1] == '+') {
+			start--
+		}
+		end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"',#")
+		if !fn(rest[start:end]) {
+			return
+		}
+		rest = rest[end:]
+	}
 }
 
 // editedLockfile returns the lockfile among files, or "".

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -101,15 +102,15 @@ func (s *scan) checkTestRemoval(v *cmdView) {
 			hit = securityTests(operands(rest, "", nil), false)
 		}
 	case "find":
-		if !findDeletes(v.args) {
+		if !findRemoves(v.args, "git") { // find … -exec git rm {} +
 			return
 		}
 		var names []string
 		for i, a := range v.args {
 			switch {
-			case !strings.HasPrefix(a, "-") && (i == 0 || !findValued(v.args[i-1])):
+			case !strings.HasPrefix(a, "-") && (i == 0 || !findNamePattern(v.args[i-1])):
 				names = append(names, a)
-			case findValued(a) && i+1 < len(v.args):
+			case findNamePattern(a) && i+1 < len(v.args):
 				names = append(names, v.args[i+1])
 			}
 		}
@@ -121,19 +122,10 @@ func (s *scan) checkTestRemoval(v *cmdView) {
 	}
 }
 
-// findDeletes reports a find that deletes what it matches.
-func findDeletes(args []string) bool {
-	for i, a := range args {
-		if a == "-delete" || (a == "-exec" || a == "-execdir") && i+1 < len(args) && (args[i+1] == "rm" || args[i+1] == "git") {
-			return true
-		}
-	}
-	return false
-}
-
-// findValued reports find's tests whose value is a name pattern.
-func findValued(a string) bool {
-	return a == "-name" || a == "-iname" || a == "-path" || a == "-ipath" || a == "-wholename" || a == "-regex"
+// findNamePattern reports find's tests whose value is a name pattern:
+// findFilters but -empty.
+func findNamePattern(a string) bool {
+	return a != "-empty" && slices.Contains(findFilters, a)
 }
 
 // testExclusions are the runner options that leave tests out, as written

@@ -172,14 +172,8 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		}
 	}
 	what := judgeEdits(files, subs, script)
-	if what == "" && s.enabled(rCloudGrant) {
-		for _, sub := range subs {
-			if grant := policyWildcard(sub[1]); grant != "" && policyWildcard(sub[0]) == "" {
-				s.add(rCloudGrant, v.prog+" widens an access policy to "+grant+": granting access is for a person to do on purpose; a human should approve it",
-					v.prog+" "+evJoin(v.args))
-				return
-			}
-		}
+	if what == "" && s.policyWidened(v, subs) {
+		return
 	}
 	if what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+": a protection leaves the code without a word about it; make the change by hand, in review",
@@ -334,11 +328,11 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 			return "turns the security lint rule " + rule + " off"
 		}
 		// A pattern's regex padding (" *=", "\s*") is not text it replaces.
-		lp, lr := regexPadding.Replace(strings.ToLower(unescapeRegex(pat))), strings.ToLower(repl)
+		lp, lr := regexPadding.Replace(strings.ToLower(unescapeRegex(pat))), strings.ToLower(unescapeRegex(repl))
 		if what := guardBypass(lp, lr); what != "" {
 			return what
 		}
-		if what := looseningEdit(lp, strings.ToLower(unescapeRegex(repl))); what != "" {
+		if what := looseningEdit(lp, lr); what != "" {
 			return what
 		}
 		if what := codeDowngrade(pat, repl); what != "" {
@@ -1040,6 +1034,22 @@ func (s *scan) checkSkippedChecks(v *cmdView) {
 			return
 		}
 	}
+}
+
+// policyWidened reports (under infra.access-grant) a substitution of
+// v's that widens an access policy to a wildcard, and whether it did.
+func (s *scan) policyWidened(v *cmdView, subs [][2]string) bool {
+	if !s.enabled(rCloudGrant) {
+		return false
+	}
+	for _, sub := range subs {
+		if grant := policyWildcard(sub[1]); grant != "" && policyWildcard(sub[0]) == "" {
+			s.add(rCloudGrant, v.prog+" widens an access policy to "+grant+": granting access is for a person to do on purpose; a human should approve it",
+				v.prog+" "+evJoin(v.args))
+			return true
+		}
+	}
+	return false
 }
 
 // policyWildcard returns the wildcard grant an access policy's text
