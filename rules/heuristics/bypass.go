@@ -217,7 +217,7 @@ func podHardeningOff(text string) string {
 }
 
 // protectionKeys mark a setting that turns a protection on.
-var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf", "auth", "signature", "validat", "protect",
+var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf", "auth", "signature", "signed", "validat", "protect",
 	"encrypt", "https", "strict", "saniti", "escape", "httponly", "hsts", "check", "require", "enforce", "audit", "mfa", "2fa",
 	// Security scanners a pipeline runs (GitLab's SAST_DISABLED, …).
 	"sast", "dast", "secret_detection", "scanning", "scan", "runasnonroot", "readonly")

@@ -52,6 +52,7 @@ const (
 	rPersistLaunchd
 	rPersistLDPreload
 	rPersistPathHijack
+	rPrivProcessInjection
 	rDiscoverPrivesc
 	rDiscoverEnum
 	rCredProcessArgs
@@ -255,6 +256,8 @@ var baseRules = [numRules]Rule{
 		"Installs or loads a macOS LaunchAgent / LaunchDaemon, or sets a login hook."},
 	rPersistLDPreload: {"persistence.ld-preload", CategoryPrivilege, critical, block,
 		"Injects a shared library into processes (LD_PRELOAD, DYLD_INSERT_LIBRARIES, /etc/ld.so.preload; also written into ~/.ssh/environment or /etc/environment), or code of its own into every node process or npm script (npm node-options --require, script-shell), or into every process of a runtime through its preload variable set for later commands, CI steps, containers or workloads (NODE_OPTIONS --require, RUBYOPT -r, PERL5OPT -M, JAVA_TOOL_OPTIONS -javaagent:, BASH_ENV; docker run -e, kubectl set env) naming a file outside the project, inline code (--import=data:…) or a URL."},
+	rPrivProcessInjection: {"privilege.process-injection", CategoryPrivilege, critical, block,
+		"Makes another running process run code of the line's choosing: writes into its memory (dd of=/proc/PID/mem, a redirect into it), or attaches a debugger that calls functions in it (gdb -p PID -ex 'call system(…)'). The process keeps its own privileges and its place outside any sandbox."},
 	rDiscoverPrivesc: {"discovery.privilege-search", CategoryDiscovery, high, escalate,
 		"Searches the whole system for a way to root: set-uid or set-gid programs (find / -perm -4000), file capabilities (getcap -r /), files anyone may write in system directories. Coding needs none of it."},
 	rDiscoverEnum: {"discovery.enumeration", CategoryDiscovery, medium, escalate,

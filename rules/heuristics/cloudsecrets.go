@@ -222,6 +222,11 @@ func metadataCredentialPath(canon, p string) bool {
 		return true
 	}
 	lp := strings.ToLower(p)
+	if lp == "/latest/api/token" {
+		// IMDSv2's session token: good only for asking the service
+		// itself, which the credential paths are judged on.
+		return false
+	}
 	for _, w := range []string{"credential", "token", "identity", "iam", "service-account", "user-data", "userdata", "/metadata/instance", "secret"} {
 		if strings.Contains(lp, w) {
 			return true
@@ -418,4 +423,15 @@ func (s *scan) checkClusterSecrets(cs *cmdScan, v *cmdView) {
 			}
 		}
 	}
+}
+
+// plainMetadataHost reports the instance metadata service written as
+// itself: a value sent there stays on the machine (the IMDSv2 session
+// token goes back to the service that issued it).
+func plainMetadataHost(h string) bool {
+	if !mayBeMetadataHost(h) {
+		return false
+	}
+	_, hidden, ok := metadataSpelling(h)
+	return ok && !hidden
 }

@@ -197,6 +197,14 @@ func (cs *cmdScan) awkEdits(v *cmdView) (files []string, subs [][2]string, delet
 			deleted = append(deleted, t[2:2+end])
 		}
 	}
+	// print "…": a line the program writes into the file.
+	shell.EachIndex(prog, "print", func(at int) bool {
+		rest := prog[at+len("print"):]
+		if lit, _, found := codeLiteralAt(rest, skipSpace(rest, 0)); found && (at == 0 || !isWordByte(prog[at-1])) && lit != "" {
+			subs = append(subs, [2]string{"", lit})
+		}
+		return true
+	})
 	for _, rule := range strings.Split(prog, "}") {
 		pat, action, found := strings.Cut(rule, "{")
 		pat = strings.TrimSpace(pat)
@@ -281,6 +289,9 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 		if f, sc, ok := cs.edScripts(v); ok {
 			files, script = f, sc
 			subs = sedSubstitutions(sc)
+			if text := edInsertedText(sc); text != "" {
+				subs = append(subs, [2]string{"", text})
+			}
 		} else if f, sb, deleted, ok := cs.awkEdits(v); ok {
 			files, subs = f, sb
 			for _, re := range deleted {
@@ -297,5 +308,68 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 	if what := judgeEdits(files, subs, script); what != "" {
 		s.add(rDefWeakeningEdit, v.prog+" "+what+" ("+strings.Join(files, ", ")+"): a protection leaves the code without a word about it; make the change by hand, in review",
 			v.prog+" "+evJoin(v.args))
+	}
+	// What ed and awk write into a source file runs with it, as sed's
+	// inserted text does (checkPlantedCode).
+	if v.kind != "" {
+		return // the interpreters' literals are judged as their own code
+	}
+	var added strings.Builder
+	for _, sub := range subs {
+		added.WriteString(sub[1])
+		added.WriteByte('\n')
+	}
+	if sedAddedLines(script, &added); strings.TrimSpace(added.String()) == "" {
+		return
+	}
+	for _, f := range files {
+		abs := cs.resolveIn(v.c, f).Abs
+		if lang := codeFileLang(abs); lang != "" {
+			s.judgePlanted(lang, added.String(), abs, writesCodeInto(abs))
+		}
+	}
+}
+
+// edInsertedText returns the lines an ed or ex script adds with its a,
+// i and c commands (each ended by a line holding only ".").
+func edInsertedText(script string) string {
+	var b strings.Builder
+	inText := false
+	for line := range strings.SplitSeq(script, "\n") {
+		if inText {
+			if strings.TrimSpace(line) == "." {
+				inText = false
+				continue
+			}
+			b.WriteString(line + "\n")
+			continue
+		}
+		switch edCommand(strings.TrimSpace(line)) {
+		case "a", "i", "c", "a!", "i!", "c!":
+			inText = true
+		}
+	}
+	return b.String()
+}
+
+// edCommand returns an ed line without its address (/re/, ?re?, 12,
+// $, ., +2, ranges): "/^func main() {/a" is "a".
+func edCommand(line string) string {
+	for {
+		before := line
+		if len(line) > 0 && (line[0] == '/' || line[0] == '?') {
+			end := strings.IndexByte(line[1:], line[0])
+			if line[0] == '/' {
+				end = closingSlash(line[1:])
+			}
+			if end < 0 {
+				return line
+			}
+			line = line[end+2:]
+		}
+		line = strings.TrimLeft(line, "0123456789$.,;+-% \t")
+		if line == before {
+			return line
+		}
 	}
 }

@@ -71,6 +71,9 @@ func (s *scan) checkCollection(cs *cmdScan, v *cmdView) {
 				break
 			}
 		}
+		if call := debuggerCall(v.args); call != "" && s.enabled(rPrivProcessInjection) {
+			s.add(rPrivProcessInjection, "gdb attaches to a running process and makes it call "+call+": the process runs it with its own privileges, outside any sandbox; refuse it", ev())
+		}
 	}
 	if what != "" {
 		s.add(rCollectCapture, v.prog+" "+what+": nothing in a coding task needs it, and it may hold the user's private data; a human should approve it", ev())
@@ -81,6 +84,18 @@ func (s *scan) checkCollection(cs *cmdScan, v *cmdView) {
 // another process's memory, by whatever program: cat /dev/input/event0,
 // dd if=/proc/PID/mem.
 func (s *scan) checkDeviceReads(cs *cmdScan, v *cmdView) {
+	inject := func(raw, p string) {
+		if strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/mem") && s.enabled(rPrivProcessInjection) {
+			s.add(rPrivProcessInjection, "writes into another process's memory ("+p+"): the process runs what is written, with its own privileges and outside any sandbox; refuse it", raw)
+		}
+	}
+	// Writes first: printf, a non-reader, can write into memory too.
+	for _, r := range v.c.Redirects {
+		switch r.Op {
+		case ">", ">>", ">|", "<>":
+			inject(r.Op+" "+r.Target, r.Target)
+		}
+	}
 	if isNonReader(v.prog) { // ls -l /dev/video0
 		return
 	}
@@ -102,6 +117,14 @@ func (s *scan) checkDeviceReads(cs *cmdScan, v *cmdView) {
 		}
 	}
 	for _, a := range v.args {
+		if strings.HasPrefix(a, "of=") {
+			inject(a, a[3:])
+			continue
+		}
+		if v.prog == "tee" && !strings.HasPrefix(a, "-") {
+			inject(a, a)
+			continue
+		}
 		judge(a)
 	}
 	for _, r := range v.c.Redirects {
@@ -109,4 +132,34 @@ func (s *scan) checkDeviceReads(cs *cmdScan, v *cmdView) {
 			judge(r.Target)
 		}
 	}
+}
+
+// debuggerCall returns the function call a gdb command line makes in
+// the process it attaches to (-p PID, --pid, attach PID), from its -ex
+// commands: "call (int)system(…)", "print dlopen(…)"; or "".
+func debuggerCall(args []string) string {
+	attached := false
+	for i, a := range args {
+		attached = attached || a == "-p" || a == "--pid" || strings.HasPrefix(a, "--pid=") || strings.HasPrefix(a, "attach ") ||
+			i > 0 && (args[i-1] == "-ex" || args[i-1] == "--eval-command") && strings.HasPrefix(a, "attach")
+	}
+	if !attached {
+		return ""
+	}
+	for i, a := range args {
+		cmd := a
+		if strings.HasPrefix(a, "--eval-command=") {
+			cmd = a[len("--eval-command="):]
+		} else if i == 0 || args[i-1] != "-ex" && args[i-1] != "--eval-command" {
+			continue
+		}
+		verb, rest, _ := strings.Cut(strings.TrimSpace(cmd), " ")
+		switch verb {
+		case "call", "print", "p", "set":
+			if strings.Contains(rest, "(") {
+				return strings.TrimSpace(rest)
+			}
+		}
+	}
+	return ""
 }

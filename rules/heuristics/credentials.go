@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -291,7 +292,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famCLIToken == 0 {
 			continue
 		}
-		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) && !s.feedsKnownLogin(cs, v) {
+		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) && !s.feedsKnownLogin(cs, v) && !cs.tokenToIssuer(v) {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.
 				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",
@@ -881,4 +882,97 @@ func (s *scan) feedsKnownLogin(cs *cmdScan, v *cmdView) bool {
 	host, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(host, "https://"), "oci://"), "/")
 	return publicRegistries[host] || privateHost(host) || s.an.trusted.match(host) || strings.HasSuffix(host, ".amazonaws.com") ||
 		strings.HasSuffix(host, ".pkg.dev") || host == "gcr.io" || strings.HasSuffix(host, ".azurecr.io")
+}
+
+// tokenIssuers are the hosts each CLI's token is for: a token handed back
+// to them (gh auth token | docker login ghcr.io, curl -H "Authorization:
+// Bearer $(gcloud auth print-access-token)" https://run.googleapis.com/…)
+// goes where it is already good. Leading dots match subdomains.
+var tokenIssuers = map[string][]string{
+	"gh":      {"github.com", ".github.com", "ghcr.io", ".githubusercontent.com"},
+	"glab":    {"gitlab.com", ".gitlab.com"},
+	"gcloud":  {".googleapis.com", ".pkg.dev", "gcr.io", ".gcr.io", ".run.app"},
+	"aws":     {".amazonaws.com"},
+	"az":      {"management.azure.com", ".azurecr.io", "graph.microsoft.com", ".azure.com", ".windows.net"},
+	"doctl":   {"api.digitalocean.com", "registry.digitalocean.com"},
+	"flyctl":  {"api.fly.io", "registry.fly.io"},
+	"fly":     {"api.fly.io", "registry.fly.io"},
+	"heroku":  {"api.heroku.com", "registry.heroku.com"},
+	"vercel":  {"api.vercel.com"},
+	"netlify": {"api.netlify.com"},
+}
+
+// tokenToIssuer reports a CLI's token that the line hands only to the
+// hosts it was issued for: piped into a registry login, or substituted
+// into a curl or wget whose every URL is the issuer's.
+func (cs *cmdScan) tokenToIssuer(v *cmdView) bool {
+	issuer := tokenIssuers[v.prog]
+	if issuer == nil {
+		return false
+	}
+	ofIssuer := func(hosts []string) bool {
+		for _, h := range hosts {
+			if !hostIn(h, issuer) {
+				return false
+			}
+		}
+		return len(hosts) > 0
+	}
+	if after := cs.after(v); len(after) == 1 {
+		u := cs.view(after[0])
+		if u == nil || !containsArg(u.args, "--password-stdin") {
+			return false
+		}
+		// The registry is the operand after login that names a host (a
+		// -u value is an operand too: plainOperands does not know -u).
+		ops := u.plainOperands()
+		i := slices.Index(ops, "login")
+		if i < 0 {
+			return false
+		}
+		for _, op := range ops[i+1:] {
+			host, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(op), "https://"), "oci://"), "/")
+			if strings.ContainsAny(host, ".:") {
+				return ofIssuer([]string{host})
+			}
+		}
+		return false
+	}
+	if v.c.Via != "$()" || len(cs.after(v)) > 0 {
+		return false
+	}
+	// The command the substitution feeds: the outer one whose arguments
+	// hold it.
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u == v || u.c.Depth >= v.c.Depth || !argsSubstitute(u.args, v.c.Name) {
+			continue
+		}
+		if u.prog != "curl" && u.prog != "wget" {
+			return false
+		}
+		return ofIssuer(urlHosts(strings.Join(u.args, " ")))
+	}
+	return false
+}
+
+// argsSubstitute reports an argument substituting a command of prog.
+func argsSubstitute(args []string, prog string) bool {
+	for _, a := range args {
+		if strings.Contains(a, "$("+prog+" ") || strings.Contains(a, "`"+prog+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// hostIn reports host equal to one of hosts, or below one written with a
+// leading dot.
+func hostIn(host string, hosts []string) bool {
+	for _, h := range hosts {
+		if host == h || h[0] == '.' && (strings.HasSuffix(host, h) || host == h[1:]) {
+			return true
+		}
+	}
+	return false
 }

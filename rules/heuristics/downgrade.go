@@ -13,28 +13,50 @@ import "strings"
 // the safe form.
 
 // downgrade is one such change: the replaced text held one of safe, the
-// replacement holds one of unsafe and the replaced text did not.
+// replacement holds one of unsafe and the replaced text did not; with
+// gone, the replacement also holds none of safe (the safe call was
+// swapped out, not joined).
 type downgrade struct {
 	what         string
 	safe, unsafe []string
+	gone         bool
 }
 
 // downgrades are compared case-insensitively, on text with blanks kept.
 var downgrades = []downgrade{
 	{"replaces a password hash with a fast digest", []string{"bcrypt", "argon2", "scrypt", "pbkdf2", "password_hash("},
-		[]string{"md5(", "sha1(", "md5.new", "sha1.new", "hashlib.md5", "hashlib.sha1", "createhash('md5')", `createhash("md5")`, "createhash('sha1')", `createhash("sha1")`, "md5sum"}},
-	{"switches encryption to ECB mode", []string{"mode_gcm", "mode_cbc", "mode_ctr", "gcm", "cbc", "ctr"}, []string{"mode_ecb", "ecb"}},
+		[]string{"md5(", "sha1(", "md5.new", "sha1.new", "hashlib.md5", "hashlib.sha1", "createhash('md5')", `createhash("md5")`, "createhash('sha1')", `createhash("sha1")`, "md5sum"}, false},
+	{"switches encryption to ECB mode", []string{"mode_gcm", "mode_cbc", "mode_ctr", "gcm", "cbc", "ctr"}, []string{"mode_ecb", "ecb"}, false},
 	{"makes a secret value predictable", []string{"urandom", "secrets.", "token_bytes", "token_hex", "token_urlsafe", "randombytes", "securerandom", "getrandomvalues", "crypto/rand", "random_bytes("},
-		[]string{"random.randint", "random.random", "random.choice", "math.random", "math/rand", "rand.intn", "mt_rand", "= b\"", "= b'", `= "0`, "= '0"}},
-	{"parses input by running it", []string{"json.loads", "json.parse", "safe_load", "literal_eval", "json.load("}, []string{"eval(", "yaml.load(", "pickle.loads", "exec(", "unsafe_load"}},
-	{"runs a command through the shell", []string{"shell=false", "execfile", "[\""}, []string{"shell=true"}},
-	{"runs the container as root", []string{"user "}, []string{"user root", "user 0"}},
-	{"binds a service to every interface instead of loopback", []string{"127.0.0.1", "localhost"}, []string{"0.0.0.0", "[::]"}},
+		[]string{"random.randint", "random.random", "random.choice", "math.random", "math/rand", "rand.intn", "mt_rand", "= b\"", "= b'", `= "0`, "= '0"}, false},
+	{"parses input by running it", []string{"json.loads", "json.parse", "safe_load", "literal_eval", "json.load("}, []string{"eval(", "yaml.load(", "pickle.loads", "exec(", "unsafe_load"}, false},
+	{"runs a command through the shell", []string{"shell=false", "execfile", "[\"", "exec.command", "spawn(", "subprocess.run([",
+		"subprocess.call([", "subprocess.popen(["}, []string{"shell=true", `"sh", "-c"`, `"bash", "-c"`, `"/bin/sh", "-c"`, `"/bin/bash", "-c"`,
+		"os.system(", "execsync(", "child_process.exec("}, false},
+	{"runs the container as root", []string{"user "}, []string{"user root", "user 0"}, false},
+	{"binds a service to every interface instead of loopback", []string{"127.0.0.1", "localhost"}, []string{"0.0.0.0", "[::]"}, false},
+	{"replaces a strong digest with a broken one (MD5, SHA-1, CRC)", []string{"sha256", "sha512", "sha384", "sha3", "blake2", "sha-256", "sha-512"},
+		[]string{"md5", "sha1.", "sha1(", "\"sha1\"", "'sha1'", "sha-1", "crc32", "adler32"}, true},
+	{"lets connections fall back to broken TLS versions or ciphers", []string{"tls12", "tls13", "tlsv1_2", "tlsv1_3", "tlsv1.2", "tlsv1.3",
+		"tls1.2", "tls1.3", "tls1_2", "tls1_3", "tls_client", "protocol_tls"},
+		[]string{"tls10", "tls11", "tlsv1_0", "tlsv1_1", "tlsv1.0", "tlsv1.1", "tls1.0", "tls1.1", "tls1_0", "tls1_1", "sslv3", "sslv23",
+			"_rc4_", "rc4-", "3des", "_des_", "_null_", "_export_"}, false},
+	{"drops TLS from a connection (insecure credentials)", []string{"credentials.newtls", "newclienttlsfromfile", "ssl_channel_credentials",
+		"secure_channel", "credentials.createssl", "withtransportcredentials(creds"},
+		[]string{"insecure.newcredentials", "grpc.withinsecure", "insecure_channel", "credentials.createinsecure"}, false},
+	{"swaps an escaping template engine for one that does not escape", []string{"html/template"}, []string{"text/template"}, true},
+	{"compares a secret in ordinary time or in part, which leaks it or accepts guesses", []string{"constanttimecompare", "compare_digest",
+		"timingsafeequal", "secure_compare", "hmac.equal", "constant_time", "fixedlengthsecurecompare"},
+		[]string{"==", "!=", "hasprefix(", "startswith(", "includes(", "strings.contains(", "bytes.equal(", ".equals("}, true},
+	{"exposes or accepts every field of a record", []string{"fields = [", "fields = (", "fields=[", "fields=(", "fields: ["},
+		[]string{"\"__all__\"", "'__all__'"}, false},
+	{"cuts password hashing to its minimum cost", []string{"bcrypt", "argon2", "scrypt", "pbkdf2", "cost"},
+		[]string{"mincost", "min_cost", "minimumcost", "min_rounds"}, false},
 	{"lets any origin send credentialed requests", []string{"origins=[", "origin: [", "origins: [", "allow_origins=[", "origin: '", `origin: "`},
-		[]string{`origins="*"`, "origins='*'", `origin: "*"`, "origin: '*'", `allow_origins=["*"]`, "origin: true", "cb(null, true)", "callback(null, true)"}},
-	{"lets a request set every attribute of a record (mass assignment)", []string{".permit("}, []string{".permit!"}},
+		[]string{`origins="*"`, "origins='*'", `origin: "*"`, "origin: '*'", `allow_origins=["*"]`, "origin: true", "cb(null, true)", "callback(null, true)"}, false},
+	{"lets a request set every attribute of a record (mass assignment)", []string{".permit("}, []string{".permit!"}, false},
 	{"adds an unsalted or fast password hasher", []string{"password_hashers", "passwordhasher"},
-		[]string{"unsaltedmd5", "md5passwordhasher", "sha1passwordhasher", "unsaltedsha1", "cryptpasswordhasher"}},
+		[]string{"unsaltedmd5", "md5passwordhasher", "sha1passwordhasher", "unsaltedsha1", "cryptpasswordhasher"}, false},
 }
 
 // codeDowngrade says what a substitution of pat by repl takes out of the
@@ -48,7 +70,7 @@ func codeDowngrade(pat, repl string) string {
 		if d.unsafe == nil {
 			continue
 		}
-		if !containsAnyOf(p, d.safe) {
+		if !containsAnyOf(p, d.safe) || d.gone && containsAnyOf(r, d.safe) {
 			continue
 		}
 		for _, u := range d.unsafe {

@@ -723,7 +723,7 @@ func (s *scan) checkSecretVariables(cs *cmdScan, v *cmdView, kind string) {
 	var buf [4]string
 	issuers := variableIssuers(name)
 	for _, h := range hostsOf(v, kind, buf[:0]) {
-		if isLoopbackHost(h) || s.an.trusted.match(h) || issuedBy(h, issuers) {
+		if isLoopbackHost(h) || s.an.trusted.match(h) || issuedBy(h, issuers) || plainMetadataHost(h) {
 			continue
 		}
 		s.add(rExfilSecretVar, v.prog+" sends the value of $"+name+" to "+h+": the name says it is a secret, and "+h+" is neither trusted nor its issuer; refuse it unless you know the host",

@@ -808,6 +808,12 @@ func jsonCommandPairs(text string) []string {
 	return out
 }
 
+// sshTokens are the tokens ssh expands in the commands of its
+// configuration that name the local user, machine and home, written as
+// the shell would ask for them: a command that sends them out is judged
+// as one that sends $(whoami) out.
+var sshTokens = strings.NewReplacer("%u", "$(whoami)", "%r", "$(whoami)", "%l", "$(hostname)", "%L", "$(hostname)", "%d", "$HOME", "%%", "%")
+
 // sshConfigCommands returns the commands an ssh client configuration
 // runs: ProxyCommand, LocalCommand, KnownHostsCommand and Match exec.
 func sshConfigCommands(cfg string) []string {
@@ -821,10 +827,10 @@ func sshConfigCommands(cfg string) []string {
 		val = strings.TrimSpace(val)
 		switch strings.ToLower(key) {
 		case "proxycommand", "localcommand", "knownhostscommand":
-			out = append(out, val)
+			out = append(out, sshTokens.Replace(val))
 		case "match":
 			if i := strings.Index(strings.ToLower(val), "exec "); i >= 0 {
-				out = append(out, strings.Trim(strings.TrimSpace(val[i+5:]), `"`))
+				out = append(out, sshTokens.Replace(strings.Trim(strings.TrimSpace(val[i+5:]), `"`)))
 			}
 		}
 	}

@@ -192,7 +192,8 @@ func perlInPlaceArgs(args []string) (files, code []string, ok bool) {
 			}
 		}
 	}
-	if !inPlace || len(code) == 0 || len(ops) == 0 {
+	// No file named, as for sed: xargs or find -exec supplies them.
+	if !inPlace || len(code) == 0 {
 		return nil, nil, false
 	}
 	return ops, code, true

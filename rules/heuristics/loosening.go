@@ -175,7 +175,7 @@ func numbersIn(s string) []int {
 }
 
 // headerReads mark a value read from a request's headers.
-var headerReads = []string{"req.headers", "request.headers", "r.header.get(", "headers.get(", "$_server['http_", "getheader(",
+var headerReads = []string{"req.headers", "req.header(", "req.get('x-", "req.get(\"x-", "request.headers", "r.header.get(", "headers.get(", "$_server['http_", "getheader(",
 	"request.getheader(", "c.getheader(", "ctx.get(", "request.meta.get('http_", "request.meta[\"http_", "x-forwarded-for", "x-real-ip"}
 
 // identitySinks mark an assignment of who the caller is, or of the key a
@@ -286,7 +286,13 @@ func guardedListShrunk(p, r string) bool {
 	if containsAnyOf(p, exemptionWords) {
 		return len(after) > len(before) && len(before) > 0 && subset(before, after)
 	}
-	return strings.TrimSpace(r) != "" && len(after) < len(before) && subset(after, before)
+	if strings.TrimSpace(r) == "" || len(after) >= len(before) || !subset(after, before) {
+		return false
+	}
+	// A literal replaced by a named constant (RequireRole("admin") →
+	// RequireRole(RoleAdmin)) keeps the list as long as it was.
+	items := listItems(p)
+	return len(items) == 0 || len(listItems(r)) < len(items)
 }
 
 // listItems returns the comma-separated items of the first (…) or […]
@@ -491,7 +497,7 @@ var scopeMarkers = []string{"tenant", "owner", "customer=request", "user=request
 // scopeDropped reports a query (filter, where, get_object_or_404,
 // find_by) that r keeps without the scope p gave it.
 func scopeDropped(p, r string) bool {
-	if strings.TrimSpace(r) == "" || !containsAnyOf(p, []string{"filter(", "where(", "get_object_or_404(", "find_by(", "findone(", "objects.get(", "find(", "first("}) {
+	if strings.TrimSpace(r) == "" || !containsAnyOf(p, []string{"filter(", "where(", "where ", "get_object_or_404(", "find_by(", "findone(", "objects.get(", "find(", "first("}) {
 		return false
 	}
 	return markerDropped(p, r, scopeMarkers)
@@ -499,7 +505,7 @@ func scopeDropped(p, r string) bool {
 
 // guardCallWords mark a call that checks, validates or sanitises.
 var guardCallWords = []string{"safe", "valid", "allow", "saniti", "verify", "check", "escape", "authoriz", "permit", "guard", "clean",
-	"redact", "mask", "scrub"}
+	"redact", "mask", "scrub", "encrypt", "hmac"}
 
 // guardCallNames returns the names of the calls of s whose name says
 // they check something (isSafeRedirect(, validate_input().

@@ -123,7 +123,9 @@ func (s *scan) checkPatchEdits(v *cmdView, patches []filePatch) {
 
 // processStarts mark a call that starts a process.
 var processStarts = []string{"exec.command(", "os.system(", "subprocess.", "popen(", "child_process", "execsync(", "spawn(",
-	"shell_exec(", "passthru(", "proc_open(", "getruntime().exec(", "processbuilder(", "open3.", "system(", "%x(", "os.exec"}
+	"shell_exec(", "passthru(", "proc_open(", "getruntime().exec(", "processbuilder(", "open3.", "system(", "%x(", "os.exec",
+	// Code run in the process itself: eval of what the request carries.
+	"eval(", "new function(", "vm.runinthiscontext(", "vm.runinnewcontext("}
 
 // requestInputs mark a value read from an HTTP request.
 var requestInputs = []string{"request.args", "request.form", "request.values", "request.get_json", "request.json", "request.data",
@@ -139,7 +141,11 @@ func (s *scan) checkRequestCommand(kind, content, what string) {
 	default:
 		return
 	}
-	if !s.enabled(rNetExposedShell) || s.codeMarks(content)&(webProcess|webRequest) != webProcess|webRequest {
+	if !s.enabled(rNetExposedShell) {
+		return
+	}
+	marks := s.codeMarks(content)
+	if marks&webProcess == 0 || marks&webRequest == 0 && (kind != "python" || !strings.Contains(content, "def ")) {
 		return
 	}
 	lines := strings.Split(content, "\n")
@@ -147,12 +153,70 @@ func (s *scan) checkRequestCommand(kind, content, what string) {
 		if writtenCodeMarkers.scanBits(line, webProcess)&webProcess == 0 {
 			continue
 		}
-		for j := max(0, i-2); j <= i; j++ {
-			if writtenCodeMarkers.scanBits(lines[j], webRequest)&webRequest != 0 {
-				s.add(rNetExposedShell, what+": its code runs a command taken from an HTTP request ("+strings.TrimSpace(line)+"), a web shell for whoever reaches the service; refuse it",
-					strings.TrimSpace(line))
-				return
+		fromRequest := kind == "python" && handlerArgumentRun(lines, i)
+		for j := max(0, i-2); j <= i && !fromRequest; j++ {
+			fromRequest = writtenCodeMarkers.scanBits(lines[j], webRequest)&webRequest != 0
+		}
+		if fromRequest {
+			s.add(rNetExposedShell, what+": its code runs a command taken from an HTTP request ("+strings.TrimSpace(line)+"), a web shell for whoever reaches the service; refuse it",
+				strings.TrimSpace(line))
+			return
+		}
+	}
+}
+
+// routeDecorators mark a Python function that serves an HTTP route
+// (FastAPI, Flask, Django REST framework).
+var routeDecorators = []string{"@app.", "@router.", "@bp.", "@blueprint.", ".route(", "@api_view", "@get(", "@post("}
+
+// handlerArgumentRun reports a process started on line i of a Python
+// route handler with one of the handler's parameters, which the
+// framework fills from the request (def run(cmd: str) under @app.get).
+func handlerArgumentRun(lines []string, i int) bool {
+	for j := i; j >= max(0, i-8); j-- {
+		def := strings.TrimSpace(lines[j])
+		def = strings.TrimPrefix(def, "async ")
+		if !strings.HasPrefix(def, "def ") {
+			continue
+		}
+		routed := false
+		for k := j - 1; k >= max(0, j-3) && !routed; k-- {
+			routed = containsAnyOf(strings.ToLower(lines[k]), routeDecorators)
+		}
+		open, end := strings.IndexByte(def, '('), strings.LastIndexByte(def, ')')
+		if !routed || open < 0 || end < open {
+			return false
+		}
+		for _, param := range strings.Split(def[open+1:end], ",") {
+			name := strings.TrimSpace(param)
+			if k := strings.IndexAny(name, ":="); k >= 0 {
+				name = strings.TrimSpace(name[:k])
+			}
+			if name != "" && name != "self" && name != "request" && hasIdentifier(lines[i], name) {
+				return true
 			}
 		}
+		return false
+	}
+	return false
+}
+
+// hasIdentifier reports name in code as a whole identifier: "cmd" in
+// "run(cmd.split())" but not in "cmdline".
+func hasIdentifier(code, name string) bool {
+	ident := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for off := 0; ; {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(name)
+		if (i == 0 || !ident(code[i-1])) && (j == len(code) || !ident(code[j])) {
+			return true
+		}
+		off = i + 1
 	}
 }

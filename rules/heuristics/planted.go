@@ -1,7 +1,11 @@
 package heuristics
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -604,21 +608,68 @@ func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 		if len(v.args) == 0 {
 			return "", false
 		}
-		text := shell.PrintfEscapes(v.args[0])
-		for _, a := range v.args[1:] {
-			if i := strings.Index(text, "%s"); i >= 0 {
-				text = text[:i] + a + text[i+2:]
-			} else {
-				text += a
+		format, args := shell.PrintfEscapes(v.args[0]), v.args[1:]
+		if !strings.Contains(format, "%s") {
+			return format + strings.Join(args, ""), true
+		}
+		// printf reuses its format until the arguments run out:
+		// printf '%s\n' a b c writes three lines.
+		var b strings.Builder
+		for first := true; first || len(args) > 0; first = false {
+			rest := format
+			for {
+				i := strings.Index(rest, "%s")
+				if i < 0 {
+					b.WriteString(rest)
+					break
+				}
+				b.WriteString(rest[:i])
+				if len(args) > 0 {
+					b.WriteString(args[0])
+					args = args[1:]
+				}
+				rest = rest[i+2:]
 			}
 		}
-		return text, true
+		return b.String(), true
 	case "cat":
 		if len(v.plainOperands()) == 0 {
 			return heredocText(v.c.Redirects)
 		}
+	case "base64", "gbase64", "xxd":
+		// A decoder of text the line shows writes that text decoded:
+		// echo aW1w… | base64 -d >> app/__init__.py plants what it decodes.
+		if len(v.plainOperands()) > 0 {
+			return "", false
+		}
+		if in, ok := cs.stdinText(v); ok {
+			return decodedText(v.prog, v.args, in)
+		}
 	}
 	return "", false
+}
+
+// decodedText returns what base64 -d or xxd -r -p makes of in; ok is
+// false for any other use of the tools or input they would refuse.
+func decodedText(prog string, args []string, in string) (string, bool) {
+	var out []byte
+	var err error
+	switch {
+	case prog == "xxd" && slices.Contains(args, "-r") && (slices.Contains(args, "-p") || slices.Contains(args, "-ps")):
+		out, err = hex.DecodeString(strings.Join(strings.Fields(in), ""))
+	case prog != "xxd" && (slices.Contains(args, "-d") || slices.Contains(args, "--decode") || slices.Contains(args, "-D")):
+		clean := strings.Join(strings.Fields(in), "")
+		out, err = base64.StdEncoding.DecodeString(clean)
+		if err != nil {
+			out, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(clean, "="))
+		}
+	default:
+		return "", false
+	}
+	if err != nil || !utf8.Valid(out) {
+		return "", false
+	}
+	return string(out), true
 }
 
 // heredocText is the stdin text of the first here-document or

@@ -578,9 +578,21 @@ func (cs *cmdScan) appendPiped(saved []savedFile, v *cmdView) []savedFile {
 			saved = append(saved, savedFile{dir: dir, host: firstHost(v.args)})
 			continue
 		}
+		if out, ok := compilesStdin(d); ok {
+			// curl … | gcc -x c -o /tmp/x -: the program built is the download.
+			saved = append(saved, savedFile{name: baseName(out), host: firstHost(v.args)})
+			continue
+		}
 		var files []string
 		if d.prog == "tee" {
 			files = operands(d.args, "", nil)
+		}
+		if d.prog == "dd" {
+			for _, a := range d.args {
+				if strings.HasPrefix(a, "of=") {
+					files = append(files, a[3:])
+				}
+			}
 		}
 		for _, r := range d.c.Redirects {
 			if (r.Op == ">" || r.Op == ">>" || r.Op == ">|" || r.Op == "&>") && (r.FD == "" || r.FD == "1") {
@@ -677,6 +689,29 @@ func compilesSaved(v *cmdView, saved []savedFile) (savedFile, bool) {
 		}
 	}
 	return savedFile{}, false
+}
+
+// compilesStdin returns the program a compiler builds from source it
+// reads on its input (gcc -x c -o out -), when it does.
+func compilesStdin(v *cmdView) (string, bool) {
+	switch v.prog {
+	case "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc":
+	default:
+		return "", false
+	}
+	if !slices.Contains(v.args, "-") && !slices.Contains(v.args, "/dev/stdin") {
+		return "", false
+	}
+	out := "a.out"
+	flagValues(v.args, 'o', "output", func(o string) { out = o })
+	return out, true
+}
+
+// dynamicLoader reports the dynamic linker run as a program
+// (/lib64/ld-linux-x86-64.so.2 ./x): it loads and runs its operand, even
+// from a file system mounted noexec.
+func dynamicLoader(prog string) bool {
+	return strings.HasPrefix(prog, "ld-linux") || strings.HasPrefix(prog, "ld-musl") || prog == "ld.so" || strings.HasPrefix(prog, "ld64.so")
 }
 
 // oldStyleTar reports tar's first word in the old style, letters with no
@@ -832,6 +867,12 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 		if f, ok := match(v.prog); ok {
 			return f, true
 		}
+	}
+	if dynamicLoader(v.prog) {
+		if ops := operands(v.args, "", []string{"--library-path", "--preload", "--audit", "--argv0"}); len(ops) > 0 {
+			return match(ops[0])
+		}
+		return savedFile{}, false
 	}
 	switch v.prog {
 	case "source", ".", "exec":

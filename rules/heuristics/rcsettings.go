@@ -14,10 +14,12 @@ import (
 //     names where tools live (PATH extended with directories under the
 //     home or the system's, EDITOR, LANG, HISTSIZE, GOPATH, JAVA_HOME, …);
 //   - an alias whose name is not a command that handles credentials (sudo,
-//     ssh, git, gpg, …) and whose value is one simple command;
+//     ssh, git, gpg, …) and whose value is one simple command that
+//     neither raises privileges nor fetches, sends or interprets;
 //   - a tool's shell integration: source <(kubectl completion bash),
 //     eval "$(direnv hook bash)", eval "$(starship init zsh)";
-//   - shopt and set -o options that leave history on.
+//   - shopt, set -o and zsh setopt options that leave history on, and
+//     completion specs that run nothing (complete without -C).
 //
 // Anything else — a command, a substitution, PROMPT_COMMAND, a PATH entry
 // in /tmp, an alias for sudo — and a text the line does not show keep
@@ -30,7 +32,7 @@ var rcVariables = map[string]bool{
 	"HISTSIZE": true, "HISTFILESIZE": true, "HISTTIMEFORMAT": true, "SAVEHIST": true, "GOPATH": true, "GOBIN": true,
 	"CARGO_HOME": true, "RUSTUP_HOME": true, "NVM_DIR": true, "PNPM_HOME": true, "BUN_INSTALL": true, "DENO_INSTALL": true,
 	"PYENV_ROOT": true, "JAVA_HOME": true, "ANDROID_HOME": true, "ANDROID_SDK_ROOT": true, "DOTNET_ROOT": true,
-	"KUBE_EDITOR": true, "GIT_EDITOR": true, "PAGER": true,
+	"KUBE_EDITOR": true, "GIT_EDITOR": true, "PAGER": true, "HISTCONTROL": true,
 	"TERM": true, "COLORTERM": true, "CLICOLOR": true, "LSCOLORS": true, "LS_COLORS": true,
 }
 
@@ -40,6 +42,15 @@ var credentialCommands = map[string]bool{
 	"sudo": true, "su": true, "doas": true, "ssh": true, "scp": true, "sftp": true, "git": true, "gpg": true, "gpg2": true,
 	"passwd": true, "kinit": true, "aws": true, "gcloud": true, "az": true, "gh": true, "op": true, "pass": true, "vault": true,
 	"docker": true, "npm": true, "pip": true, "curl": true, "wget": true, "ssh-add": true, "keychain": true,
+}
+
+// aliasRefused are the programs an alias's value must not run: those
+// that raise privileges or fetch and send. An alias that runs git or
+// kubectl with options (gs='git status -sb') is a shortcut.
+var aliasRefused = map[string]bool{
+	"sudo": true, "su": true, "doas": true, "pkexec": true, "curl": true, "wget": true, "nc": true, "ncat": true, "socat": true,
+	"scp": true, "rsync": true, "eval": true, "source": true, ".": true, "bash": true, "sh": true, "zsh": true, "python": true,
+	"python3": true, "perl": true, "node": true, "ruby": true, "base64": true,
 }
 
 // integrationVerbs are the subcommands that print a tool's shell
@@ -101,6 +112,26 @@ func declarativeRC(text, home string) bool {
 		case "set":
 			if len(c.Args) != 2 || c.Args[0] != "-o" || c.Args[1] != "vi" && c.Args[1] != "emacs" {
 				return false
+			}
+		case "setopt", "unsetopt":
+			// zsh options; those that stop saving the history
+			// (NO_HIST_SAVE…, unsetopt HIST_…) help commands hide.
+			// HIST_IGNORE_SPACE, like bash's ignoreboth, is a common
+			// default and keeps the history on.
+			for _, a := range c.Args {
+				o := strings.ToLower(strings.ReplaceAll(a, "_", ""))
+				if c.Program == "setopt" && strings.HasPrefix(o, "nohist") ||
+					c.Program == "unsetopt" && strings.HasPrefix(o, "hist") || strings.HasPrefix(o, "-") {
+					return false
+				}
+			}
+		case "complete", "compdef":
+			// Completion specs; complete -C runs a command on each
+			// completion.
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C") {
+					return false
+				}
 			}
 		case "source", ".", "eval":
 			// source <(kubectl completion bash), eval "$(direnv hook bash)".
@@ -171,7 +202,7 @@ func rcAliases(words []string) bool {
 		if !ok || credentialCommands[name] || strings.ContainsAny(value, "|;&<>`$(){}\n") {
 			return false
 		}
-		if f := strings.Fields(value); len(f) == 0 || credentialCommands[f[0]] && f[0] != name {
+		if f := strings.Fields(value); len(f) == 0 || aliasRefused[f[0]] {
 			return false // alias ll='sudo …', alias x='curl …'
 		}
 	}

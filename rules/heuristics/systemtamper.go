@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // System tampering: changing what the whole machine runs, trusts or
 // boots. A command line that writes into the system's configuration or
@@ -112,11 +115,67 @@ func (s *scan) judgeSystemWrite(cs *cmdScan, v *cmdView, target, how string) {
 		return
 	}
 	if auth := loginAuthConfig(p.Abs); auth != "" {
-		s.add(rPersistLoginAuth, how+" "+auth+": it decides who can log in and how; refuse it", target)
+		if !(strings.HasPrefix(auth, "the SSH server") && sshdHardeningEdit(v)) {
+			s.add(rPersistLoginAuth, how+" "+auth+": it decides who can log in and how; refuse it", target)
+		}
 		return
 	}
 	if _, _, ok := persistTarget(p, cs.home); ok && how == "writes" {
 		return // checkPrivilege judges it as persistence or account tampering
 	}
 	s.add(rSystemFileWrite, how+" the system file "+p.Abs+": system configuration and programs are the administrator's; make this change yourself if it is needed", target)
+}
+
+// sshdHardening are SSH server settings, lower-cased, that only narrow
+// who can log in and how; a number after a key is a limit that must not
+// grow past the default.
+var sshdHardening = map[string]string{
+	"passwordauthentication": "no", "permitemptypasswords": "no", "x11forwarding": "no", "kbdinteractiveauthentication": "no",
+	"challengeresponseauthentication": "no", "pubkeyauthentication": "yes", "allowagentforwarding": "no", "allowtcpforwarding": "no",
+	"permituserenvironment": "no", "hostbasedauthentication": "no", "ignorerhosts": "yes", "strictmodes": "yes",
+}
+
+// sshdHardeningEdit reports a sed -i or perl -pi edit whose every line
+// written is a hardening setting of the SSH server (PasswordAuthentication
+// no, PermitRootLogin prohibit-password, MaxAuthTries 3) and that deletes
+// nothing.
+func sshdHardeningEdit(v *cmdView) bool {
+	_, scripts, ok := inPlaceScripts(v)
+	if !ok {
+		return false
+	}
+	script := strings.Join(scripts, "\n")
+	if len(sedDeletions(script)) > 0 {
+		return false
+	}
+	subs := sedSubstitutions(script)
+	var added strings.Builder
+	sedAddedLines(script, &added)
+	lines := strings.Split(added.String(), "\n")
+	for _, sub := range subs {
+		lines = append(lines, strings.Split(unescapeRegex(sub[1]), "\n")...)
+	}
+	settings := 0
+	for _, line := range lines {
+		f := strings.Fields(strings.ToLower(line))
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return false
+		}
+		switch key, val := f[0], f[1]; {
+		case sshdHardening[key] == val:
+		case key == "permitrootlogin" && (val == "no" || val == "prohibit-password" || val == "without-password"):
+		case key == "maxauthtries" || key == "logingracetime" || key == "maxsessions":
+			n, err := strconv.Atoi(val)
+			if err != nil || n <= 0 || n > 6 && key != "logingracetime" || key == "logingracetime" && n > 120 {
+				return false
+			}
+		default:
+			return false
+		}
+		settings++
+	}
+	return settings > 0
 }

@@ -118,7 +118,8 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"password_verify", "compare_digest", "check_token", "checktoken", "validate_token", "validatetoken", "permission_required",
 	"requires_auth", "is_authorized", "isauthorized", "authenticate", ".authenticated()", "hasrole(", "hasauthority(", "@preauthorize",
 	"@secured", "@rolesallowed", "require_admin", "require_login", "requirelogin", "admin_required", "before_action :require",
-	"before_action :authenticate",
+	"before_action :authenticate", "requirerole", "require_role", "requirepermission", "require_permission", "requirescope",
+	"require_scope", ".role ==", ".role ===", ".role !=", ".role !==", ".role in (", ".role in [", "roles.includes(",
 	// An ownership check: the record's owner compared with the caller.
 	"!= request.user", "!= current_user", "!== req.user", "!= req.user", "owner_id !=", "owner_id ==", "user_id !=",
 	// Security middleware registered by name, and signature checks.
@@ -202,6 +203,21 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 			if strings.Contains(strings.ToLower(re), "if ") || strongRefusal(strings.ToLower(re)) {
 				what = "deletes a check from a security file (" + unescapeRegex(re) + ")"
 				break
+			}
+		}
+	}
+	if what == "" && (sourceCode(files) || len(files) == 0) && !allTests(files) {
+		// An if-block that refused or called a check, deleted from any
+		// application code (or from files xargs supplies).
+		for _, re := range sedDeletions(script) {
+			if checkDeleted(re) {
+				what = "deletes a check from the code (" + unescapeRegex(re) + ")"
+				break
+			}
+		}
+		for _, sub := range subs {
+			if what == "" && strings.TrimSpace(sub[1]) == "" && checkDeleted(sub[0]) {
+				what = "deletes a check from the code (" + strings.TrimSpace(unescapeRegex(sub[0])) + ")"
 			}
 		}
 	}
@@ -333,6 +349,9 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 			return what
 		}
 		if what := looseningEdit(lp, lr); what != "" {
+			return what
+		}
+		if what := passingEdit(lp, lr); what != "" {
 			return what
 		}
 		if what := codeDowngrade(pat, repl); what != "" {
@@ -545,7 +564,27 @@ func commentsOut(repl string) bool {
 	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
 		r = strings.TrimSpace(r[2:])
 	}
-	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ")
+	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ") ||
+		commentedGroup(r)
+}
+
+// commentedGroup reports a replacement that puts a matched group after
+// a comment marker, anywhere in the line: "$1_ = ctx // $2".
+func commentedGroup(r string) bool {
+	for _, marker := range []string{"//", "#"} {
+		for i := strings.Index(r, marker); i >= 0; {
+			rest := strings.TrimLeft(r[i+len(marker):], " ")
+			if len(rest) > 0 && rest[0] == '&' || len(rest) > 1 && (rest[0] == '$' || rest[0] == '\\') && rest[1] >= '1' && rest[1] <= '9' {
+				return true
+			}
+			next := strings.Index(r[i+len(marker):], marker)
+			if next < 0 {
+				break
+			}
+			i += len(marker) + next
+		}
+	}
+	return false
 }
 
 // sedDeletions returns the regular expressions of the lines a sed script
