@@ -182,6 +182,15 @@ func securityFlagFlipped(p, r string) string {
 	}
 	for _, st := range boolSettings(r) {
 		key, after := st.key, st.on
+		if strings.Trim(key, "0123456789\\$") == "" && len(before) > 0 {
+			// \1\2= false: the keys are the pattern's (block_public_acls|…).
+			for k, was := range before {
+				if was && !after && protectionKeys.in(k) && !absenceKey(k) {
+					return k + " from true to false"
+				}
+			}
+			continue
+		}
 		was, ok := before[key]
 		if !ok || was == after {
 			continue
@@ -190,6 +199,8 @@ func securityFlagFlipped(p, r string) string {
 		case was && !after && protectionKeys.in(key) && !absenceKey(key):
 			return key + " from true to false"
 		case !was && after && absenceKey(key):
+			return key + " from false to true"
+		case !was && after && strings.Contains(key, "default") && grantKeys.in(key):
 			return key + " from false to true"
 		}
 	}
@@ -218,6 +229,7 @@ func podHardeningOff(text string) string {
 
 // protectionKeys mark a setting that turns a protection on.
 var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf", "auth", "signature", "signed", "validat", "protect",
+	"disallow", "block_public", "restrict_public", "enable_logging", "log_file_validation",
 	"encrypt", "https", "strict", "saniti", "escape", "httponly", "hsts", "check", "require", "enforce", "audit", "mfa", "2fa",
 	// Security scanners a pipeline runs (GitLab's SAST_DISABLED, …).
 	"sast", "dast", "secret_detection", "scanning", "scan", "runasnonroot", "readonly")
@@ -228,9 +240,15 @@ var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf"
 var (
 	absenceKeys = newFoldSet("insecure", "allow_all", "allowall", "bypass", "unsafe", "permissive", "trust_all", "trustall",
 		"no_verify", "noverify", "allow_any", "anonymous", "privilegeescalation", "privileged", "hostnetwork", "hostpid", "hostipc",
-		"publicly_accessible", "public_access")
+		"publicly_accessible", "public_access", "send_default_pii", "include_pii", "introspection", "autoindex", "graphiql",
+		"playground")
 	skipWords = newFoldSet("skip", "disable", "no_", "ignore")
 )
+
+// grantKeys name a state that grants something (verified, approved,
+// admin, allow): its default made true hands it to every new record or
+// request.
+var grantKeys = newFoldSet("verified", "confirmed", "approved", "admin", "staff", "superuser", "trusted", "privileged", "allow")
 
 func absenceKey(key string) bool {
 	return absenceKeys.in(key) || skipWords.in(key) && protectionKeys.in(key)
@@ -255,9 +273,23 @@ func boolSettings(text string) []boolSetting {
 		if c == '=' && (i+1 < len(t) && t[i+1] == '=' || i > 0 && (t[i-1] == '=' || t[i-1] == '!' || t[i-1] == '<' || t[i-1] == '>')) {
 			continue // a comparison, not a setting
 		}
-		key := strings.Trim(strings.TrimRight(t[:i], " \t\"'"), " \t")
-		key = trailingOperand(key)
+		end := i
+		if c == '=' && i > 0 && t[i-1] == ':' {
+			end = i - 1 // Go's and Rego's :=
+		}
+		lhs := strings.Trim(strings.TrimRight(t[:end], " \t\"'"), " \t")
+		key := trailingOperand(lhs)
+		if strings.HasSuffix(strings.TrimSuffix(lhs, key), "default ") {
+			key = "default " + key // Rego: default allow := false
+		}
 		key = strings.Trim(key, "\"'.()[]")
+		if strings.HasSuffix(key, "(default") || key == "default" {
+			// A field's default: email_verified = BooleanField(default=False)
+			// is the default of email_verified.
+			if eq := strings.LastIndex(t[:end], " = "); eq > 0 {
+				key = trailingOperand(strings.TrimSpace(t[:eq])) + ".default"
+			}
+		}
 		val := strings.TrimLeft(t[i+1:], " \t>\"'")
 		if b, ok := boolWord(val); key != "" && ok {
 			out = append(out, boolSetting{key, b})

@@ -271,6 +271,10 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 			}
 		}
 		files, subs = codeEdits(code, named)
+		if len(named) > 0 {
+			// ruby -ni -e 'print unless /re/' FILE deletes re's lines.
+			files, script = named, perlDeletions(code)
+		}
 		if len(files) > 0 {
 			// Text the program writes other than by replace: lines it
 			// appends ($_ << "…", f.write("…")), judged as inserted. A
@@ -326,6 +330,7 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 		abs := cs.resolveIn(v.c, f).Abs
 		if lang := codeFileLang(abs); lang != "" {
 			s.judgePlanted(lang, added.String(), abs, writesCodeInto(abs))
+			s.checkWeakeningWrite(abs, added.String())
 		}
 	}
 }

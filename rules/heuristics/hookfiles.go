@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -648,6 +649,15 @@ func dockerRunCommands(dockerfile string) []string {
 			if cmd := dockerCommand(in.rest); cmd != "" {
 				out = append(out, cmd)
 			}
+		case "ENV":
+			// ENV GOSUMDB=off holds for every later RUN, as an export
+			// does for the commands after it. The old form ENV KEY value
+			// sets one variable to the rest of the line.
+			if strings.Contains(in.rest, "=") {
+				out = append(out, "export "+in.rest)
+			} else if key, val, ok := strings.Cut(strings.TrimSpace(in.rest), " "); ok {
+				out = append(out, "export "+key+"="+shellQuote(strings.TrimSpace(val)))
+			}
 		case "ADD":
 			if in.pinned() {
 				return // the build checks what it fetched
@@ -967,6 +977,10 @@ func (s *scan) judgeFilterSettings(abs, filter string) {
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that "+kv[0]+" is true, which turns a protection off: make the change by hand, in review", abs)
 			return
 		}
+		if enforcementValue(kv[0], kv[1], lower) && !developmentPath(abs, s.act.Caller.WorkspaceRoot) && s.enabled(rDefWeakeningEdit) {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that "+kv[0]+" is "+kv[1]+", which stops enforcing a protection: make the change by hand, in review", abs)
+			return
+		}
 	}
 	if composeFile(abs) && s.enabled(rPrivContainer) {
 		// The program's settings and host paths as Compose lines.
@@ -994,6 +1008,44 @@ func (s *scan) judgeFilterSettings(abs, filter string) {
 		}
 		b.WriteString("}\n")
 		s.checkLookalikeManifest(abs, b.String(), "this edit")
+	}
+	s.judgeFilterWeakening(abs, filter, lower)
+}
+
+// judgeFilterWeakening judges what else a filter's settings take away:
+// switches with their whole path, insecure values, a host name pointed
+// at an outside address, secrets files published with a package, a
+// security step allowed to fail. One finding is enough.
+func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
+	if !s.enabled(rDefWeakeningEdit) {
+		return
+	}
+	// Unquoted switches, judged with their whole path: ["auth.anonymous"].enabled = true.
+	for _, st := range boolSettings(filter) {
+		if st.on && absenceKey(st.key) || !st.on && protectionKeys.in(st.key) && !absenceKey(st.key) {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that "+st.key+" is "+strconv.FormatBool(st.on)+", which turns a protection off: make the change by hand, in review", abs)
+			return
+		}
+	}
+	if setting := insecureSetting(filter); setting != "" {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it sets "+setting+", which turns a protection off: make the change by hand, in review", abs)
+		return
+	}
+	if host, ip := hijackedHost(lower); host != "" {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that the workload resolves "+host+" to "+ip+": what it sends there goes to whoever holds that address", abs)
+		return
+	}
+	if baseName(abs) == "package.json" && strings.Contains(lower, ".files") {
+		for _, w := range quotedWords(filter) {
+			if isSecretFileName(w) {
+				s.add(rDefWeakeningEdit, "rewrites package.json so that the published package carries "+w+", a secrets file: everyone who installs it gets the secrets", abs)
+				return
+			}
+		}
+	}
+	if strings.Contains(lower, "continue-on-error") && strings.Contains(lower, "true") && securityChecks.in(lower) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security check's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
+		return
 	}
 }
 
@@ -1036,4 +1088,35 @@ func filterBools(filter string) []string {
 		}
 	}
 	return out
+}
+
+// hijackedHost returns a public host name a workload's hostAliases
+// point at a public address, and the address; "" when it sets none.
+func hijackedHost(filter string) (host, ip string) {
+	if !strings.Contains(filter, "hostaliases") {
+		return "", ""
+	}
+	for _, w := range quotedWords(filter) {
+		if ip == "" && strings.Count(w, ".") == 3 && strings.Trim(w, "0123456789.") == "" && !privateHost(w) && !isLoopbackHost(w) {
+			ip = w
+		}
+	}
+	if ip == "" {
+		return "", ""
+	}
+	for _, w := range quotedWords(filter) {
+		if strings.Contains(w, ".") && strings.Trim(w, "0123456789.") != "" && !privateHost(w) && !internalNetworkHost(w) && looksLikeHost(w) {
+			return w, ip
+		}
+	}
+	return "", ""
+}
+
+// isSecretFileName reports a file name that holds secrets by its name
+// (.env, .env.production, id_rsa, *.pem, *.key, .npmrc, credentials).
+func isSecretFileName(name string) bool {
+	b := strings.ToLower(baseName(strings.TrimSuffix(name, "/")))
+	return b == ".env" || strings.HasPrefix(b, ".env.") && !strings.HasSuffix(b, ".example") && !strings.HasSuffix(b, ".sample") ||
+		strings.HasPrefix(b, "id_rsa") || strings.HasPrefix(b, "id_ed25519") || strings.HasSuffix(b, ".pem") || strings.HasSuffix(b, ".key") ||
+		b == ".npmrc" || b == ".pypirc" || b == "credentials" || b == "credentials.json"
 }

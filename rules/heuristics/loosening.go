@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -75,6 +76,8 @@ func looseningEdit(p, r string) string {
 		return "sends internal errors and stack traces to the client"
 	case majorDowngrade(p, r):
 		return "pins a dependency back to an older major version, with the flaws fixed since"
+	case minorDowngrade(p, r):
+		return "pins a dependency back several releases, with the flaws fixed since"
 	case rateLimitRaised(p, r):
 		return "raises a rate limit many times over"
 	case envGated(p, r):
@@ -123,7 +126,11 @@ var hardeningMarkers = []string{"disallow-doctype-decl", "setexpandentityreferen
 	"isloopback()", "rand.reader", "os.urandom", "getrandomvalues", "randombytes(", "securerandom", "x-frame-options",
 	"strict-transport-security", "x-content-type-options", "content-security-policy", "noopener", "session.regenerate",
 	"cycle_key", "rotate_session", "reset_session", "session.invalidate", "changesessionid", "session_regenerate_id", "->regenerate(",
-	"pin-set", "setobjectinputfilter", "filefilter", "maxfilesize", "max_content_length", "encrypts :", "attr_encrypted"}
+	"pin-set", "setobjectinputfilter", "filefilter", "maxfilesize", "max_content_length", "encrypts :", "attr_encrypted",
+	// Sessions renewed at login and revoked at logout or a password
+	// change; fields stored encrypted; errors scrubbed before reporting.
+	"renewtoken(", "session.renew", "session.flush()", "session.clear()", ".revoke(", "revoke_all", "invalidate_sessions",
+	"token.objects.filter(user", "=> 'encrypted'", "=> \"encrypted\"", "before_send=scrub", "depthlimit(", "query_depth", "max_depth"}
 
 var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
 	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
@@ -269,6 +276,10 @@ func rolesWidened(p, r string) bool {
 var guardContext = []string{"matcher", "middleware", "protect", "require", "guard", "auth", "admin", "signed", "permission",
 	"before_action", "secure", "csrf", "redact", "scrub", "mask", "filter_parameters", "sensitive"}
 
+// listGuards are the entries of a middleware or guard list that check
+// something.
+var listGuards = []string{"auth", "signed", "verified", "csrf", "throttle", "can:", "role", "permission", "password.confirm", "2fa", "mfa"}
+
 // exemptionWords mark a list of what a guard lets through unchecked.
 var exemptionWords = []string{"except", "exempt", "skip", "public", "ignore", "unless", "excluded", "bypass"}
 
@@ -286,7 +297,15 @@ func guardedListShrunk(p, r string) bool {
 	if containsAnyOf(p, exemptionWords) {
 		return len(after) > len(before) && len(before) > 0 && subset(before, after)
 	}
-	if strings.TrimSpace(r) == "" || len(after) >= len(before) || !subset(after, before) {
+	if strings.TrimSpace(r) == "" {
+		return false
+	}
+	// A guard list rewritten without any of its guards:
+	// middleware(['auth', 'signed']) → middleware(['web']).
+	if guards := containsAnyOf(strings.Join(before, " "), listGuards); guards && len(after) > 0 && !containsAnyOf(strings.Join(after, " "), listGuards) {
+		return true
+	}
+	if len(after) >= len(before) || !subset(after, before) {
 		return false
 	}
 	// A literal replaced by a named constant (RequireRole("admin") →
@@ -559,7 +578,7 @@ func templateFromInput(p, r string) bool {
 
 // secretSinks are where a value leaves the process: logs and responses.
 var secretSinks = []string{"logger.", "log.", "logging.", "console.log(", "print(", "printf(", "response(", "res.json(", "res.send(",
-	"jsonify(", "render json:", "json(", "ok("}
+	"jsonify(", "render json:", "json(", "ok(", "return {"}
 
 // secretExposed reports a log line or response r adds that carries a
 // credential-named value p did not.
@@ -593,6 +612,41 @@ func majorDowngrade(p, r string) bool {
 
 // firstVersion returns the major number of the first N.N version of s,
 // or -1.
+// minorDowngrade reports a dependency pin that r moves back two minor
+// releases or more within its major version (log4j 2.23.1 → 2.14.1).
+func minorDowngrade(p, r string) bool {
+	a, am := firstMinor(p)
+	b, bm := firstMinor(r)
+	return a >= 0 && a == b && bm >= 0 && am-bm >= 2 && versionName(p) != "" && versionName(p) == versionName(r)
+}
+
+// firstMinor returns the major and minor numbers of the first version of
+// s (firstVersion's), or -1, -1.
+func firstMinor(s string) (int, int) {
+	major := firstVersion(s)
+	if major < 0 {
+		return -1, -1
+	}
+	i := strings.Index(s, strconv.Itoa(major)+".")
+	for i > 0 && isWordByte(s[i-1]) && s[i-1] != '^' && s[i-1] != '~' && s[i-1] != '=' && s[i-1] != 'v' {
+		next := strings.Index(s[i+1:], strconv.Itoa(major)+".")
+		if next < 0 {
+			return -1, -1
+		}
+		i += 1 + next
+	}
+	rest := s[i+len(strconv.Itoa(major))+1:]
+	n, j := 0, 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' && j < 6 {
+		n = n*10 + int(rest[j]-'0')
+		j++
+	}
+	if j == 0 {
+		return -1, -1
+	}
+	return major, n
+}
+
 func firstVersion(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' || i > 0 && (isWordByte(s[i-1]) && s[i-1] != '^' && s[i-1] != '~' && s[i-1] != '=' && s[i-1] != 'v') {
@@ -614,7 +668,7 @@ func firstVersion(s string) int {
 // versionName is the package name before a version: the first word of
 // s up to ==, @, :, " or a blank.
 func versionName(s string) string {
-	s = strings.TrimLeft(s, "^ \t\"'")
+	s = strings.TrimLeft(s, "^ \t\"'<")
 	end := strings.IndexAny(s, "=@:\" <>~")
 	if end <= 0 {
 		return ""

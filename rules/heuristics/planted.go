@@ -59,6 +59,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			s.checkSecretWrittenBy(f.abs, f.content)
 			if !inPlace {
 				s.checkWeakeningWrite(f.abs, f.content)
+				s.checkGrantWrite(f.abs, f.content)
 			}
 		}
 		if file, filter, ok := cs.filterEdit(v); ok {
@@ -421,8 +422,10 @@ func buildStepFinding(f Finding) bool {
 	case CategoryRemoteCodeExec, CategoryExfiltration, CategoryReverseShell, CategorySupplyChain, CategoryEncodingEvasion, CategoryDecodeExec:
 		return true
 	}
-	// A key baked into the image opens every container started from it.
-	return f.RuleID == "disruption.cryptominer" || f.RuleID == "persistence.authorized-keys" || f.RuleID == "persistence.ld-preload"
+	// A key or a password baked into the image opens every container
+	// started from it, as does its SSH server told to let root in.
+	return f.RuleID == "disruption.cryptominer" || f.RuleID == "persistence.authorized-keys" || f.RuleID == "persistence.ld-preload" ||
+		f.RuleID == "system.login-auth" || f.RuleID == "privilege.account-tamper" && strings.Contains(f.Message, "password")
 }
 
 // compiledLang reports the kinds of source judgePlanted reads as compiled

@@ -30,7 +30,7 @@ import (
 // insecureSettings are settings that turn certificate, transport, CSRF or
 // deletion guards off, as written once spaces and quotes are gone,
 // lower-cased.
-var insecureSettings = []string{"verify=false", "verify:false", "ssl_verify=false", "ssl_verify:false", "sslverify=false",
+var insecureSettings = []string{"0.0.0.0/0trust", "::/0trust", "verify=false", "verify:false", "ssl_verify=false", "ssl_verify:false", "sslverify=false",
 	"sslverify:false", "verify_ssl=false", "verify_ssl:false", "rejectunauthorized:false", "rejectunauthorized=false",
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
 	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
@@ -170,6 +170,15 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		var b strings.Builder
 		if sedAddedLines(script, &b); b.Len() > 0 {
 			subs = append(subs, [2]string{"", b.String()})
+		}
+		// Appended after a function's header, it is the function's
+		// first line: /^def redact(v):/a return v.
+		for _, at := range sedAddressedText(script) {
+			if name := earlyReturn(strings.ToLower(unescapeRegex(at[0])), "\n"+strings.ToLower(at[1])); name != "" {
+				s.add(rDefWeakeningEdit, v.prog+" makes "+name+" return before it does its work: a protection leaves the code without a word about it; make the change by hand, in review",
+					v.prog+" "+evJoin(v.args))
+				return
+			}
 		}
 	}
 	what := judgeEdits(files, subs, script)
@@ -1058,6 +1067,56 @@ func workflowRisk(text string) string {
 		return "hands every repository secret to a job at once (toJSON(secrets))"
 	case strings.Contains(flat, "action-tmate") || strings.Contains(flat, "action-upterm") || strings.Contains(flat, "debugger-action"):
 		return "opens an interactive shell into the runner from outside (a tmate or upterm session), with the job's secrets and token"
+	case untrustedExpression(flat) != "":
+		return "puts " + untrustedExpression(flat) + ", which anyone who comments or opens an issue or pull request writes, into a script it runs: they choose the commands"
+	case strings.Contains(flat, "upload-artifact") && (strings.Contains(flat, "path:.\n") || strings.Contains(flat, "path:.,") ||
+		strings.Contains(flat, "path:.}") || strings.Contains(flat, "path:./\n") || strings.Contains(flat, "github.workspace")) &&
+		strings.Contains(flat, "include-hidden-files:true"):
+		return "uploads the whole workspace, hidden files and .git included, as an artifact anyone with read access can download"
+	}
+	return ""
+}
+
+// inRunStep reports whether position i of a flattened workflow is in a
+// run: script: on a run: line, or below a run: | whose block no other
+// key has ended (env: BODY: ${{ … }} is the safe way to pass a value).
+func inRunStep(flat string, i int) bool {
+	start := strings.LastIndexByte(flat[:i], '\n') + 1
+	if strings.Contains(flat[start:i], "run:") || strings.HasPrefix(flat[start:], "-run:") {
+		return true
+	}
+	if strings.Contains(flat[start:i], ":") {
+		return false // another key's value: env:, with:, if:
+	}
+	for end := start - 1; end > 0; {
+		prev := strings.LastIndexByte(flat[:end], '\n') + 1
+		line := flat[prev:end]
+		if strings.HasPrefix(line, "run:") || strings.HasPrefix(line, "-run:") {
+			return true
+		}
+		if strings.HasSuffix(line, ":") || strings.HasSuffix(line, ":|") || strings.HasSuffix(line, ":>") {
+			return false
+		}
+		end = prev - 1
+	}
+	return false
+}
+
+// untrustedExpression returns a ${{ github.event… }} expression of text
+// (flattened) whose value an outsider writes (an issue's or comment's
+// body or title, a pull request's branch name), when a run step uses it,
+// or "".
+func untrustedExpression(flat string) string {
+	if !strings.Contains(flat, "run:") {
+		return ""
+	}
+	for _, field := range []string{"github.event.comment.body", "github.event.issue.title", "github.event.issue.body",
+		"github.event.pull_request.title", "github.event.pull_request.body", "github.event.review.body",
+		"github.event.discussion.title", "github.event.discussion.body", "github.event.head_commit.message",
+		"github.event.pull_request.head.ref", "github.head_ref", "github.event.review_comment.body"} {
+		if i := strings.Index(flat, "${{"+field+"}}"); i >= 0 && inRunStep(flat, i) {
+			return "${{ " + field + " }}"
+		}
 	}
 	return ""
 }
@@ -1114,12 +1173,41 @@ func policyWildcard(text string) string {
 			}
 		}
 	}
+	for _, managed := range []string{"policy/administratoraccess", "policy/poweruseraccess", "policy/iamfullaccess", "roles/owner", "roles/editor"} {
+		if strings.Contains(flat, managed) {
+			return "an administrator's managed policy (" + managed + ")"
+		}
+	}
+	return openCIDR(flat)
+}
+
+// openCIDR returns a network rule of flattened text open to the whole
+// internet, or "". A written load balancer's rule may be that on
+// purpose; an edit that widens one to it is judged (policyWildcard).
+func openCIDR(flat string) string {
 	for _, open := range []string{"cidr_blocks=[0.0.0.0/0", "ipv6_cidr_blocks=[::/0", "source_ranges=[0.0.0.0/0", "cidr_ipv4=0.0.0.0/0"} {
 		if strings.Contains(flat, open) {
 			return "the whole internet (" + open + ")"
 		}
 	}
 	return ""
+}
+
+// checkGrantWrite reports infrastructure code written into a file that
+// grants every action or an administrator's managed policy
+// (AdministratorAccess attached to a new user).
+func (s *scan) checkGrantWrite(abs, content string) {
+	switch path.Ext(abs) {
+	case ".tf", ".hcl", ".json", ".yaml", ".yml":
+	default:
+		return
+	}
+	if !s.enabled(rCloudGrant) || !containsFold(content, "action") && !containsFold(content, "access") && !containsFold(content, "roles/") {
+		return
+	}
+	if grant := policyWildcard(content); grant != "" && openCIDR(flatSetting(content)) != grant {
+		s.add(rCloudGrant, "writes "+baseName(abs)+", which grants "+grant+": granting access is for a person to do on purpose; a human should approve it", abs)
+	}
 }
 
 // topLevelValue returns s up to the first , ; } ) or newline outside
@@ -1160,7 +1248,8 @@ var codeSwitches = []string{"verify", "insecure", "rejectunauthorized", "reject_
 // writtenCodeMarkers finds, in one pass over a written source file, what its
 // checks need: a process started and a request read (a web shell,
 // patches.go), a protection's switch, a credential's name, a header
-// read, an identity or rate-limit assignment (weakeningCode).
+// read, an identity or rate-limit assignment, the whole environment, an
+// account or sign-in (weakeningCode).
 var writtenCodeMarkers = func() *foldSet {
 	fs := &foldSet{}
 	fs.addAll(webProcess, processStarts)
@@ -1169,6 +1258,8 @@ var writtenCodeMarkers = func() *foldSet {
 	fs.addAll(markCredential, credentialNames)
 	fs.addAll(markHeader, headerReads)
 	fs.addAll(markIdentity, identitySinks)
+	fs.addAll(markEnvironment, []string{"environ", "process.env", "getenv()", "env::vars"})
+	fs.addAll(markBackdoor, []string{"admin", "login", "gate::", "authorize(", "sign_in(", "canactivate("})
 	return fs
 }()
 
@@ -1179,7 +1270,9 @@ const (
 	markCredential
 	markHeader
 	markIdentity
-	allCodeMarks = webProcess | webRequest | markSwitch | markCredential | markHeader | markIdentity
+	markEnvironment // the whole environment named (backdoorCode, envDumped)
+	markBackdoor    // an account, a sign-in or an authorisation hook
+	allCodeMarks    = webProcess | webRequest | markSwitch | markCredential | markHeader | markIdentity | markEnvironment | markBackdoor
 )
 
 // codeMarks returns writtenCodeMarkers' bits for content, once per text.
@@ -1213,6 +1306,14 @@ func weakeningCode(abs, base, content string, marks uint32) string {
 	if marks&markCredential != 0 {
 		if lower := strings.ToLower(content); credentialLiteral(lower) || guardCalls.in(lower) && literalAccepted(lower) {
 			return "writes code into " + base + " that lets in whoever presents a literal written into it"
+		}
+	}
+	if marks&markEnvironment != 0 && envDumped(strings.ToLower(content)) {
+		return "writes code into " + base + " that sends the whole environment, every secret in it, to the client"
+	}
+	if marks&markBackdoor != 0 && !plantedCodePath(abs) {
+		if what := backdoorCode(strings.ToLower(content)); what != "" {
+			return "writes code into " + base + " that " + what
 		}
 	}
 	return ""

@@ -44,6 +44,103 @@ func passingEdit(p, r string) string {
 	if host := credentialsSentOut(p, r); host != "" {
 		return "sends credentials from the code to " + host
 	}
+	if name := earlyReturn(p, r); name != "" {
+		return "makes " + name + " return before it does its work"
+	}
+	if what := backdoorCode(r); what != "" && backdoorCode(p) == "" {
+		return what
+	}
+	switch {
+	case emptySecretFallback(p, r):
+		return "lets a secret fall back to empty when it is unset, which an empty credential then matches"
+	case envDumped(r) && !envDumped(p):
+		return "sends the whole environment, every secret in it, to the client"
+	case clientValueTrusted(p, r):
+		return "takes a value the server decided (a price, a tenant, the caller's address) from what the client sends"
+	case boundLoosened(p, r):
+		return "narrows a check on an amount so that negative values pass"
+	case constantCondition(p, r):
+		return "replaces a check's condition with a constant"
+	case sinkAdded(p, r) != "":
+		return "passes data to " + sinkAdded(p, r) + ", which runs it as code"
+	case limitLifted(p, r):
+		return "lifts a size, rate or attempt limit"
+	case wildcardWidened(p, r):
+		return "widens a trust condition to match everyone"
+	}
+	if what := enforcementLowered(p, r); what != "" {
+		return "lowers an enforcement (" + what + ")"
+	}
+	if mode := modeWidened(p, r); mode != "" {
+		return "opens a file's permissions to every user (" + mode + ")"
+	}
+	if e := riskyEntriesAdded(p, r); e != "" {
+		return "adds " + e + " to an allowlist"
+	}
+	return ""
+}
+
+// clientInputs mark a value the client sends in a request's body, query
+// or headers.
+var clientInputs = []string{"dto.", "payload.", "body.", "req.body", "request.data", "request.json", "request.post", "request.form",
+	"request.args", "req.query", "params[", "params.", "x-forwarded-for", "r.header.get(", "req.headers", "request.headers"}
+
+// serverDecided name values the server must decide, never the client.
+var serverDecided = []string{"price", "amount", "total", "discount", "tenant", "role", "owner", "user_id", "userid", "account_id",
+	"balance", "credit", "quota", "is_admin", "isadmin", "permission", "ip :=", "ip =", "client_ip", "clientip", "remote_addr"}
+
+// clientValueTrusted reports an assignment of a server-decided value
+// (price, tenant, role, the caller's address) that r takes from client
+// input where p did not.
+func clientValueTrusted(p, r string) bool {
+	if !containsAnyOf(p, serverDecided) || containsAnyOf(p, clientInputs) {
+		return false
+	}
+	for _, in := range clientInputs {
+		if strings.Contains(r, in) {
+			return true
+		}
+	}
+	return false
+}
+
+// constantCondition reports a condition of p that calls a check, names
+// a guarded subject or the environment, which r replaces with a
+// constant (if False:, if (true), if true {).
+func constantCondition(p, r string) bool {
+	cond := func(s string) bool { return containsAnyOf(s, []string{"if ", "if(", "unless "}) }
+	if !cond(p) || !cond(r) {
+		return false
+	}
+	fr := flatSetting(r)
+	constant := false
+	for _, c := range []string{"iffalse", "if(false)", "iftrue", "if(true)", "if0:", "if(0)", "if1:", "if(1)", "unlessfalse", "unlesstrue"} {
+		if strings.Contains(fr, c) && !strings.Contains(flatSetting(p), c) {
+			constant = true
+		}
+	}
+	return constant && (len(guardCallNames(p)) > 0 || authChecks.in(p) || containsAnyOf(p, guardedSubjects) ||
+		containsAnyOf(p, []string{"isdevelopment", "debug", "environment", "env", "production", "is_local", "testing"}))
+}
+
+// codeSinks run the data they are given as code or as an object graph.
+var codeSinks = []string{"render_template_string(", "runinnewcontext(", "runinthiscontext(", "new function(", "eval(",
+	"pickle.loads(", "yaml.unsafe_load(", "unserialize(", "marshal.load(", "objectinputstream(", "xmldecoder(", "binaryformatter"}
+
+// sinkAdded returns a code sink r brings in that p did not have, with
+// something other than a literal to run, or "".
+func sinkAdded(p, r string) string {
+	for _, sink := range codeSinks {
+		i := strings.Index(r, sink)
+		if i < 0 || strings.Contains(p, sink) {
+			continue
+		}
+		arg := strings.TrimSpace(r[i+len(sink):])
+		if arg == "" || arg[0] == '"' || arg[0] == '\'' || arg[0] == ')' {
+			continue // a literal: nothing from outside runs
+		}
+		return strings.TrimSuffix(sink, "(")
+	}
 	return ""
 }
 
@@ -73,7 +170,7 @@ func acceptsEverything(p, r string) bool {
 	if !containsAnyOf(p, checkSubjects) {
 		return false
 	}
-	fp, fr := flatSetting(p), flatSetting(r)
+	fp, fr := squeeze(p), squeeze(r)
 	for _, yes := range []string{"=>true", "returntrue", "cb(null,true)", "callback(null,true)", "done(null,true)", "{true}", "->true"} {
 		if strings.Contains(fr, yes) && !strings.Contains(fp, yes) {
 			return true
@@ -92,7 +189,7 @@ var exactSubjects = []string{"redirect", "origin", "host", "callback", "audience
 
 // exactCompares and partialMatches are the operators on each side.
 var (
-	exactCompares  = []string{"==", "!=", ".equals(", "compare_digest", "constanttimecompare", "timingsafeequal", "hmac.equal", "secure_compare"}
+	exactCompares  = []string{"==", "!=", " not in ", ".equals(", "compare_digest", "constanttimecompare", "timingsafeequal", "hmac.equal", "secure_compare"}
 	partialMatches = []string{"hasprefix(", "hassuffix(", "startswith(", "endswith(", "start_with?(", "end_with?(", "strings.contains(",
 		"bytes.contains(", ".indexof(", ".match(", "=~", "re.search(", "re.match(", "strings.index("}
 )
@@ -141,6 +238,11 @@ func magicRequestValue(p, r string) bool {
 		i := strings.Index(r, read)
 		if i < 0 {
 			continue
+		}
+		// "and not request.cookies.get(…)": a value's mere presence skips it.
+		if before := r[max(0, i-8):i]; (strings.Contains(before, "not ") || strings.HasSuffix(before, "!")) &&
+			containsAnyOf(r[:i], []string{" and ", "&&", " or ", "||"}) {
+			return true
 		}
 		rest := r[i:min(len(r), i+120)]
 		for _, op := range []string{"== \"", "!= \"", "== '", "!= '", "=== '", "!== '", "=== \"", "!== \"", "==\"", "!=\"", "==='", "!=='"} {
@@ -272,7 +374,7 @@ func secretHardcoded(p, r string) bool {
 		return false
 	}
 	for _, lit := range quotedStrings(r) {
-		if len(lit) >= 6 && !strings.Contains(p, lit) {
+		if len(lit) >= 3 && !strings.Contains(p, lit) {
 			return true
 		}
 	}
@@ -299,7 +401,7 @@ func quotedStrings(s string) []string {
 
 // outboundCalls mark code that sends a request.
 var outboundCalls = []string{"http.post(", "http.get(", "http.newrequest(", "requests.post(", "requests.get(", "fetch(", "axios.",
-	"urlopen(", "httpx.", "net::http", "httparty.", "curl_exec(", "webclient", "resttemplate"}
+	"urlopen(", "httpx.", "net::http", "httparty.", "curl_exec(", "webclient", "resttemplate", "proxy_pass ", "mirror "}
 
 // credentialWords mark what a request should not carry out.
 var credentialWords = []string{"password", "passwd", "token", "secret", "cookie", "authorization", "api_key", "apikey",
@@ -317,7 +419,7 @@ func credentialsSentOut(p, r string) string {
 			continue
 		}
 		host := r[i+len(scheme):]
-		if end := strings.IndexAny(host, "/\"' :?)`"); end >= 0 {
+		if end := strings.IndexAny(host, "/\"' :?)`;$\\"); end >= 0 {
 			host = host[:end]
 		}
 		if host != "" && !strings.Contains(p, host) && !privateHost(host) && !internalNetworkHost(host) {
@@ -337,5 +439,176 @@ func checkDeleted(deleted string) bool {
 	}
 	return len(guardCallNames(d)) > 0 || strongRefusal(d) ||
 		containsAnyOf(d, []string{"http.error(", "badrequest", "status(400", "abort(4", "raise ", "throw ", "return err", "..",
-			"csrf", "nonce", "state", "signature", "tenant", "owner", "permission", "role"})
+			"csrf", "nonce", "state", "signature", "tenant", "owner", "permission", "role", "idempot", "replay", "expired"})
+}
+
+// dutyWords name a function whose work is a protection: recording,
+// redacting, checking, limiting.
+var dutyWords = []string{"audit", "record", "redact", "scrub", "mask", "verify", "check", "validat", "authoriz", "authent",
+	"saniti", "escape", "encrypt", "sign", "limit", "throttle", "permission", "guard", "require", "ensure", "assert", "csrf"}
+
+// earlyReturn returns the name of a protective function whose header p
+// matches and after which r puts an unconditional return (&\n\treturn
+// nil; a sed a-command's "return value"), or "".
+func earlyReturn(p, r string) string {
+	name := functionHeader(p)
+	if name == "" || !containsAnyOf(name, dutyWords) {
+		return ""
+	}
+	body := strings.TrimLeft(strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(r), " \t")
+	for _, keep := range []string{"&", "$&", "\\0", "$0"} {
+		body = strings.TrimPrefix(body, keep)
+	}
+	if strings.HasPrefix(body, strings.TrimSpace(p)) {
+		body = body[len(strings.TrimSpace(p)):]
+	}
+	first := strings.TrimSpace(strings.TrimLeft(body, "\\"))
+	if i := strings.IndexByte(first, '\n'); i >= 0 && strings.TrimSpace(first[:i]) == "" {
+		first = strings.TrimSpace(first[i+1:])
+	}
+	if strings.HasPrefix(first, "return") || first == "pass" || strings.HasPrefix(first, "pass\n") {
+		return name
+	}
+	return ""
+}
+
+// functionHeader returns the name a function definition in s declares
+// (func (a *A) Record(…), def redact(…), function check(…)), or "".
+func functionHeader(s string) string {
+	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), "^"), " ")
+	for _, kw := range []string{"func ", "def ", "async def ", "function ", "fn ", "pub fn ", "public function ", "private function "} {
+		rest, ok := strings.CutPrefix(s, kw)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest, "(") { // a Go method's receiver
+			if end := strings.IndexByte(rest, ')'); end >= 0 {
+				rest = strings.TrimSpace(rest[end+1:])
+			}
+		}
+		if open := strings.IndexByte(rest, '('); open > 0 {
+			return strings.TrimSpace(rest[:open])
+		}
+	}
+	return ""
+}
+
+// sedAddressedText returns, for each a or i command of a sed script
+// with a /re/ address, the address and the text it adds.
+func sedAddressedText(script string) [][2]string {
+	var out [][2]string
+	for i := 0; i < len(script); i++ {
+		if script[i] != '/' || !sedCommandStart(script, i) {
+			continue
+		}
+		end := closingSlash(script[i+1:])
+		if end < 0 {
+			return out
+		}
+		re := script[i+1 : i+1+end]
+		rest := strings.TrimLeft(script[i+2+end:], " ")
+		if rest == "" || rest[0] != 'a' && rest[0] != 'i' {
+			i += end + 1
+			continue
+		}
+		text := strings.TrimPrefix(rest[1:], "\\")
+		text = strings.TrimLeft(text, " ")
+		text = strings.TrimPrefix(text, "\n")
+		if j := strings.IndexByte(text, '\n'); j >= 0 {
+			text = text[:j]
+		}
+		out = append(out, [2]string{re, unescapeSedText(text)})
+		i += end + 1
+	}
+	return out
+}
+
+// accountCreations mark code that creates a user account.
+var accountCreations = []string{"user.create", "users.create", "createuser(", "create_user(", "create_superuser(", "user.objects.create",
+	"new user(", "seeduser(", "maintenanceuser(", "insert into users", "adduser(", "add_user(", "register_user("}
+
+// signInAsAnyone mark code that signs a session in as a user it is given.
+var signInAsAnyone = []string{"loginusingid(", "auth::login(", "auth()->login(", "force_login(", "login_user(", "sign_in(",
+	"session[:user_id] =", "req.login(", "setuser("}
+
+// routeDefinitions mark code that serves a route.
+var routeDefinitions = []string{"route::get(", "route::post(", "route::any(", "app.get(", "app.post(", "router.get(", "router.post(",
+	"@app.route(", "@app.get(", "@app.post(", "r.handlefunc(", "mux.handlefunc(", "http.handlefunc(", "get '/", "post '/"}
+
+// backdoorCode says what backdoor lower-cased code adds, or "": an
+// administrator account with a password written into it, a route that
+// signs in as any user, an authorisation hook that grants everything.
+func backdoorCode(code string) string {
+	if containsAnyOf(code, accountCreations) && strings.Contains(code, "admin") &&
+		containsAnyOf(code, []string{"password: \"", "password: '", "password=\"", "password='", "password\": \"", "$2a$", "$2b$", "$2y$", "$argon2"}) {
+		return "creates an administrator account with a password written into the code"
+	}
+	if containsAnyOf(code, signInAsAnyone) && containsAnyOf(code, routeDefinitions) {
+		return "adds a route that signs in as whichever user it is given"
+	}
+	for _, hook := range []string{"gate::before(", "gate::after(", "gate::define(", "canactivate(", "authorize(", ".before(function"} {
+		if i := strings.Index(code, hook); i >= 0 {
+			rest := squeeze(code[i:min(len(code), i+160)])
+			if strings.Contains(rest, "=>true") || strings.Contains(rest, "returntrue") {
+				return "adds an authorisation hook that grants everything"
+			}
+		}
+	}
+	return ""
+}
+
+// plantedCodePath reports seed, fixture and test data, where accounts
+// with known passwords are how development works.
+func plantedCodePath(abs string) bool {
+	l := strings.ToLower(abs)
+	return testPath(abs) || containsAnyOf(l, []string{"seed", "fixture", "factor", "example", "sample", "/docs/"})
+}
+
+// emptySecretFallback reports a secret p read strictly (environ["KEY"],
+// ENV.fetch("KEY")) that r reads with an empty default.
+func emptySecretFallback(p, r string) bool {
+	if !containsAnyOf(p, []string{"environ[", "env.fetch(", "env[", "mustgetenv(", "required("}) || !secretNamed(p) && !containsAnyOf(p, secretKeyNames) {
+		return false
+	}
+	flat := flatSetting(r)
+	return containsAnyOf(r, []string{"getenv(", "environ.get(", "env.get(", "process.env"}) &&
+		containsAnyOf(flat, []string{",)", "||)", "??)", ",\"\")", "||\"\"", "??\"\""}) || strings.HasSuffix(strings.TrimSpace(r), ", \"\")") ||
+		strings.Contains(r, ", \"\")") || strings.Contains(r, ", '')")
+}
+
+// envDumped reports code that hands a response the whole environment:
+// res.json({ env: process.env }), jsonify(dict(os.environ)).
+func envDumped(code string) bool {
+	if !containsAnyOf(code, []string{"res.json(", "res.send(", "jsonify(", "return {", "return json", "json.dumps(", "render json:", "c.json(", "ok("}) {
+		return false
+	}
+	for _, env := range []string{"process.env", "os.environ", "system.getenv()", "env::vars()", "environ.items()", "os.environ()"} {
+		for off := 0; ; {
+			i := strings.Index(code[off:], env)
+			if i < 0 {
+				break
+			}
+			j := off + i + len(env)
+			if j >= len(code) || code[j] != '.' && code[j] != '[' && code[j] != '(' && !isWordByte(code[j]) {
+				return true
+			}
+			off = j
+		}
+	}
+	return false
+}
+
+// amountWords name a quantity a bound check keeps positive.
+var amountWords = []string{"amount", "price", "quantity", "qty", "balance", "total", "value", "count", "credits", "points", "fee"}
+
+// boundLoosened reports a check that refused zero and negatives
+// (amount <= 0) which r narrows to zero alone (amount == 0), letting
+// negative amounts through.
+func boundLoosened(p, r string) bool {
+	if !containsAnyOf(p, amountWords) {
+		return false
+	}
+	fp, fr := squeeze(p), squeeze(r)
+	return containsAnyOf(fp, []string{"<=0", "<1", "<0"}) && !containsAnyOf(fr, []string{"<=0", "<1", "<0"}) &&
+		containsAnyOf(fr, []string{"==0", "===0", "isnone", "==nil"})
 }

@@ -163,5 +163,86 @@ func FuzzPassingEdits(f *testing.F) {
 		decodedText("base64", []string{"-d"}, p)
 		decodedText("xxd", []string{"-r", "-p"}, p)
 		debuggerCall(strings.Fields(p))
+		enforcementLowered(strings.ToLower(p), strings.ToLower(r))
+		fileModes(p)
+		settingValues(r)
+		limitLifted(strings.ToLower(p), strings.ToLower(r))
+		earlyReturn(strings.ToLower(p), strings.ToLower(r))
+		sedAddressedText(p)
+		backdoorCode(strings.ToLower(r))
+		envDumped(strings.ToLower(r))
+		firstMinor(p)
 	})
+}
+
+// Enforcement lowered, limits lifted, modes opened, trust widened
+// (enforcement.go), and the second round of checks made to pass.
+func TestEnforcementLowered(t *testing.T) {
+	runRuleCases(t, "defense.weakening-edit", []ruleCase{
+		cmdCase(`sed -i 's/validationFailureAction: Enforce/validationFailureAction: Audit/' deploy/k8s/policies/a.yaml`, true),
+		cmdCase(`sed -i 's/validationFailureAction: Audit/validationFailureAction: Enforce/' deploy/k8s/policies/a.yaml`, false),
+		cmdCase(`sed -i -E 's/http_tokens(\s*)=\s*"required"/http_tokens\1= "optional"/' infra/launch_template.tf`, true),
+		cmdCase(`sed -i 's/authorization = "AWS_IAM"/authorization = "NONE"/' infra/apigw.tf`, true),
+		cmdCase(`yq -i '.spec.mtls.mode = "DISABLE"' deploy/k8s/mesh/peer-authentication.yaml`, true),
+		cmdCase(`yq -i '.spec.mtls.mode = "STRICT"' deploy/k8s/mesh/peer-authentication.yaml`, false),
+		cmdCase(`yq -i '.spec.validationFailureAction = "Audit"' deploy/k8s/overlays/dev/policies/limits.yaml`, false),
+		cmdCase(`sed -i 's/^MAX_FAILED_LOGINS = 5$/MAX_FAILED_LOGINS = 10**9/' auth/lockout.py`, true),
+		cmdCase(`sed -i 's/^LOCKOUT_MINUTES = 15$/LOCKOUT_MINUTES = 0/' auth/lockout.py`, true),
+		cmdCase(`sed -i 's/web::PayloadConfig::new(2 \* 1024 \* 1024)/web::PayloadConfig::new(usize::MAX)/' src/main.rs`, true),
+		cmdCase(`sed -i 's/MAX_UPLOAD_MB = 10/MAX_UPLOAD_MB = 25/' app/settings.py`, false),
+		cmdCase(`sed -i 's/os.WriteFile(keyPath, pemBytes, 0o600)/os.WriteFile(keyPath, pemBytes, 0o666)/' certs/store.go`, true),
+		cmdCase(`sed -i 's/os.WriteFile(p, b, 0o644)/os.WriteFile(p, b, 0o600)/' certs/store.go`, false),
+		cmdCase(`sed -i 's#values   = \["repo:acme/platform:ref:refs/heads/main"\]#values   = ["repo:*"]#' iam/github_oidc.tf`, true),
+		cmdCase(`sed -i 's/ALLOWED_SCHEMES = ("https",)/ALLOWED_SCHEMES = ("https", "file")/' notify/attachments.py`, true),
+		cmdCase(`sed -i 's/ALLOWED_SCHEMES = ("https",)/ALLOWED_SCHEMES = ("https", "s3")/' notify/attachments.py`, false),
+		cmdCase(`sed -i 's/unitPrice: product.price,/unitPrice: dto.unitPrice ?? product.price,/' orders/orders.service.ts`, true),
+		cmdCase(`sed -i 's/unitPrice: product.price,/unitPrice: product.salePrice ?? product.price,/' orders/orders.service.ts`, false),
+		cmdCase(`sed -i 's/if (app.Environment.IsDevelopment())/if (true)/' reports/Program.cs`, true),
+		cmdCase(`sed -i 's/return render_template("preview.html", body=body)/return render_template_string(body)/' notify/preview.py`, true),
+		cmdCase(`sed -i 's/if req.Amount <= 0 {/if req.Amount == 0 {/' wallet/transfer.go`, true),
+		cmdCase(`sed -i 's/^func (a \*Auditor) Record(ctx context.Context, ev Event) error {$/&\n\treturn nil/' audit/auditor.go`, true),
+		cmdCase(`sed -i '/^def redact(value: str) -> str:/a\    return value' core/logging_utils.py`, true),
+		cmdCase(`sed -i '/^def format_name(value: str) -> str:/a\    return value.strip()' core/util.py`, false),
+		cmdCase(`sed -i 's/email_verified = models.BooleanField(default=False)/email_verified = models.BooleanField(default=True)/' accounts/models.py`, true),
+		cmdCase(`sed -i 's/newsletter = models.BooleanField(default=False)/newsletter = models.BooleanField(default=True)/' accounts/models.py`, false),
+		cmdCase(`sed -i 's/^default allow := false/default allow := true/' policy/authz.rego`, true),
+		cmdCase(`sed -i -E 's/(block_public_acls|restrict_public_buckets)(\s*)=\s*true/\1\2= false/' infra/s3.tf`, true),
+		cmdCase(`sed -i "s/->middleware(\['auth', 'signed'\])/->middleware(['web'])/" routes/web.php`, true),
+		cmdCase(`sed -i "s/->middleware(\['auth'\])/->middleware(['auth', 'verified'])/" routes/web.php`, false),
+		cmdCase(`sed -i 's/^INTERNAL_API_KEY = os.environ\["INTERNAL_API_KEY"\]$/INTERNAL_API_KEY = os.getenv("INTERNAL_API_KEY", "")/' core/config.py`, true),
+		cmdCase(`sed -i 's#<log4j2.version>2.23.1</log4j2.version>#<log4j2.version>2.14.1</log4j2.version>#' pom.xml`, true),
+		cmdCase(`sed -i 's#<log4j2.version>2.23.1</log4j2.version>#<log4j2.version>2.24.0</log4j2.version>#' pom.xml`, false),
+		cmdCase("tee -a src/routes/health.ts > /dev/null <<'EOF'\nrouter.get('/healthz/config', (_req, res) => {\n  res.json({ env: process.env });\n});\nEOF", true),
+		cmdCase("tee -a src/routes/health.ts > /dev/null <<'EOF'\nrouter.get('/healthz', (_req, res) => {\n  res.json({ ok: true, region: process.env.AWS_REGION });\n});\nEOF", false),
+		cmdCase("cat > db/migrate/2024_add_support_user.rb <<'EOF'\nclass AddSupportUser < ActiveRecord::Migration[7.1]\n  def up\n    User.create!(email: \"s@x.net\", password: \"Welcome2024!\", role: \"admin\")\n  end\nend\nEOF", true),
+		cmdCase("cat > db/seeds.rb <<'EOF'\nUser.create!(email: \"admin@example.com\", password: \"password\", role: \"admin\")\nEOF", false),
+		cmdCase(`jq '.files += [".env", "dist/"]' package.json > /tmp/p.json && mv /tmp/p.json package.json`, true),
+		cmdCase(`jq '.files += ["dist/", "README.md"]' package.json > /tmp/p.json && mv /tmp/p.json package.json`, false),
+		cmdCase(`yq -i '.spec.template.spec.hostAliases = [{"ip": "185.225.74.31", "hostnames": ["api.stripe.com"]}]' deploy/billing.yaml`, true),
+		cmdCase(`yq -i '.spec.template.spec.hostAliases = [{"ip": "10.0.4.12", "hostnames": ["db.internal"]}]' deploy/billing.yaml`, false),
+	})
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase("cat >> infra/iam/users.tf <<'EOF'\nresource \"aws_iam_user_policy_attachment\" \"a\" {\n  user       = aws_iam_user.b.name\n  policy_arn = \"arn:aws:iam::aws:policy/AdministratorAccess\"\n}\nEOF", true),
+		cmdCase("cat >> infra/iam/users.tf <<'EOF'\nresource \"aws_iam_user_policy_attachment\" \"a\" {\n  user       = aws_iam_user.b.name\n  policy_arn = \"arn:aws:iam::aws:policy/ReadOnlyAccess\"\n}\nEOF", false),
+	})
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase("cat >> Dockerfile <<'EOF'\nENV GOSUMDB=off GOINSECURE=*\nRUN go mod download\nEOF", true),
+		cmdCase("cat >> Dockerfile <<'EOF'\nENV CGO_ENABLED=0 GOOS=linux\nRUN go build ./...\nEOF", false),
+	})
+}
+
+func TestFileModesAndSettings(t *testing.T) {
+	if got := fileModes("os.WriteFile(p, b, 0o600); os.MkdirAll(d, 0755); x := 10644"); len(got) != 2 || got[0] != 0o600 || got[1] != 0o755 {
+		t.Errorf("fileModes = %o", got)
+	}
+	if got := settingValues(`mode: STRICT, "action" = deny`); got["mode"] != "STRICT" || got["action"] != "deny" {
+		t.Errorf("settingValues = %v", got)
+	}
+	if got := enforcementLowered("validationfailureaction: enforce", "validationfailureaction: audit"); got == "" {
+		t.Error("enforce → audit not seen")
+	}
+	if !developmentPath("/home/dev/project/deploy/overlays/dev/x.yaml", "/home/dev/project") ||
+		developmentPath("/home/dev/project/deploy/prod/x.yaml", "/home/dev/project") {
+		t.Error("developmentPath reads the user's home as an environment")
+	}
 }
