@@ -200,7 +200,8 @@ func securityFlagFlipped(p, r string) string {
 			return key + " from true to false"
 		case !was && after && absenceKey(key):
 			return key + " from false to true"
-		case !was && after && strings.Contains(key, "default") && grantKeys.in(key):
+		case !was && after && grantKeys.in(key) && (strings.Contains(key, "default") || containsAnyOf(p, accountCreations) ||
+			containsAnyOf(p, []string{"signup", "sign_up", "register"})):
 			return key + " from false to true"
 		}
 	}
@@ -240,7 +241,7 @@ var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf"
 var (
 	absenceKeys = newFoldSet("insecure", "allow_all", "allowall", "bypass", "unsafe", "permissive", "trust_all", "trustall",
 		"no_verify", "noverify", "allow_any", "anonymous", "privilegeescalation", "privileged", "hostnetwork", "hostpid", "hostipc",
-		"publicly_accessible", "public_access", "send_default_pii", "include_pii", "introspection", "autoindex", "graphiql",
+		"publicly_accessible", "public_access", "dangerously", "send_default_pii", "include_pii", "introspection", "autoindex", "graphiql",
 		"playground")
 	skipWords = newFoldSet("skip", "disable", "no_", "ignore")
 )
@@ -248,7 +249,7 @@ var (
 // grantKeys name a state that grants something (verified, approved,
 // admin, allow): its default made true hands it to every new record or
 // request.
-var grantKeys = newFoldSet("verified", "confirmed", "approved", "admin", "staff", "superuser", "trusted", "privileged", "allow")
+var grantKeys = newFoldSet("verified", "confirmed", "approved", "admin", "staff", "superuser", "trusted", "privileged", "allow", "active")
 
 func absenceKey(key string) bool {
 	return absenceKeys.in(key) || skipWords.in(key) && protectionKeys.in(key)
@@ -364,7 +365,7 @@ func authCount(s string) int {
 
 // authMarkers are the checks of who a caller is and what it may do, as
 // authCount counts them.
-var authMarkers = []string{"is_staff", "is_superuser", "is_admin", "isadmin", "has_perm", "haspermission", "hasrole", "is_authenticated",
+var authMarkers = []string{"is_staff", "is_superuser", "is_admin", "isadmin", "has_perm", "haspermission", "hasrole", "hasauthority", "hasscope", "is_authenticated",
 	"isauthenticated", "login_required", "permission_required", "can?(", "authorize", "is_owner", "owner_id"}
 
 // securityFileEdit says what substitutions take out of a file named for

@@ -296,6 +296,7 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 			if text := edInsertedText(sc); text != "" {
 				subs = append(subs, [2]string{"", text})
 			}
+			subs = append(subs, edChanges(sc)...)
 		} else if f, sb, deleted, ok := cs.awkEdits(v); ok {
 			files, subs = f, sb
 			for _, re := range deleted {
@@ -328,6 +329,9 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 	}
 	for _, f := range files {
 		abs := cs.resolveIn(v.c, f).Abs
+		if _, manifest := manifestEcosystem(baseName(abs)); manifest {
+			s.checkLookalikeManifest(abs, added.String(), "this edit")
+		}
 		if lang := codeFileLang(abs); lang != "" {
 			s.judgePlanted(lang, added.String(), abs, writesCodeInto(abs))
 			s.checkWeakeningWrite(abs, added.String())
@@ -377,4 +381,30 @@ func edCommand(line string) string {
 			return line
 		}
 	}
+}
+
+// edChanges returns each /re/c command of an ed script as a substitution
+// of the addressed line by the text that replaces it.
+func edChanges(script string) [][2]string {
+	var out [][2]string
+	lines := strings.Split(script, "\n")
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "/") || edCommand(t) != "c" {
+			continue
+		}
+		end := closingSlash(t[1:])
+		if end < 0 {
+			continue
+		}
+		var text strings.Builder
+		for _, l := range lines[i+1:] {
+			if strings.TrimSpace(l) == "." {
+				break
+			}
+			text.WriteString(l + "\n")
+		}
+		out = append(out, [2]string{t[1 : 1+end], text.String()})
+	}
+	return out
 }

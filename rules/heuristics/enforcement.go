@@ -132,7 +132,7 @@ var limitWords = []string{"limit", "max", "size", "attempt", "lockout", "throttl
 // unlimitedValues stand for no limit at all.
 var unlimitedValues = []string{"usize::max", "u64::max", "u32::max", "math.maxint", "maxint64", "maxint32", "math.inf", "infinity",
 	"number.max_safe_integer", "number.max_value", "sys.maxsize", "float('inf')", "float(\"inf\")", "integer.max_value",
-	"long.max_value", "int.maxvalue", "unlimited", "10**9", "10 ** 9", "1e9", "1e12"}
+	"long.max_value", "int.maxvalue", "unlimited", "10**9", "10 ** 9", "1e9", "1e12", "rate.inf"}
 
 // limitLifted reports a limit r lifts: replaced by a type's maximum or
 // infinity, multiplied a thousand times, or an attempt lockout set to 0.
@@ -204,7 +204,7 @@ func fileModes(s string) []int {
 // trustContext mark a condition on who may assume a role or reach a
 // resource.
 var trustContext = []string{"repo:", "principal", "values", "condition", "sub", "aud", "allowed_origins", "source_ranges",
-	"cidr_blocks", "trusted", "identifiers", "members"}
+	"cidr_blocks", "trusted", "identifiers", "members", "hostname", "remotepatterns", "domains"}
 
 // wildcardWidened reports a trust condition whose specific value r
 // replaces with one matching everything ("repo:*", "*", 0.0.0.0/0).
@@ -213,7 +213,7 @@ func wildcardWidened(p, r string) bool {
 		return false
 	}
 	wild := func(v string) bool {
-		return v == "*" || strings.HasSuffix(v, ":*") || v == "0.0.0.0/0" || v == "::/0" || strings.HasSuffix(v, "/*") && strings.Count(v, "/") <= 1
+		return v == "*" || v == "**" || strings.HasSuffix(v, ":*") || v == "0.0.0.0/0" || v == "::/0" || strings.HasSuffix(v, "/*") && strings.Count(v, "/") <= 1
 	}
 	for _, v := range quotedStrings(p) {
 		if wild(v) {

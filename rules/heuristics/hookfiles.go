@@ -1027,7 +1027,7 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 			return
 		}
 	}
-	if setting := insecureSetting(filter); setting != "" {
+	if setting := insecureSetting(envPairs(filter)); setting != "" {
 		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it sets "+setting+", which turns a protection off: make the change by hand, in review", abs)
 		return
 	}
@@ -1042,6 +1042,26 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 				return
 			}
 		}
+	}
+	if strings.Contains(lower, "secretref") {
+		for _, h := range urlHosts(lower) {
+			if !privateHost(h) && !internalNetworkHost(h) {
+				s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a container given the workload's secrets sends to "+h+": make the change by hand, in review", abs)
+				return
+			}
+		}
+	}
+	if f := squeeze(filter); strings.Contains(f, "ingress=[{}]") || strings.Contains(f, "egress=[{}]") {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that its network policy allows all traffic ([{}]): make the change by hand, in review", abs)
+		return
+	}
+	if f := squeeze(filter); (strings.Contains(f, "type=loadbalancer") || strings.Contains(f, "type:loadbalancer")) && containsAnyOf(lower+abs, dataStoreNames) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a data store gets a public load balancer: make the change by hand, in review", abs)
+		return
+	}
+	if job := disabledJob(filter); job != "" {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that the "+job+" job never runs: make the change by hand, in review", abs)
+		return
 	}
 	if strings.Contains(lower, "continue-on-error") && strings.Contains(lower, "true") && securityChecks.in(lower) {
 		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security check's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
@@ -1119,4 +1139,50 @@ func isSecretFileName(name string) bool {
 	return b == ".env" || strings.HasPrefix(b, ".env.") && !strings.HasSuffix(b, ".example") && !strings.HasSuffix(b, ".sample") ||
 		strings.HasPrefix(b, "id_rsa") || strings.HasPrefix(b, "id_ed25519") || strings.HasSuffix(b, ".pem") || strings.HasSuffix(b, ".key") ||
 		b == ".npmrc" || b == ".pypirc" || b == "credentials" || b == "credentials.json"
+}
+
+// dataStoreNames name services that hold data and should not face the
+// internet.
+var dataStoreNames = []string{"redis", "postgres", "mysql", "mariadb", "mongo", "elasticsearch", "opensearch", "memcached", "kafka",
+	"etcd", "rabbitmq", "cassandra", "clickhouse", "minio"}
+
+// envPairs rewrites a filter's Kubernetes-style env entries ({"name":
+// "X", "value": "Y"}) as X=Y, so settings judge them as assignments.
+func envPairs(filter string) string {
+	f := squeeze(filter)
+	var b strings.Builder
+	b.WriteString(filter)
+	for off := 0; ; {
+		i := strings.Index(f[off:], "name:")
+		if i < 0 {
+			break
+		}
+		i += off
+		name, rest, _ := strings.Cut(f[i+len("name:"):], ",")
+		off = i + len("name:")
+		if v, ok := strings.CutPrefix(rest, "value:"); ok {
+			val, _, _ := strings.Cut(v, "}")
+			b.WriteString("\n" + name + "=" + val)
+		}
+	}
+	return b.String()
+}
+
+// disabledJob returns the name of a test or security job a filter turns
+// off (.jobs.test.if = "false"), or "".
+func disabledJob(filter string) string {
+	f := squeeze(filter)
+	i := strings.Index(f, ".if=")
+	if i < 0 {
+		return ""
+	}
+	if v := f[i+4:]; !strings.HasPrefix(v, "false") && !strings.HasPrefix(v, "${{false}}") {
+		return ""
+	}
+	job := f[:i]
+	job = job[strings.LastIndexByte(job, '.')+1:]
+	if containsAnyOf(job, []string{"test", "lint", "scan", "security", "check", "audit", "sast", "codeql"}) {
+		return job
+	}
+	return ""
 }

@@ -66,6 +66,10 @@ func looseningEdit(p, r string) string {
 		return "takes out a hardening setting (an XML parser's entity guard, an SSRF guard, a random fill, a security header)"
 	case expiryRemoved(p, r):
 		return "takes the expiry off a token or session"
+	case markerAdded(p, r, checkSkippingOptions):
+		return "adds an option that skips a token's or a login's checks"
+	case containsAnyOf(p, []string{"authenticate(", "auth("}) && markerAdded(p, r, []string{"optional=true", "optional:true"}):
+		return "makes authentication optional"
 	case markerAdded(p, r, []string{"unsafe-inline", "unsafe-eval"}):
 		return "lets a content security policy run inline or evaluated script"
 	case templateFromInput(p, r):
@@ -91,6 +95,13 @@ func looseningEdit(p, r string) string {
 var unescapedOutput = []string{"|safe", "dangerouslysetinnerhtml", "{!!", "v-html", ".html_safe", "raw(", "mark_safe(", "markup(",
 	"innerhtml=", "{{{", "|raw", "autoescapefalse", "autoescape=false", "bypasssecuritytrusthtml", "trustashtml", "{@html",
 	"escape=false", "escapexml=false", "th:utext"}
+
+// checkSkippingOptions are options (flattened) that tell a token or
+// session library to skip its checks.
+var checkSkippingOptions = []string{"withoutclaimsvalidation", "verify_exp:false", "verify_aud:false", "verify_iss:false",
+	"verify_signature:false", "ignoreexpiration:true", "ignorenotbefore:true", "algorithms:[none", "algorithms=[none",
+	"skipclaimsvalidation", "verify_exp=false", "verify_signature=false", "requireexpirationtime=false", "validatelifetime=false",
+	"validateissuer=false", "validateaudience=false", "validateissuersigningkey=false", "requiresignedtokens=false"}
 
 // markerAdded reports one of markers in r (flattened) that p lacks.
 func markerAdded(p, r string, markers []string) bool {
@@ -130,7 +141,10 @@ var hardeningMarkers = []string{"disallow-doctype-decl", "setexpandentityreferen
 	// Sessions renewed at login and revoked at logout or a password
 	// change; fields stored encrypted; errors scrubbed before reporting.
 	"renewtoken(", "session.renew", "session.flush()", "session.clear()", ".revoke(", "revoke_all", "invalidate_sessions",
-	"token.objects.filter(user", "=> 'encrypted'", "=> \"encrypted\"", "before_send=scrub", "depthlimit(", "query_depth", "max_depth"}
+	"token.objects.filter(user", "=> 'encrypted'", "=> \"encrypted\"", "before_send=scrub", "depthlimit(", "query_depth", "max_depth",
+	// Security middleware and settings; nginx's access rules.
+	"helmet(", "csurf(", "csrfprotect", "xframeoptions", "securitymiddleware", "csrfviewmiddleware", "clickjacking",
+	"filter=\"data\"", "filter='data'", "redact", "deny all", "auth_request", "auth_basic", "internal;"}
 
 var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
 	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
@@ -287,7 +301,7 @@ var exemptionWords = []string{"except", "exempt", "skip", "public", "ignore", "u
 // keeps only part of, or, for a list of exemptions, one r extends. A
 // role list is rolesWidened's: shortening it is tightening.
 func guardedListShrunk(p, r string) bool {
-	if !containsAnyOf(p, guardContext) && !containsAnyOf(p, exemptionWords) || containsAnyOf(p, roleMarkers) {
+	if !containsAnyOf(p, guardContext) && !containsAnyOf(p, exemptionWords) || containsAnyOf(p, roleMarkers) || keepsMatch(p, r) {
 		return false
 	}
 	before, after := quotedWords(p), quotedWords(r)
@@ -312,6 +326,23 @@ func guardedListShrunk(p, r string) bool {
 	// RequireRole(RoleAdmin)) keeps the list as long as it was.
 	items := listItems(p)
 	return len(items) == 0 || len(listItems(r)) < len(items)
+}
+
+// keepsMatch reports a replacement that writes back everything the
+// pattern matched (&, $&, \0, or $1 of a pattern that is one group) and
+// only adds to it.
+func keepsMatch(p, r string) bool {
+	if containsAnyOf(r, []string{"$&", "\\0", "$0"}) {
+		return true
+	}
+	// sed's & at either end of the replacement (perl's & is a literal,
+	// and && is an operator).
+	if t := strings.TrimSpace(r); strings.HasPrefix(t, "&") && !strings.HasPrefix(t, "&&") && (len(t) == 1 || !isAlnumByte(t[1])) ||
+		strings.HasSuffix(t, "&") && !strings.HasSuffix(t, "&&") && !strings.HasSuffix(t, "\\&") {
+		return true
+	}
+	t := strings.TrimSpace(p)
+	return strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") && containsAnyOf(r, []string{"$1", "\\1"})
 }
 
 // listItems returns the comma-separated items of the first (…) or […]
@@ -354,7 +385,7 @@ func privilegedAttributeAllowed(p, r string) bool {
 }
 
 // constraintMarkers mark a constraint of a validation schema.
-var constraintMarkers = []string{".positive()", ".nonnegative()", ".min(", ".max(", ".email()", ".uuid()", ".url()", ".regex(",
+var constraintMarkers = []string{"mimes:", "mimetypes:", "'image'", "dimensions:", "max:", "'max:", ".positive()", ".nonnegative()", ".min(", ".max(", ".email()", ".uuid()", ".url()", ".regex(",
 	".length(", ".int()", "@ispositive", "@min(", "@max(", "@notblank", "@notnull", "@email", "@size(", "@pattern(", "gt=", "ge=",
 	"lt=", "le=", "max_length=", "min_length=", "conint(", "constr(", ".required()", "required: true", "required=true"}
 
@@ -393,7 +424,7 @@ func auditSilenced(p, r string) bool {
 	if commentsOut(r) {
 		return true
 	}
-	for _, quiet := range []string{"critical", "fatal", ".off", "level.off", "logging.disable", "none"} {
+	for _, quiet := range []string{"critical", "fatal", ".off", "level.off", "logging.disable", "none", "=\"off\"", "='off'", "level=off", ": off"} {
 		if strings.Contains(r, quiet) && !strings.Contains(p, quiet) {
 			return true
 		}
@@ -524,7 +555,7 @@ func scopeDropped(p, r string) bool {
 
 // guardCallWords mark a call that checks, validates or sanitises.
 var guardCallWords = []string{"safe", "valid", "allow", "saniti", "verify", "check", "escape", "authoriz", "permit", "guard", "clean",
-	"redact", "mask", "scrub", "encrypt", "hmac"}
+	"redact", "mask", "scrub", "encrypt", "hmac", "require_", "requireauth", "ensure_"}
 
 // guardCallNames returns the names of the calls of s whose name says
 // they check something (isSafeRedirect(, validate_input().
@@ -606,6 +637,9 @@ func secretExposed(p, r string) bool {
 // majorDowngrade reports a dependency pin whose major version r lowers:
 // cryptography==42.0.5 → 3.3.2, "jsonwebtoken": "^9.0.2" → "8.5.1".
 func majorDowngrade(p, r string) bool {
+	if !pinsVersion(p) {
+		return false
+	}
 	a, b := firstVersion(p), firstVersion(r)
 	return a > 0 && b >= 0 && b < a && versionName(p) != "" && versionName(p) == versionName(r)
 }
@@ -615,9 +649,33 @@ func majorDowngrade(p, r string) bool {
 // minorDowngrade reports a dependency pin that r moves back two minor
 // releases or more within its major version (log4j 2.23.1 → 2.14.1).
 func minorDowngrade(p, r string) bool {
+	if !pinsVersion(p) {
+		return false
+	}
 	a, am := firstMinor(p)
 	b, bm := firstMinor(r)
 	return a >= 0 && a == b && bm >= 0 && am-bm >= 2 && versionName(p) != "" && versionName(p) == versionName(r)
+}
+
+// pinsVersion reports text that pins a version: x.y.z, or a pin's
+// operator or key (==, ^, ~, @, "version"); a ratio (sample_rate=1.0)
+// is none.
+func pinsVersion(s string) bool {
+	if containsAnyOf(s, []string{"==", "^", "~", "@", "version", ">=", "<="}) {
+		return true
+	}
+	for i := 0; i+4 < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' && s[i+1] == '.' {
+			j := i + 2
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j > i+2 && j+1 < len(s) && s[j] == '.' && s[j+1] >= '0' && s[j+1] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstMinor returns the major and minor numbers of the first version of
@@ -670,8 +728,8 @@ func firstVersion(s string) int {
 func versionName(s string) string {
 	s = strings.TrimLeft(s, "^ \t\"'<")
 	end := strings.IndexAny(s, "=@:\" <>~")
-	if end <= 0 {
-		return ""
+	if end <= 0 || strings.ContainsAny(s[:end], "()") {
+		return "" // code, not a package: expect(x).to eq(8.25)
 	}
 	return strings.Trim(s[:end], "\"'")
 }

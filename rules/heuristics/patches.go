@@ -125,13 +125,14 @@ func (s *scan) checkPatchEdits(v *cmdView, patches []filePatch) {
 var processStarts = []string{"exec.command(", "os.system(", "subprocess.", "popen(", "child_process", "execsync(", "spawn(",
 	"shell_exec(", "passthru(", "proc_open(", "getruntime().exec(", "processbuilder(", "open3.", "system(", "%x(", "os.exec",
 	// Code run in the process itself: eval of what the request carries.
-	"eval(", "new function(", "vm.runinthiscontext(", "vm.runinnewcontext("}
+	"eval(", "new function(", "vm.runinthiscontext(", "vm.runinnewcontext(", "`#{"}
 
 // requestInputs mark a value read from an HTTP request.
 var requestInputs = []string{"request.args", "request.form", "request.values", "request.get_json", "request.json", "request.data",
 	"request.get.get(", "request.post.get(", "request.query_params", "req.query", "req.body", "req.params", "r.url.query()",
 	"r.formvalue(", "r.postformvalue(", "$_get", "$_post", "$_request", "$_cookie", "$_server['http_", "getparameter(",
-	"c.query(", "c.param(", "ctx.query", "ctx.request", "params[:", "params.get(", "request.headers"}
+	"c.query(", "c.param(", "ctx.query", "ctx.request", "params[:", "params.get(", "request.headers", "r.header.get(", "req.header(",
+	"req.headers", "params[\""}
 
 // checkRequestCommand reports code of a source kind that starts a
 // process from a request's value.

@@ -3,7 +3,9 @@ package heuristics
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -238,11 +240,33 @@ func (cs *cmdScan) filterEdit(v *cmdView) (abs, filter string, ok bool) {
 	if v.prog != "jq" && v.prog != "yq" && v.prog != "gojq" {
 		return "", "", false
 	}
-	ops := operands(v.args, "", []string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "--front-matter", "--output-format", "--input-format"})
+	// --arg NAME VALUE (and --argjson, --slurpfile, --rawfile) take two
+	// words; the filter's $NAME is VALUE.
+	args, vars := v.args, map[string]string{}
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--arg" || a == "--argjson" || a == "--slurpfile" || a == "--rawfile" }) {
+		args = nil
+		for i := 0; i < len(v.args); i++ {
+			switch a := v.args[i]; {
+			case (a == "--arg" || a == "--argjson" || a == "--slurpfile" || a == "--rawfile") && i+2 < len(v.args):
+				if a == "--arg" {
+					vars[v.args[i+1]] = strconv.Quote(v.args[i+2])
+				}
+				i += 2
+			default:
+				args = append(args, a)
+			}
+		}
+	}
+	ops := operands(args, "", []string{"--indent", "--front-matter", "--output-format", "--input-format"})
 	if len(ops) < 2 {
 		return "", "", false
 	}
 	filter, file := ops[0], ops[len(ops)-1]
+	names := slices.Collect(maps.Keys(vars))
+	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) }) // $ab before $a
+	for _, name := range names {
+		filter = strings.ReplaceAll(filter, "$"+name, vars[name])
+	}
 	if v.prog == "yq" && (hasShortFlag(v.args, 'i') || hasLongFlag(v.args, "inplace")) {
 		return cs.resolveIn(v.c, file).Abs, filter, true
 	}
@@ -267,8 +291,11 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	s.judgeFilterSettings(abs, filter)
 	for _, del := range filterDeletions(filter) {
 		switch {
-		case kind == "ci" && (securityChecks.in(del) || workflowScanNames.in(del)):
+		case (kind == "ci" || kind == "pre-commit") && (securityChecks.in(del) || workflowScanNames.in(del)):
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it no longer runs "+del+": a security check leaves the pipeline without a word about it; make the change by hand, in review", abs)
+		case containsAnyOf(strings.ToLower(del), []string{"auth-url", "auth-signin", "auth-type", "auth-secret", "whitelist-source-range",
+			"allowlist-source-range", "auth-tls-verify-client"}):
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" without "+del+": the ingress stops asking who the caller is; make the change by hand, in review", abs)
 		case lockFile(baseName(abs)) && lockDigests.in(del):
 			s.add(rSupplyVerifyOff, "rewrites "+baseName(abs)+" without "+del+": the install no longer checks that each package is the one locked; keep the lockfile's hashes", abs)
 		default:

@@ -236,7 +236,7 @@ func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
 	if len(ops) < 2 {
 		return
 	}
-	net := 0
+	net, internal, localListener := 0, 0, false
 	for _, a := range ops[len(ops)-2:] {
 		la := strings.ToLower(a)
 		for _, p := range socatNetPrefixes {
@@ -246,6 +246,7 @@ func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
 					if i := strings.Index(la, ",bind="); i >= 0 {
 						h, _, _ := strings.Cut(la[i+6:], ",")
 						if isLoopbackHost(h) {
+							localListener = true
 							break
 						}
 					}
@@ -254,13 +255,18 @@ func (s *scan) checkSocatTransfer(v *cmdView, report func(string)) {
 					if isLoopbackHost(h) {
 						break
 					}
+					if privateHost(h) || internalNetworkHost(h) {
+						internal++
+					}
 				}
 				net++
 				break
 			}
 		}
 	}
-	if net > 0 {
+	// A loopback listener relayed to a host of the organisation's network
+	// is a local port forward (to a staging database): nothing leaves.
+	if net > 0 && !(localListener && internal == net) {
 		report("socat joins a network socket to a file, the terminal or another socket")
 	}
 }

@@ -118,7 +118,8 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 	"password_verify", "compare_digest", "check_token", "checktoken", "validate_token", "validatetoken", "permission_required",
 	"requires_auth", "is_authorized", "isauthorized", "authenticate", ".authenticated()", "hasrole(", "hasauthority(", "@preauthorize",
 	"@secured", "@rolesallowed", "require_admin", "require_login", "requirelogin", "admin_required", "before_action :require",
-	"before_action :authenticate", "requirerole", "require_role", "requirepermission", "require_permission", "requirescope",
+	"before_action :authenticate", "constructevent(", "construct_event(", "verifywebhook", "verify_webhook", "webhook.verify",
+	"requirerole", "require_role", "requirepermission", "require_permission", "requirescope",
 	"require_scope", ".role ==", ".role ===", ".role !=", ".role !==", ".role in (", ".role in [", "roles.includes(",
 	// An ownership check: the record's owner compared with the caller.
 	"!= request.user", "!= current_user", "!== req.user", "!= req.user", "owner_id !=", "owner_id ==", "user_id !=",
@@ -129,7 +130,8 @@ var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "i
 // inputGuards mark a line that validates or sanitises input: deleting it
 // from application code lets unchecked input through.
 var inputGuards = newFoldSet("sanitize", "sanitise", "validateinput", "validate_input", "escapehtml", "escape_html",
-	"htmlspecialchars", "bleach.clean", "dompurify", "validator.escape", "xss(", ".validate(", "validate_request", "is_valid(")
+	"htmlspecialchars", "bleach.clean", "dompurify", "validator.escape", "xss(", ".validate(", "validate_request", "is_valid(",
+	"schema.parse(", ".safeparse(", "schema.validate(", ".validatesync(", "#[validate", "@valid", "@notblank", "@notnull")
 
 // guardWords mark a replacement that still validates or sanitises.
 var guardWords = newFoldSet("valid", "saniti", "escape", "check", "clean", "purif", "schema", "parse")
@@ -202,7 +204,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 	}
 	if what == "" && sourceCode(files) {
 		for _, sub := range subs {
-			if authChecks.in(sub[0]) && (!checkWords.in(sub[1]) && !authChecks.in(sub[1]) || literalOr(sub[1])) {
+			if authChecks.in(withoutMessages(sub[0])) && (!checkWords.in(withoutMessages(sub[1])) && !authChecks.in(withoutMessages(sub[1])) || literalOr(sub[1])) {
 				what = "takes an authorisation check out of the code"
 			}
 		}
@@ -235,7 +237,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 		// condition in any application code.
 		for _, sub := range subs {
 			p, r := strings.ToLower(unescapeRegex(sub[0])), strings.ToLower(unescapeRegex(sub[1]))
-			if strongRefusal(p) && !strongRefusal(r) && containsAnyOf(p, []string{"if ", "if(", "unless", "?", "raise", "throw", "return"}) {
+			if strongRefusal(p) && !strongRefusal(r) && !containsAnyOf(r, otherRefusals) && containsAnyOf(p, []string{"if ", "if(", "unless", "?", "raise", "throw", "return"}) {
 				what = "takes a refusal out of the code (" + strings.TrimSpace(sub[0]) + ")"
 				break
 			}
@@ -258,6 +260,18 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 	}
 	if what == "" {
 		what = securityConfigEdit(files, script)
+	}
+	if what == "" && workflowFiles(files) {
+		for _, re := range sedDeletions(script) {
+			if strings.Contains(strings.TrimSpace(unescapeRegex(re)), "environment:") {
+				what = "drops a job's deployment environment, and the reviewers and branch rules it enforces"
+			}
+		}
+		for _, sub := range subs {
+			if strings.Contains(sub[0], "if:") && strings.Contains(squeeze(sub[1]), "if:always()") {
+				what = "makes a job's condition always(): it runs whatever branch or result"
+			}
+		}
 	}
 	if what == "" && workflowFiles(files) {
 		for _, sub := range subs {
@@ -310,10 +324,10 @@ func weakeningEdit(subs [][2]string, script string, checks, code bool) string {
 		if checks && testRuns.in(re) {
 			return "deletes the lines that run the tests (" + re + ")"
 		}
-		if code && authChecks.in(re) {
+		if code && authChecks.in(unescapeRegex(re)) {
 			return "deletes an authorisation check from the code (" + re + ")"
 		}
-		if code && inputGuards.in(re) {
+		if code && inputGuards.in(unescapeRegex(re)) {
 			return "deletes input validation or sanitisation from the code (" + re + ")"
 		}
 		if containsAnyOf(strings.ToLower(unescapeRegex(re)), hardeningMarkers) {
@@ -334,7 +348,9 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		// Emptied, made a constant (if False:) or reworded without a
 		// check (jwt.verify → jwt.decode), or ORed with a literal.
 		// A comment names a check without running it.
-		if authChecks.in(pat) && (commentsOut(repl) || !checkWords.in(repl) && !authChecks.in(repl) || literalOr(repl)) {
+		// A message or path ("Not authenticated", "/admin") names no
+		// check; a quoted name ('…CsrfViewMiddleware') does.
+		if authChecks.in(withoutMessages(pat)) && (commentsOut(repl) || !checkWords.in(withoutMessages(repl)) && !authChecks.in(withoutMessages(repl)) || literalOr(repl)) {
 			return "takes an authorisation check out of the code"
 		}
 		if inputGuards.in(pat) && (commentsOut(repl) || !guardWords.in(repl)) {
@@ -354,6 +370,14 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		}
 		// A pattern's regex padding (" *=", "\s*") is not text it replaces.
 		lp, lr := regexPadding.Replace(strings.ToLower(unescapeRegex(pat))), strings.ToLower(unescapeRegex(repl))
+		if keepsMatch(strings.ToLower(pat), strings.ToLower(repl)) {
+			// The match is written back with text around it: judge the
+			// text added (after a function's header, its first line).
+			if name := earlyReturn(lp, lr); name != "" {
+				return "makes " + name + " return before it does its work"
+			}
+			lp, lr = "", strings.NewReplacer("$&", "", "&", "", "$1", "", "\\1", "").Replace(lr)
+		}
 		if what := guardBypass(lp, lr); what != "" {
 			return what
 		}
@@ -627,6 +651,12 @@ func sedDeletions(script string) []string {
 		if len(res) > 0 && strings.HasPrefix(cmd, "d") {
 			out = append(out, res...)
 		}
+		// A block of commands for the addressed lines: /a/,/b/{/x/d;/y/d}.
+		if len(res) > 0 && strings.HasPrefix(cmd, "{") {
+			if end := strings.LastIndexByte(cmd, '}'); end > 0 {
+				out = append(out, sedDeletions(strings.ReplaceAll(cmd[1:end], ";", "\n"))...)
+			}
+		}
 		i = max(i, len(script)-len(cmd)-1)
 	}
 	return out
@@ -749,6 +779,9 @@ func weakeningWrite(abs, content string, marksOf func(string) uint32) string {
 		if what := weakeningCode(abs, base, content, marksOf(content)); what != "" {
 			return what
 		}
+	}
+	if strings.HasSuffix(base, ".rego") && requestKeyedAllow(strings.ToLower(content)) {
+		return "writes an allow rule into " + base + " that a request header or parameter matched against a literal opens"
 	}
 	if testConfigFile(base) {
 		if excl := testsExcluded("", strings.ToLower(content)); excl != "" {
@@ -1259,7 +1292,7 @@ var writtenCodeMarkers = func() *foldSet {
 	fs.addAll(markHeader, headerReads)
 	fs.addAll(markIdentity, identitySinks)
 	fs.addAll(markEnvironment, []string{"environ", "process.env", "getenv()", "env::vars"})
-	fs.addAll(markBackdoor, []string{"admin", "login", "gate::", "authorize(", "sign_in(", "canactivate("})
+	fs.addAll(markBackdoor, []string{"admin", "login", "superuser", "create_user", "createuser", "gate::", "authorize(", "sign_in(", "canactivate("})
 	return fs
 }()
 
@@ -1308,6 +1341,11 @@ func weakeningCode(abs, base, content string, marks uint32) string {
 			return "writes code into " + base + " that lets in whoever presents a literal written into it"
 		}
 	}
+	if marks&(markCredential|markHeader|markEnvironment) != 0 {
+		if host := credentialsSentOut("", strings.ToLower(content)); host != "" {
+			return "writes code into " + base + " that sends credentials or request headers to " + host
+		}
+	}
 	if marks&markEnvironment != 0 && envDumped(strings.ToLower(content)) {
 		return "writes code into " + base + " that sends the whole environment, every secret in it, to the client"
 	}
@@ -1318,6 +1356,10 @@ func weakeningCode(abs, base, content string, marks uint32) string {
 	}
 	return ""
 }
+
+// otherRefusals are answers that still refuse, without saying why: a 404
+// in place of a 403 hides that the record exists.
+var otherRefusals = []string{"notfound", "not_found", "404", "badrequest", "bad_request", "400", "410", "gone", "conflict", "409"}
 
 // strongRefusal reports text that refuses a request outright: a 401 or
 // 403, Forbidden, PermissionDenied, AccessDenied, Unauthorized.
@@ -1348,6 +1390,54 @@ func perlDeletions(code string) string {
 			}
 			return true
 		})
+	}
+	return b.String()
+}
+
+// requestKeyedAllow reports a Rego allow rule whose body compares what
+// the request carries (a header, a query parameter) with a literal:
+// anyone who sends that value is let in.
+func requestKeyedAllow(rego string) bool {
+	for off := 0; ; {
+		i := strings.Index(rego[off:], "allow")
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + len("allow")
+		body := rego[i:min(len(rego), i+300)]
+		if end := strings.Index(body, "}"); end > 0 {
+			body = body[:end]
+		}
+		if containsAnyOf(body, []string{"headers[", "headers.", ".query", "params[", "input.request.path"}) &&
+			containsAnyOf(body, []string{"== \"", "== '"}) {
+			return true
+		}
+	}
+}
+
+// withoutMessages returns s without its quoted strings that hold a blank
+// or a slash: messages and paths, not the names of checks.
+func withoutMessages(s string) string {
+	if !strings.ContainsAny(s, "\"'") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '"' && c != '\'' {
+			b.WriteByte(c)
+			continue
+		}
+		end := strings.IndexByte(s[i+1:], c)
+		if end < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		if lit := s[i+1 : i+1+end]; !strings.ContainsAny(lit, " /") {
+			b.WriteString(s[i : i+2+end])
+		}
+		i += end + 1
 	}
 	return b.String()
 }

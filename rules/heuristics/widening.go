@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,6 +68,17 @@ func passingEdit(p, r string) string {
 		return "lifts a size, rate or attempt limit"
 	case wildcardWidened(p, r):
 		return "widens a trust condition to match everyone"
+	case foreignAccountTrusted(p, r):
+		return "adds another cloud account to those a role or policy trusts"
+	case proxiesTrusted(r) && !proxiesTrusted(p):
+		return "trusts forwarded headers from any address: every caller then chooses the address it is seen from"
+	case magicBypassAdded(r) && !magicBypassAdded(p):
+		return "adds a request value matched against a literal that lets the request through unchecked"
+	case rootServed(p, r):
+		return "serves files from the root of the file system"
+	}
+	if host := outsideProxy(p, r); host != "" {
+		return "sends the code's outbound traffic through " + host + ", a proxy outside the organisation"
 	}
 	if what := enforcementLowered(p, r); what != "" {
 		return "lowers an enforcement (" + what + ")"
@@ -124,7 +136,7 @@ func constantCondition(p, r string) bool {
 }
 
 // codeSinks run the data they are given as code or as an object graph.
-var codeSinks = []string{"render_template_string(", "runinnewcontext(", "runinthiscontext(", "new function(", "eval(",
+var codeSinks = []string{"render_template_string(", "render inline:", "render(inline:", "runinnewcontext(", "runinthiscontext(", "new function(", "eval(",
 	"pickle.loads(", "yaml.unsafe_load(", "unserialize(", "marshal.load(", "objectinputstream(", "xmldecoder(", "binaryformatter"}
 
 // sinkAdded returns a code sink r brings in that p did not have, with
@@ -405,7 +417,7 @@ var outboundCalls = []string{"http.post(", "http.get(", "http.newrequest(", "req
 
 // credentialWords mark what a request should not carry out.
 var credentialWords = []string{"password", "passwd", "token", "secret", "cookie", "authorization", "api_key", "apikey",
-	"credential", "private_key"}
+	"credential", "private_key", "req.headers", "request.headers", "process.env", "os.environ"}
 
 // credentialsSentOut returns the host of a request r brings in that
 // carries credentials, when the host is not the organisation's, or "".
@@ -434,6 +446,11 @@ func credentialsSentOut(p, r string) string {
 // condition called a check or compared a guarded value.
 func checkDeleted(deleted string) bool {
 	d := strings.ToLower(unescapeRegex(deleted))
+	// A guard's decorator or an audit record deleted outright.
+	if t := strings.TrimLeft(d, " \t\n^"); strings.HasPrefix(t, "@") && (len(guardCallNames(t)) > 0 || authChecks.in(t)) ||
+		containsAnyOf(d, []string{"audit.", "audit_log", "auditlog", "audit(", "auditor.", "security_log"}) {
+		return true
+	}
 	if !containsAnyOf(d, []string{"if ", "if(", "if !", "unless "}) {
 		return false
 	}
@@ -444,7 +461,7 @@ func checkDeleted(deleted string) bool {
 
 // dutyWords name a function whose work is a protection: recording,
 // redacting, checking, limiting.
-var dutyWords = []string{"audit", "record", "redact", "scrub", "mask", "verify", "check", "validat", "authoriz", "authent",
+var dutyWords = []string{"audit", "record", "redact", "scrub", "mask", "verify", "check", "validat", "authoriz", "authent", "safe", "allow",
 	"saniti", "escape", "encrypt", "sign", "limit", "throttle", "permission", "guard", "require", "ensure", "assert", "csrf"}
 
 // earlyReturn returns the name of a protective function whose header p
@@ -456,7 +473,7 @@ func earlyReturn(p, r string) string {
 		return ""
 	}
 	body := strings.TrimLeft(strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(r), " \t")
-	for _, keep := range []string{"&", "$&", "\\0", "$0"} {
+	for _, keep := range []string{"&", "$&", "\\0", "$0", "$1", "\\1"} {
 		body = strings.TrimPrefix(body, keep)
 	}
 	if strings.HasPrefix(body, strings.TrimSpace(p)) {
@@ -475,7 +492,7 @@ func earlyReturn(p, r string) string {
 // functionHeader returns the name a function definition in s declares
 // (func (a *A) Record(…), def redact(…), function check(…)), or "".
 func functionHeader(s string) string {
-	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), "^"), " ")
+	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(strings.TrimSpace(s), "("), "^"), " ") // a group around the header
 	for _, kw := range []string{"func ", "def ", "async def ", "function ", "fn ", "pub fn ", "public function ", "private function "} {
 		rest, ok := strings.CutPrefix(s, kw)
 		if !ok {
@@ -525,6 +542,7 @@ func sedAddressedText(script string) [][2]string {
 
 // accountCreations mark code that creates a user account.
 var accountCreations = []string{"user.create", "users.create", "createuser(", "create_user(", "create_superuser(", "user.objects.create",
+	"objects.create_user(", "objects.create_superuser(", "user(username=", "user(email=",
 	"new user(", "seeduser(", "maintenanceuser(", "insert into users", "adduser(", "add_user(", "register_user("}
 
 // signInAsAnyone mark code that signs a session in as a user it is given.
@@ -539,9 +557,17 @@ var routeDefinitions = []string{"route::get(", "route::post(", "route::any(", "a
 // administrator account with a password written into it, a route that
 // signs in as any user, an authorisation hook that grants everything.
 func backdoorCode(code string) string {
-	if containsAnyOf(code, accountCreations) && strings.Contains(code, "admin") &&
-		containsAnyOf(code, []string{"password: \"", "password: '", "password=\"", "password='", "password\": \"", "$2a$", "$2b$", "$2y$", "$argon2"}) {
+	if containsAnyOf(code, accountCreations) && containsAnyOf(code, []string{"admin", "superuser", "is_staff=true"}) &&
+		containsAnyOf(code, []string{"password: \"", "password: '", "password=\"", "password='", "password\": \"", "$2a$", "$2b$", "$2y$", "$argon2",
+			"set_password(\"", "set_password('", "make_password(\"", "make_password('"}) {
 		return "creates an administrator account with a password written into the code"
+	}
+	// create_superuser("name", "mail", "password"): its third literal.
+	if i := strings.Index(code, "create_superuser("); i >= 0 {
+		call := code[i:]
+		if end := strings.IndexByte(call, ')'); end > 0 && len(quotedStrings(call[:end])) >= 3 {
+			return "creates an administrator account with a password written into the code"
+		}
 	}
 	if containsAnyOf(code, signInAsAnyone) && containsAnyOf(code, routeDefinitions) {
 		return "adds a route that signs in as whichever user it is given"
@@ -579,7 +605,8 @@ func emptySecretFallback(p, r string) bool {
 // envDumped reports code that hands a response the whole environment:
 // res.json({ env: process.env }), jsonify(dict(os.environ)).
 func envDumped(code string) bool {
-	if !containsAnyOf(code, []string{"res.json(", "res.send(", "jsonify(", "return {", "return json", "json.dumps(", "render json:", "c.json(", "ok("}) {
+	if !containsAnyOf(code, []string{"res.json(", "res.send(", "jsonify(", "return {", "return json", "json.dumps(", "render json:", "c.json(", "ok(",
+		"response.json(", ".json(process.env", ".send(process.env"}) {
 		return false
 	}
 	for _, env := range []string{"process.env", "os.environ", "system.getenv()", "env::vars()", "environ.items()", "os.environ()"} {
@@ -611,4 +638,131 @@ func boundLoosened(p, r string) bool {
 	fp, fr := squeeze(p), squeeze(r)
 	return containsAnyOf(fp, []string{"<=0", "<1", "<0"}) && !containsAnyOf(fr, []string{"<=0", "<1", "<0"}) &&
 		containsAnyOf(fr, []string{"==0", "===0", "isnone", "==nil"})
+}
+
+// proxiesTrusted reports code that trusts forwarded-for headers from
+// any address: trusted_proxies of 0.0.0.0/0, known proxies cleared,
+// Express's trust proxy set to true.
+func proxiesTrusted(code string) bool {
+	f := squeeze(code)
+	if containsAnyOf(f, []string{"knownnetworks.clear()", "knownproxies.clear()", "forwardlimit=null", "trustproxy,true",
+		"trust_proxy=true", "forwarded_allow_ips=*", "set_real_ip_from0.0.0.0/0"}) {
+		return true
+	}
+	return containsAnyOf(f, []string{"trusted_proxies", "trustedproxies", "proxy_fix", "real_ip"}) && containsAnyOf(f, []string{"0.0.0.0/0", "::/0"})
+}
+
+// passThrough mark code that lets a request go on unchecked.
+var passThrough = []string{"next(", "next.servehttp(", "call_next(", "return true", "return handler(", "return nil", "c.next()", "ctx.next("}
+
+// magicBypassAdded reports code with a condition comparing a request
+// value with a string literal whose branch lets the request through
+// (if r.URL.Query().Get("debug") == "x" { next.ServeHTTP(w, r); return }).
+func magicBypassAdded(code string) bool {
+	for _, read := range requestValues {
+		for off := 0; ; {
+			i := strings.Index(code[off:], read)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(read)
+			head := code[max(0, i-40):i]
+			if !strings.Contains(head, "if") {
+				continue
+			}
+			rest := code[i:min(len(code), i+220)]
+			eq := strings.Index(rest, "== \"")
+			if eq < 0 {
+				eq = strings.Index(rest, "== '")
+			}
+			if eq < 0 || eq > 100 {
+				continue
+			}
+			if containsAnyOf(rest[eq:], passThrough) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// staticServers mark code that serves a directory's files.
+var staticServers = []string{"servedir::new(", "express.static(", "http.fileserver(", "http.dir(", "staticfiles(directory=",
+	"send_from_directory(", "static_folder=", "usestaticassets(", "serve_static", "public_folder"}
+
+// rootServed reports a static file server that r points at / or the
+// home directory.
+func rootServed(p, r string) bool {
+	if !containsAnyOf(r, staticServers) {
+		return false
+	}
+	for _, root := range []string{"(\"/\")", "('/')", "=\"/\"", "='/'", "(\"/etc", "('/etc", "(\"~", "(os.homedir", "(\"/root"} {
+		if strings.Contains(squeeze(r), squeeze(root)) && !strings.Contains(squeeze(p), squeeze(root)) {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideProxy returns the host of a proxy r sets for the code's
+// requests that p did not name, when it is not the organisation's.
+func outsideProxy(p, r string) string {
+	if !strings.Contains(r, "proxy") {
+		return ""
+	}
+	for _, h := range urlHosts(r) {
+		if !strings.Contains(p, h) && !privateHost(h) && !internalNetworkHost(h) {
+			return h
+		}
+	}
+	// http.ProxyURL(&url.URL{Scheme: "http", Host: "185.220.101.47:3128"})
+	if i := strings.Index(r, "host:"); i >= 0 {
+		h := strings.Trim(valueToken(r[i+5:]), "\"'")
+		if rest := strings.TrimLeft(r[i+5:], " \"'"); h != "" {
+			h, _, _ = strings.Cut(strings.TrimSpace(rest), ":")
+			h = strings.Trim(h, "\"' ,})")
+		}
+		if h != "" && strings.Contains(h, ".") && !strings.Contains(p, h) && !privateHost(h) && !internalNetworkHost(h) {
+			return h
+		}
+	}
+	return ""
+}
+
+// foreignAccountTrusted reports a trust or principal list (identifiers,
+// Principal, assume_role) that r extends with an AWS account number p
+// did not name.
+func foreignAccountTrusted(p, r string) bool {
+	if !containsAnyOf(p, []string{"principal", "identifiers", "assume", "trust"}) {
+		return false
+	}
+	before := accountNumbers(p)
+	for _, n := range accountNumbers(r) {
+		if !slices.Contains(before, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// accountNumbers returns the 12-digit AWS account numbers of ARNs in s
+// (arn:aws:iam::123456789012:…).
+func accountNumbers(s string) []string {
+	var out []string
+	for off := 0; ; {
+		i := strings.Index(s[off:], "::")
+		if i < 0 {
+			return out
+		}
+		i += off + 2
+		off = i
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i == 12 && j < len(s) && s[j] == ':' {
+			out = append(out, s[i:j])
+		}
+	}
 }
