@@ -13,7 +13,8 @@
 #
 # Environment: OPA_VERSION (default v1.22.3), ROUNDS (4), DURATION per
 # server per round (5s), WARMUP (1s), CONCURRENCY (16 clients),
-# BENCH_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/parapet-bench).
+# BENCH_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/parapet-bench), CORPUS
+# (a case directory for the load tool instead of its embedded corpus).
 # Pinning: SHIELDD_CPUS / LOADGEN_CPUS (taskset lists, e.g. 0-7 and 8-15)
 # put the servers and the load tool on separate cores where the machine
 # has them.
@@ -148,6 +149,7 @@ echo "cores: $(nproc); load average $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS ro
 run_one() { # run_one NAME → appends "NAME rps cpu_us" to $work/results
 	local name=$1 out
 	local args=(--concurrency "$CONCURRENCY" --duration "$DURATION" --warmup "$WARMUP" --mode evaluate)
+	[ -n "${CORPUS:-}" ] && args+=(--corpus "$CORPUS")
 	case $name in
 	shieldd-cached) args+=(--http "http://127.0.0.1:$shieldd_port" --server-pid "$shieldd_pid") ;;
 	shieldd-uncached) args+=(--http "http://127.0.0.1:$shieldd_port" --server-pid "$shieldd_pid" --unique) ;;

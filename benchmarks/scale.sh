@@ -24,6 +24,8 @@
 #     cores of its own would see).
 #
 # Environment: ROUNDS (4), DURATION per run (5s), CONCURRENCY (16),
+# CORPUS (a case directory for the load tool instead of its embedded
+# corpus: time two checkouts on the same workload),
 # MAXPROCS (the GOMAXPROCS list, default "1 2 …"), PARTS (which of the
 # two to run, default "1 2"), VARY (how part 2's requests are made
 # distinct, loadgen --vary: workspace, the default, replays the corpus's
@@ -89,7 +91,11 @@ start() {
 }
 
 loadgen() {
-	if [ -n "${LOADGEN_CPUS:-}" ]; then taskset -c "$LOADGEN_CPUS" "$work/loadgen" "$@"; else "$work/loadgen" "$@"; fi
+	# CORPUS: the case directory every run replays (default: the one the
+	# load tool embeds), so two checkouts can be timed on one workload.
+	local corpus=()
+	[ -n "${CORPUS:-}" ] && corpus=(--corpus "$CORPUS")
+	if [ -n "${LOADGEN_CPUS:-}" ]; then taskset -c "$LOADGEN_CPUS" "$work/loadgen" "${corpus[@]}" "$@"; else "$work/loadgen" "${corpus[@]}" "$@"; fi
 }
 
 echo "cores: $cores; load average $(cut -d' ' -f1-3 /proc/loadavg); GOMAXPROCS $MAXPROCS; $ROUNDS rounds of $DURATION"

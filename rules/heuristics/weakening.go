@@ -204,7 +204,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 	}
 	if what == "" && sourceCode(files) {
 		for _, sub := range subs {
-			if authChecks.in(withoutMessages(sub[0])) && (!checkWords.in(withoutMessages(sub[1])) && !authChecks.in(withoutMessages(sub[1])) || literalOr(sub[1])) {
+			if authChecks.in(sub[0]) && authChecks.in(withoutMessages(sub[0])) && (!checkWords.in(withoutMessages(sub[1])) && !authChecks.in(withoutMessages(sub[1])) || literalOr(sub[1])) {
 				what = "takes an authorisation check out of the code"
 			}
 		}
@@ -350,7 +350,7 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		// A comment names a check without running it.
 		// A message or path ("Not authenticated", "/admin") names no
 		// check; a quoted name ('…CsrfViewMiddleware') does.
-		if authChecks.in(withoutMessages(pat)) && (commentsOut(repl) || !checkWords.in(withoutMessages(repl)) && !authChecks.in(withoutMessages(repl)) || literalOr(repl)) {
+		if authChecks.in(pat) && authChecks.in(withoutMessages(pat)) && (commentsOut(repl) || !checkWords.in(withoutMessages(repl)) && !authChecks.in(withoutMessages(repl)) || literalOr(repl)) {
 			return "takes an authorisation check out of the code"
 		}
 		if inputGuards.in(pat) && (commentsOut(repl) || !guardWords.in(repl)) {

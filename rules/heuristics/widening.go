@@ -28,69 +28,153 @@ import (
 
 // passingEdit says what r makes pass that p checked, or "".
 func passingEdit(p, r string) string {
+	// One pass over each text says which checks can apply: most edits
+	// name none of what they look for.
+	pm, rm := patternMarks.scanBits(p, allPassingMarks), replacementMarks.scanBits(r, allPassingMarks)
 	switch {
-	case failureMadeSuccess(p, r):
+	case pm&pmDenial != 0 && failureMadeSuccess(p, r):
 		return "returns success where the code refused (" + strings.TrimSpace(p) + ")"
-	case acceptsEverything(p, r):
+	case pm&pmCheckSubject != 0 && acceptsEverything(p, r):
 		return "replaces a check with one that accepts everything"
-	case exactMadePartial(p, r):
+	case pm&pmExact != 0 && exactMadePartial(p, r):
 		return "turns an exact comparison into a prefix or substring match, which a crafted value passes"
-	case magicRequestValue(p, r):
+	case pm&pmGuarded != 0 && rm&pmRequest != 0 && magicRequestValue(p, r):
 		return "adds a request value matched against a literal to a security condition: a key that skips the check"
-	case lifetimeStretched(p, r):
+	case pm&pmLifetime != 0 && lifetimeStretched(p, r):
 		return "stretches a token's or session's lifetime to months or years"
-	case secretHardcoded(p, r):
+	case pm&pmEnvRead != 0 && secretHardcoded(p, r):
 		return "writes a secret into the code where it was read from the environment"
 	}
-	if host := credentialsSentOut(p, r); host != "" {
-		return "sends credentials from the code to " + host
+	if rm&pmOutbound != 0 {
+		if host := credentialsSentOut(p, r); host != "" {
+			return "sends credentials from the code to " + host
+		}
 	}
-	if name := earlyReturn(p, r); name != "" {
-		return "makes " + name + " return before it does its work"
+	if pm&pmFunction != 0 {
+		if name := earlyReturn(p, r); name != "" {
+			return "makes " + name + " return before it does its work"
+		}
 	}
-	if what := backdoorCode(r); what != "" && backdoorCode(p) == "" {
-		return what
+	if rm&pmBackdoor != 0 {
+		if what := backdoorCode(r); what != "" && backdoorCode(p) == "" {
+			return what
+		}
 	}
 	switch {
-	case emptySecretFallback(p, r):
+	case pm&pmEnvRead != 0 && emptySecretFallback(p, r):
 		return "lets a secret fall back to empty when it is unset, which an empty credential then matches"
-	case envDumped(r) && !envDumped(p):
+	case rm&pmEnvDump != 0 && envDumped(r) && !envDumped(p):
 		return "sends the whole environment, every secret in it, to the client"
-	case clientValueTrusted(p, r):
+	case pm&pmServerDecided != 0 && rm&pmRequest != 0 && clientValueTrusted(p, r):
 		return "takes a value the server decided (a price, a tenant, the caller's address) from what the client sends"
-	case boundLoosened(p, r):
+	case pm&pmAmount != 0 && boundLoosened(p, r):
 		return "narrows a check on an amount so that negative values pass"
-	case constantCondition(p, r):
+	case pm&pmCondition != 0 && constantCondition(p, r):
 		return "replaces a check's condition with a constant"
-	case sinkAdded(p, r) != "":
+	case rm&pmSink != 0 && sinkAdded(p, r) != "":
 		return "passes data to " + sinkAdded(p, r) + ", which runs it as code"
-	case limitLifted(p, r):
+	case pm&pmLimit != 0 && limitLifted(p, r):
 		return "lifts a size, rate or attempt limit"
-	case wildcardWidened(p, r):
+	case pm&pmTrust != 0 && wildcardWidened(p, r):
 		return "widens a trust condition to match everyone"
-	case foreignAccountTrusted(p, r):
+	case pm&pmTrust != 0 && foreignAccountTrusted(p, r):
 		return "adds another cloud account to those a role or policy trusts"
-	case proxiesTrusted(r) && !proxiesTrusted(p):
+	case rm&pmProxy != 0 && proxiesTrusted(r) && !proxiesTrusted(p):
 		return "trusts forwarded headers from any address: every caller then chooses the address it is seen from"
-	case magicBypassAdded(r) && !magicBypassAdded(p):
+	case rm&pmRequest != 0 && magicBypassAdded(r) && !magicBypassAdded(p):
 		return "adds a request value matched against a literal that lets the request through unchecked"
-	case rootServed(p, r):
+	case rm&pmStatic != 0 && rootServed(p, r):
 		return "serves files from the root of the file system"
 	}
-	if host := outsideProxy(p, r); host != "" {
-		return "sends the code's outbound traffic through " + host + ", a proxy outside the organisation"
+	if rm&pmProxy != 0 {
+		if host := outsideProxy(p, r); host != "" {
+			return "sends the code's outbound traffic through " + host + ", a proxy outside the organisation"
+		}
 	}
-	if what := enforcementLowered(p, r); what != "" {
-		return "lowers an enforcement (" + what + ")"
+	if pm&pmEnforcing != 0 {
+		if what := enforcementLowered(p, r); what != "" {
+			return "lowers an enforcement (" + what + ")"
+		}
 	}
-	if mode := modeWidened(p, r); mode != "" {
-		return "opens a file's permissions to every user (" + mode + ")"
+	if rm&pmMode != 0 {
+		if mode := modeWidened(p, r); mode != "" {
+			return "opens a file's permissions to every user (" + mode + ")"
+		}
 	}
-	if e := riskyEntriesAdded(p, r); e != "" {
-		return "adds " + e + " to an allowlist"
+	if pm&pmAllowList != 0 {
+		if e := riskyEntriesAdded(p, r); e != "" {
+			return "adds " + e + " to an allowlist"
+		}
 	}
 	return ""
 }
+
+// The marks passingMarks finds, one per family of checks in passingEdit:
+// each check runs only when its texts name what it looks for.
+const (
+	pmDenial uint32 = 1 << iota
+	pmCheckSubject
+	pmExact
+	pmGuarded
+	pmRequest
+	pmLifetime
+	pmEnvRead
+	pmOutbound
+	pmFunction
+	pmBackdoor
+	pmEnvDump
+	pmServerDecided
+	pmAmount
+	pmCondition
+	pmSink
+	pmLimit
+	pmTrust
+	pmProxy
+	pmStatic
+	pmEnforcing
+	pmMode
+	pmAllowList
+	allPassingMarks = pmAllowList<<1 - 1
+)
+
+// patternMarks and replacementMarks gather the words each check of
+// passingEdit starts from, in the replaced text and in its replacement
+// (two sets: a fold set holds at most 255 needles).
+var patternMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(pmDenial, denialWords)
+	fs.addAll(pmCheckSubject, checkSubjects)
+	fs.addAll(pmExact, exactCompares)
+	fs.addAll(pmGuarded, guardedSubjects)
+	fs.addAll(pmLifetime, lifetimeWords)
+	fs.addAll(pmEnvRead, envReads)
+	fs.addAll(pmFunction, []string{"func ", "def ", "function ", "fn "})
+	fs.addAll(pmServerDecided, serverDecided)
+	fs.addAll(pmAmount, amountWords)
+	fs.addAll(pmCondition, []string{"if ", "if(", "unless "})
+	fs.addAll(pmLimit, limitWords)
+	fs.addAll(pmTrust, trustContext)
+	fs.addAll(pmTrust, []string{"principal", "identifiers", "assume", "trust"})
+	fs.addAll(pmEnforcing, []string{"enforc", "strict", "requir", "verify-", "deny", "reject", "block", "aws_iam", "custom", "cognito", "jwt"})
+	fs.addAll(pmAllowList, []string{"allow", "permitted", "trusted", "safe_", "whitelist", "accepted"})
+	return fs
+}()
+
+var replacementMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(pmRequest, requestValues)
+	fs.addAll(pmRequest, clientInputs)
+	fs.addAll(pmOutbound, outboundCalls)
+	fs.addAll(pmBackdoor, accountCreations)
+	fs.addAll(pmBackdoor, signInAsAnyone)
+	fs.addAll(pmBackdoor, []string{"gate::", "canactivate(", "authorize(", ".before(function"})
+	fs.addAll(pmEnvDump, []string{"process.env", "environ", "getenv()", "env::vars"})
+	fs.addAll(pmSink, codeSinks)
+	fs.addAll(pmProxy, []string{"prox", "real_ip", "forwarded"})
+	fs.addAll(pmStatic, staticServers)
+	fs.addAll(pmMode, []string{"0o", "06", "07", "04"})
+	return fs
+}()
 
 // clientInputs mark a value the client sends in a request's body, query
 // or headers.
