@@ -182,7 +182,7 @@ func securityFlagFlipped(p, r string) string {
 	}
 	for _, st := range boolSettings(r) {
 		key, after := st.key, st.on
-		if strings.Trim(key, "0123456789\\$") == "" && len(before) > 0 {
+		if strings.Trim(key, "0123456789\\${}") == "" && len(before) > 0 {
 			// \1\2= false: the keys are the pattern's (block_public_acls|…).
 			for k, was := range before {
 				if was && !after && protectionKeys.in(k) && !absenceKey(k) {
@@ -230,7 +230,8 @@ func podHardeningOff(text string) string {
 
 // protectionKeys mark a setting that turns a protection on.
 var protectionKeys = newFoldSet("verify", "secure", "ssl", "tls", "csrf", "xsrf", "auth", "signature", "signed", "validat", "protect",
-	"disallow", "block_public", "restrict_public", "enable_logging", "log_file_validation",
+	"disallow", "block_public", "restrict_public", "enable_logging", "log_file_validation", "expire_at", "whitelist", "forbidnonwhitelisted",
+	"forbidunknownvalues",
 	"encrypt", "https", "strict", "saniti", "escape", "httponly", "hsts", "check", "require", "enforce", "audit", "mfa", "2fa",
 	// Security scanners a pipeline runs (GitLab's SAST_DISABLED, …).
 	"sast", "dast", "secret_detection", "scanning", "scan", "runasnonroot", "readonly")

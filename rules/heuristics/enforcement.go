@@ -103,7 +103,7 @@ func enforcementValue(key, value, filter string) bool {
 	default:
 		return false
 	}
-	for _, weak := range []string{"disable", "disabled", "permissive", "none", "optional", "audit", "off"} {
+	for _, weak := range []string{"disable", "disabled", "permissive", "none", "optional", "audit", "off", "privileged"} {
 		if v == weak {
 			return true
 		}
@@ -230,7 +230,9 @@ func wildcardWidened(p, r string) bool {
 
 // riskyEntries are allowlist entries that let in what a list exists to
 // keep out: local files, plain or legacy protocols, everyone.
-var riskyEntries = []string{"file", "ftp", "gopher", "dict", "ldap", "jar", "javascript", "data", "*", "0.0.0.0/0", "::/0"}
+var riskyEntries = []string{"file", "ftp", "gopher", "dict", "ldap", "jar", "javascript", "data", "*", "0.0.0.0/0", "::/0",
+	// File types a web server runs when it serves them.
+	"php", "phtml", "php5", "phar", "jsp", "jspx", "asp", "aspx", "cgi", "war", ".php", ".jsp", ".asp", ".aspx"}
 
 // riskyEntriesAdded returns an entry r adds to an allowlist (its name
 // says allowed, permitted, trusted or safe) that riskyEntries holds.

@@ -1051,6 +1051,25 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 			}
 		}
 	}
+	if strings.Contains(lower, "hostpath") && containsAnyOf(lower, []string{"docker.sock", "containerd.sock", "crio.sock", "path\": \"/\"", "path: /,"}) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a workload mounts the node's container runtime socket or root: that is root on the node; make the change by hand, in review", abs)
+		return
+	}
+	for _, w := range quotedWords(filter) {
+		// An image or URL whose registry borrows a known name.
+		if strings.ContainsAny(w, " '\"$") || !containsAnyOf(lower, []string{"image", "registry", "repository", "url", "src", "mirror"}) {
+			continue
+		}
+		host := w
+		if i := strings.Index(host, "://"); i >= 0 {
+			host = host[i+3:]
+		}
+		host, _, _ = strings.Cut(host, "/")
+		if looksLikeHost(host) && strings.Contains(w, "/") && brandLookalike(host) != "" {
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it pulls from "+host+", a look-alike of a well-known registry or host: make the change by hand, in review", abs)
+			return
+		}
+	}
 	if f := squeeze(filter); strings.Contains(f, "ingress=[{}]") || strings.Contains(f, "egress=[{}]") {
 		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that its network policy allows all traffic ([{}]): make the change by hand, in review", abs)
 		return

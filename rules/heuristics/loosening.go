@@ -31,8 +31,10 @@ import (
 
 // looseningEdit says what r loosens that p held, or "".
 func looseningEdit(p, r string) string {
+	// The marker tests compare the flattened texts, made once here.
+	fp, fr := flatSetting(p), flatSetting(r)
 	switch {
-	case markerAdded(p, r, unescapedOutput):
+	case flatAdded(fp, fr, unescapedOutput):
 		return "turns output escaping off, so what users write is served as markup"
 	case hashCostLowered(p, r):
 		return "cuts the work of password hashing to a fraction"
@@ -66,17 +68,23 @@ func looseningEdit(p, r string) string {
 		return "takes out a hardening setting (an XML parser's entity guard, an SSRF guard, a random fill, a security header)"
 	case expiryRemoved(p, r):
 		return "takes the expiry off a token or session"
-	case markerAdded(p, r, checkSkippingOptions):
+	case strings.TrimSpace(p) != "" && !publicEndpoint(p) && flatAdded(fp, fr, authExemptions):
+		return "exempts code from authentication or CSRF checks"
+	case flatAdded(fp, fr, unsafeDeserialisers):
+		return "lets a deserialiser build any type the input names, which runs code"
+	case flatAdded(fp, fr, scopeBypasses):
+		return "drops the filters that scope queries to the caller's tenant"
+	case flatAdded(fp, fr, checkSkippingOptions):
 		return "adds an option that skips a token's or a login's checks"
-	case containsAnyOf(p, []string{"authenticate(", "auth("}) && markerAdded(p, r, []string{"optional=true", "optional:true"}):
+	case containsAnyOf(p, []string{"authenticate(", "auth("}) && flatAdded(fp, fr, []string{"optional=true", "optional:true"}):
 		return "makes authentication optional"
-	case markerAdded(p, r, []string{"unsafe-inline", "unsafe-eval"}):
+	case flatAdded(fp, fr, []string{"unsafe-inline", "unsafe-eval"}):
 		return "lets a content security policy run inline or evaluated script"
 	case templateFromInput(p, r):
 		return "builds a template from input, which runs what the input says"
 	case secretExposed(p, r):
 		return "writes a secret into a log or a response"
-	case markerAdded(p, r, []string{"err.stack", "error.stack", "traceback.format_exc", "stack:err", "e.getstacktrace", "printstacktrace(response"}):
+	case flatAdded(fp, fr, []string{"err.stack", "error.stack", "traceback.format_exc", "stack:err", "e.getstacktrace", "printstacktrace(response"}):
 		return "sends internal errors and stack traces to the client"
 	case majorDowngrade(p, r):
 		return "pins a dependency back to an older major version, with the flaws fixed since"
@@ -96,6 +104,30 @@ var unescapedOutput = []string{"|safe", "dangerouslysetinnerhtml", "{!!", "v-htm
 	"innerhtml=", "{{{", "|raw", "autoescapefalse", "autoescape=false", "bypasssecuritytrusthtml", "trustashtml", "{@html",
 	"escape=false", "escapexml=false", "th:utext"}
 
+// authExemptions are decorators and attributes (flattened) that take
+// code out of authentication or CSRF protection.
+var authExemptions = []string{"@public()", "@allowanonymous", "[allowanonymous]", "@permitall", "@skipauth", "@nologin", "@anonymous",
+	"@ispublic()", "@csrf_exempt", "@authentication_classes([])", "@permission_classes([allowany", "skip_before_action:verify_authenticity_token",
+	"skip_before_action:authenticate", "@unauthenticated", "@publicendpoint", "withoutmiddleware(\\app\\http\\middleware\\authenticate"}
+
+// publicEndpoint reports code that names an endpoint meant to be open
+// (health, status, login, webhooks, docs): exempting it is everyday.
+func publicEndpoint(s string) bool {
+	return containsAnyOf(strings.ToLower(s), []string{"health", "status", "ping", "public", "login", "signin", "signup", "register",
+		"webhook", "metrics", "docs", "swagger", "version", "callback", "ready", "live"})
+}
+
+// unsafeDeserialisers are settings (flattened) under which a
+// deserialiser builds whatever type its input names.
+var unsafeDeserialisers = []string{"activatedefaulttyping", "enabledefaulttyping", "laissezfairesubtypevalidator", "typenamehandling.all",
+	"typenamehandling.auto", "typenamehandling.objects", "binaryformatter", "netdatacontractserializer", "losformatter", "yaml.unsafe_load",
+	"marshal.load(", "unserialize($_", "allowed_classes=>true"}
+
+// scopeBypasses turn off the global filters that scope every query to
+// the caller's tenant or account.
+var scopeBypasses = []string{"ignorequeryfilters()", ".unscoped", "unscope(:where", "withoutglobalscope", "row_security=off",
+	"bypass_rls", "bypassrls", "all_tenants=true", "skip_tenant"}
+
 // checkSkippingOptions are options (flattened) that tell a token or
 // session library to skip its checks.
 var checkSkippingOptions = []string{"withoutclaimsvalidation", "verify_exp:false", "verify_aud:false", "verify_iss:false",
@@ -105,7 +137,11 @@ var checkSkippingOptions = []string{"withoutclaimsvalidation", "verify_exp:false
 
 // markerAdded reports one of markers in r (flattened) that p lacks.
 func markerAdded(p, r string, markers []string) bool {
-	fp, fr := flatSetting(p), flatSetting(r)
+	return flatAdded(flatSetting(p), flatSetting(r), markers)
+}
+
+// flatAdded is markerAdded for texts already flattened.
+func flatAdded(fp, fr string, markers []string) bool {
 	for _, m := range markers {
 		if strings.Contains(fr, m) && !strings.Contains(fp, m) {
 			return true
@@ -144,7 +180,7 @@ var hardeningMarkers = []string{"disallow-doctype-decl", "setexpandentityreferen
 	"token.objects.filter(user", "=> 'encrypted'", "=> \"encrypted\"", "before_send=scrub", "depthlimit(", "query_depth", "max_depth",
 	// Security middleware and settings; nginx's access rules.
 	"helmet(", "csurf(", "csrfprotect", "xframeoptions", "securitymiddleware", "csrfviewmiddleware", "clickjacking",
-	"filter=\"data\"", "filter='data'", "redact", "deny all", "auth_request", "auth_basic", "internal;"}
+	"filter=\"data\"", "filter='data'", "redact", "deny all", "auth_request", "auth_basic", "internal;", "location ~ /.", "location ~* /."}
 
 var pathNormalisers = []string{".resolve()", "realpath", "abspath", "normpath", "is_relative_to", "filepath.clean", "path.sep",
 	"getcanonicalpath", "path.normalize", "secure_filename", "filepath.rel", "starts_with(&base", "urlparse(", "new url(", "url.parse(",
@@ -618,6 +654,13 @@ func secretExposed(p, r string) bool {
 	for line := range strings.SplitSeq(r, "\n") {
 		if !containsAnyOf(line, secretSinks) {
 			continue
+		}
+		// A secret field read from the request: .get("password").
+		for _, name := range []string{"password", "passwd", "token", "secret", "otp", "api_key"} {
+			if containsAnyOf(line, []string{"get(\"" + name, "get('" + name, "[\"" + name + "\"]", "['" + name + "']", "[:" + name + "]"}) &&
+				!strings.Contains(p, name) {
+				return true
+			}
 		}
 		line = withoutQuoted(line) // "issued tokens" is a message, not a token
 		for _, name := range []string{"token", "password", "secret", "refresh", "api_key", "apikey", "private_key", "otp"} {

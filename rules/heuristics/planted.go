@@ -293,6 +293,8 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 		switch {
 		case (kind == "ci" || kind == "pre-commit") && (securityChecks.in(del) || workflowScanNames.in(del)):
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that it no longer runs "+del+": a security check leaves the pipeline without a word about it; make the change by hand, in review", abs)
+		case kind == "ci" && strings.HasSuffix(strings.TrimSpace(del), ".environment"):
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" without "+del+": the job deploys without its environment's reviewers and branch rules; make the change by hand, in review", abs)
 		case containsAnyOf(strings.ToLower(del), []string{"auth-url", "auth-signin", "auth-type", "auth-secret", "whitelist-source-range",
 			"allowlist-source-range", "auth-tls-verify-client"}):
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" without "+del+": the ingress stops asking who the caller is; make the change by hand, in review", abs)

@@ -176,6 +176,11 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 		// Appended after a function's header, it is the function's
 		// first line: /^def redact(v):/a return v.
 		for _, at := range sedAddressedText(script) {
+			if address := unescapeRegex(at[0]); !publicEndpoint(address) && markerAdded(address, at[1], authExemptions) {
+				s.add(rDefWeakeningEdit, v.prog+" exempts "+strings.TrimSpace(address)+" from authentication or CSRF checks: a protection leaves the code without a word about it; make the change by hand, in review",
+					v.prog+" "+evJoin(v.args))
+				return
+			}
 			if name := earlyReturn(strings.ToLower(unescapeRegex(at[0])), "\n"+strings.ToLower(at[1])); name != "" {
 				s.add(rDefWeakeningEdit, v.prog+" makes "+name+" return before it does its work: a protection leaves the code without a word about it; make the change by hand, in review",
 					v.prog+" "+evJoin(v.args))
@@ -1206,6 +1211,11 @@ func policyWildcard(text string) string {
 			}
 		}
 	}
+	for _, everyone := range []string{"member=allusers", "member=allauthenticatedusers", "members=[allusers", "members=[allauthenticatedusers"} {
+		if strings.Contains(flat, everyone) {
+			return "everyone on the internet (" + everyone + ")"
+		}
+	}
 	for _, managed := range []string{"policy/administratoraccess", "policy/poweruseraccess", "policy/iamfullaccess", "roles/owner", "roles/editor"} {
 		if strings.Contains(flat, managed) {
 			return "an administrator's managed policy (" + managed + ")"
@@ -1235,7 +1245,8 @@ func (s *scan) checkGrantWrite(abs, content string) {
 	default:
 		return
 	}
-	if !s.enabled(rCloudGrant) || !containsFold(content, "action") && !containsFold(content, "access") && !containsFold(content, "roles/") {
+	if !s.enabled(rCloudGrant) || !containsFold(content, "action") && !containsFold(content, "access") && !containsFold(content, "roles/") &&
+		!containsFold(content, "allusers") && !containsFold(content, "allauthenticatedusers") {
 		return
 	}
 	if grant := policyWildcard(content); grant != "" && openCIDR(flatSetting(content)) != grant {

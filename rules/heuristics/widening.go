@@ -86,6 +86,11 @@ func passingEdit(p, r string) string {
 	case rm&pmStatic != 0 && rootServed(p, r):
 		return "serves files from the root of the file system"
 	}
+	if strings.Contains(r, "://") {
+		if host := lookalikeAdded(p, r); host != "" {
+			return "points the code at " + host + ", a look-alike of a well-known host"
+		}
+	}
 	if rm&pmProxy != 0 {
 		if host := outsideProxy(p, r); host != "" {
 			return "sends the code's outbound traffic through " + host + ", a proxy outside the organisation"
@@ -257,7 +262,7 @@ func failureMadeSuccess(p, r string) bool {
 }
 
 // checkSubjects name what a check decides on.
-var checkSubjects = []string{"origin", "allow", "verify", "valid", "check", "auth", "trust", "permit", "permission", "same",
+var checkSubjects = []string{"origin", "cors", "allow", "verify", "valid", "check", "auth", "trust", "permit", "permission", "same",
 	"accept", "host", "redirect", "csrf", "role", "admin", "cert", "signature"}
 
 // acceptsEverything reports a replacement that brings in a callback or
@@ -352,7 +357,7 @@ func magicRequestValue(p, r string) bool {
 
 // lifetimeWords and lifetimeSubjects mark the lifetime of a credential.
 var (
-	lifetimeWords    = []string{"ttl", "expir", "max_age", "maxage", "lifetime", "expires_in", "expiresin", "valid_for", "validity", "exp:"}
+	lifetimeWords    = []string{"ttl", "expir", "max_age", "maxage", "cookie_age", "lifetime", "expires_in", "expiresin", "valid_for", "validity", "exp:"}
 	lifetimeSubjects = []string{"token", "session", "cookie", "jwt", "refresh", "access", "link", "otp", "reset", "cert", "password", "key", "auth", "login"}
 )
 
@@ -363,6 +368,9 @@ func lifetimeStretched(p, r string) bool {
 		return false
 	}
 	before, after := longestDuration(p), longestDuration(r)
+	if before == 0 && strings.Contains(p, ".*") {
+		return after >= 365*86400 // a pattern that matched any value: a year or more is the tell
+	}
 	return before > 0 && after >= 50*before && after >= 30*86400
 }
 
@@ -626,7 +634,7 @@ func sedAddressedText(script string) [][2]string {
 
 // accountCreations mark code that creates a user account.
 var accountCreations = []string{"user.create", "users.create", "createuser(", "create_user(", "create_superuser(", "user.objects.create",
-	"objects.create_user(", "objects.create_superuser(", "user(username=", "user(email=",
+	"objects.create_user(", "objects.create_superuser(", "user(username=", "user(email=", "get_or_create(username=", "get_or_create(email=",
 	"new user(", "seeduser(", "maintenanceuser(", "insert into users", "adduser(", "add_user(", "register_user("}
 
 // signInAsAnyone mark code that signs a session in as a user it is given.
@@ -641,7 +649,7 @@ var routeDefinitions = []string{"route::get(", "route::post(", "route::any(", "a
 // administrator account with a password written into it, a route that
 // signs in as any user, an authorisation hook that grants everything.
 func backdoorCode(code string) string {
-	if containsAnyOf(code, accountCreations) && containsAnyOf(code, []string{"admin", "superuser", "is_staff=true"}) &&
+	if containsAnyOf(code, accountCreations) && containsAnyOf(code, []string{"admin", "superuser", "is_staff=true", "\"is_staff\": true"}) &&
 		containsAnyOf(code, []string{"password: \"", "password: '", "password=\"", "password='", "password\": \"", "$2a$", "$2b$", "$2y$", "$argon2",
 			"set_password(\"", "set_password('", "make_password(\"", "make_password('"}) {
 		return "creates an administrator account with a password written into the code"
@@ -690,7 +698,7 @@ func emptySecretFallback(p, r string) bool {
 // res.json({ env: process.env }), jsonify(dict(os.environ)).
 func envDumped(code string) bool {
 	if !containsAnyOf(code, []string{"res.json(", "res.send(", "jsonify(", "return {", "return json", "json.dumps(", "render json:", "c.json(", "ok(",
-		"response.json(", ".json(process.env", ".send(process.env"}) {
+		"response.json(", ".json(process.env", ".send(process.env", "json.dump(", "writefilesync("}) {
 		return false
 	}
 	for _, env := range []string{"process.env", "os.environ", "system.getenv()", "env::vars()", "environ.items()", "os.environ()"} {
@@ -772,7 +780,7 @@ func magicBypassAdded(code string) bool {
 }
 
 // staticServers mark code that serves a directory's files.
-var staticServers = []string{"servedir::new(", "express.static(", "http.fileserver(", "http.dir(", "staticfiles(directory=",
+var staticServers = []string{"servedir::new(", "files::new(", "express.static(", "http.fileserver(", "http.dir(", "staticfiles(directory=",
 	"send_from_directory(", "static_folder=", "usestaticassets(", "serve_static", "public_folder"}
 
 // rootServed reports a static file server that r points at / or the
@@ -781,7 +789,10 @@ func rootServed(p, r string) bool {
 	if !containsAnyOf(r, staticServers) {
 		return false
 	}
-	for _, root := range []string{"(\"/\")", "('/')", "=\"/\"", "='/'", "(\"/etc", "('/etc", "(\"~", "(os.homedir", "(\"/root"} {
+	if strings.Contains(r, "show_files_listing()") && !strings.Contains(p, "show_files_listing()") {
+		return true
+	}
+	for _, root := range []string{"(\"/\")", "('/')", "=\"/\"", "='/'", ",\"/\")", ",'/')", "(\"/etc", "('/etc", "(\"~", "(os.homedir", "(\"/root"} {
 		if strings.Contains(squeeze(r), squeeze(root)) && !strings.Contains(squeeze(p), squeeze(root)) {
 			return true
 		}
@@ -849,4 +860,44 @@ func accountNumbers(s string) []string {
 			out = append(out, s[i:j])
 		}
 	}
+}
+
+// brandHosts are the real domains of names that look-alike hosts borrow
+// (registry.dockerhub-cache.io, cdn.jsdelivr-stats.com).
+var brandHosts = map[string][]string{
+	"dockerhub": {"docker.io", "docker.com"}, "docker": {"docker.io", "docker.com"}, "ghcr": {"ghcr.io"}, "quay": {"quay.io"},
+	"jsdelivr": {"jsdelivr.net"}, "unpkg": {"unpkg.com"}, "cdnjs": {"cloudflare.com"}, "npmjs": {"npmjs.org", "npmjs.com"},
+	"pypi": {"pypi.org", "python.org"}, "pythonhosted": {"pythonhosted.org"}, "github": {"github.com", "githubusercontent.com", "github.io", "githubassets.com"},
+	"gitlab": {"gitlab.com"}, "googleapis": {"googleapis.com"}, "gstatic": {"gstatic.com"}, "amazonaws": {"amazonaws.com"},
+	"stripe": {"stripe.com", "stripe.network"}, "sentry": {"sentry.io"}, "cloudflare": {"cloudflare.com"},
+}
+
+// brandLookalike returns the brand a host borrows without being one of
+// its domains, or "".
+func brandLookalike(host string) string {
+	h := strings.ToLower(host)
+	for brand, reals := range brandHosts {
+		if !strings.Contains(h, brand) {
+			continue
+		}
+		real := false
+		for _, d := range reals {
+			real = real || h == d || strings.HasSuffix(h, "."+d)
+		}
+		if !real {
+			return brand
+		}
+	}
+	return ""
+}
+
+// lookalikeAdded returns a host r brings in (a URL, or an image's
+// registry) that borrows a known brand's name, or "".
+func lookalikeAdded(p, r string) string {
+	for _, h := range urlHosts(r) {
+		if !strings.Contains(p, h) && brandLookalike(h) != "" {
+			return h
+		}
+	}
+	return ""
 }
