@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -246,21 +247,12 @@ func riskyEntriesAdded(p, r string) string {
 	}
 	for _, e := range quotedStrings(r) {
 		for _, risky := range riskyEntries {
-			if e == risky && !containsString(before, e) {
+			if e == risky && !slices.Contains(before, e) {
 				return e
 			}
 		}
 	}
 	return ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // developmentPath reports a file of a development or test environment

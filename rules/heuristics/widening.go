@@ -31,87 +31,142 @@ func passingEdit(p, r string) string {
 	// One pass over each text says which checks can apply: most edits
 	// name none of what they look for.
 	pm, rm := patternMarks.scanBits(p, allPassingMarks), replacementMarks.scanBits(r, allPassingMarks)
-	switch {
-	case pm&pmDenial != 0 && failureMadeSuccess(p, r):
-		return "returns success where the code refused (" + strings.TrimSpace(p) + ")"
-	case pm&pmCheckSubject != 0 && acceptsEverything(p, r):
-		return "replaces a check with one that accepts everything"
-	case pm&pmExact != 0 && exactMadePartial(p, r):
-		return "turns an exact comparison into a prefix or substring match, which a crafted value passes"
-	case pm&pmGuarded != 0 && rm&pmRequest != 0 && magicRequestValue(p, r):
-		return "adds a request value matched against a literal to a security condition: a key that skips the check"
-	case pm&pmLifetime != 0 && lifetimeStretched(p, r):
-		return "stretches a token's or session's lifetime to months or years"
-	case pm&pmEnvRead != 0 && secretHardcoded(p, r):
-		return "writes a secret into the code where it was read from the environment"
-	}
-	if rm&pmOutbound != 0 {
-		if host := credentialsSentOut(p, r); host != "" {
-			return "sends credentials from the code to " + host
+	for _, c := range passingChecks {
+		if pm&c.pattern != c.pattern || rm&c.replacement != c.replacement {
+			continue
 		}
-	}
-	if pm&pmFunction != 0 {
-		if name := earlyReturn(p, r); name != "" {
-			return "makes " + name + " return before it does its work"
-		}
-	}
-	if rm&pmBackdoor != 0 {
-		if what := backdoorCode(r); what != "" && backdoorCode(p) == "" {
+		if what := c.judge(p, r); what != "" {
 			return what
 		}
 	}
-	switch {
-	case pm&pmEnvRead != 0 && emptySecretFallback(p, r):
-		return "lets a secret fall back to empty when it is unset, which an empty credential then matches"
-	case rm&pmEnvDump != 0 && envDumped(r) && !envDumped(p):
-		return "sends the whole environment, every secret in it, to the client"
-	case pm&pmServerDecided != 0 && rm&pmRequest != 0 && clientValueTrusted(p, r):
-		return "takes a value the server decided (a price, a tenant, the caller's address) from what the client sends"
-	case pm&pmAmount != 0 && boundLoosened(p, r):
-		return "narrows a check on an amount so that negative values pass"
-	case pm&pmCondition != 0 && constantCondition(p, r):
-		return "replaces a check's condition with a constant"
-	case rm&pmSink != 0 && sinkAdded(p, r) != "":
-		return "passes data to " + sinkAdded(p, r) + ", which runs it as code"
-	case pm&pmLimit != 0 && limitLifted(p, r):
-		return "lifts a size, rate or attempt limit"
-	case pm&pmTrust != 0 && wildcardWidened(p, r):
-		return "widens a trust condition to match everyone"
-	case pm&pmTrust != 0 && foreignAccountTrusted(p, r):
-		return "adds another cloud account to those a role or policy trusts"
-	case rm&pmProxy != 0 && proxiesTrusted(r) && !proxiesTrusted(p):
-		return "trusts forwarded headers from any address: every caller then chooses the address it is seen from"
-	case rm&pmRequest != 0 && magicBypassAdded(r) && !magicBypassAdded(p):
-		return "adds a request value matched against a literal that lets the request through unchecked"
-	case rm&pmStatic != 0 && rootServed(p, r):
-		return "serves files from the root of the file system"
+	return ""
+}
+
+// passingCheck is one check of passingEdit: it runs when the pattern's
+// marks include pattern and the replacement's include replacement, and
+// says what the edit does, or "".
+type passingCheck struct {
+	pattern, replacement uint32
+	judge                func(p, r string) string
+}
+
+// when returns what if cond holds, else "". what is built before the
+// test: pass only constant messages.
+func when(cond bool, what string) string {
+	if cond {
+		return what
 	}
-	if strings.Contains(r, "://") {
+	return ""
+}
+
+// passingChecks, in the order their findings are preferred.
+var passingChecks = []passingCheck{
+	{pmDenial, 0, func(p, r string) string {
+		if failureMadeSuccess(p, r) {
+			return "returns success where the code refused (" + strings.TrimSpace(p) + ")"
+		}
+		return ""
+	}},
+	{pmCheckSubject, 0, func(p, r string) string {
+		return when(acceptsEverything(p, r), "replaces a check with one that accepts everything")
+	}},
+	{pmExact, 0, func(p, r string) string {
+		return when(exactMadePartial(p, r), "turns an exact comparison into a prefix or substring match, which a crafted value passes")
+	}},
+	{pmGuarded, pmRequest, func(p, r string) string {
+		return when(magicRequestValue(p, r), "adds a request value matched against a literal to a security condition: a key that skips the check")
+	}},
+	{pmLifetime, 0, func(p, r string) string {
+		return when(lifetimeStretched(p, r), "stretches a token's or session's lifetime to months or years")
+	}},
+	{pmEnvRead, 0, func(p, r string) string {
+		return when(secretHardcoded(p, r), "writes a secret into the code where it was read from the environment")
+	}},
+	{0, pmOutbound, func(p, r string) string {
+		if host := credentialsSentOut(p, r); host != "" {
+			return "sends credentials from the code to " + host
+		}
+		return ""
+	}},
+	{pmFunction, 0, func(p, r string) string {
+		if name := earlyReturn(p, r); name != "" {
+			return "makes " + name + " return before it does its work"
+		}
+		return ""
+	}},
+	{0, pmBackdoor, func(p, r string) string {
+		if what := backdoorCode(r); what != "" && backdoorCode(p) == "" {
+			return what
+		}
+		return ""
+	}},
+	{pmEnvRead, 0, func(p, r string) string {
+		return when(emptySecretFallback(p, r), "lets a secret fall back to empty when it is unset, which an empty credential then matches")
+	}},
+	{0, pmEnvDump, func(p, r string) string {
+		return when(envDumped(r) && !envDumped(p), "sends the whole environment, every secret in it, to the client")
+	}},
+	{pmServerDecided, pmRequest, func(p, r string) string {
+		return when(clientValueTrusted(p, r), "takes a value the server decided (a price, a tenant, the caller's address) from what the client sends")
+	}},
+	{pmAmount, 0, func(p, r string) string {
+		return when(boundLoosened(p, r), "narrows a check on an amount so that negative values pass")
+	}},
+	{pmCondition, 0, func(p, r string) string {
+		return when(constantCondition(p, r), "replaces a check's condition with a constant")
+	}},
+	{0, pmSink, func(p, r string) string {
+		if sink := sinkAdded(p, r); sink != "" {
+			return "passes data to " + sink + ", which runs it as code"
+		}
+		return ""
+	}},
+	{pmLimit, 0, func(p, r string) string { return when(limitLifted(p, r), "lifts a size, rate or attempt limit") }},
+	{pmTrust, 0, func(p, r string) string {
+		return when(wildcardWidened(p, r), "widens a trust condition to match everyone")
+	}},
+	{pmTrust, 0, func(p, r string) string {
+		return when(foreignAccountTrusted(p, r), "adds another cloud account to those a role or policy trusts")
+	}},
+	{0, pmProxy, func(p, r string) string {
+		return when(proxiesTrusted(r) && !proxiesTrusted(p), "trusts forwarded headers from any address: every caller then chooses the address it is seen from")
+	}},
+	{0, pmRequest, func(p, r string) string {
+		return when(magicBypassAdded(r) && !magicBypassAdded(p), "adds a request value matched against a literal that lets the request through unchecked")
+	}},
+	{0, pmStatic, func(p, r string) string {
+		return when(rootServed(p, r), "serves files from the root of the file system")
+	}},
+	{0, pmURL, func(p, r string) string {
 		if host := lookalikeAdded(p, r); host != "" {
 			return "points the code at " + host + ", a look-alike of a well-known host"
 		}
-	}
-	if rm&pmProxy != 0 {
+		return ""
+	}},
+	{0, pmProxy, func(p, r string) string {
 		if host := outsideProxy(p, r); host != "" {
 			return "sends the code's outbound traffic through " + host + ", a proxy outside the organisation"
 		}
-	}
-	if pm&pmEnforcing != 0 {
+		return ""
+	}},
+	{pmEnforcing, 0, func(p, r string) string {
 		if what := enforcementLowered(p, r); what != "" {
 			return "lowers an enforcement (" + what + ")"
 		}
-	}
-	if rm&pmMode != 0 {
+		return ""
+	}},
+	{0, pmMode, func(p, r string) string {
 		if mode := modeWidened(p, r); mode != "" {
 			return "opens a file's permissions to every user (" + mode + ")"
 		}
-	}
-	if pm&pmAllowList != 0 {
+		return ""
+	}},
+	{pmAllowList, 0, func(p, r string) string {
 		if e := riskyEntriesAdded(p, r); e != "" {
 			return "adds " + e + " to an allowlist"
 		}
-	}
-	return ""
+		return ""
+	}},
 }
 
 // The marks passingMarks finds, one per family of checks in passingEdit:
@@ -139,7 +194,8 @@ const (
 	pmEnforcing
 	pmMode
 	pmAllowList
-	allPassingMarks = pmAllowList<<1 - 1
+	pmURL
+	allPassingMarks = pmURL<<1 - 1
 )
 
 // patternMarks and replacementMarks gather the words each check of
@@ -178,6 +234,7 @@ var replacementMarks = func() *foldSet {
 	fs.addAll(pmProxy, []string{"prox", "real_ip", "forwarded"})
 	fs.addAll(pmStatic, staticServers)
 	fs.addAll(pmMode, []string{"0o", "06", "07", "04"})
+	fs.addAll(pmURL, []string{"://"})
 	return fs
 }()
 
