@@ -21,10 +21,21 @@ import (
 //   - a token's or session's lifetime stretched to months or years;
 //   - a secret written into the code where it was read from the
 //     environment;
-//   - credentials sent from the code to a host outside.
+//   - credentials sent from the code to a host outside;
+//   - a protective function made to return at once, a server-decided
+//     value taken from the client, a condition made a constant, data
+//     handed to a code sink, a bound that lets negative amounts pass;
+//   - a backdoor: an administrator account with a written password, a
+//     route that signs in as anyone, an authorisation hook granting
+//     everything, the whole environment sent to a client;
+//   - forwarded headers trusted from anywhere, a static server pointed
+//     at /, an outside proxy, a foreign account trusted, a look-alike of
+//     a well-known host.
 //
 // Each test compares a substitution's pattern p with its replacement r,
-// both lower-cased, as looseningEdit does.
+// both lower-cased, as looseningEdit does; backdoorCode and envDumped
+// also judge code written whole (weakeningCode). enforcement.go holds the
+// settings-level checks passingEdit runs last.
 
 // passingEdit says what r makes pass that p checked, or "".
 func passingEdit(p, r string) string {
