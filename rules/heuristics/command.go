@@ -764,7 +764,23 @@ func hasSubstitution(w string) bool {
 
 // containsWord reports whether s contains w delimited by non-word bytes
 // ("curl" in "$(curl -s x)" but not in "curly").
-func containsWord(s, w string) bool {
+func containsWord(s, w string) bool { return containsWordIn(s, w, &wordBytes) }
+
+// byteClass says which bytes belong to a word.
+type byteClass [256]bool
+
+// wordBytes are isWordByte's; identifierBytes an identifier's (no . or -).
+var wordBytes, identifierBytes = func() (w, id byteClass) {
+	for c := range 256 {
+		w[c] = isWordByte(byte(c))
+		id[c] = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return w, id
+}()
+
+// containsWordIn reports whether s contains w with no byte of class on
+// either side. A table, not a function, so the hot loop calls nothing.
+func containsWordIn(s, w string, class *byteClass) bool {
 	for off := 0; ; {
 		i := strings.Index(s[off:], w)
 		if i < 0 {
@@ -772,7 +788,7 @@ func containsWord(s, w string) bool {
 		}
 		i += off
 		j := i + len(w)
-		if (i == 0 || !isWordByte(s[i-1])) && (j == len(s) || !isWordByte(s[j])) {
+		if (i == 0 || !class[s[i-1]]) && (j == len(s) || !class[s[j]]) {
 			return true
 		}
 		off = i + 1

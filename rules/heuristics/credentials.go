@@ -970,7 +970,7 @@ func argsSubstitute(args []string, prog string) bool {
 // leading dot.
 func hostIn(host string, hosts []string) bool {
 	for _, h := range hosts {
-		if host == h || h[0] == '.' && (strings.HasSuffix(host, h) || host == h[1:]) {
+		if host == h || h[0] == '.' && domainMatch(host, h[1:]) {
 			return true
 		}
 	}

@@ -203,21 +203,6 @@ func handlerArgumentRun(lines []string, i int) bool {
 }
 
 // hasIdentifier reports name in code as a whole identifier: "cmd" in
-// "run(cmd.split())" but not in "cmdline".
-func hasIdentifier(code, name string) bool {
-	ident := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	for off := 0; ; {
-		i := strings.Index(code[off:], name)
-		if i < 0 {
-			return false
-		}
-		i += off
-		j := i + len(name)
-		if (i == 0 || !ident(code[i-1])) && (j == len(code) || !ident(code[j])) {
-			return true
-		}
-		off = i + 1
-	}
-}
+// "run(cmd.split())" but not in "cmdline" (containsWord's words take
+// "." and "-" too).
+func hasIdentifier(code, name string) bool { return containsWordIn(code, name, &identifierBytes) }

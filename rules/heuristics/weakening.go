@@ -203,7 +203,8 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 // tool shares (sed, perl, the interpreters' replace calls, ed, awk,
 // patches).
 func judgeEdits(files []string, subs [][2]string, script string) string {
-	what := weakeningEdit(subs, script, runsChecks(files), sourceCode(files))
+	deletions := sedDeletions(script) // read once for every test below
+	what := weakeningEdit(subs, deletions, runsChecks(files), sourceCode(files))
 	if what == "" {
 		what = securityFileEdit(files, subs)
 	}
@@ -215,7 +216,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 		}
 	}
 	if what == "" && securityNamedCode(files) {
-		for _, re := range sedDeletions(script) {
+		for _, re := range deletions {
 			if strings.Contains(strings.ToLower(re), "if ") || strongRefusal(strings.ToLower(re)) {
 				what = "deletes a check from a security file (" + unescapeRegex(re) + ")"
 				break
@@ -225,7 +226,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 	if what == "" && (sourceCode(files) || len(files) == 0) && !allTests(files) {
 		// An if-block that refused or called a check, deleted from any
 		// application code (or from files xargs supplies).
-		for _, re := range sedDeletions(script) {
+		for _, re := range deletions {
 			if checkDeleted(re) {
 				what = "deletes a check from the code (" + unescapeRegex(re) + ")"
 				break
@@ -267,7 +268,7 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 		what = securityConfigEdit(files, script)
 	}
 	if what == "" && workflowFiles(files) {
-		for _, re := range sedDeletions(script) {
+		for _, re := range deletions {
 			if strings.Contains(strings.TrimSpace(unescapeRegex(re)), "environment:") {
 				what = "drops a job's deployment environment, and the reviewers and branch rules it enforces"
 			}
@@ -318,11 +319,11 @@ func runsChecks(files []string) bool {
 // says the script edits a file that runs checks, where deleting or
 // commenting out a scanner's line turns it off; code, application code,
 // where a deleted line can be an authorisation check.
-func weakeningEdit(subs [][2]string, script string, checks, code bool) string {
+func weakeningEdit(subs [][2]string, deletions []string, checks, code bool) string {
 	if what := weakeningSubstitution(subs, checks); what != "" {
 		return what
 	}
-	for _, re := range sedDeletions(script) {
+	for _, re := range deletions {
 		if checks && securityChecks.in(re) {
 			return "deletes the lines that run a security check (" + re + ")"
 		}
@@ -1344,24 +1345,28 @@ func weakeningCode(abs, base, content string, marks uint32) string {
 			return "writes " + setting + " into " + base + ", which turns a protection off"
 		}
 	}
-	if marks&(markHeader|markIdentity) == markHeader|markIdentity && requestIdentity(strings.ToLower(content)) {
+	// The tests below read the code lower-cased: made once, and only
+	// when one of them will run.
+	lower := ""
+	if marks&(markHeader|markIdentity|markCredential|markEnvironment|markBackdoor) != 0 {
+		lower = strings.ToLower(content)
+	}
+	if marks&(markHeader|markIdentity) == markHeader|markIdentity && requestIdentity(lower) {
 		return "writes code into " + base + " that takes the caller's identity or rate-limit key from a header the caller sets"
 	}
-	if marks&markCredential != 0 {
-		if lower := strings.ToLower(content); credentialLiteral(lower) || guardCalls.in(lower) && literalAccepted(lower) {
-			return "writes code into " + base + " that lets in whoever presents a literal written into it"
-		}
+	if marks&markCredential != 0 && (credentialLiteral(lower) || guardCalls.in(lower) && literalAccepted(lower)) {
+		return "writes code into " + base + " that lets in whoever presents a literal written into it"
 	}
 	if marks&(markCredential|markHeader|markEnvironment) != 0 {
-		if host := credentialsSentOut("", strings.ToLower(content)); host != "" {
+		if host := credentialsSentOut("", lower); host != "" {
 			return "writes code into " + base + " that sends credentials or request headers to " + host
 		}
 	}
-	if marks&markEnvironment != 0 && envDumped(strings.ToLower(content)) {
+	if marks&markEnvironment != 0 && envDumped(lower) {
 		return "writes code into " + base + " that sends the whole environment, every secret in it, to the client"
 	}
 	if marks&markBackdoor != 0 && !plantedCodePath(abs) {
-		if what := backdoorCode(strings.ToLower(content)); what != "" {
+		if what := backdoorCode(lower); what != "" {
 			return "writes code into " + base + " that " + what
 		}
 	}
@@ -1409,22 +1414,17 @@ func perlDeletions(code string) string {
 // the request carries (a header, a query parameter) with a literal:
 // anyone who sends that value is let in.
 func requestKeyedAllow(rego string) bool {
-	for off := 0; ; {
-		i := strings.Index(rego[off:], "allow")
-		if i < 0 {
-			return false
-		}
-		i += off
-		off = i + len("allow")
+	keyed := false
+	shell.EachIndex(rego, "allow", func(i int) bool {
 		body := rego[i:min(len(rego), i+300)]
 		if end := strings.Index(body, "}"); end > 0 {
 			body = body[:end]
 		}
-		if containsAnyOf(body, []string{"headers[", "headers.", ".query", "params[", "input.request.path"}) &&
-			containsAnyOf(body, []string{"== \"", "== '"}) {
-			return true
-		}
-	}
+		keyed = containsAnyOf(body, []string{"headers[", "headers.", ".query", "params[", "input.request.path"}) &&
+			containsAnyOf(body, []string{"== \"", "== '"})
+		return !keyed
+	})
+	return keyed
 }
 
 // withoutMessages returns s without its quoted strings that hold a blank

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Checks made to pass. An edit can keep a check's call in the code and
@@ -769,17 +771,15 @@ func envDumped(code string) bool {
 		"response.json(", ".json(process.env", ".send(process.env", "json.dump(", "writefilesync("}) {
 		return false
 	}
+	dumped := false
 	for _, env := range []string{"process.env", "os.environ", "system.getenv()", "env::vars()", "environ.items()", "os.environ()"} {
-		for off := 0; ; {
-			i := strings.Index(code[off:], env)
-			if i < 0 {
-				break
-			}
-			j := off + i + len(env)
-			if j >= len(code) || code[j] != '.' && code[j] != '[' && code[j] != '(' && !isWordByte(code[j]) {
-				return true
-			}
-			off = j
+		shell.EachIndex(code, env, func(i int) bool {
+			j := i + len(env)
+			dumped = j >= len(code) || code[j] != '.' && code[j] != '[' && code[j] != '(' && !isWordByte(code[j])
+			return !dumped
+		})
+		if dumped {
+			return true
 		}
 	}
 	return false
@@ -819,29 +819,22 @@ var passThrough = []string{"next(", "next.servehttp(", "call_next(", "return tru
 // value with a string literal whose branch lets the request through
 // (if r.URL.Query().Get("debug") == "x" { next.ServeHTTP(w, r); return }).
 func magicBypassAdded(code string) bool {
+	found := false
 	for _, read := range requestValues {
-		for off := 0; ; {
-			i := strings.Index(code[off:], read)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(read)
-			head := code[max(0, i-40):i]
-			if !strings.Contains(head, "if") {
-				continue
+		shell.EachIndex(code, read, func(i int) bool {
+			if !strings.Contains(code[max(0, i-40):i], "if") {
+				return true
 			}
 			rest := code[i:min(len(code), i+220)]
 			eq := strings.Index(rest, "== \"")
 			if eq < 0 {
 				eq = strings.Index(rest, "== '")
 			}
-			if eq < 0 || eq > 100 {
-				continue
-			}
-			if containsAnyOf(rest[eq:], passThrough) {
-				return true
-			}
+			found = eq >= 0 && eq <= 100 && containsAnyOf(rest[eq:], passThrough)
+			return !found
+		})
+		if found {
+			return true
 		}
 	}
 	return false
@@ -913,13 +906,8 @@ func foreignAccountTrusted(p, r string) bool {
 // (arn:aws:iam::123456789012:…).
 func accountNumbers(s string) []string {
 	var out []string
-	for off := 0; ; {
-		i := strings.Index(s[off:], "::")
-		if i < 0 {
-			return out
-		}
-		i += off + 2
-		off = i
+	shell.EachIndex(s, "::", func(i int) bool {
+		i += 2
 		j := i
 		for j < len(s) && isDigit(s[j]) {
 			j++
@@ -927,7 +915,9 @@ func accountNumbers(s string) []string {
 		if j-i == 12 && j < len(s) && s[j] == ':' {
 			out = append(out, s[i:j])
 		}
-	}
+		return true
+	})
+	return out
 }
 
 // brandHosts are the real domains of names that look-alike hosts borrow
