@@ -74,6 +74,19 @@ var downgrades = []downgrade{
 		[]string{"unsaltedmd5", "md5passwordhasher", "sha1passwordhasher", "unsaltedsha1", "cryptpasswordhasher"}, false},
 }
 
+// downgradeStarts marks the safe forms of downgrades[i] with bit i: one
+// pass over the replaced text says which downgrades can apply.
+var downgradeStarts = func() *foldSet {
+	if len(downgrades) > 32 {
+		panic("heuristics: more downgrades than a foldSet has marks")
+	}
+	fs := &foldSet{}
+	for i, d := range downgrades {
+		fs.addAll(1<<i, d.safe)
+	}
+	return fs
+}()
+
 // codeDowngrade says what a substitution of pat by repl takes out of the
 // code, or "".
 func codeDowngrade(pat, repl string) string {
@@ -81,11 +94,12 @@ func codeDowngrade(pat, repl string) string {
 		return ""
 	}
 	p, r := strings.ToLower(unescapeRegex(pat)), strings.ToLower(repl)
-	for _, d := range downgrades {
-		if d.unsafe == nil {
+	starts := downgradeStarts.scanBits(p, 1<<len(downgrades)-1)
+	for i, d := range downgrades {
+		if d.unsafe == nil || starts&(1<<i) == 0 {
 			continue
 		}
-		if !containsAnyOf(p, d.safe) || d.gone && containsAnyOf(r, d.safe) {
+		if d.gone && containsAnyOf(r, d.safe) {
 			continue
 		}
 		for _, u := range d.unsafe {

@@ -31,72 +31,234 @@ import (
 
 // looseningEdit says what r loosens that p held, or "".
 func looseningEdit(p, r string) string {
-	// The marker tests compare the flattened texts, made once here.
-	fp, fr := flatSetting(p), flatSetting(r)
-	switch {
-	case flatAdded(fp, fr, unescapedOutput):
-		return "turns output escaping off, so what users write is served as markup"
-	case hashCostLowered(p, r):
-		return "cuts the work of password hashing to a fraction"
-	case requestIdentity(r) && !requestIdentity(p):
-		return "takes the caller's identity or rate-limit key from a header the caller sets"
-	case secretFallback(r) && !secretFallback(p):
-		return "gives a secret a fallback written into the code"
-	case rolesWidened(p, r):
-		return "lets more roles through an authorisation check"
-	case guardedListShrunk(p, r):
-		return "takes an entry out of what a guard or middleware covers"
-	case privilegedAttributeAllowed(p, r):
-		return "lets a request set privileged attributes (role, admin)"
-	case constraintsDropped(p, r):
-		return "drops input constraints from a validation"
-	case markerDropped(p, r, allowlistWords):
-		return "takes an allowlist out of a check"
-	case markerDropped(p, r, pathNormalisers):
-		return "takes path normalisation out of a check, which lets ../ through"
-	case rawQueryFromInput(p, r):
-		return "builds a raw query from request input"
-	case auditSilenced(p, r):
-		return "silences an audit record or the security log"
-	case truncatedComparison(p, r):
-		return "compares only part of a secret or signature, which a guess can match"
-	case scopeDropped(p, r):
-		return "drops the filter that scopes a query to the caller's tenant or records"
-	case guardCallsDropped(p, r):
-		return "drops a call that checks or sanitises (" + strings.Join(droppedGuardCalls(p, r), ", ") + ")"
-	case markerDropped(p, r, hardeningMarkers):
-		return "takes out a hardening setting (an XML parser's entity guard, an SSRF guard, a random fill, a security header)"
-	case expiryRemoved(p, r):
-		return "takes the expiry off a token or session"
-	case strings.TrimSpace(p) != "" && !publicEndpoint(p) && flatAdded(fp, fr, authExemptions):
-		return "exempts code from authentication or CSRF checks"
-	case flatAdded(fp, fr, unsafeDeserialisers):
-		return "lets a deserialiser build any type the input names, which runs code"
-	case flatAdded(fp, fr, scopeBypasses):
-		return "drops the filters that scope queries to the caller's tenant"
-	case flatAdded(fp, fr, checkSkippingOptions):
-		return "adds an option that skips a token's or a login's checks"
-	case containsAnyOf(p, []string{"authenticate(", "auth("}) && flatAdded(fp, fr, []string{"optional=true", "optional:true"}):
-		return "makes authentication optional"
-	case flatAdded(fp, fr, []string{"unsafe-inline", "unsafe-eval"}):
-		return "lets a content security policy run inline or evaluated script"
-	case templateFromInput(p, r):
-		return "builds a template from input, which runs what the input says"
-	case secretExposed(p, r):
-		return "writes a secret into a log or a response"
-	case flatAdded(fp, fr, []string{"err.stack", "error.stack", "traceback.format_exc", "stack:err", "e.getstacktrace", "printstacktrace(response"}):
-		return "sends internal errors and stack traces to the client"
-	case majorDowngrade(p, r):
-		return "pins a dependency back to an older major version, with the flaws fixed since"
-	case minorDowngrade(p, r):
-		return "pins a dependency back several releases, with the flaws fixed since"
-	case rateLimitRaised(p, r):
-		return "raises a rate limit many times over"
-	case envGated(p, r):
-		return "makes a protection depend on an environment variable, off when it is unset"
+	e := loosening{p: p, r: r, fp: flatSetting(p), fr: flatSetting(r)}
+	// One pass over each text says which checks can apply: most edits
+	// name none of what they look for.
+	pm, rm := looseningPatternMarks.scanBits(p, allLooseningMarks), looseningReplacementMarks.scanBits(r, allLooseningMarks)
+	fm := looseningFlatMarks.scanBits(e.fr, allLooseningMarks)
+	if hardeningSet.in(p) {
+		pm |= lmHardening
+	}
+	for _, c := range looseningChecks {
+		if pm&c.pattern != c.pattern || rm&c.replacement != c.replacement || fm&c.flat != c.flat {
+			continue
+		}
+		if what := c.judge(&e); what != "" {
+			return what
+		}
 	}
 	return ""
 }
+
+// loosening is a substitution as looseningEdit's checks read it: the
+// pattern p and replacement r, lower-cased, and both flattened
+// (flatSetting), made once for all the marker tests.
+type loosening struct{ p, r, fp, fr string }
+
+// looseningCheck is one check of looseningEdit: it runs when the
+// pattern's marks include pattern, the replacement's replacement and the
+// flattened replacement's flat, and says what the edit loosens, or "".
+type looseningCheck struct {
+	pattern, replacement, flat uint32
+	judge                      func(e *loosening) string
+}
+
+// looseningChecks, in the order their findings are preferred.
+var looseningChecks = []looseningCheck{
+	{0, 0, lmUnescaped, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, unescapedOutput), "turns output escaping off, so what users write is served as markup")
+	}},
+	{lmHash, 0, 0, func(e *loosening) string {
+		return when(hashCostLowered(e.p, e.r), "cuts the work of password hashing to a fraction")
+	}},
+	{0, lmHeaderRead | lmIdentitySink, 0, func(e *loosening) string {
+		return when(requestIdentity(e.r) && !requestIdentity(e.p), "takes the caller's identity or rate-limit key from a header the caller sets")
+	}},
+	{0, lmEnvRead, 0, func(e *loosening) string {
+		return when(secretFallback(e.r) && !secretFallback(e.p), "gives a secret a fallback written into the code")
+	}},
+	{lmRoles, 0, 0, func(e *loosening) string {
+		return when(rolesWidened(e.p, e.r), "lets more roles through an authorisation check")
+	}},
+	{lmGuardList, 0, 0, func(e *loosening) string {
+		return when(guardedListShrunk(e.p, e.r), "takes an entry out of what a guard or middleware covers")
+	}},
+	{lmAssignable, 0, 0, func(e *loosening) string {
+		return when(privilegedAttributeAllowed(e.p, e.r), "lets a request set privileged attributes (role, admin)")
+	}},
+	{lmConstraint, 0, 0, func(e *loosening) string {
+		return when(constraintsDropped(e.p, e.r), "drops input constraints from a validation")
+	}},
+	{lmAllowlist, 0, 0, func(e *loosening) string {
+		return when(markerDropped(e.p, e.r, allowlistWords), "takes an allowlist out of a check")
+	}},
+	{lmNormaliser, 0, 0, func(e *loosening) string {
+		return when(markerDropped(e.p, e.r, pathNormalisers), "takes path normalisation out of a check, which lets ../ through")
+	}},
+	{0, lmRawQuery, 0, func(e *loosening) string {
+		return when(rawQueryFromInput(e.p, e.r), "builds a raw query from request input")
+	}},
+	{lmAudit, 0, 0, func(e *loosening) string {
+		return when(auditSilenced(e.p, e.r), "silences an audit record or the security log")
+	}},
+	{0, lmCompare, 0, func(e *loosening) string {
+		return when(truncatedComparison(e.p, e.r), "compares only part of a secret or signature, which a guess can match")
+	}},
+	{lmQuery | lmScope, 0, 0, func(e *loosening) string {
+		return when(scopeDropped(e.p, e.r), "drops the filter that scopes a query to the caller's tenant or records")
+	}},
+	{lmGuardCall, 0, 0, func(e *loosening) string {
+		if guardCallsDropped(e.p, e.r) {
+			return "drops a call that checks or sanitises (" + strings.Join(droppedGuardCalls(e.p, e.r), ", ") + ")"
+		}
+		return ""
+	}},
+	{lmHardening, 0, 0, func(e *loosening) string {
+		return when(markerDropped(e.p, e.r, hardeningMarkers), "takes out a hardening setting (an XML parser's entity guard, an SSRF guard, a random fill, a security header)")
+	}},
+	{lmExpiry, 0, 0, func(e *loosening) string {
+		return when(expiryRemoved(e.p, e.r), "takes the expiry off a token or session")
+	}},
+	{0, 0, lmAuthExempt, func(e *loosening) string {
+		return when(strings.TrimSpace(e.p) != "" && !publicEndpoint(e.p) && flatAdded(e.fp, e.fr, authExemptions), "exempts code from authentication or CSRF checks")
+	}},
+	{0, 0, lmDeserialiser, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, unsafeDeserialisers), "lets a deserialiser build any type the input names, which runs code")
+	}},
+	{0, 0, lmScopeBypass, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, scopeBypasses), "drops the filters that scope queries to the caller's tenant")
+	}},
+	{0, 0, lmSkipCheck, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, checkSkippingOptions), "adds an option that skips a token's or a login's checks")
+	}},
+	{0, 0, lmOptional, func(e *loosening) string {
+		return when(containsAnyOf(e.p, []string{"authenticate(", "auth("}) && flatAdded(e.fp, e.fr, optionalAuth), "makes authentication optional")
+	}},
+	{0, 0, lmUnsafeCSP, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, unsafeCSP), "lets a content security policy run inline or evaluated script")
+	}},
+	{0, lmTemplate, 0, func(e *loosening) string {
+		return when(templateFromInput(e.p, e.r), "builds a template from input, which runs what the input says")
+	}},
+	{0, lmSecretSink, 0, func(e *loosening) string {
+		return when(secretExposed(e.p, e.r), "writes a secret into a log or a response")
+	}},
+	{0, 0, lmStackTrace, func(e *loosening) string {
+		return when(flatAdded(e.fp, e.fr, stackTraces), "sends internal errors and stack traces to the client")
+	}},
+	{0, 0, 0, func(e *loosening) string {
+		return when(majorDowngrade(e.p, e.r), "pins a dependency back to an older major version, with the flaws fixed since")
+	}},
+	{0, 0, 0, func(e *loosening) string {
+		return when(minorDowngrade(e.p, e.r), "pins a dependency back several releases, with the flaws fixed since")
+	}},
+	{lmRate, 0, 0, func(e *loosening) string {
+		return when(rateLimitRaised(e.p, e.r), "raises a rate limit many times over")
+	}},
+	{0, lmEnv, 0, func(e *loosening) string {
+		return when(envGated(e.p, e.r), "makes a protection depend on an environment variable, off when it is unset")
+	}},
+}
+
+// The marks of looseningEdit's checks: the words each starts from, in the
+// replaced text, the replacement, or the flattened replacement. A mark
+// is only a gate: the check itself still decides.
+const (
+	// In the pattern.
+	lmHash uint32 = 1 << iota
+	lmRoles
+	lmGuardList
+	lmAssignable
+	lmConstraint
+	lmAllowlist
+	lmNormaliser
+	lmAudit
+	lmQuery
+	lmScope
+	lmGuardCall
+	lmExpiry
+	lmRate
+	lmHardening // found by hardeningSet: the set is too big to share
+	// In the replacement.
+	lmHeaderRead
+	lmIdentitySink
+	lmEnvRead
+	lmRawQuery
+	lmCompare
+	lmTemplate
+	lmSecretSink
+	lmEnv
+	// In the flattened replacement.
+	lmUnescaped
+	lmAuthExempt
+	lmDeserialiser
+	lmScopeBypass
+	lmSkipCheck
+	lmOptional
+	lmUnsafeCSP
+	lmStackTrace
+	allLooseningMarks = lmStackTrace<<1 - 1
+)
+
+// looseningPatternMarks, looseningReplacementMarks and
+// looseningFlatMarks gather the words the checks of looseningEdit start
+// from (three sets: a fold set holds at most 255 needles).
+var looseningPatternMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(lmHash, hashWords)
+	fs.addAll(lmRoles, roleMarkers)
+	fs.addAll(lmGuardList, guardContext)
+	fs.addAll(lmGuardList, exemptionWords)
+	fs.addAll(lmAssignable, assignableLists)
+	fs.addAll(lmConstraint, constraintMarkers)
+	fs.addAll(lmAllowlist, allowlistWords)
+	fs.addAll(lmNormaliser, pathNormalisers)
+	fs.addAll(lmAudit, auditWords)
+	fs.addAll(lmQuery, scopedQueries)
+	fs.addAll(lmScope, scopeMarkers)
+	fs.addAll(lmGuardCall, guardCallWords)
+	fs.addAll(lmExpiry, expiryKeys)
+	fs.addAll(lmRate, rateLimitWords)
+	return fs
+}()
+
+var looseningReplacementMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(lmHeaderRead, headerReads)
+	fs.addAll(lmIdentitySink, identitySinks)
+	fs.addAll(lmEnvRead, envReadCalls)
+	fs.addAll(lmRawQuery, rawQueryCalls)
+	fs.addAll(lmCompare, secretCompares)
+	fs.addAll(lmTemplate, templateCalls)
+	fs.addAll(lmSecretSink, secretSinks)
+	fs.addAll(lmEnv, []string{"env"})
+	return fs
+}()
+
+var looseningFlatMarks = func() *foldSet {
+	fs := &foldSet{}
+	fs.addAll(lmUnescaped, unescapedOutput)
+	fs.addAll(lmAuthExempt, authExemptions)
+	fs.addAll(lmDeserialiser, unsafeDeserialisers)
+	fs.addAll(lmScopeBypass, scopeBypasses)
+	fs.addAll(lmSkipCheck, checkSkippingOptions)
+	fs.addAll(lmOptional, optionalAuth)
+	fs.addAll(lmUnsafeCSP, unsafeCSP)
+	fs.addAll(lmStackTrace, stackTraces)
+	return fs
+}()
+
+// hardeningSet finds any of hardeningMarkers in one pass.
+var hardeningSet = newFoldSet(hardeningMarkers...)
+
+// optionalAuth, unsafeCSP and stackTraces are settings and calls
+// (flattened) that make authentication optional, let a content security
+// policy run script, and send stack traces to the client.
+var (
+	optionalAuth = []string{"optional=true", "optional:true"}
+	unsafeCSP    = []string{"unsafe-inline", "unsafe-eval"}
+	stackTraces  = []string{"err.stack", "error.stack", "traceback.format_exc", "stack:err", "e.getstacktrace", "printstacktrace(response"}
+)
 
 // unescapedOutput mark template or UI code that inserts text as markup
 // (flattened: no spaces or quotes).
@@ -260,12 +422,15 @@ func requestIdentity(text string) bool {
 	return false
 }
 
+// envReadCalls read a setting from the environment.
+var envReadCalls = []string{"environ.get(", "getenv(", "env(", "env.fetch(", "process.env."}
+
 // secretFallback reports a secret-named setting read from the
 // environment with a string literal as its fallback: environ.get("KEY",
 // "x"), getenv('TOKEN', 'x'), env('APP_KEY', 'x'), ENV.fetch("X") { "x" },
 // process.env.SECRET || "x".
 func secretFallback(text string) bool {
-	for _, read := range []string{"environ.get(", "getenv(", "env(", "env.fetch(", "process.env."} {
+	for _, read := range envReadCalls {
 		found := false
 		shell.EachIndex(text, read, func(i int) bool {
 			rest := text[i+len(read):]
@@ -406,10 +571,13 @@ var privilegedAttributes = []string{":role", ":admin", ":is_admin", ":superuser"
 	"'is_admin'", "\"is_admin\"", "'admin'", "\"admin\"", "'permissions'", "\"permissions\"", "'is_superuser'", "\"is_superuser\"",
 	"'is_staff'", "\"is_staff\""}
 
+// assignableLists name the fields a request may set.
+var assignableLists = []string{"permit(", "fillable", "fields =", "fields=", "attr_accessible", "allowed_fields", "writable_fields"}
+
 // privilegedAttributeAllowed reports a list of request-assignable fields
 // (permit, fillable, fields) that r extends with a privileged one.
 func privilegedAttributeAllowed(p, r string) bool {
-	if !containsAnyOf(p, []string{"permit(", "fillable", "fields =", "fields=", "attr_accessible", "allowed_fields", "writable_fields"}) {
+	if !containsAnyOf(p, assignableLists) {
 		return false
 	}
 	for _, a := range privilegedAttributes {
@@ -441,20 +609,26 @@ func constraintsDropped(p, r string) bool {
 	return count(p) > count(r)
 }
 
+// rawQueryCalls build a query from raw SQL text.
+var rawQueryCalls = []string{"raw(", "literal(", "text(f\"", "text(f'"}
+
 // rawQueryFromInput reports a raw query (whereRaw, DB::raw, .raw(,
 // text() / Sequelize.literal) brought in with request input joined
 // into it.
 func rawQueryFromInput(p, r string) bool {
-	if !containsAnyOf(r, []string{"raw(", "literal(", "text(f\"", "text(f'"}) || containsAnyOf(p, []string{"raw(", "literal("}) {
+	if !containsAnyOf(r, rawQueryCalls) || containsAnyOf(p, []string{"raw(", "literal("}) {
 		return false
 	}
 	return containsAnyOf(r, []string{". $request", ".$request", ". $_", "\" . $", "' . $", "+ req.", "${req.", "#{params", "f\"", "f'", "+ request."})
 }
 
+// auditWords mark an audit call or the security logger.
+var auditWords = []string{"audit", "security_log", "securitylog", "getlogger(\"security\")", "getlogger('security')"}
+
 // auditSilenced reports an audit call or security logger that r
 // comments out or turns down to critical / off.
 func auditSilenced(p, r string) bool {
-	if !containsAnyOf(p, []string{"audit", "security_log", "securitylog", "getlogger(\"security\")", "getlogger('security')"}) {
+	if !containsAnyOf(p, auditWords) {
 		return false
 	}
 	if commentsOut(r) {
@@ -533,11 +707,14 @@ func ignoredSecretsDropped(files []string, subs [][2]string, script string) stri
 	return ""
 }
 
+// rateLimitWords mark a rate limit or a lockout's count.
+var rateLimitWords = []string{"throttle", "rate", "limit:", "limit =", "limit=", "max_attempts", "maxattempts", "max_login", "lockout", "attempts",
+	"failed_login", "max_failed", "login_attempt"}
+
 // rateLimitRaised reports a rate limit's number that r multiplies by
 // four or more.
 func rateLimitRaised(p, r string) bool {
-	if !containsAnyOf(p, []string{"throttle", "rate", "limit:", "limit =", "limit=", "max_attempts", "maxattempts", "max_login", "lockout", "attempts",
-		"failed_login", "max_failed", "login_attempt"}) {
+	if !containsAnyOf(p, rateLimitWords) {
 		return false
 	}
 	return numberChanged(p, r, func(before, after int) bool { return before >= 1 && after >= 4*before })
@@ -566,10 +743,13 @@ func envGated(p, r string) bool {
 	return false
 }
 
+// secretCompares compare secrets or signatures.
+var secretCompares = []string{"compare_digest", "hmac.equal", "timingsafeequal", "constanttimecompare", "ct_eq", "secure_compare", "equals("}
+
 // truncatedComparison reports a comparison of secrets (compare_digest,
 // hmac.Equal, timingSafeEqual, …) whose operands r cuts to a prefix.
 func truncatedComparison(p, r string) bool {
-	if !containsAnyOf(r, []string{"compare_digest", "hmac.equal", "timingsafeequal", "constanttimecompare", "ct_eq", "secure_compare", "equals("}) {
+	if !containsAnyOf(r, secretCompares) {
 		return false
 	}
 	slices := []string{"[:", ".substring(", ".slice(0", "[..", ".take(", "[0:"}
@@ -580,10 +760,13 @@ func truncatedComparison(p, r string) bool {
 var scopeMarkers = []string{"tenant", "owner", "customer=request", "user=request.user", "request.user", "current_user", "user_id",
 	"account_id", "org_id", "organization", "workspace", "identity.user", "=request.", "= request."}
 
+// scopedQueries are the query calls a scope filters.
+var scopedQueries = []string{"filter(", "where(", "where ", "get_object_or_404(", "find_by(", "findone(", "objects.get(", "find(", "first("}
+
 // scopeDropped reports a query (filter, where, get_object_or_404,
 // find_by) that r keeps without the scope p gave it.
 func scopeDropped(p, r string) bool {
-	if strings.TrimSpace(r) == "" || !containsAnyOf(p, []string{"filter(", "where(", "where ", "get_object_or_404(", "find_by(", "findone(", "objects.get(", "find(", "first("}) {
+	if strings.TrimSpace(r) == "" || !containsAnyOf(p, scopedQueries) {
 		return false
 	}
 	return markerDropped(p, r, scopeMarkers)
@@ -629,10 +812,13 @@ func guardCallsDropped(p, r string) bool {
 	return strings.TrimSpace(r) != "" && len(droppedGuardCalls(p, r)) > 0 && len(guardCallNames(r)) < len(guardCallNames(p))
 }
 
+// templateCalls build a template from a string.
+var templateCalls = []string{"render_template_string(", "template(", "erb.new(", "handlebars.compile(", "new function(", "jinja2.template(", "ejs.render("}
+
 // templateFromInput reports a template rendered from a string r builds
 // by joining values in (render_template_string("<h2>" + subject)).
 func templateFromInput(p, r string) bool {
-	for _, call := range []string{"render_template_string(", "template(", "erb.new(", "handlebars.compile(", "new function(", "jinja2.template(", "ejs.render("} {
+	for _, call := range templateCalls {
 		if i := strings.Index(r, call); i >= 0 && !strings.Contains(p, call) {
 			rest := r[i:min(len(r), i+200)]
 			if strings.Contains(rest, "+ ") || strings.Contains(rest, "f\"") || strings.Contains(rest, "f'") || strings.Contains(rest, "${") || strings.Contains(rest, "%") {

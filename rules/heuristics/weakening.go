@@ -109,6 +109,9 @@ func (s *scan) checkWeakeningDeploy(v *cmdView) {
 	}
 }
 
+// insecureSettingSet finds any of insecureSettings in one pass.
+var insecureSettingSet = newFoldSet(insecureSettings...)
+
 // authChecks mark a line that decides who may do something.
 var authChecks = newFoldSet("is_authenticated", "isauthenticated", "isadmin", "is_admin", "is_superuser", "issuperuser",
 	"login_required", "require_auth", "requireauth", "requireadmin", "authorize", "checkpermission", "check_permission",
@@ -485,9 +488,13 @@ func flatSetting(text string) string {
 // insecureSetting returns the insecure setting text holds, or "".
 func insecureSetting(text string) string {
 	flat := flatSetting(text)
-	for _, st := range insecureSettings {
-		if strings.Contains(flat, st) {
-			return st
+	// One pass says whether any setting is there; the loop then finds
+	// the first in the list's order.
+	if insecureSettingSet.in(flat) {
+		for _, st := range insecureSettings {
+			if strings.Contains(flat, st) {
+				return st
+			}
 		}
 	}
 	if list := unsignedAlgorithm(flat); list != "" {
