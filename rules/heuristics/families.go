@@ -39,6 +39,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkInfrastructure(cs, v)
 		s.checkCollection(cs, v)
 		s.checkSources(cs, v)
+		s.checkLookalikeOwners(v)
 		if v.prog == "sed" || v.prog == "gsed" || v.prog == "perl" {
 			s.checkSourceSwaps(v)
 			s.checkLookalikeEdits(v)

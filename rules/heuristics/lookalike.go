@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"embed"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -281,6 +283,101 @@ func codeHostRepo(ref string) (owner, repo string, ok bool) {
 	}
 	repo = strings.TrimSuffix(repo, ".git")
 	return strings.ToLower(parts[0]), strings.ToLower(repo), repo != ""
+}
+
+// knownOwners holds the well-known code-host owners: popular/owners.txt
+// and every publisher the package lists name.
+var knownOwners = sync.OnceValues(func() (map[string]bool, []string) {
+	known := map[string]bool{}
+	for e := range numEcosystems {
+		for _, home := range popularOf(e).home {
+			if home != "" {
+				known[home] = true
+			}
+		}
+	}
+	data, err := popularFiles.ReadFile("popular/owners.txt")
+	if err != nil {
+		panic("heuristics: popular/owners.txt: " + err.Error()) // embedded: a build error
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			known[strings.ToLower(f[0])] = true
+		}
+	}
+	names := slices.Sorted(maps.Keys(known)) // compared in a fixed order
+	return known, names
+})
+
+// digitLetters reads the digits a look-alike writes for letters (0 for
+// o, 1 for l, 3 for e, 5 for s).
+var digitLetters = strings.NewReplacer("0", "o", "1", "l", "3", "e", "4", "a", "5", "s", "7", "t")
+
+// lookalikeOwner returns the well-known owner that owner is named like,
+// or "": one letter from it (hashicrop), spelled with digits for its
+// letters (terraform-aws-modu1es), or a name whose first part is one of
+// those (actons-setup, djang0-project). A well-known owner is itself.
+func lookalikeOwner(owner string) string {
+	owner = strings.ToLower(owner)
+	if i := strings.LastIndexByte(owner, '/'); i >= 0 {
+		owner = owner[i+1:] // github.com/o
+	}
+	known, names := knownOwners()
+	if len(owner) < minLookalike-1 || known[owner] {
+		return ""
+	}
+	first := owner
+	if i := strings.IndexAny(owner, "-_."); i > 0 {
+		first = owner[:i]
+	}
+	spelled, firstSpelled := digitLetters.Replace(owner), digitLetters.Replace(first)
+	if spelled != owner && known[spelled] {
+		return spelled
+	}
+	if firstSpelled != first && len(firstSpelled) >= minLookalike && known[firstSpelled] {
+		return firstSpelled
+	}
+	for _, k := range names {
+		if len(k) < minLookalike {
+			continue
+		}
+		if oneEdit(owner, k) || first != owner && len(first) >= minLookalike && oneEdit(first, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// mayNameSource reports an argument that can hold a code-host reference
+// sourceRefs reads: a path with a ref (owner/repo@v), a code host's URL,
+// or a source setting.
+func mayNameSource(a string) bool {
+	return strings.IndexByte(a, '/') >= 0 && (strings.IndexByte(a, '@') >= 0 || strings.Contains(a, ".com/") ||
+		strings.Contains(a, ".org/") || strings.Contains(a, "source"))
+}
+
+// checkLookalikeOwners judges the code-host references v's arguments
+// name: a clone, an install from git, a workflow step yq adds, a module
+// source sed writes. An owner named like a well-known publisher, and not
+// that publisher, serves a look-alike of its code.
+func (s *scan) checkLookalikeOwners(v *cmdView) {
+	if !s.enabled(rSupplyLookalike) {
+		return
+	}
+	for _, a := range v.args {
+		if !mayNameSource(a) {
+			continue
+		}
+		for _, ref := range sourceRefs(a, true) {
+			if like := lookalikeOwner(ref.owner); like != "" {
+				name, _, _ := strings.Cut(ref.name, "?")
+				owner := ref.owner[strings.LastIndexByte(ref.owner, '/')+1:]
+				s.add(rSupplyLookalike, v.prog+" names "+owner+"/"+name+", from an owner named like the well-known "+like+
+					": a look-alike serves code of its own; fetch it from the publisher's own repository", v.prog+" "+evJoin(v.args))
+				return
+			}
+		}
+	}
 }
 
 // checkLookalikeInstalls judges the packages the installs of the line

@@ -179,3 +179,35 @@ func TestLookalikeHookRepos(t *testing.T) {
 			"content": "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commlt\n    rev: v0.4.0\n"}, false),
 	})
 }
+
+// Owners named like a well-known publisher, wherever a command names a
+// code-host reference: an install from git, a workflow step, a module
+// source.
+func TestLookalikeOwners(t *testing.T) {
+	for owner, like := range map[string]string{
+		"actons-setup":          "actions",
+		"djang0-project":        "django",
+		"terraform-aws-modu1es": "terraform-aws-modules",
+		"github.com/hashicrop":  "hashicorp",
+		"hashicorp":             "",
+		"aws-actions":           "",
+		"google-github-actions": "",
+		"acme-corp":             "",
+		"spf13":                 "",
+		"x":                     "",
+	} {
+		if got := lookalikeOwner(owner); got != like {
+			t.Errorf("lookalikeOwner(%q) = %q, want %q", owner, got, like)
+		}
+	}
+	runRuleCases(t, "supply-chain.lookalike-package", []ruleCase{
+		cmdCase(`pip install git+https://github.com/djang0-project/django-rest-framework@master`, true),
+		cmdCase(`yq -i '.jobs.build.steps += [{"uses": "actons-setup/setup-node-cache@main"}]' .github/workflows/web.yml`, true),
+		cmdCase(`sed -i 's#source = "terraform-aws-modules/vpc/aws"#source = "git::https://github.com/terraform-aws-modu1es/terraform-aws-vpc.git?ref=main"#' infra/main.tf`, true),
+		cmdCase(`git clone https://github.com/hashicrop/terraform-provider-aws /tmp/tp`, true),
+		cmdCase(`pip install git+https://github.com/encode/django-rest-framework@master`, false),
+		cmdCase(`yq -i '.jobs.build.steps += [{"uses": "actions/setup-node@v4"}]' .github/workflows/web.yml`, false),
+		cmdCase(`git clone https://github.com/acme-corp/tools /tmp/tools`, false),
+		cmdCase(`sed -i 's#ref=v5.1.0#ref=v5.2.0#' infra/main.tf`, false),
+	})
+}

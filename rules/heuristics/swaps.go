@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Source swaps. An in-place edit that keeps a dependency's name and
 // changes whose it is — sed 's#uses: actions/checkout@v4#uses:
@@ -23,6 +26,19 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 		s.add(rSupplyVerifyOff, v.prog+" edits the hashes "+lock+" pins: installs would no longer be checked against what was locked; regenerate the lockfile with the package manager instead",
 			v.prog+" "+evJoin(v.args))
 		return
+	}
+	build := buildInputs(files)
+	for _, sub := range sedSubstitutions(script) {
+		if from, to := borrowedHost(sub[0], sub[1]); to != "" && build {
+			s.add(rSupplySource, v.prog+" moves "+from+" to "+to+", a host named like it on another domain: every later download comes from the look-alike; keep the original host",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+		if key := checksumEmptied(sub[0], sub[1]); key != "" && s.enabled(rSupplyVerifyOff) {
+			s.add(rSupplyVerifyOff, v.prog+" empties "+key+", the digest a download is checked against: whatever the host serves is then taken; update the digest to the new release's instead",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 	}
 	if !strings.ContainsAny(script, "/:") {
 		return
@@ -70,6 +86,143 @@ func (s *scan) swappedHost(pat, repl string, files []string) (from, to string) {
 		}
 	}
 	return "", ""
+}
+
+// borrowedHost reports a substitution that replaces a host with one on
+// another domain named like it: its name with more added
+// (releases.hashicorp.com → releases.hashicorp-dl.com), one letter off,
+// or spelled with digits. It returns both hosts, or "".
+func borrowedHost(pat, repl string) (from, to string) {
+	if !strings.Contains(repl, ".") {
+		return "", ""
+	}
+	olds := hostNames(unescapeRegex(pat))
+	for _, h2 := range hostNames(unescapeRegex(repl)) {
+		if slices.Contains(olds, h2) {
+			continue
+		}
+		label2, site2 := siteOf(h2)
+		for _, h1 := range olds {
+			label1, site1 := siteOf(h1)
+			if site1 == site2 || len(label1) < 4 || label1 == "example" {
+				continue
+			}
+			if strings.Contains(label2, label1) || oneEdit(label1, label2) || digitLetters.Replace(label2) == label1 {
+				return h1, h2
+			}
+		}
+	}
+	return "", ""
+}
+
+// hostNames returns the domain names written in text, URLs or bare
+// (releases.hashicorp.com): runs of letters, digits, dots and hyphens
+// with two labels or more, the last all letters.
+func hostNames(text string) []string {
+	var out []string
+	text = strings.ToLower(text)
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && (isAlnumByte(text[j]) || text[j] == '.' || text[j] == '-') {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		if h := strings.Trim(text[i:j], ".-"); isDomainName(h) && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+		i = j
+	}
+	return out
+}
+
+// isDomainName reports a name of two labels or more, none empty, under
+// a common top-level domain: a file name (gradle-8.8-bin.zip, setup.py)
+// ends in an extension instead.
+func isDomainName(h string) bool {
+	dot := strings.LastIndexByte(h, '.')
+	return dot > 0 && !strings.Contains(h, "..") && commonTLDs[h[dot+1:]]
+}
+
+// commonTLDs are the top-level domains hosts are mostly found under; the
+// ones that are also file extensions (.zip, .sh, .py) are left out.
+var commonTLDs = map[string]bool{"com": true, "net": true, "org": true, "io": true, "dev": true, "app": true, "co": true, "ai": true,
+	"cloud": true, "xyz": true, "site": true, "online": true, "info": true, "biz": true, "me": true, "us": true, "uk": true, "de": true,
+	"fr": true, "eu": true, "ru": true, "cn": true, "jp": true, "br": true, "au": true, "ca": true, "nl": true, "tech": true,
+	"top": true, "cc": true, "tk": true, "ws": true, "ly": true, "gg": true, "to": true, "run": true, "page": true, "pub": true}
+
+// siteOf returns the label of host that names its owner and the domain
+// it registered: hashicorp and hashicorp.com of releases.hashicorp.com,
+// acme and acme.co.uk of cdn.acme.co.uk.
+func siteOf(host string) (label, site string) {
+	labels := strings.Split(host, ".")
+	n := 2
+	if len(labels) > 2 && secondLevelSuffix(labels[len(labels)-2]) && len(labels[len(labels)-1]) == 2 {
+		n = 3 // co.uk, com.au
+	}
+	if len(labels) < n {
+		return host, host
+	}
+	return labels[len(labels)-n], strings.Join(labels[len(labels)-n:], ".")
+}
+
+// secondLevelSuffix reports the labels countries register names under
+// (acme.co.uk, acme.com.au).
+func secondLevelSuffix(l string) bool {
+	switch l {
+	case "co", "com", "org", "net", "ac", "gov", "edu", "ne", "or":
+		return true
+	}
+	return false
+}
+
+// checksumKeys name the digest a download is checked against.
+var checksumKeys = newFoldSet("sha256", "sha512", "sha384", "sha1", "checksum", "digest", "integrity")
+
+// checksumEmptied returns the setting a substitution keeps but empties
+// whose name is a checksum's (TERRAFORM_SHA256=…  → TERRAFORM_SHA256=,
+// checksum: "…" → checksum: ""), or "".
+func checksumEmptied(pat, repl string) string {
+	if !checksumKeys.in(repl) {
+		return ""
+	}
+	for _, st := range emptySettings(unescapeRegex(repl)) {
+		if checksumKeys.in(st) && strings.Contains(pat, st) {
+			return st
+		}
+	}
+	return ""
+}
+
+// emptySettings returns the names text sets to nothing: NAME= at the end
+// of a line or before a blank, NAME="" and NAME: "".
+func emptySettings(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		rest := strings.TrimLeft(text[i+1:], " \t")
+		empty := rest == "" || rest[0] == '\n' || c == '=' && rest[0] == ' ' && i+1 < len(text) && text[i+1] == ' ' ||
+			strings.HasPrefix(rest, `""`) || strings.HasPrefix(rest, "''")
+		if c == '=' && i+1 < len(text) && text[i+1] == '=' {
+			empty = false // ==
+		}
+		if !empty {
+			continue
+		}
+		j := i
+		for j > 0 && (isAlnumByte(text[j-1]) || text[j-1] == '_' || text[j-1] == '-' || text[j-1] == '.') {
+			j--
+		}
+		if j < i {
+			out = append(out, text[j:i])
+		}
+	}
+	return out
 }
 
 // sourceKeyWords mark a setting that says where a build downloads from.
@@ -260,6 +413,29 @@ func parseSourceRef(ref string, image bool) (sourceRef, bool) {
 		return sourceRef{}, false
 	}
 	return sourceRef{owner: strings.ToLower(owner), name: strings.ToLower(name)}, true
+}
+
+// buildInputs reports files a build or an install reads where to
+// download from: scripts, Dockerfiles, Makefiles, CI workflows, build
+// settings, manifests, lockfiles, Terraform, git's module and LFS
+// settings.
+func buildInputs(files []string) bool {
+	if workflowFiles(files) || buildSettingsFile(files) || editedLockfile(files) != "" {
+		return true
+	}
+	for _, f := range files {
+		b := baseName(f)
+		if _, ok := manifestEcosystem(b); ok {
+			return true
+		}
+		switch {
+		case strings.HasSuffix(b, ".sh"), strings.HasSuffix(b, ".bash"), strings.HasPrefix(b, "Dockerfile"), strings.HasPrefix(b, "Containerfile"),
+			b == "Makefile", strings.HasSuffix(b, ".mk"), strings.HasSuffix(b, ".tf"), b == ".gitlab-ci.yml", b == "Jenkinsfile",
+			b == ".gitmodules", b == ".lfsconfig", b == ".tool-versions", strings.HasSuffix(b, ".nix"):
+			return true
+		}
+	}
+	return false
 }
 
 // workflowFiles reports a CI workflow or action definition among files,

@@ -1,6 +1,9 @@
 package heuristics
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSourceSwaps(t *testing.T) {
 	runRuleCases(t, "supply-chain.package-source", []ruleCase{
@@ -42,7 +45,15 @@ func FuzzSedSubstitutions(f *testing.F) {
 				t.Fatalf("%q: read %q and %q, longer than the script", script, sub[0], sub[1])
 			}
 			swappedSource(sub[0], sub[1], true)
+			borrowedHost(sub[0], sub[1])
+			checksumEmptied(sub[0], sub[1])
 		}
+		for _, h := range hostNames(script) {
+			if !isDomainName(h) || !strings.Contains(script, h) && !strings.Contains(strings.ToLower(script), h) {
+				t.Fatalf("%q: host %q is not a domain of the text", script, h)
+			}
+		}
+		emptySettings(script)
 	})
 }
 
@@ -54,5 +65,39 @@ func TestWorkflowActionSwaps(t *testing.T) {
 		cmdCase(`sed -i 's#docker/login-action@v3#docker-tools/login-action@v3#' .github/workflows/release.yml`, true),
 		cmdCase(`sed -i 's|actions/checkout@v3|actions/checkout@v4|g' .github/workflows/*.yml`, false),
 		cmdCase(`sed -i 's|user@v1|user@v2|' docs/notes.md`, false),
+	})
+}
+
+// A download host moved to one named like it on another domain, and a
+// download's digest emptied, in the files a build reads.
+func TestBorrowedHostsAndDigests(t *testing.T) {
+	for _, c := range []struct {
+		pat, repl, from, to string
+	}{
+		{"releases.hashicorp.com", "releases.hashicorp-dl.com", "releases.hashicorp.com", "releases.hashicorp-dl.com"},
+		{"https://registry.npmjs.org/", "https://registry.npmjs.co/", "registry.npmjs.org", "registry.npmjs.co"},
+		{"get.helm.sh", "get.heim.sh", "", ""},    // .sh is left out: a script's name
+		{"dl.k8s.io", "dl.k8s-mirror.io", "", ""}, // k8s: too short a name to judge
+		{"files.pythonhosted.org", "files.pyth0nhosted.org", "files.pythonhosted.org", "files.pyth0nhosted.org"},
+		{"gradle-8.7-bin.zip", "gradle-8.8-bin.zip", "", ""},
+		{"registry.npmjs.org", "npm.pkg.github.com", "", ""},
+		{"cdn.acme.io", "static.acme.io", "", ""},
+	} {
+		from, to := borrowedHost(c.pat, c.repl)
+		if from != c.from || to != c.to {
+			t.Errorf("borrowedHost(%q, %q) = %q, %q; want %q, %q", c.pat, c.repl, from, to, c.from, c.to)
+		}
+	}
+	runRuleCases(t, "supply-chain.package-source", []ruleCase{
+		cmdCase(`sed -i 's#releases.hashicorp.com#releases.hashicorp-dl.com#' scripts/install-tools.sh`, true),
+		cmdCase(`sed -i 's#https://files.pythonhosted.org/#https://files.pyth0nhosted.org/#' Dockerfile`, true),
+		cmdCase(`sed -i 's/api.acme.io/api.acme-staging.io/' config/dev.env`, false), // not where a build downloads
+		cmdCase(`sed -i 's#terraform_1.8.5#terraform_1.9.0#' scripts/install-tools.sh`, false),
+	})
+	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
+		cmdCase(`sed -i 's/^TERRAFORM_SHA256=.*/TERRAFORM_SHA256=/' scripts/install-tools.sh`, true),
+		cmdCase(`sed -i 's/checksum: ".*"/checksum: ""/' tools.yaml`, true),
+		cmdCase(`sed -i 's/^TERRAFORM_SHA256=.*/TERRAFORM_SHA256=5d1b6d6a8e2f0c7b/' scripts/install-tools.sh`, false),
+		cmdCase(`sed -i 's/^TERRAFORM_VERSION=.*/TERRAFORM_VERSION=/' scripts/install-tools.sh`, false),
 	})
 }
