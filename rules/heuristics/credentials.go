@@ -179,21 +179,38 @@ func metadataOnly(tmpl string) bool {
 		case "data", "stringData":
 			// One key of the secret: {.data.username} is not its password.
 			rest := tmpl[i+1+len(field):]
-			key := ""
+			key, n := "", 0
 			if strings.HasPrefix(rest, ".") {
-				key = pathComponent(rest[1:])
+				key, n = dataKey(rest[1:])
 			}
 			if !publicField(key) {
 				return false
 			}
 			found = true
-			i += len(field) + 1 + len(key)
+			i += len(field) + 1 + n
 		case "":
 		default:
 			return false
 		}
 	}
 	return found
+}
+
+// dataKey reads the key of a Secret's data that starts s, where jsonpath
+// escapes the dots of a key ({.data.tls\.crt}): the key, dots
+// unescaped, and the length it takes in s.
+func dataKey(s string) (string, int) {
+	key := pathComponent(s)
+	n := len(key)
+	for strings.HasPrefix(s[n:], `\.`) {
+		next := pathComponent(s[n+2:])
+		if next == "" {
+			break
+		}
+		key += "." + next
+		n += 2 + len(next)
+	}
+	return key, n
 }
 
 // pathComponent is the identifier that starts s.
@@ -223,6 +240,8 @@ func publicField(key string) bool {
 		}
 	}
 	switch parts[len(parts)-1] {
+	case "crt": // a certificate (tls.crt, ca.crt): what the server shows every client
+		return true
 	case "user", "username", "login", "host", "hostname", "port", "database", "db", "dbname", "name", "namespace", "region",
 		"endpoint", "bucket", "email", "schema", "server", "account", "project", "zone", "engine", "id", "level", "mode", "timeout",
 		"env", "environment", "version", "debug":

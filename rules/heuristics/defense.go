@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -194,8 +195,8 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			}
 		}
 	case "journalctl":
-		if hasLongFlag(v.args, "vacuum-time") || hasLongFlag(v.args, "vacuum-size") || hasLongFlag(v.args, "vacuum-files") {
-			s.add(rDefLogTamper, "journalctl --vacuum deletes the system journal: refuse it", ev())
+		if what := journalWiped(v.args); what != "" {
+			s.add(rDefLogTamper, "journalctl "+what+" deletes the system journal, all but what was logged last: refuse it", ev())
 		}
 	case "history":
 		ops := v.plainOperands()
@@ -455,4 +456,90 @@ func cloudDefenseOff(v *cmdView) string {
 		}
 	}
 	return ""
+}
+
+// journalWiped returns the journalctl --vacuum option of args that
+// leaves almost nothing: less than a day of logs, less than 32 MB, or
+// fewer than two files; "" for none. Keeping days, weeks or a sizeable
+// store is log rotation.
+func journalWiped(args []string) string {
+	what := ""
+	flagValues(args, 0, "vacuum-time", func(val string) {
+		if secs, ok := journalSeconds(val); !ok || secs < 24*3600 {
+			what = "--vacuum-time=" + val
+		}
+	})
+	flagValues(args, 0, "vacuum-size", func(val string) {
+		if n, ok := journalBytes(val); !ok || n < 32<<20 {
+			what = "--vacuum-size=" + val
+		}
+	})
+	flagValues(args, 0, "vacuum-files", func(val string) {
+		if n, err := strconv.Atoi(val); err != nil || n < 2 {
+			what = "--vacuum-files=" + val
+		}
+	})
+	return what
+}
+
+// journalSeconds reads a journalctl time span (30s, 12h, 7d, 2weeks,
+// 1month, 1y; a bare number is seconds).
+func journalSeconds(val string) (int64, bool) {
+	n, unit := leadingNumber(val)
+	if n < 0 {
+		return 0, false
+	}
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "", "s", "sec", "second", "seconds":
+		return n, true
+	case "m", "min", "minute", "minutes":
+		return n * 60, true
+	case "h", "hour", "hours":
+		return n * 3600, true
+	case "d", "day", "days":
+		return n * 86400, true
+	case "w", "week", "weeks":
+		return n * 7 * 86400, true
+	case "month", "months":
+		return n * 30 * 86400, true
+	case "y", "year", "years":
+		return n * 365 * 86400, true
+	}
+	return 0, false
+}
+
+// journalBytes reads a journalctl size (500M, 2G, 4096; K, M, G, T in
+// powers of 1024).
+func journalBytes(val string) (int64, bool) {
+	n, unit := leadingNumber(val)
+	if n < 0 {
+		return 0, false
+	}
+	switch strings.ToUpper(strings.TrimSpace(unit)) {
+	case "", "B":
+		return n, true
+	case "K":
+		return n << 10, true
+	case "M":
+		return n << 20, true
+	case "G":
+		return n << 30, true
+	case "T":
+		return n << 40, true
+	}
+	return 0, false
+}
+
+// leadingNumber splits s into the decimal number it starts with (up to
+// nine digits) and the rest; -1 when it starts with none.
+func leadingNumber(s string) (int64, string) {
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return -1, s
+	}
+	n, _ := strconv.ParseInt(s[:i], 10, 64)
+	return n, s[i:]
 }

@@ -67,8 +67,11 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			switch v.prog {
 			case "rm", "srm", "unlink", "shred", "wipe", "truncate":
 				s.checkErase(cs, v)
+				s.checkGitStoreErase(cs, v)
 			}
 			switch v.prog {
+			case "git":
+				s.checkGitClean(cs, v)
 			case "rm", "srm":
 				s.checkRm(cs, v)
 			case "find":
@@ -124,6 +127,72 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 				}
 			}
 		}
+	}
+}
+
+// checkGitStoreErase judges a delete, shred or truncation of what a
+// repository keeps its history in: its objects and packs, its refs. Git
+// itself never needs a hand there (git gc and git prune do it), and what
+// goes cannot be recovered unless it was pushed. rm -r of .git itself is
+// checkRm's.
+func (s *scan) checkGitStoreErase(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rDelGitHistory) {
+		return
+	}
+	valued := ""
+	switch v.prog {
+	case "truncate":
+		valued = "sr" // -s SIZE, -r FILE
+	case "shred":
+		valued = "ns" // -n N, -s SIZE
+	}
+	for _, op := range operands(v.args, valued, []string{"--size", "--reference", "--iterations"}) {
+		if p := cs.resolveIn(v.c, op); gitStorePath(p.Abs) {
+			s.add(rDelGitHistory, v.prog+" erases "+op+", where the repository keeps its history: it cannot be recovered unless it was pushed; let git gc or git prune tidy the store",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// gitStorePath reports a path in a repository's object store or refs
+// (.git/objects, .git/refs, .git/packed-refs).
+func gitStorePath(abs string) bool {
+	for _, part := range []string{"/.git/objects", "/.git/refs", "/.git/packed-refs"} {
+		if i := strings.Index(abs, part); i >= 0 && (len(abs) == i+len(part) || abs[i+len(part)] == '/') {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGitClean judges git clean -f with -d, -x or -X, which deletes
+// every untracked (or ignored) file and directory of the work tree it
+// runs in. In the project that is build output; run in the home or
+// outside the project (cd ~ && git init && git clean -ffdx), it deletes
+// whatever is there.
+func (s *scan) checkGitClean(cs *cmdScan, v *cmdView) {
+	sub, rest := gitSubcommand(v.args)
+	if sub != "clean" || !hasFlag(rest, 'f', "force") || hasFlag(rest, 'n', "dry-run") ||
+		!hasShortFlag(rest, 'd') && !hasShortFlag(rest, 'x') && !hasShortFlag(rest, 'X') {
+		return
+	}
+	dir := "."
+	for i := 0; i+1 < len(v.args)-len(rest); i++ {
+		if v.args[i] == "-C" {
+			dir = v.args[i+1]
+		}
+	}
+	p := cs.resolveIn(v.c, dir)
+	if p.Abs == "" || p.Abs == cs.root || isBelow(p.Abs, cs.root) {
+		return
+	}
+	if why := criticalDir(p, cs.root, cs.home); why != "" {
+		s.add(rDelRecursive, "git clean deletes every untracked file of "+why+": nothing could be recovered; run it in the project",
+			"git "+evJoin(v.args))
+	} else if cs.outsideProject(v, p.Abs) {
+		s.add(rDelOutside, "git clean deletes every untracked file of "+p.Abs+", outside the project and the home: a human should approve it",
+			"git "+evJoin(v.args))
 	}
 }
 

@@ -68,6 +68,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 		s.checkSecretCommits(cs)
 	}
 	s.checkInlineExfil(cs)
+	s.checkBuildArgSecrets(cs)
 	if cs.fams&famPkgScript != 0 {
 		s.checkPackageScriptCommands(cs)
 	}

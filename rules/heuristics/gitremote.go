@@ -19,6 +19,10 @@ type gitRemoteDef struct {
 	name, url, host string
 	view            int // index in cmdScan.views (an index keeps the views on the stack)
 	pushed          bool
+	// pushURL says the URL is where the remote pushes, apart from where
+	// it fetches (set-url --push, set-url --add, remote.NAME.pushurl):
+	// every later push of the remote goes there too.
+	pushURL bool
 }
 
 // gitSubcommand returns git's subcommand and its arguments, skipping the
@@ -87,7 +91,8 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			// add [-t branch] [-m master] [-f] [--mirror=…] name url
 			// set-url [--push] [--add] name newurl [oldurl]
 			if ops := operands(rest, "tm", nil); len(ops) >= 2 {
-				defs = append(defs, gitRemoteDef{name: ops[0], url: ops[1], host: gitRemoteHost(ops[1]), view: i})
+				pushURL := verb == "set-url" && (hasLongFlag(rest, "push") || hasLongFlag(rest, "add"))
+				defs = append(defs, gitRemoteDef{name: ops[0], url: ops[1], host: gitRemoteHost(ops[1]), view: i, pushURL: pushURL})
 			}
 		case "config":
 			// git config [--global] remote.NAME.url URL (also pushurl)
@@ -102,7 +107,8 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			if !ok {
 				continue
 			}
-			defs = append(defs, gitRemoteDef{name: name, url: ops[1], host: gitRemoteHost(ops[1]), view: i})
+			pushURL := len(ops[0]) > 8 && strings.EqualFold(ops[0][len(ops[0])-8:], ".pushurl")
+			defs = append(defs, gitRemoteDef{name: name, url: ops[1], host: gitRemoteHost(ops[1]), view: i, pushURL: pushURL})
 		}
 	}
 	for i := range cs.views {
@@ -150,6 +156,14 @@ func (s *scan) checkGitExfil(cs *cmdScan) {
 			// there, not every account's: a remote pointed at one and
 			// pushed to in the same line may be anyone's.
 			s.add(rExfilGitRemote, "points the git remote "+d.name+" at "+d.url+" and pushes to it: "+d.host+" hosts anyone's repositories; confirm this one belongs to the project",
+				"git "+evJoin(cs.views[d.view].args))
+			break
+		}
+		if d.pushURL && !d.pushed && d.host != "" && sharedCodeHost(d.host) && s.an.trusted.match(d.host) {
+			// A push URL apart from the fetch URL: every later push of the
+			// remote also sends the code to a repository on a host where
+			// anyone has one.
+			s.add(rExfilGitRemote, "makes every later push of the git remote "+d.name+" go to "+d.url+", apart from where it fetches: "+d.host+" hosts anyone's repositories, so the code is copied to one nobody checked; confirm it belongs to the project",
 				"git "+evJoin(cs.views[d.view].args))
 			break
 		}

@@ -31,6 +31,12 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if op(0) == "destroy" || op(0) == "apply" && (hasFlag(v.args, 0, "destroy") || containsArg(v.args, "-destroy")) {
 			return "destroys every resource of the configuration", false
 		}
+		// The state is what Terraform knows it manages: a resource taken
+		// out of it is left running unmanaged (and made again by the next
+		// apply); a state pushed over the remote one replaces that record.
+		if op(0) == "state" && (op(1) == "rm" || op(1) == "push") {
+			return "rewrites the Terraform state (state " + op(1) + "): resources drop out of what Terraform manages", false
+		}
 	case "pulumi", "cdk", "cdktf", "sst":
 		if op(0) == "destroy" || op(0) == "down" {
 			return "destroys every resource of the stack", false

@@ -113,7 +113,7 @@ func progFamily(prog string) family {
 	case "kubectl":
 		return famCluster | famCLIToken | famPriv | famInfra | famTunnel | famExpose
 	case "git":
-		return famGit | famSecretSearch | famPriv | famCLIToken | famExpose
+		return famGit | famSecretSearch | famPriv | famCLIToken | famExpose | famDestroy // git clean
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":
