@@ -37,6 +37,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if op(0) == "state" && (op(1) == "rm" || op(1) == "push") {
 			return "rewrites the Terraform state (state " + op(1) + "): resources drop out of what Terraform manages", false
 		}
+	case "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
+		if hasLongFlag(v.args, "delete") || strings.HasPrefix(v.prog, "kafka-delete-records") {
+			return "deletes Kafka topics or records, and every message in them", false
+		}
 	case "pulumi", "cdk", "cdktf", "sst":
 		if op(0) == "destroy" || op(0) == "down" {
 			return "destroys every resource of the stack", false
@@ -52,6 +56,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			case hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces"):
 				return "deletes every object of a kind", false
 			}
+		case "patch", "set":
+			if what := kubeRoleWidened(v, ops); what != "" {
+				return what, true
+			}
 		case "scale":
 			// One named workload scaled to zero is routine; every one of
 			// a kind (--all) is an outage.
@@ -59,10 +67,6 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			flagValues(v.args, 0, "replicas", func(n string) { zero = zero || strings.TrimLeft(n, "0") == "" && n != "" })
 			if zero && (hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces")) {
 				return "scales every workload of a kind to zero replicas, so none of them serves", false
-			}
-		case "patch", "set":
-			if what := kubeRoleWidened(v, ops); what != "" {
-				return what, true
 			}
 		case "create":
 			if (op(1) == "clusterrole" || op(1) == "role") && wildcardRule(v) {
@@ -1152,6 +1156,9 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 			}
 		}
 	}
+	if dst := foreignAccountUpload(v, ops); dst != "" && s.enabled(rExfilTransfer) {
+		s.add(rExfilTransfer, v.prog+" uploads to "+dst+" with a credential written into the line, not the account this machine signs in to: that account is whoever wrote the credential's; approve only if you know it", ev())
+	}
 	// Reported once, as log tampering: not also as a delete-*.
 	if what := cloudAuditOff(v, ops); what != "" {
 		s.add(rDefLogTamper, v.prog+" "+what+": what is done in the account afterwards would go unrecorded; refuse it", ev())
@@ -1415,6 +1422,54 @@ func bucketUpload(v *cmdView, ops []string) (srcs []string, dst string, ok bool)
 		}
 	}
 	return srcs, dst, len(srcs) > 0
+}
+
+// kubeNamespace returns the namespace kubectl's -n / --namespace names,
+// or "".
+func kubeNamespace(args []string) string {
+	ns := ""
+	flagValues(args, 'n', "namespace", func(n string) { ns = n })
+	return ns
+}
+
+// foreignAccountUpload returns where v uploads to when the command
+// carries the storage credential itself (a SAS token, an account key or
+// connection string, AWS keys set for the command, a SAS in the URL),
+// or "": an upload authorised by the machine's own sign-in goes to the
+// organisation's accounts, one with a credential pasted in goes to the
+// account of whoever supplied it.
+func foreignAccountUpload(v *cmdView, ops []string) string {
+	op := operandAt(ops)
+	switch v.prog {
+	case "az":
+		if op(0) != "storage" || !slices.Contains(ops, "upload") && !slices.Contains(ops, "upload-batch") && !slices.Contains(ops, "copy") {
+			return ""
+		}
+		if hasLongFlag(v.args, "sas-token") || hasLongFlag(v.args, "account-key") || hasLongFlag(v.args, "connection-string") {
+			account := "a storage account"
+			flagValues(v.args, 0, "account-name", func(n string) { account = "the storage account " + n })
+			return account
+		}
+	case "aws":
+		if op(0) != "s3" || op(1) != "cp" && op(1) != "sync" && op(1) != "mv" {
+			return ""
+		}
+		for _, a := range v.c.Assigns {
+			if strings.HasPrefix(a, "AWS_ACCESS_KEY_ID=") || strings.HasPrefix(a, "AWS_SECRET_ACCESS_KEY=") {
+				if dst := ops[len(ops)-1]; strings.HasPrefix(dst, "s3://") {
+					return dst
+				}
+			}
+		}
+	case "azcopy":
+		if op(0) == "copy" || op(0) == "cp" || op(0) == "sync" {
+			if dst := op(len(ops) - 1); strings.Contains(dst, "://") && strings.Contains(dst, "sig=") {
+				host, _, _ := strings.Cut(dst[strings.Index(dst, "://")+3:], "/")
+				return host
+			}
+		}
+	}
+	return ""
 }
 
 // wholeTree says which whole tree src is, when it is the home directory

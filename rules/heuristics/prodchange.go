@@ -18,6 +18,9 @@ func productionChange(cs *cmdScan, v *cmdView, ops []string) string {
 	if !mutates(cs, v, ops) {
 		return ""
 	}
+	if where := productionByNature(v, ops); where != "" {
+		return where
+	}
 	for _, a := range v.c.Args {
 		if namedForProduction(a) {
 			return a
@@ -26,6 +29,29 @@ func productionChange(cs *cmdScan, v *cmdView, ops []string) string {
 	for _, a := range v.c.Assigns {
 		if namedForProduction(a) {
 			return a
+		}
+	}
+	return ""
+}
+
+// productionByNature names what a change reaches whatever its names say,
+// or "": a hosted zone's DNS records (every client of the name follows
+// them), the cluster's own components in kube-system (DNS, the proxy,
+// the controllers every workload relies on).
+func productionByNature(v *cmdView, ops []string) string {
+	op := operandAt(ops)
+	switch v.prog {
+	case "aws":
+		if op(0) == "route53" && op(1) == "change-resource-record-sets" {
+			return "a hosted zone's DNS records"
+		}
+	case "gcloud":
+		if op(0) == "dns" && op(1) == "record-sets" {
+			return "a managed zone's DNS records"
+		}
+	case "kubectl", "oc":
+		if kubeNamespace(v.args) == "kube-system" {
+			return "the cluster's own components in kube-system"
 		}
 	}
 	return ""

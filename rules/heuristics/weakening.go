@@ -1094,6 +1094,21 @@ func pyStringAt(s string, i int) (lit string, end int, ok bool) {
 	return "", len(s), false
 }
 
+// outsiderTrigger returns the workflow event in flattened text that
+// anyone with an account can cause (a comment, an issue, a discussion),
+// or "". A trigger key is followed by ":" in YAML and by a quote, now
+// gone, in the JSON yq is given.
+func outsiderTrigger(flat string) string {
+	for _, ev := range []string{"issue_comment", "issues", "discussion_comment", "discussion", "pull_request_review_comment"} {
+		for _, form := range []string{"\n" + ev + ":", "on:" + ev, "on:[" + ev, "{" + ev + ":", "," + ev + ":", "on=" + ev, "on={" + ev} {
+			if strings.Contains(flat, form) {
+				return ev
+			}
+		}
+	}
+	return ""
+}
+
 // workflowRisk says how a CI workflow's text exposes the repository, or
 // "": a pull_request_target trigger (pull requests from forks run with
 // the repository's secrets and a write token; worse when it checks out
@@ -1107,6 +1122,8 @@ func workflowRisk(text string) string {
 		return "runs on pull_request_target and checks out the pull request's code: a fork's code runs with the repository's secrets and write token"
 	case strings.Contains(flat, "pull_request_target"):
 		return "runs on pull_request_target: pull requests from forks run with the repository's secrets and write token"
+	case outsiderTrigger(flat) != "" && !strings.Contains(flat, "author_association") && !strings.Contains(flat, "github.actor"):
+		return "runs on " + outsiderTrigger(flat) + ": anyone who comments or opens an issue starts it, with the repository's secrets and token"
 	case strings.Contains(flat, "permissions:write-all"):
 		return "gives its token write access to everything (permissions: write-all)"
 	case strings.Contains(flat, "tojson(secrets)"):
