@@ -150,6 +150,8 @@ func TestInfraSecondRound(t *testing.T) {
 	runRuleCases(t, "infra.destroy", []ruleCase{
 		cmdCase(`kafka-topics.sh --bootstrap-server kafka-prod-1:9092 --delete --topic 'orders.*'`, true),
 		cmdCase(`kafka-topics --bootstrap-server localhost:9092 --list`, false),
+		cmdCase(`kafka-topics.sh --bootstrap-server localhost:9092 --delete --topic test.orders.created`, false), // a local broker
+		cmdCase(`kafka-topics.sh --bootstrap-server kafka-prod-1:9092,localhost:9092 --delete --topic x`, true),
 	})
 	runRuleCases(t, "infra.production-change", []ruleCase{
 		cmdCase(`kubectl -n kube-system patch configmap coredns --type merge -p '{"data":{"Corefile":".:53 {forward . 203.0.113.53}"}}'`, true),

@@ -1351,6 +1351,16 @@ func localDataStore(v *cmdView) bool {
 		named = true // loopback unless told otherwise
 	case "mongosh", "mongo":
 		hostFlag = ""
+	case "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
+		// Every broker named must be loopback: localhost:9092.
+		local, named := true, false
+		flagValues(v.args, 0, "bootstrap-server", func(list string) {
+			for _, b := range strings.Split(list, ",") {
+				host, _, _ := strings.Cut(b, ":")
+				named, local = true, local && isLoopbackHost(host)
+			}
+		})
+		return named && local
 	default:
 		return false
 	}
