@@ -66,6 +66,7 @@ func TestTerraformState(t *testing.T) {
 		cmdCase(`terraform state push -force old.tfstate`, true),
 		cmdCase(`terraform state list`, false),
 		cmdCase(`terraform state mv aws_s3_bucket.a aws_s3_bucket.b`, false),
+		cmdCase(`terraform -chdir=infra/envs/dev state rm module.legacy_bastion`, false), // one named resource: a refactor
 	})
 }
 

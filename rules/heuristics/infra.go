@@ -33,9 +33,14 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		}
 		// The state is what Terraform knows it manages: a resource taken
 		// out of it is left running unmanaged (and made again by the next
-		// apply); a state pushed over the remote one replaces that record.
-		if op(0) == "state" && (op(1) == "rm" || op(1) == "push") {
-			return "rewrites the Terraform state (state " + op(1) + "): resources drop out of what Terraform manages", false
+		// apply). One named resource is a refactor; every resource a pipe
+		// lists (state list | xargs terraform state rm), or a state pushed
+		// over the remote one, is the record gone.
+		switch {
+		case op(0) == "state" && op(1) == "rm" && v.c.Program == "xargs":
+			return "takes every resource the pipe lists out of the Terraform state: Terraform no longer manages them", false
+		case op(0) == "state" && op(1) == "push":
+			return "replaces the Terraform state with a local file (state push): resources drop out of what Terraform manages", false
 		}
 	case "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
 		if hasLongFlag(v.args, "delete") || strings.HasPrefix(v.prog, "kafka-delete-records") {
