@@ -34,6 +34,7 @@ func hookKind(abs string) string {
 	case base == "activate" && strings.HasSuffix(parentDir(abs), "/bin"):
 		return "venv" // a virtualenv's activate script, sourced by every shell that activates it
 	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
+		strings.Contains(abs, "/.github/actions/") || strings.Contains(abs, "/.github/scripts/") || // what workflows call
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml") ||
 		strings.Contains(abs, "/.buildkite/") && (strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")) ||
 		base == ".drone.yml" || base == ".woodpecker.yml" || strings.Contains(abs, "/.woodpecker/") || base == "cloudbuild.yaml" ||

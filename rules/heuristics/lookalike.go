@@ -669,7 +669,8 @@ func manifestEcosystem(base string) (ecosystem, bool) {
 		return ecoGems, true
 	case base == ".pre-commit-config.yaml":
 		return ecoPreCommit, true
-	case strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt"), strings.HasPrefix(base, "constraints") && strings.HasSuffix(base, ".txt"):
+	case (strings.HasPrefix(base, "requirements") || strings.HasPrefix(base, "constraints")) &&
+		(strings.HasSuffix(base, ".txt") || strings.HasSuffix(base, ".lock") || strings.HasSuffix(base, ".in")):
 		return ecoPyPI, true
 	}
 	return 0, false

@@ -12,6 +12,12 @@ import "strings"
 // checkReviewBypass judges a forge CLI command (gh, glab).
 func (s *scan) checkReviewBypass(v *cmdView) {
 	if v.prog != "gh" && v.prog != "glab" {
+		if s.enabled(rDefReviewBypass) && namesRenovate(v.args) {
+			if what := renovateMergesAll(strings.Join(v.args, " ")); what != "" {
+				s.add(rDefReviewBypass, v.prog+" sets Renovate to "+what+": dependency updates would reach the branch with no one reading them; keep automerge to what the tests gate, or let a maintainer decide",
+					v.prog+" "+evJoin(v.args))
+			}
+		}
 		return
 	}
 	s.checkPipelineSettings(v)
@@ -149,4 +155,34 @@ func (s *scan) checkPipelineSettings(v *cmdView) {
 				v.prog+" "+evJoin(v.args))
 		}
 	}
+}
+
+// namesRenovate reports arguments that name Renovate's configuration
+// (renovate.json, .renovaterc, renovate.json5): the file a jq, yq or sed
+// edits, or writes through a temporary file.
+func namesRenovate(args []string) bool {
+	for _, a := range args {
+		if strings.Contains(a, "renovate.json") || strings.Contains(a, ".renovaterc") {
+			return true
+		}
+	}
+	return false
+}
+
+// renovateMergesAll says what a Renovate setting in text merges unread,
+// or "": automerge with the tests ignored, or automerge for every package
+// or for major updates.
+func renovateMergesAll(text string) string {
+	flat := flatSetting(text)
+	if !strings.Contains(flat, "automerge:true") && !strings.Contains(flat, "automerge=true") {
+		return ""
+	}
+	switch {
+	case strings.Contains(flat, "ignoretests:true") || strings.Contains(flat, "ignoretests=true"):
+		return "merge updates whether their tests pass or not (ignoreTests)"
+	case strings.Contains(flat, "matchpackagepatterns:[*]") || strings.Contains(flat, "matchpackagenames:[*]") ||
+		strings.Contains(flat, "matchdepnames:[*]") || strings.Contains(flat, "matchupdatetypes:[major"):
+		return "merge every update, majors included, by itself (automerge)"
+	}
+	return ""
 }

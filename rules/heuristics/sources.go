@@ -717,7 +717,7 @@ func configFileTool(abs string) string {
 	case base == ".terraformrc" || base == "terraform.rc":
 		return "terraform" // provider_installation mirrors
 	}
-	if lockFile(base) && base != "go.sum" || base == "requirements.txt" || base == "requirements-dev.txt" || base == "constraints.txt" {
+	if eco, ok := manifestEcosystem(base); lockFile(base) && base != "go.sum" || ok && eco == ecoPyPI { // requirements*.txt / .lock / .in
 		return "lock" // where each dependency is fetched from (go.sum names no URL)
 	}
 	return ""

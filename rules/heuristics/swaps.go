@@ -34,6 +34,16 @@ func (s *scan) checkSourceSwaps(v *cmdView) {
 				v.prog+" "+evJoin(v.args))
 			return
 		}
+		if demoted, primary := indexDemoted(unescapeRegex(sub[0]), unescapeRegex(sub[1])); demoted != "" {
+			s.add(rSupplySource, v.prog+" makes "+demoted+" an extra index beside "+primary+": pip takes each package from whichever index offers the highest version, so whoever publishes the private names there wins (dependency confusion); keep the private index primary",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+		if backend := unknownBuildBackend(sub[0], sub[1]); backend != "" && s.enabled(rSupplyTamper) {
+			s.add(rSupplyTamper, v.prog+" makes "+backend+" the package's build backend: it is none of the well-known ones, and a backend runs its own code at every build and install; keep the backend you had",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
 		if key := checksumEmptied(sub[0], sub[1]); key != "" && s.enabled(rSupplyVerifyOff) {
 			s.add(rSupplyVerifyOff, v.prog+" empties "+key+", the digest a download is checked against: whatever the host serves is then taken; update the digest to the new release's instead",
 				v.prog+" "+evJoin(v.args))
@@ -176,6 +186,69 @@ func secondLevelSuffix(l string) bool {
 		return true
 	}
 	return false
+}
+
+// indexDemoted reports a substitution that moves the primary package
+// index of the pattern (--index-url URL, index-url = URL) to an extra
+// index of the replacement, beside a new primary: the demoted URL and
+// the new primary, or "".
+func indexDemoted(pat, repl string) (demoted, primary string) {
+	if !strings.Contains(repl, "extra") {
+		return "", ""
+	}
+	old, _ := indexURLs(pat)
+	now, extras := indexURLs(repl)
+	for _, u := range old {
+		if slices.Contains(extras, u) && len(now) > 0 && !slices.Contains(now, u) {
+			return u, now[0]
+		}
+	}
+	return "", ""
+}
+
+// indexURLs returns the URLs text gives as pip's primary index
+// (--index-url, index-url =, index_url:) and as extra indexes.
+func indexURLs(text string) (primary, extra []string) {
+	lower := strings.ToLower(text)
+	eachURL(text, func(u string) bool {
+		i := strings.Index(text, u)
+		before := strings.TrimRight(lower[max(0, i-24):i], " =:\"'")
+		switch {
+		case strings.HasSuffix(before, "extra-index-url") || strings.HasSuffix(before, "extra_index_url"):
+			extra = append(extra, u)
+		case strings.HasSuffix(before, "index-url") || strings.HasSuffix(before, "index_url"):
+			primary = append(primary, u)
+		}
+		return true
+	})
+	return primary, extra
+}
+
+// buildBackends are the well-known Python build backends (PEP 517).
+var buildBackends = []string{"setuptools.build_meta", "hatchling.build", "poetry.core.masonry.api", "poetry.masonry.api", "flit_core.buildapi",
+	"pdm.backend", "pdm.pep517.api", "maturin", "scikit_build_core.build", "mesonpy", "sipbuild.api", "uv_build", "whey", "enscons.api",
+	"pbr.build", "setuptools.build_meta:__legacy__"}
+
+// unknownBuildBackend returns the build backend a substitution writes in
+// place of another when it is none of the well-known ones, or "".
+func unknownBuildBackend(pat, repl string) string {
+	if !strings.Contains(pat, "build-backend") || !strings.Contains(repl, "build-backend") {
+		return ""
+	}
+	_, rest, _ := strings.Cut(unescapeRegex(repl), "build-backend")
+	rest = strings.TrimLeft(rest, " =\t")
+	if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {
+		return ""
+	}
+	end := strings.IndexByte(rest[1:], rest[0])
+	if end < 0 {
+		return ""
+	}
+	backend := rest[1 : 1+end]
+	if backend == "" || slices.Contains(buildBackends, backend) || strings.Contains(pat, backend) {
+		return ""
+	}
+	return backend
 }
 
 // checksumKeys name the digest a download is checked against.

@@ -47,6 +47,8 @@ func FuzzSedSubstitutions(f *testing.F) {
 			swappedSource(sub[0], sub[1], true)
 			borrowedHost(sub[0], sub[1])
 			checksumEmptied(sub[0], sub[1])
+			indexDemoted(sub[0], sub[1])
+			unknownBuildBackend(sub[0], sub[1])
 		}
 		for _, h := range hostNames(script) {
 			if !isDomainName(h) || !strings.Contains(script, h) && !strings.Contains(strings.ToLower(script), h) {
