@@ -146,7 +146,11 @@ func (s *scan) checkGitStoreErase(cs *cmdScan, v *cmdView) {
 	case "shred":
 		valued = "ns" // -n N, -s SIZE
 	}
+	inGitDir := strings.Contains(v.c.Dir, "/.git")
 	for _, op := range operands(v.args, valued, []string{"--size", "--reference", "--iterations"}) {
+		if !inGitDir && !strings.Contains(op, ".git") {
+			continue // resolving every operand costs more than this test
+		}
 		if p := cs.resolveIn(v.c, op); gitStorePath(p.Abs) {
 			s.add(rDelGitHistory, v.prog+" erases "+op+", where the repository keeps its history: it cannot be recovered unless it was pushed; let git gc or git prune tidy the store",
 				v.prog+" "+evJoin(v.args))

@@ -33,8 +33,7 @@ func hookKind(abs string) string {
 		return "shell"
 	case base == "activate" && strings.HasSuffix(parentDir(abs), "/bin"):
 		return "venv" // a virtualenv's activate script, sourced by every shell that activates it
-	case strings.Contains(abs, "/.github/workflows/") || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
-		strings.Contains(abs, "/.github/actions/") || strings.Contains(abs, "/.github/scripts/") || // what workflows call
+	case githubRunner(abs) || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml") ||
 		strings.Contains(abs, "/.buildkite/") && (strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")) ||
 		base == ".drone.yml" || base == ".woodpecker.yml" || strings.Contains(abs, "/.woodpecker/") || base == "cloudbuild.yaml" ||
@@ -1205,4 +1204,15 @@ func disabledJob(filter string) string {
 		return job
 	}
 	return ""
+}
+
+// githubRunner reports a path under .github/ that Actions runs: a
+// workflow, or the actions and scripts workflows call.
+func githubRunner(abs string) bool {
+	i := strings.Index(abs, "/.github/")
+	if i < 0 {
+		return false
+	}
+	rest := abs[i+len("/.github/"):]
+	return strings.HasPrefix(rest, "workflows/") || strings.HasPrefix(rest, "actions/") || strings.HasPrefix(rest, "scripts/")
 }

@@ -287,7 +287,7 @@ func codeHostRepo(ref string) (owner, repo string, ok bool) {
 
 // knownOwners holds the well-known code-host owners: popular/owners.txt
 // and every publisher the package lists name.
-var knownOwners = sync.OnceValues(func() (map[string]bool, []string) {
+var knownOwners = sync.OnceValues(func() (map[string]bool, *[maxOwnerLen + 2][]string) {
 	known := map[string]bool{}
 	for e := range numEcosystems {
 		for _, home := range popularOf(e).home {
@@ -305,9 +305,19 @@ var knownOwners = sync.OnceValues(func() (map[string]bool, []string) {
 			known[strings.ToLower(f[0])] = true
 		}
 	}
-	names := slices.Sorted(maps.Keys(known)) // compared in a fixed order
-	return known, names
+	// By length: a name one edit from another is at most one longer or
+	// shorter, so a lookup compares a few dozen names, not all of them.
+	var byLen [maxOwnerLen + 2][]string
+	for _, k := range slices.Sorted(maps.Keys(known)) { // compared in a fixed order
+		if len(k) >= minLookalike && len(k) <= maxOwnerLen {
+			byLen[len(k)] = append(byLen[len(k)], k)
+		}
+	}
+	return known, &byLen
 })
+
+// maxOwnerLen is the longest owner name compared (GitHub allows 39).
+const maxOwnerLen = 39
 
 // digitLetters reads the digits a look-alike writes for letters (0 for
 // o, 1 for l, 3 for e, 5 for s).
@@ -337,12 +347,23 @@ func lookalikeOwner(owner string) string {
 	if firstSpelled != first && len(firstSpelled) >= minLookalike && known[firstSpelled] {
 		return firstSpelled
 	}
-	for _, k := range names {
-		if len(k) < minLookalike {
-			continue
-		}
-		if oneEdit(owner, k) || first != owner && len(first) >= minLookalike && oneEdit(first, k) {
-			return k
+	if k := oneEditOf(owner, names); k != "" {
+		return k
+	}
+	if first != owner && len(first) >= minLookalike {
+		return oneEditOf(first, names)
+	}
+	return ""
+}
+
+// oneEditOf returns the name of byLen (names by length) one edit from
+// name, or "".
+func oneEditOf(name string, byLen *[maxOwnerLen + 2][]string) string {
+	for n := max(len(name)-1, minLookalike); n <= min(len(name)+1, maxOwnerLen); n++ {
+		for _, k := range byLen[n] {
+			if oneEdit(name, k) {
+				return k
+			}
 		}
 	}
 	return ""
@@ -350,10 +371,26 @@ func lookalikeOwner(owner string) string {
 
 // mayNameSource reports an argument that can hold a code-host reference
 // sourceRefs reads: a path with a ref (owner/repo@v), a code host's URL,
-// or a source setting.
+// or a source setting. Most URLs (curl's, wget's) name none, and
+// sourceRefs splits its text into fields: this keeps it off them.
 func mayNameSource(a string) bool {
-	return strings.IndexByte(a, '/') >= 0 && (strings.IndexByte(a, '@') >= 0 || strings.Contains(a, ".com/") ||
-		strings.Contains(a, ".org/") || strings.Contains(a, "source"))
+	return strings.IndexByte(a, '/') >= 0 && (strings.IndexByte(a, '@') >= 0 || strings.Contains(a, "github.com/") ||
+		strings.Contains(a, "gitlab.com/") || strings.Contains(a, "bitbucket.org/") || strings.Contains(a, "source"))
+}
+
+// fetchesOrConfigures reports the programs whose arguments name code
+// to fetch or write where a build fetches from: git, package managers
+// and installers, editors of configuration, infrastructure and image
+// tools. Everything else (ls, cat, make, pytest) names no source.
+func fetchesOrConfigures(v *cmdView) bool {
+	if v.fam&(famDeps|famPkgInstall|famGit|famInfra) != 0 {
+		return true
+	}
+	switch v.prog {
+	case "jq", "yq", "sed", "gsed", "perl", "docker", "podman", "terraform", "tofu", "helm", "gh", "curl", "wget":
+		return true
+	}
+	return false
 }
 
 // checkLookalikeOwners judges the code-host references v's arguments
@@ -361,7 +398,7 @@ func mayNameSource(a string) bool {
 // source sed writes. An owner named like a well-known publisher, and not
 // that publisher, serves a look-alike of its code.
 func (s *scan) checkLookalikeOwners(v *cmdView) {
-	if !s.enabled(rSupplyLookalike) {
+	if !s.enabled(rSupplyLookalike) || !fetchesOrConfigures(v) {
 		return
 	}
 	for _, a := range v.args {

@@ -12,7 +12,7 @@ import "strings"
 // checkReviewBypass judges a forge CLI command (gh, glab).
 func (s *scan) checkReviewBypass(v *cmdView) {
 	if v.prog != "gh" && v.prog != "glab" {
-		if s.enabled(rDefReviewBypass) && namesRenovate(v.args) {
+		if s.enabled(rDefReviewBypass) && configEditor(v.prog) && namesRenovate(v.args) {
 			if what := renovateMergesAll(strings.Join(v.args, " ")); what != "" {
 				s.add(rDefReviewBypass, v.prog+" sets Renovate to "+what+": dependency updates would reach the branch with no one reading them; keep automerge to what the tests gate, or let a maintainer decide",
 					v.prog+" "+evJoin(v.args))
@@ -155,6 +155,16 @@ func (s *scan) checkPipelineSettings(v *cmdView) {
 				v.prog+" "+evJoin(v.args))
 		}
 	}
+}
+
+// configEditor reports the programs that edit a JSON or YAML
+// configuration in place or through a temporary file.
+func configEditor(prog string) bool {
+	switch prog {
+	case "jq", "yq", "sed", "gsed", "perl":
+		return true
+	}
+	return false
 }
 
 // namesRenovate reports arguments that name Renovate's configuration

@@ -427,13 +427,28 @@ type sourceRef struct{ owner, name string }
 // (src/old/util) are not sources.
 func sourceRefs(text string, actions bool) []sourceRef {
 	var out []sourceRef
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '"' || r == '\'' || r == '^' || r == '$' })
-	for i, f := range fields {
+	// The fields of text split at blanks, quotes, ^ and $, read in place
+	// with the two before each (no slice of them is made).
+	var prev1, prev2 string
+	for rest := text; ; {
+		start := strings.IndexFunc(rest, notSourceSep)
+		if start < 0 {
+			break
+		}
+		rest = rest[start:]
+		end := strings.IndexFunc(rest, isSourceSep)
+		if end < 0 {
+			end = len(rest)
+		}
+		f := rest[:end]
+		rest = rest[end:]
+		p1, p2 := prev1, prev2
+		prev1, prev2 = f, prev1
 		ref, image := "", false
 		switch {
-		case i > 0 && (fields[i-1] == "uses:" || strings.EqualFold(fields[i-1], "FROM") || fields[i-1] == "image:"):
-			ref, image = f, fields[i-1] != "uses:"
-		case i > 1 && fields[i-2] == "source" && fields[i-1] == "=" && strings.Count(f, "/") == 1:
+		case p1 != "" && (p1 == "uses:" || strings.EqualFold(p1, "FROM") || p1 == "image:"):
+			ref, image = f, p1 != "uses:"
+		case p2 == "source" && p1 == "=" && strings.Count(f, "/") == 1:
 			ref = f // a Terraform provider's source = "namespace/name"
 		case strings.HasPrefix(f, "uses:") && len(f) > 5:
 			ref = f[5:]
@@ -452,6 +467,14 @@ func sourceRefs(text string, actions bool) []sourceRef {
 	}
 	return out
 }
+
+// isSourceSep and notSourceSep tell the separators of sourceRefs's
+// fields.
+func isSourceSep(r rune) bool {
+	return r == ' ' || r == '\t' || r == '"' || r == '\'' || r == '^' || r == '$'
+}
+
+func notSourceSep(r rune) bool { return !isSourceSep(r) }
 
 // parseSourceRef splits an action, image or repository reference into
 // owner and name: actions/checkout@v4 (actions, checkout), python:3.12
