@@ -31,7 +31,7 @@ func gatePairs(tb testing.TB) [][2]string {
 // gateMisses returns what a gated-off check of passingEdit or
 // looseningEdit finds in p → r, or "".
 func gateMisses(p, r string) string {
-	pm, rm := patternMarks.scanBits(p, allPassingMarks), replacementMarks.scanBits(r, allPassingMarks)
+	pm, rm := passingMarks(p, r)
 	for i, c := range passingChecks {
 		if pm&c.pattern == c.pattern && rm&c.replacement == c.replacement {
 			continue
@@ -41,11 +41,7 @@ func gateMisses(p, r string) string {
 		}
 	}
 	e := loosening{p: p, r: r, fp: flatSetting(p), fr: flatSetting(r)}
-	lp, lr := looseningPatternMarks.scanBits(p, allLooseningMarks), looseningReplacementMarks.scanBits(r, allLooseningMarks)
-	lf := looseningFlatMarks.scanBits(e.fr, allLooseningMarks)
-	if hardeningSet.in(p) {
-		lp |= lmHardening
-	}
+	lp, lr, lf := e.marks()
 	for i, c := range looseningChecks {
 		if lp&c.pattern == c.pattern && lr&c.replacement == c.replacement && lf&c.flat == c.flat {
 			continue

@@ -32,13 +32,7 @@ import (
 // looseningEdit says what r loosens that p held, or "".
 func looseningEdit(p, r string) string {
 	e := loosening{p: p, r: r, fp: flatSetting(p), fr: flatSetting(r)}
-	// One pass over each text says which checks can apply: most edits
-	// name none of what they look for.
-	pm, rm := looseningPatternMarks.scanBits(p, allLooseningMarks), looseningReplacementMarks.scanBits(r, allLooseningMarks)
-	fm := looseningFlatMarks.scanBits(e.fr, allLooseningMarks)
-	if hardeningSet.in(p) {
-		pm |= lmHardening
-	}
+	pm, rm, fm := e.marks()
 	for _, c := range looseningChecks {
 		if pm&c.pattern != c.pattern || rm&c.replacement != c.replacement || fm&c.flat != c.flat {
 			continue
@@ -54,6 +48,18 @@ func looseningEdit(p, r string) string {
 // pattern p and replacement r, lower-cased, and both flattened
 // (flatSetting), made once for all the marker tests.
 type loosening struct{ p, r, fp, fr string }
+
+// marks returns the marks of the pattern, the replacement and the
+// flattened replacement: one pass over each text says which checks can
+// apply, and most edits name none of what they look for.
+func (e *loosening) marks() (pm, rm, fm uint32) {
+	pm, rm = looseningPatternMarks.scanBits(e.p, allLooseningMarks), looseningReplacementMarks.scanBits(e.r, allLooseningMarks)
+	fm = looseningFlatMarks.scanBits(e.fr, allLooseningMarks)
+	if hardeningSet.in(e.p) {
+		pm |= lmHardening
+	}
+	return pm, rm, fm
+}
 
 // looseningCheck is one check of looseningEdit: it runs when the
 // pattern's marks include pattern, the replacement's replacement and the

@@ -41,9 +41,7 @@ import (
 
 // passingEdit says what r makes pass that p checked, or "".
 func passingEdit(p, r string) string {
-	// One pass over each text says which checks can apply: most edits
-	// name none of what they look for.
-	pm, rm := patternMarks.scanBits(p, allPassingMarks), replacementMarks.scanBits(r, allPassingMarks)
+	pm, rm := passingMarks(p, r)
 	for _, c := range passingChecks {
 		if pm&c.pattern != c.pattern || rm&c.replacement != c.replacement {
 			continue
@@ -53,6 +51,13 @@ func passingEdit(p, r string) string {
 		}
 	}
 	return ""
+}
+
+// passingMarks returns the marks of p and r: one pass over each text
+// says which checks can apply, and most edits name none of what they
+// look for.
+func passingMarks(p, r string) (pm, rm uint32) {
+	return patternMarks.scanBits(p, allPassingMarks), replacementMarks.scanBits(r, allPassingMarks)
 }
 
 // passingCheck is one check of passingEdit: it runs when the pattern's
