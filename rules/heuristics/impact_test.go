@@ -100,6 +100,7 @@ func FuzzImpactParsers(f *testing.F) {
 			t.Fatalf("dataKey(%q) = %q, %d: longer than its input", key, k, n)
 		}
 		secretBuildArg([]string{"--build-arg", val, "--build-arg=" + key})
+		outsiderTrigger(val + "\n" + key)
 	})
 }
 
@@ -113,15 +114,20 @@ func TestOutsiderTriggers(t *testing.T) {
 		cmdCase(`yq -i '.on.push.branches = ["main", "release/*"]' .github/workflows/release.yml`, false),
 		cmdCase("cat > .github/workflows/triage.yml <<'EOF'\non:\n  issues:\n    types: [opened]\njobs:\n  label:\n    if: github.event.issue.author_association == 'MEMBER'\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/labeler@v5\nEOF", false),
 	})
-	for flat, ev := range map[string]string{
-		"on:\nissue_comment:\ntypes:[created]": "issue_comment",
-		".on={issue_comment:{}}":               "issue_comment",
-		"on:[push,issues]":                     "",
-		"on:push":                              "",
-		"steps:\n-run:echoissues:":             "",
+	for text, ev := range map[string]string{
+		"on:\n  issue_comment:\n    types: [created]\n":        "issue_comment",
+		`.on = {"issue_comment": {}}`:                          "issue_comment",
+		`.on = {"push": {"branches": ["main"]}, "issues": {}}`: "issues",
+		"on: [push, issues]":                                   "issues",
+		"on: issue_comment":                                    "issue_comment",
+		"on: push":                                             "",
+		"on:\n  push:\npermissions:\n  issues: write\njobs:\n  issues:\n": "",
+		`.permissions = {"contents": "read", "issues": "write"}`:          "",
+		"version: 3\nsession: issues":                                     "",
+		"on:\n  push:\n    paths: [issues/**]\n":                          "",
 	} {
-		if got := outsiderTrigger(flat); got != ev {
-			t.Errorf("outsiderTrigger(%q) = %q, want %q", flat, got, ev)
+		if got := outsiderTrigger(text); got != ev {
+			t.Errorf("outsiderTrigger(%q) = %q, want %q", text, got, ev)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -1094,16 +1095,112 @@ func pyStringAt(s string, i int) (lit string, end int, ok bool) {
 	return "", len(s), false
 }
 
-// outsiderTrigger returns the workflow event in flattened text that
-// anyone with an account can cause (a comment, an issue, a discussion),
-// or "". A trigger key is followed by ":" in YAML and by a quote, now
-// gone, in the JSON yq is given.
-func outsiderTrigger(flat string) string {
-	for _, ev := range []string{"issue_comment", "issues", "discussion_comment", "discussion", "pull_request_review_comment"} {
-		for _, form := range []string{"\n" + ev + ":", "on:" + ev, "on:[" + ev, "{" + ev + ":", "," + ev + ":", "on=" + ev, "on={" + ev} {
-			if strings.Contains(flat, form) {
+// outsiderEvents are the workflow events anyone with an account can
+// cause: a comment, an issue, a discussion.
+var outsiderEvents = []string{"issue_comment", "issues", "discussion_comment", "discussion", "pull_request_review_comment"}
+
+// outsiderTrigger returns the event of outsiderEvents that text, a
+// workflow or the part of one an edit writes, runs on, or "". It reads
+// the triggers where YAML or a yq/jq program puts them: a block under a
+// top-level on: (not permissions: issues: write), on: EVENT,
+// on: [A, B], and on = {"EVENT": …}.
+func outsiderTrigger(text string) string {
+	flat := flatSetting(text)
+	for _, head := range []string{"on:", "on="} {
+		for from := 0; ; {
+			i := strings.Index(flat[from:], head)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(head)
+			if i > 0 && (isWordByte(flat[i-1]) && flat[i-1] != '.' || flat[i-1] == '_') {
+				continue // version:, session=, …
+			}
+			if ev := triggerAmong(flat[from:]); ev != "" {
 				return ev
 			}
+		}
+	}
+	return blockTrigger(text)
+}
+
+// triggerAmong returns the outsider event that starts s (on:EVENT), is
+// an item of the list (on:[A,B]) or a key of the object (on={A:…,B:…})
+// s starts with, or "".
+func triggerAmong(s string) string {
+	var items []string
+	switch {
+	case strings.HasPrefix(s, "["):
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return ""
+		}
+		items = strings.Split(s[1:end], ",")
+	case strings.HasPrefix(s, "{"):
+		depth := 0
+		start := 1
+		for k := 0; k < len(s); k++ {
+			switch s[k] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			case ':':
+				if depth == 1 {
+					items = append(items, s[start:k])
+				}
+			case ',':
+				if depth == 1 {
+					start = k + 1
+				}
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	default:
+		end := strings.IndexAny(s, "\n:,}")
+		if end < 0 {
+			end = len(s)
+		}
+		items = []string{s[:end]}
+	}
+	for _, it := range items {
+		if slices.Contains(outsiderEvents, strings.TrimSpace(it)) {
+			return strings.TrimSpace(it)
+		}
+	}
+	return ""
+}
+
+// blockTrigger returns the outsider event that is a key directly under a
+// top-level on: block of YAML text, or "".
+func blockTrigger(text string) string {
+	in, child := false, -1
+	for line := range strings.Lines(text) {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		if indent == 0 {
+			in = strings.Trim(strings.TrimSuffix(trimmed, ":"), `"'`) == "on" && strings.HasSuffix(trimmed, ":")
+			child = -1
+			continue
+		}
+		if !in {
+			continue
+		}
+		if child < 0 {
+			child = indent
+		}
+		if indent != child {
+			continue
+		}
+		key, _, _ := strings.Cut(trimmed, ":")
+		if slices.Contains(outsiderEvents, strings.Trim(key, `"'`)) {
+			return strings.Trim(key, `"'`)
 		}
 	}
 	return ""
@@ -1122,8 +1219,8 @@ func workflowRisk(text string) string {
 		return "runs on pull_request_target and checks out the pull request's code: a fork's code runs with the repository's secrets and write token"
 	case strings.Contains(flat, "pull_request_target"):
 		return "runs on pull_request_target: pull requests from forks run with the repository's secrets and write token"
-	case outsiderTrigger(flat) != "" && !strings.Contains(flat, "author_association") && !strings.Contains(flat, "github.actor"):
-		return "runs on " + outsiderTrigger(flat) + ": anyone who comments or opens an issue starts it, with the repository's secrets and token"
+	case outsiderTrigger(text) != "" && !strings.Contains(flat, "author_association") && !strings.Contains(flat, "github.actor"):
+		return "runs on " + outsiderTrigger(text) + ": anyone who comments or opens an issue starts it, with the repository's secrets and token"
 	case strings.Contains(flat, "permissions:write-all"):
 		return "gives its token write access to everything (permissions: write-all)"
 	case strings.Contains(flat, "tojson(secrets)"):
