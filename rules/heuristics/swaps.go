@@ -269,8 +269,8 @@ func checksumEmptied(pat, repl string) string {
 	return ""
 }
 
-// emptySettings returns the names text sets to nothing: NAME= at the end
-// of a line or before a blank, NAME="" and NAME: "".
+// emptySettings returns the names text sets to nothing: NAME= or NAME:
+// at the end of a line, NAME="" and NAME: "".
 func emptySettings(text string) []string {
 	var out []string
 	for i := 0; i < len(text); i++ {
@@ -279,8 +279,7 @@ func emptySettings(text string) []string {
 			continue
 		}
 		rest := strings.TrimLeft(text[i+1:], " \t")
-		empty := rest == "" || rest[0] == '\n' || c == '=' && rest[0] == ' ' && i+1 < len(text) && text[i+1] == ' ' ||
-			strings.HasPrefix(rest, `""`) || strings.HasPrefix(rest, "''")
+		empty := rest == "" || rest[0] == '\n' || strings.HasPrefix(rest, `""`) || strings.HasPrefix(rest, "''")
 		if c == '=' && i+1 < len(text) && text[i+1] == '=' {
 			empty = false // ==
 		}
