@@ -113,7 +113,7 @@ func (cs *cmdScan) clonedInto(v *cmdView, abs string) string {
 		if sub != "clone" {
 			continue
 		}
-		ops := operands(rest, "obc", []string{"--branch", "--origin", "--depth", "--config", "--reference", "--separate-git-dir", "--template", "--filter", "--jobs"})
+		ops := operands(rest, "obcuj", []string{"--branch", "--origin", "--depth", "--config", "--reference", "--separate-git-dir", "--template", "--filter", "--jobs", "--upload-pack"})
 		if len(ops) == 2 && cs.resolveIn(u.c, ops[1]).Abs == abs {
 			return ops[0]
 		}
