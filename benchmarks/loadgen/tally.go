@@ -69,7 +69,9 @@ type Phase struct {
 	ServerCPUPerRequestUs float64 `json:"server_cpu_us_per_request,omitempty"`
 	// GCCPUShare is the garbage collector's share of the server's
 	// GOMAXPROCS × wall time over the measured turns, idle processors
-	// included (--metrics-url; runtime/metrics).
+	// included (--metrics-url; runtime/metrics). It is absent when no
+	// collection ended during the turns: runtime/metrics moves its CPU
+	// classes only at the end of a cycle, so there is nothing to divide.
 	GCCPUShare *float64 `json:"gc_cpu_share,omitempty"`
 	// GCServerCPUShare is the collector's CPU time (runtime/metrics) over
 	// the server process's (/proc; --server-pid and --metrics-url): its
