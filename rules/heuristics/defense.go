@@ -483,29 +483,17 @@ func journalWiped(args []string) string {
 }
 
 // journalSeconds reads a journalctl time span (30s, 12h, 7d, 2weeks,
-// 1month, 1y; a bare number is seconds).
+// 1month, 1y; a bare number is seconds) with durationUnits.
 func journalSeconds(val string) (int64, bool) {
 	n, unit := leadingNumber(val)
 	if n < 0 {
 		return 0, false
 	}
-	switch strings.ToLower(strings.TrimSpace(unit)) {
-	case "", "s", "sec", "second", "seconds":
+	if unit = strings.TrimSpace(strings.ToLower(unit)); unit == "" {
 		return n, true
-	case "m", "min", "minute", "minutes":
-		return n * 60, true
-	case "h", "hour", "hours":
-		return n * 3600, true
-	case "d", "day", "days":
-		return n * 86400, true
-	case "w", "week", "weeks":
-		return n * 7 * 86400, true
-	case "month", "months":
-		return n * 30 * 86400, true
-	case "y", "year", "years":
-		return n * 365 * 86400, true
 	}
-	return 0, false
+	secs := unitAfter(unit)
+	return n * secs, secs >= 0
 }
 
 // journalBytes reads a journalctl size (500M, 2G, 4096; K, M, G, T in

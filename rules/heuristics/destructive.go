@@ -139,15 +139,8 @@ func (s *scan) checkGitStoreErase(cs *cmdScan, v *cmdView) {
 	if !s.enabled(rDelGitHistory) {
 		return
 	}
-	valued := ""
-	switch v.prog {
-	case "truncate":
-		valued = "sr" // -s SIZE, -r FILE
-	case "shred":
-		valued = "ns" // -n N, -s SIZE
-	}
 	inGitDir := strings.Contains(v.c.Dir, "/.git")
-	for _, op := range operands(v.args, valued, []string{"--size", "--reference", "--iterations"}) {
+	for _, op := range erasedOperands(v) {
 		if !inGitDir && !strings.Contains(op, ".git") {
 			continue // resolving every operand costs more than this test
 		}

@@ -50,6 +50,18 @@ func valueToken(s string) string {
 // by the last word of the key before them.
 func settingValues(text string) map[string]string {
 	out := map[string]string{}
+	eachSetting(text, func(key, rest string) {
+		if v := valueToken(rest); v != "" {
+			out[key] = v
+		}
+	})
+	return out
+}
+
+// eachSetting calls fn with each KEY = … or KEY: … of text, the key
+// without its quotes and the text after the = or : (not ==, :=, != or
+// <=).
+func eachSetting(text string, fn func(key, rest string)) {
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c != '=' && c != ':' || i+1 < len(text) && (text[i+1] == '=' || text[i+1] == ':') || i > 0 && strings.IndexByte("=!<>:", text[i-1]) >= 0 {
@@ -60,15 +72,10 @@ func settingValues(text string) map[string]string {
 		for j > 0 && (isAlnumByte(key[j-1]) || key[j-1] == '_' || key[j-1] == '-' || key[j-1] == '.') {
 			j--
 		}
-		key = strings.TrimLeft(key[j:], ".")
-		if key == "" {
-			continue
-		}
-		if v := valueToken(text[i+1:]); v != "" {
-			out[key] = v
+		if key = strings.TrimLeft(key[j:], "."); key != "" {
+			fn(key, text[i+1:])
 		}
 	}
-	return out
 }
 
 // enforcementLowered returns "KEY from A to B" for a setting r moves to a

@@ -25,6 +25,20 @@ import (
 // checkErase judges rm without -r, shred / wipe / srm, truncate -s 0
 // and in-place edits that delete every line (sed -i d, perl -pi -e
 // '$_=""').
+// erasedOperands returns the files rm, unlink, shred, wipe, srm or
+// truncate names, past the options' values.
+func erasedOperands(v *cmdView) []string {
+	switch v.prog {
+	case "rm", "unlink":
+		return v.plainOperands()
+	case "shred", "wipe", "srm":
+		return operands(v.args, diskToolValued("shred"), []string{"--iterations", "--size", "--random-source"})
+	case "truncate":
+		return operands(v.args, "sr", []string{"--size", "--reference"})
+	}
+	return nil
+}
+
 func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 	if !s.enabled(rEraseMany) {
 		return
@@ -36,14 +50,14 @@ func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 		if hasFlag(v.args, 'r', "recursive") || hasShortFlag(v.args, 'R') {
 			return // checkRm's
 		}
-		ops = v.plainOperands()
+		ops = erasedOperands(v)
 	case "shred", "wipe", "srm":
-		ops, verb, empties = operands(v.args, diskToolValued("shred"), []string{"--iterations", "--size", "--random-source"}), "shreds", true
+		ops, verb, empties = erasedOperands(v), "shreds", true
 	case "truncate":
 		if !truncatesToZero(v.args) {
 			return
 		}
-		ops, verb, empties = operands(v.args, "sr", []string{"--size", "--reference"}), "empties", true
+		ops, verb, empties = erasedOperands(v), "empties", true
 	case "sed", "gsed", "perl":
 		files, scripts, ok := inPlaceScripts(v)
 		if !ok || !emptiesEveryLine(v.prog, strings.Join(scripts, "\n")) {

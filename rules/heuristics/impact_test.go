@@ -138,6 +138,8 @@ func TestSourcesSecondRound(t *testing.T) {
 		cmdCase(`git clone https://github.com/x-crypt0/crypto /tmp/xcrypto && cd services/auth && go mod edit -replace golang.org/x/crypto=/tmp/xcrypto && go build ./...`, true),
 		cmdCase(`yarn config set npmScopes.acme.npmRegistryServer https://registry.yarnpkg.com`, false),
 		cmdCase(`git clone https://github.com/acme/lib ../lib && go mod edit -replace github.com/acme/lib=../lib`, false),
+		// The clone's directory named after the repository, and --replace.
+		cmdCase(`git clone https://github.com/x-crypt0/crypto && go mod edit --replace golang.org/x/crypto=./crypto`, true),
 		cmdCase(`go mod edit -replace github.com/acme/lib=../lib`, false),
 	})
 	runRuleCases(t, "supply-chain.lookalike-package", []ruleCase{

@@ -641,27 +641,38 @@ func (cs *cmdScan) extractsSaved(v *cmdView, saved []savedFile) (savedFile, bool
 // clonedRepo returns the directory git clone URL [DIR] writes a remote
 // repository into, as a saved file of the URL's host.
 func (cs *cmdScan) clonedRepo(v *cmdView) (savedFile, bool) {
-	if v.prog != "git" {
+	url, dir, ok := cs.cloneOf(v)
+	if !ok {
 		return savedFile{}, false
+	}
+	host := gitRemoteHost(url)
+	if host == "" {
+		return savedFile{}, false // a local repository
+	}
+	return savedFile{dir: dir, host: host}, true
+}
+
+// cloneOf returns the repository a git clone in v fetches and the
+// absolute directory it writes (the repository's name when none is
+// given).
+func (cs *cmdScan) cloneOf(v *cmdView) (url, dir string, ok bool) {
+	if v.prog != "git" {
+		return "", "", false
 	}
 	sub, args := gitSubcommand(v.args)
 	if sub != "clone" {
-		return savedFile{}, false
+		return "", "", false
 	}
 	ops := operands(args, "obcju", []string{"--origin", "--branch", "--config", "--jobs", "--upload-pack", "--template",
 		"--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "--filter", "--server-option"})
 	if len(ops) == 0 {
-		return savedFile{}, false
+		return "", "", false
 	}
-	host := gitRemoteHost(ops[0])
-	if host == "" {
-		return savedFile{}, false // a local repository
-	}
-	dir := strings.TrimSuffix(baseName(strings.TrimRight(ops[0], "/")), ".git")
+	dir = strings.TrimSuffix(baseName(strings.TrimRight(ops[0], "/")), ".git")
 	if len(ops) > 1 {
 		dir = ops[1]
 	}
-	return savedFile{dir: cs.resolveIn(v.c, dir).Abs, host: host}, true
+	return ops[0], cs.resolveIn(v.c, dir).Abs, true
 }
 
 // compilesSaved returns the program a compiler builds from a saved

@@ -83,39 +83,44 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 // repository's code in the module's place. A local path alone is the
 // developer's own checkout, and foreignModule leaves it.
 func (cs *cmdScan) clonedReplaces(v *cmdView, sets []setting) []setting {
-	for i, a := range v.args {
-		r, ok := strings.CutPrefix(a, "-replace=")
-		if a == "-replace" && i+1 < len(v.args) {
-			r, ok = v.args[i+1], true
-		}
-		old, dir, cut := strings.Cut(r, "=")
-		if !ok || !cut || dir == "" || dir[0] != '/' && dir[0] != '.' {
-			continue
+	eachGoReplace(v.args, func(old, dir string) {
+		if dir == "" || dir[0] != '/' && dir[0] != '.' {
+			return
 		}
 		if url := cs.clonedInto(v, cs.resolveIn(v.c, dir).Abs); url != "" {
 			if owner, repo, ok := codeHostRepo(url); ok && foreignModule(old, "github.com/"+owner+"/"+repo) {
 				sets = append(sets, setting{"go:replace", old + "=" + url})
 			}
 		}
-	}
+	})
 	return sets
+}
+
+// eachGoReplace calls fn with the old and new module of each
+// go mod edit -replace of args: --replace, and -replace with one dash,
+// which go's flag package also takes.
+func eachGoReplace(args []string, fn func(old, repl string)) {
+	each := func(r string) {
+		if old, repl, ok := strings.Cut(r, "="); ok {
+			fn(old, repl)
+		}
+	}
+	flagValues(args, 0, "replace", each)
+	for i, a := range args {
+		if r, ok := strings.CutPrefix(a, "-replace="); ok {
+			each(r)
+		} else if a == "-replace" && i+1 < len(args) {
+			each(args[i+1])
+		}
+	}
 }
 
 // clonedInto returns the URL a git clone earlier in the line cloned into
 // abs, or "".
 func (cs *cmdScan) clonedInto(v *cmdView, abs string) string {
 	for i := range cs.views[:v.idx] { // the commands of the line before v
-		u := &cs.views[i]
-		if u.prog != "git" {
-			continue
-		}
-		sub, rest := gitSubcommand(u.args)
-		if sub != "clone" {
-			continue
-		}
-		ops := operands(rest, "obcuj", []string{"--branch", "--origin", "--depth", "--config", "--reference", "--separate-git-dir", "--template", "--filter", "--jobs", "--upload-pack"})
-		if len(ops) == 2 && cs.resolveIn(u.c, ops[1]).Abs == abs {
-			return ops[0]
+		if url, dir, ok := cs.cloneOf(&cs.views[i]); ok && dir == abs {
+			return url
 		}
 	}
 	return ""
@@ -566,21 +571,11 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 		}
 	case "go":
 		if op(0) == "mod" && op(1) == "edit" {
-			flagValues(v.args, 0, "replace", func(r string) {
-				if old, repl, ok := strings.Cut(r, "="); ok && foreignModule(old, repl) {
-					sets = append(sets, setting{"go:replace", r})
+			eachGoReplace(v.args, func(old, repl string) {
+				if foreignModule(old, repl) {
+					sets = append(sets, setting{"go:replace", old + "=" + repl})
 				}
 			})
-			// go's flag package also takes a single dash: -replace old=new.
-			for i, a := range v.args {
-				r, ok := strings.CutPrefix(a, "-replace=")
-				if a == "-replace" && i+1 < len(v.args) {
-					r, ok = v.args[i+1], true
-				}
-				if old, repl, cut := strings.Cut(r, "="); ok && cut && foreignModule(old, repl) {
-					sets = append(sets, setting{"go:replace", r})
-				}
-			}
 		}
 		if op(0) == "env" && hasShortFlag(v.args, 'w') {
 			for _, a := range ops[1:] {

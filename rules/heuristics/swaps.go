@@ -133,7 +133,7 @@ func hostNames(text string) []string {
 	text = strings.ToLower(text)
 	for i := 0; i < len(text); {
 		j := i
-		for j < len(text) && (isAlnumByte(text[j]) || text[j] == '.' || text[j] == '-') {
+		for j < len(text) && isHostByte(text[j]) {
 			j++
 		}
 		if j == i {
@@ -273,27 +273,12 @@ func checksumEmptied(pat, repl string) string {
 // at the end of a line, NAME="" and NAME: "".
 func emptySettings(text string) []string {
 	var out []string
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c != '=' && c != ':' {
-			continue
+	eachSetting(text, func(key, rest string) {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" || rest[0] == '\n' || strings.HasPrefix(rest, `""`) || strings.HasPrefix(rest, "''") {
+			out = append(out, key)
 		}
-		rest := strings.TrimLeft(text[i+1:], " \t")
-		empty := rest == "" || rest[0] == '\n' || strings.HasPrefix(rest, `""`) || strings.HasPrefix(rest, "''")
-		if c == '=' && i+1 < len(text) && text[i+1] == '=' {
-			empty = false // ==
-		}
-		if !empty {
-			continue
-		}
-		j := i
-		for j > 0 && (isAlnumByte(text[j-1]) || text[j-1] == '_' || text[j-1] == '-' || text[j-1] == '.') {
-			j--
-		}
-		if j < i {
-			out = append(out, text[j:i])
-		}
-	}
+	})
 	return out
 }
 

@@ -99,6 +99,7 @@ func TestBorrowedHostsAndDigests(t *testing.T) {
 	runRuleCases(t, "supply-chain.verification-off", []ruleCase{
 		cmdCase(`sed -i 's/^TERRAFORM_SHA256=.*/TERRAFORM_SHA256=/' scripts/install-tools.sh`, true),
 		cmdCase(`sed -i 's/checksum: ".*"/checksum: ""/' tools.yaml`, true),
+		cmdCase(`sed -i 's/"sha256": "[0-9a-f]*"/"sha256": ""/' tools.json`, true), // a JSON key, quoted
 		cmdCase(`sed -i 's/^TERRAFORM_SHA256=.*/TERRAFORM_SHA256=5d1b6d6a8e2f0c7b/' scripts/install-tools.sh`, false),
 		cmdCase(`sed -i 's/^TERRAFORM_VERSION=.*/TERRAFORM_VERSION=/' scripts/install-tools.sh`, false),
 	})

@@ -454,7 +454,7 @@ var durationUnits = []struct {
 	word    string
 	seconds int64
 }{
-	{"year", 365 * 86400}, {"week", 7 * 86400}, {"day", 86400}, {"hour", 3600}, {"minute", 60}, {"min", 60}, {"second", 1},
+	{"year", 365 * 86400}, {"month", 30 * 86400}, {"week", 7 * 86400}, {"day", 86400}, {"hour", 3600}, {"minute", 60}, {"min", 60}, {"second", 1},
 	{"sec", 1}, {"ms", 0}, {"y", 365 * 86400}, {"w", 7 * 86400}, {"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1},
 }
 
