@@ -147,6 +147,9 @@ const (
 	rNetExposedShell
 	rDisruptAcceleratorFleet
 
+	// The disk filled (diskfill.go).
+	rDisruptDiskFill
+
 	// Commands run inside production workloads (infra.go), changes made
 	// to production (prodchange.go).
 	rInfraProdExec
@@ -217,7 +220,7 @@ var baseRules = [numRules]Rule{
 	rDiskWipe: {"destructive.disk-wipe", CategoryDestructive, critical, block,
 		"Formats or overwrites a disk device (mkfs, dd of=/dev/…, wipefs, shred, > /dev/sda)."},
 	rForkBomb: {"destructive.fork-bomb", CategoryDestructive, high, block,
-		"A fork bomb exhausts the machine's processes."},
+		"A fork bomb exhausts the machine's processes. Also interpreter code that forks in a loop with no way out (perl -e 'fork while 1', os.fork() under while True)."},
 	rRecursivePerms: {"destructive.recursive-permissions", CategoryDestructive, critical, block,
 		"Recursive chmod / chown of the filesystem root, a home or a system directory."},
 	rFindDelete: {"destructive.find-delete", CategoryDestructive, critical, block,
@@ -226,7 +229,7 @@ var baseRules = [numRules]Rule{
 		"Truncates or overwrites a system file."},
 
 	rEraseMany: {"destructive.mass-erase", CategoryDestructive, high, block,
-		"Deletes, shreds or empties every file a glob matches in a home, the workspace root, a user's data directory or a system directory (rm -f ~/*, shred -u ./*, truncate -s 0 src/*.py), or the files a listing hands xargs there: as ruinous as a recursive delete."},
+		"Deletes, shreds or empties every file a glob matches in a home, the workspace root, a user's data directory or a system directory (rm -f ~/*, shred -u ./*, truncate -s 0 src/*.py), or the files a listing hands xargs there: as ruinous as a recursive delete. Also an output redirection to a glob that a loop or find hands over (for f in ~/src/*.go; do : > $f; done)."},
 	rDelCredential: {"destructive.credential-destroy", CategoryDestructive, high, block,
 		"Destroys keys or credentials (shred, rm, mv to /dev/null of ~/.ssh, cloud credentials, …)."},
 	rDelGitHistory: {"destructive.git-history", CategoryDestructive, medium, escalate,
@@ -281,11 +284,11 @@ var baseRules = [numRules]Rule{
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
 		"Reads a .env file or another project file named for secrets (config/secrets.yml, credentials.json, master.key), which hold secrets. Loading a .env file (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
-		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys)."},
+		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys). Also a service's TLS private key under /etc (/etc/ssl/private, certbot's privkey.pem, a *.key), and a database's password hashes queried (pg_authid, pg_shadow, mysql.user)."},
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
 		"Reads a browser's saved passwords or cookies."},
 	rCredCLIToken: {"credential.cli-token", CategoryCredentialAccess, high, escalate,
-		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …)."},
+		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …). Also the shell history (history, fc -l) searched for secrets, and secret-tool search."},
 
 	rCredSearch: {"credential.secret-search", CategoryCredentialAccess, high, block,
 		"Searches the disk or a home directory for private keys or credentials."},
@@ -383,7 +386,7 @@ var familyRules = map[ruleIndex]Rule{
 	rDefAgentGuard: {"defense.agent-guard-off", CategoryDefenseImpairment, high, block,
 		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
-		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), erases git's reflog (reflog expire --expire=now), hides a file's changes from git (update-index --assume-unchanged / --skip-worktree), names a process after a kernel thread or daemon (exec -a) or runs a file named like one ([kworker/0:2]), runs a program from /dev/shm or from a directory named only with dots (...), or deletes a program right after running it."},
+		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), erases git's reflog (reflog expire --expire=now), hides a file's changes from git (update-index --assume-unchanged / --skip-worktree), names a process after a kernel thread or daemon (exec -a) or runs a file named like one ([kworker/0:2]), runs a program from /dev/shm or from a directory named only with dots (...), or deletes a program right after running it. Also a file stamped with a system file's times (touch -r /bin/ls deploy.sh)."},
 	rDefReviewBypass: {"defense.review-bypass", CategoryDefenseImpairment, high, escalate,
 		"Gets code past a repository's review rules: gh pr merge --admin, a pull request approved by the agent (gh pr review --approve, glab mr approve), branch protection or rulesets changed through the API, the default branch moved, a deployment environment's protection changed, self-hosted runners opened to public repositories (review.go); CODEOWNERS replaced, or given a catch-all rule at its end, which wins. Also Renovate set to automerge with the tests ignored, or for every package or major update."},
 	rDefWeakeningEdit: {"defense.weakening-edit", CategoryDefenseImpairment, high, escalate,
@@ -416,7 +419,7 @@ var familyRules = map[ruleIndex]Rule{
 	rCredProcessMemory: {"credential.process-memory", CategoryCredentialAccess, critical, block,
 		"Dumps or reads another process's memory (gcore, procdump, gdb generate-core-file, /proc/PID/mem), where keys and tokens in use sit in the clear."},
 	rInfraDestroy: {"infra.destroy", CategoryInfrastructure, high, escalate,
-		"Destroys infrastructure, a data store, hosted code or a published package: terraform / pulumi destroy, kubectl delete namespace / pv / --all, kubectl scale --all --replicas=0, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, gsutil rm -r, doctl and eksctl delete, a database server's data directory deleted (rm -r /var/lib/postgresql/…, here or through ssh or ansible), etcdctl del --prefix, prisma migrate reset, DROP DATABASE / TABLE / KEYSPACE, TRUNCATE, DELETE or UPDATE without WHERE (also SQL piped or redirected into the client), redis FLUSHALL, docker volume prune, gh / glab repo or release delete, gh api -X DELETE repos/…, npm unpublish, gem yank. Also terraform state push, and terraform state rm of every resource a pipe lists (through xargs), which take resources out of what Terraform manages; one named resource taken out is a refactor. Also Kafka topics or records deleted on a broker that is not loopback."},
+		"Destroys infrastructure, a data store, hosted code or a published package: terraform / pulumi destroy, kubectl delete namespace / pv / --all, kubectl scale --all --replicas=0, helm uninstall, aws delete-* / terminate-* / s3 rb, gcloud and az delete, gsutil rm -r, doctl and eksctl delete, a database server's data directory deleted (rm -r /var/lib/postgresql/…, here or through ssh or ansible), etcdctl del --prefix, prisma migrate reset, DROP DATABASE / TABLE / KEYSPACE, TRUNCATE, DELETE or UPDATE without WHERE (also SQL piped or redirected into the client), redis FLUSHALL, docker volume prune, gh / glab repo or release delete, gh api -X DELETE repos/…, npm unpublish, gem yank. Also terraform state push, and terraform state rm of every resource a pipe lists (through xargs), which take resources out of what Terraform manages; one named resource taken out is a refactor. Also Kafka topics or records deleted on a broker that is not loopback. Also kubectl drain of every node the cluster lists, of a label selector's nodes, or with --disable-eviction (around the disruption budgets)."},
 	rInfraProdExec: {"infra.production-exec", CategoryInfrastructure, high, escalate,
 		"Runs a command or opens a shell inside a production workload: kubectl / oc exec, attach, debug or cp with a context, cluster, namespace or kubeconfig named for production (prod, production, prd as a word of the name). What runs there acts on live data and users; a human should approve it."},
 	rInfraProdChange: {"infra.production-change", CategoryInfrastructure, high, escalate,
@@ -443,6 +446,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
 		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
+	rDisruptDiskFill: {"disruption.disk-fill", CategorySystemDisruption, high, escalate,
+		"Fills the disk: makes a file of 32 GiB or more at once (fallocate -l, dd bs×count, head -c from /dev/zero, mkfile), or writes an endless source into a file until the disk is full (dd from /dev/zero or /dev/urandom with no count, yes > file, cat /dev/urandom > file). Every service that writes stops. Smaller images and swap files, and endless sources sent to /dev/null or a pipe, are everyday."},
 	rDisruptAcceleratorFleet: {"disruption.accelerator-fleet", CategorySystemDisruption, high, escalate,
 		"Launches cloud instances with accelerators (GPU, FPGA or ML chips: aws p3/g5/trn1…, gcloud a2/a3/g2 or --accelerator, az Standard_NC/ND/NV…) in bulk (--count, several names, a scale set): what cryptojacking a cloud account looks like, billed by the hour."},
 	rNetExposedService: {"network.exposed-service", CategoryNetworkExposure, high, escalate,

@@ -67,6 +67,10 @@ func pathInArg(a string) string {
 		return a[1:]
 	case strings.HasPrefix(a, "if="):
 		return a[3:]
+	case strings.HasPrefix(a, "file:"):
+		// A file URI: sqlite3 "file:$HOME/db?immutable=1", file:///etc/x.
+		p, _, _ := strings.Cut(strings.TrimPrefix(a[len("file:"):], "//"), "?")
+		return p
 	}
 	if strings.IndexByte(a, '=') >= 0 { // most arguments have none
 		if i := strings.Index(a, "=@"); i > 0 {
@@ -304,6 +308,9 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.prog == "docker" || v.prog == "podman" || v.prog == "kubectl" || v.prog == "oc" {
 			s.checkContainerCopyOut(v)
 		}
+		if v.fam&famInfra != 0 {
+			s.checkPasswordHashQuery(cs, v)
+		}
 		if v.codeAny(traitKeyring) && s.enabled(rCredCLIToken) {
 			s.add(rCredCLIToken, v.prog+"'s code reads secrets from the desktop keyring: approve only if the task needs the secret itself, and never send it anywhere",
 				v.prog+" "+evJoin(v.args))
@@ -322,6 +329,67 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 			}
 		}
 	}
+}
+
+// checkPasswordHashQuery judges a database client's query of the
+// catalogue where the server keeps its accounts' password hashes
+// (pg_authid, mysql.user): offline cracking starts there.
+func (s *scan) checkPasswordHashQuery(cs *cmdScan, v *cmdView) {
+	switch v.prog {
+	case "psql", "mysql", "mariadb", "cockroach", "clickhouse-client":
+	default:
+		return
+	}
+	if !s.enabled(rCredSystemFile) {
+		return
+	}
+	for _, a := range v.args {
+		if table := passwordHashTable(optionValue(a)); table != "" {
+			s.add(rCredSystemFile, v.prog+" reads "+table+", the database accounts' password hashes: an agent never needs them; refuse it", v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+	if text, ok := cs.stdinText(v); ok {
+		if table := passwordHashTable(text); table != "" {
+			s.add(rCredSystemFile, v.prog+" reads "+table+", the database accounts' password hashes, given on its standard input: an agent never needs them; refuse it", v.prog+" "+evJoin(v.args))
+		}
+	}
+}
+
+// passwordHashTables are the catalogues that hold password hashes, and
+// the columns that do: a query of those columns (or of *) reads them.
+var passwordHashTables = []struct{ table, columns string }{
+	{"pg_shadow", "passwd"},
+	{"pg_authid", "rolpassword"},
+	{"mysql.user", "authentication_string password"},
+	{"sys.sql_logins", "password_hash"},
+	{"sys.user$", "password spare4"},
+}
+
+// passwordHashTable names the catalogue a query reads password hashes
+// from, or returns "".
+func passwordHashTable(sql string) string {
+	if len(sql) < 12 || !strings.ContainsAny(sql, "_.") {
+		return ""
+	}
+	l := strings.ToLower(sql)
+	if !strings.Contains(l, "select") && !strings.Contains(l, "copy") && !strings.Contains(l, "table") {
+		return ""
+	}
+	for _, t := range passwordHashTables {
+		if !strings.Contains(l, t.table) {
+			continue
+		}
+		if strings.Contains(l, "*") {
+			return t.table
+		}
+		for _, c := range strings.Fields(t.columns) {
+			if strings.Contains(l, c) {
+				return t.table
+			}
+		}
+	}
+	return ""
 }
 
 // cliTokenCommand names a CLI invocation that prints a stored secret.
@@ -475,6 +543,9 @@ func cliTokenCommand(v *cmdView) string {
 	case "secret-tool":
 		if has("lookup") {
 			return "secret-tool lookup"
+		}
+		if has("search") { // prints each match's secret too
+			return "secret-tool search"
 		}
 	case "gpg", "gpg2":
 		if hasLongFlag(v.args, "export-secret-keys") || hasLongFlag(v.args, "export-secret-subkeys") {
@@ -635,6 +706,9 @@ func huntedSecretStore(cs *cmdScan, v *cmdView) string {
 		}
 		if dumpsEnvironment(u) {
 			return "the environment (" + u.prog + ")"
+		}
+		if u.prog == "history" || u.prog == "fc" && hasShortFlag(u.args, 'l') {
+			return "the shell history (" + u.prog + ")"
 		}
 		// Terraform state holds every secret the configuration created.
 		if u.prog == "terraform" || u.prog == "tofu" {

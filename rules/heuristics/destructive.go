@@ -45,6 +45,14 @@ func findForkBomb(src string) string {
 	}
 }
 
+// endsForks reports code whose forking loop has a way out: it breaks,
+// exits, returns or waits for its children (a pre-forking server).
+func endsForks(code string) bool {
+	return forkLoopExits.in(code)
+}
+
+var forkLoopExits = newFoldSet("break", "exit", "return", "wait", "last;", "last ", "accept(")
+
 func isFuncNameByte(c byte) bool {
 	return isWordByte(c) || c == ':'
 }
@@ -59,6 +67,12 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 	}
 	for i := range cs.views {
 		v := &cs.views[i]
+		if len(v.c.Redirects) > 0 {
+			s.checkRedirectErase(cs, v)
+		}
+		if v.codeAll(traitFork|traitEndless) && s.enabled(rForkBomb) && !endsForks(v.code) {
+			s.add(rForkBomb, v.prog+"'s code forks in a loop that never ends (a fork bomb): it would freeze the machine; refuse it", v.prog+" "+evJoin(v.args))
+		}
 		if v.fam&famDestroy != 0 { // the programs below
 			switch v.prog {
 			case "rm", "srm", "shred", "wipe", "unlink", "mv":

@@ -58,6 +58,14 @@ func (s *scan) checkDiscovery(cs *cmdScan) {
 			if what := passwordPrompt(v); what != "" {
 				s.add(rCredPasswordPrompt, v.prog+" "+what+": whatever the user types goes to this command; a coding task never asks for a password this way", v.prog+" "+evJoin(v.args))
 			}
+		case "cat", "strings", "tr", "xargs", "head", "tail":
+			// /proc/*/cmdline read and searched, as ps output is.
+			if !readsCommandLines(v) {
+				break
+			}
+			if pat := grepAfter(cs, v); pat != "" && secretPattern(pat) {
+				s.add(rCredProcessArgs, "other processes' command lines (/proc/*/cmdline) searched for "+pat+": they hold their passwords and tokens; refuse it", v.prog+" "+evJoin(v.args)+" | grep "+pat)
+			}
 		case "ps", "pgrep":
 			pat := grepAfter(cs, v)
 			switch {
@@ -163,6 +171,17 @@ func grepAfter(cs *cmdScan, v *cmdView) string {
 		}
 	}
 	return ""
+}
+
+// readsCommandLines reports an operand naming processes' command lines
+// (/proc/*/cmdline, /proc/[0-9]*/cmdline).
+func readsCommandLines(v *cmdView) bool {
+	for _, a := range v.args {
+		if strings.HasPrefix(a, "/proc/") && strings.HasSuffix(a, "/cmdline") && strings.ContainsAny(a, "*?[") {
+			return true
+		}
+	}
+	return false
 }
 
 // secretPattern reports a search pattern for secrets: pass, token,

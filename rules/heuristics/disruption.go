@@ -102,6 +102,7 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 			s.add(rDisruptKillAll, v.prog+" "+why+": the machine stops working; kill only the process you started", ev())
 		}
 	}
+	s.checkDiskFill(cs, v)
 	if halt != "" {
 		s.add(rDisruptHalt, halt+" stops or restarts the whole machine: every user and service goes down with it; refuse it", ev())
 	}

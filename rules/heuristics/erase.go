@@ -80,6 +80,32 @@ func (s *scan) checkErase(cs *cmdScan, v *cmdView) {
 	}
 }
 
+// checkRedirectErase judges an output redirection to a glob: for f in
+// ~/src/*.go; do : > "$f"; done, or find's sh -c ': > "$1"' _ {}, writes
+// over every file the glob matches, as truncate -s 0 would. (Written
+// straight after >, a glob that matches several files is bash's error;
+// as a loop's or find's value it is not.)
+func (s *scan) checkRedirectErase(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rEraseMany) {
+		return
+	}
+	for _, r := range v.c.Redirects {
+		switch r.Op {
+		case ">", ">|", "&>", ">&":
+		default:
+			continue // appends, reads, here-documents
+		}
+		if strings.HasPrefix(r.Target, "&") || !strings.ContainsAny(r.Target, "*?[") {
+			continue
+		}
+		if where := erasedSweep(cs.resolveIn(v.c, r.Target), cs.root, cs.home, true); where != "" {
+			s.add(rEraseMany, "> overwrites every file "+r.Target+" matches in "+where+": nothing could be recovered; name the files you mean",
+				v.prog+" "+evJoin(v.args)+" "+r.Op+" "+r.Target)
+			return
+		}
+	}
+}
+
 // emptiesEveryLine reports an in-place script that deletes every line:
 // sed d, 1,$d, /./d, /.*/d; perl's $_ = "" or undef $_.
 func emptiesEveryLine(prog, script string) bool {

@@ -152,6 +152,17 @@ var setuidMarkers = []string{
 	"process.uid = 0", "process.uid=0",
 }
 
+// forkMarkers are calls that fork the running program (os.fork(), Perl's
+// bare fork, Ruby's fork { }, pcntl_fork(), child_process.fork()).
+var forkMarkers = []string{"fork(", "fork ", "fork;", "fork{", "fork}", "fork\n"}
+
+// endlessMarkers are loops with no end condition written (while True,
+// while 1, for (;;), loop { }, setInterval).
+var endlessMarkers = []string{
+	"while true", "while 1", "while(1)", "while (1)", "while(true)", "while (true)", "while :", "for(;;)", "for (;;)",
+	"loop {", "loop do", "until false", "setinterval(",
+}
+
 // Traits of interpreter code (an inline one-liner), found together in one
 // pass by codeMarkers.
 const (
@@ -164,6 +175,8 @@ const (
 	traitSocketWord                    // "socket"
 	traitKeyring                       // keyringMarkers: reads the desktop keyring
 	traitSetuidRoot                    // setuidMarkers: switches to uid or gid 0
+	traitFork                          // forkMarkers: forks the process
+	traitEndless                       // endlessMarkers: loops with no end written
 	// Traits of the module flags (moduleFlags) rather than the code.
 	traitModFetch
 	traitModSocket
@@ -183,6 +196,8 @@ var (
 		fs.addAll(traitSocketWord, []string{"socket"})
 		fs.addAll(traitKeyring, keyringMarkers)
 		fs.addAll(traitSetuidRoot, setuidMarkers)
+		fs.addAll(traitFork, forkMarkers)
+		fs.addAll(traitEndless, endlessMarkers)
 		return fs
 	}()
 	moduleMarkers = func() *foldSet {
@@ -193,7 +208,8 @@ var (
 	}()
 )
 
-const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring | traitSetuidRoot
+const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring | traitSetuidRoot |
+	traitFork | traitEndless
 const allModuleTraits = traitModFetch | traitModSocket
 
 // codeTraits returns the traits of v's inline code and module flags,

@@ -122,6 +122,16 @@ func antiForensics(cs *cmdScan, v *cmdView) string {
 				return "backdates " + op + " outside the workspace"
 			}
 		}
+		// A project file stamped with a system file's times (touch -r
+		// /bin/ls deploy.sh) is made to look as old as the system: the
+		// only reason is to hide that it changed.
+		ref := ""
+		flagValues(v.args, 'r', "reference", func(r string) { ref = r })
+		if ref != "" {
+			if cs.outsideProject(v, cs.resolveIn(v.c, ref).Abs) {
+				return "stamps a file with the times of the system file " + ref + ", to hide that it changed"
+			}
+		}
 	case "rm", "shred", "srm", "unlink":
 		for _, op := range v.plainOperands() {
 			if ranBefore(cs, v, op) && !builtBefore(cs, v, op) {

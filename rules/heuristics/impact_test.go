@@ -91,6 +91,22 @@ func TestPublicReadsAndRotation(t *testing.T) {
 	})
 }
 
+func TestDrainsAndStamps(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("kubectl drain $(kubectl get nodes -o jsonpath='{.items[*].metadata.name}') --ignore-daemonsets --force", true),
+		cmdCase("kubectl drain node-7 --disable-eviction --force --ignore-daemonsets", true),
+		cmdCase("kubectl drain -l pool=general --ignore-daemonsets", true),
+		cmdCase("kubectl drain node-7 --ignore-daemonsets --delete-emptydir-data", false),
+		cmdCase("kubectl cordon node-7", false),
+	})
+	runRuleCases(t, "defense.anti-forensics", []ruleCase{
+		cmdCase("touch -r /bin/ls /home/dev/project/scripts/deploy.sh", true),
+		cmdCase("touch --reference=/usr/lib/x86_64-linux-gnu/libc.so.6 lib/helper.so", true),
+		cmdCase("touch -r src/old.go src/new.go", false),
+		cmdCase("touch -r package.json node_modules/.stamp", false),
+	})
+}
+
 func FuzzImpactParsers(f *testing.F) {
 	f.Add("7d", `tls\.crt}`)
 	f.Add("500M", `a\.\.b`)

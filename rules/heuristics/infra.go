@@ -73,6 +73,21 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if zero && (hasLongFlag(v.args, "all") || hasFlag(v.args, 'A', "all-namespaces")) {
 				return "scales every workload of a kind to zero replicas, so none of them serves", false
 			}
+		case "drain":
+			// Draining one node for maintenance is routine. Deleting its
+			// pods around their disruption budgets, or draining every node
+			// the cluster lists, takes the services down.
+			if hasLongFlag(v.args, "disable-eviction") {
+				return "drains a node by deleting its pods around their disruption budgets (--disable-eviction)", false
+			}
+			for _, o := range ops[1:] {
+				if strings.Contains(o, "get node") || strings.Contains(o, "get no ") {
+					return "drains every node of the cluster, and nothing is left to run its services", false
+				}
+			}
+			if hasFlag(v.args, 'l', "selector") && len(ops) == 1 {
+				return "drains every node a label selects, and the services on them stop", false
+			}
 		case "create":
 			if (op(1) == "clusterrole" || op(1) == "role") && wildcardRule(v) {
 				return "creates a role that may do anything (--verb='*' --resource='*')", true

@@ -402,6 +402,8 @@ func classify(abs, home string) (sensitivity, string) {
 		return sensSystemSecret, "sudo configuration"
 	case strings.HasPrefix(abs, "/etc/ssh/ssh_host_") && !strings.HasSuffix(abs, ".pub"):
 		return sensSystemSecret, "SSH host private key"
+	case serviceKeyFile(abs):
+		return sensSystemSecret, "a service's TLS private key"
 	case underOrAt(abs, "/var/run/secrets") || underOrAt(abs, "/run/secrets"):
 		return sensSystemSecret, "service account or container secrets"
 	case abs == "/etc/kubernetes/admin.conf" || abs == "/etc/kubernetes/super-admin.conf" || abs == "/etc/kubernetes/kubelet.conf" ||
@@ -415,6 +417,31 @@ func classify(abs, home string) (sensitivity, string) {
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
 	return secretFileName(baseName(abs))
+}
+
+// serviceKeyFile reports a private key a service keeps under /etc: in a
+// directory named private (/etc/ssl/private, /etc/pki/tls/private,
+// /etc/ipsec.d/private), or named as one (/etc/nginx/ssl/site.key,
+// certbot's privkey.pem, a *-key.pem, a PKCS#12 bundle). Certificates
+// and public keys beside them are not.
+func serviceKeyFile(abs string) bool {
+	rest, ok := strings.CutPrefix(abs, "/etc/")
+	if !ok || strings.HasSuffix(rest, ".pub") {
+		return false
+	}
+	if strings.Contains(rest, "/private/") {
+		return true
+	}
+	base := strings.ToLower(baseName(rest))
+	switch path.Ext(base) {
+	case ".key", ".p12", ".pfx":
+		return true
+	case ".pem":
+		stem := strings.TrimSuffix(base, ".pem")
+		return strings.HasPrefix(stem, "privkey") || stem == "key" || strings.HasSuffix(stem, "-key") || strings.HasSuffix(stem, "_key") ||
+			strings.HasSuffix(stem, ".key")
+	}
+	return false
 }
 
 // secretFileName classifies a file by its name alone, wherever it lies:
@@ -509,7 +536,9 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 			".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".config/fish/config.fish",
 			// Sourced by the distributions' default ~/.bashrc, or by
 			// common conventions for local additions.
-			".bash_aliases", ".bashrc.local", ".zshrc.local":
+			".bash_aliases", ".bashrc.local", ".zshrc.local",
+			// Run by the X session at a graphical login.
+			".xsessionrc", ".xprofile", ".xinitrc", ".xsession":
 			return rPersistShellRC, "the shell startup file ~/" + rest, true
 		case ".ssh/authorized_keys", ".ssh/authorized_keys2", ".ssh/rc":
 			return rPersistAuthorizedKeys, "~/" + rest, true

@@ -110,7 +110,14 @@ func declarativeRC(text, home string) bool {
 				return false
 			}
 		case "set":
-			if len(c.Args) != 2 || c.Args[0] != "-o" || c.Args[1] != "vi" && c.Args[1] != "emacs" {
+			if len(c.Args) == 2 && c.Args[0] == "-o" && (c.Args[1] == "vi" || c.Args[1] == "emacs") {
+				break
+			}
+			if !fishSet(c.Args, home) {
+				return false
+			}
+		case "fish_add_path":
+			if len(c.Args) == 0 || !safePathValue(strings.Join(c.Args, ":"), home) {
 				return false
 			}
 		case "setopt", "unsetopt":
@@ -143,6 +150,27 @@ func declarativeRC(text, home string) bool {
 		}
 	}
 	return true
+}
+
+// fishSet reports fish's set -gx NAME VALUE… (set -Ux, set -g, set
+// --export …) of an rcVariables name, judged as NAME=VALUE is: a list
+// value (PATH) as its entries joined by colons.
+func fishSet(args []string, home string) bool {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		switch a := args[i]; a {
+		case "--global", "--universal", "--export", "--local", "--path":
+		default:
+			if strings.HasPrefix(a, "--") || strings.Trim(a[1:], "gUxlp") != "" {
+				return false // --erase, -e, --query: not a setting
+			}
+		}
+		i++
+	}
+	if i == 0 || i >= len(args) {
+		return false
+	}
+	return rcAssignments([]string{args[i] + "=" + strings.Join(args[i+1:], ":")}, home)
 }
 
 // rcAssignments reports NAME=VALUE words that set only rcVariables, to

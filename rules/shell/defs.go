@@ -160,6 +160,19 @@ func (w *walker) callFunc(name string, def funcDef, args []field, fr frame) {
 	for i, n := range positional {
 		saved[i], had[i] = w.sem.vars[n]
 	}
+	w.bindPositional(args)
+	w.stmt(def.body, inner)
+	for i, n := range positional {
+		if had[i] {
+			w.setVar(n, saved[i])
+		} else {
+			delete(w.sem.vars, n)
+		}
+	}
+}
+
+// bindPositional sets $1…$9, $#, $* and (for one argument) $@ to args.
+func (w *walker) bindPositional(args []field) {
 	var all strings.Builder
 	known := true
 	for i, a := range args {
@@ -183,14 +196,6 @@ func (w *walker) callFunc(name string, def funcDef, args []field, fr frame) {
 	// is known only for a call with at most one argument.
 	w.assignVar("@", all.String(), known && len(args) <= 1, false, false)
 	w.assignVar("*", all.String(), known, false, false)
-	w.stmt(def.body, inner)
-	for i, n := range positional {
-		if had[i] {
-			w.setVar(n, saved[i])
-		} else {
-			delete(w.sem.vars, n)
-		}
-	}
 }
 
 // emptyValue is the value of an unset parameter, shared: values are

@@ -226,11 +226,11 @@ func (w *walker) nestedScript(program string, args []field, assigns []string, re
 	switch {
 	case shells[program]:
 		dialect := dialectOf(program)
-		script, hasC, readsStdin := shellInvocation(args)
+		script, params, hasC, readsStdin := shellInvocation(args)
 		switch {
 		case hasC:
 			w.checkOtherShell(program, script)
-			w.nestedShell(script, fr, via+" -c", dialect, assigns)
+			w.nestedShellParams(script, fr, via+" -c", dialect, assigns, params)
 		case readsStdin:
 			for _, r := range redirs {
 				if text, ok := r.Input(); ok {
@@ -306,6 +306,13 @@ func trapAction(args []field) (string, bool) {
 // the same directory and sees only exported variables and those assigned
 // for it (X=/ bash -c 'rm -rf $X'); nothing it changes comes back.
 func (w *walker) nestedShell(src string, fr frame, via, dialect string, assigns []string) {
+	w.nestedShellParams(src, fr, via, dialect, assigns, nil)
+}
+
+// nestedShellParams is nestedShell for sh -c SCRIPT NAME ARG…: params
+// are NAME and the ARGs, the script's $0 and its positional parameters
+// (find -exec sh -c 'shred -u "$1"' _ {} \; shreds what find found).
+func (w *walker) nestedShellParams(src string, fr frame, via, dialect string, assigns []string, params []field) {
 	saved := w.sem.save()
 	w.sem.dir = w.curDir(fr)
 	for name, v := range w.sem.vars {
@@ -318,6 +325,11 @@ func (w *walker) nestedShell(src string, fr frame, via, dialect string, assigns 
 			w.assignVar(name, val, !strings.ContainsAny(val, "$`"), true, false)
 		}
 	}
+	if len(params) > 0 {
+		name, ok := staticText(params[0])
+		w.assignVar("0", name, ok, false, false)
+		w.bindPositional(params[1:])
+	}
 	inner := fr
 	inner.dialect = dialect
 	inner.chdir = ""
@@ -328,7 +340,7 @@ func (w *walker) nestedShell(src string, fr frame, via, dialect string, assigns 
 // shellInvocation reads a shell's options: with -c (alone or combined, as
 // in -lc, -ec) the first operand is the script; with no operand (or -s)
 // the shell reads its script from stdin.
-func shellInvocation(args []field) (script string, hasC, readsStdin bool) {
+func shellInvocation(args []field) (script string, params []field, hasC, readsStdin bool) {
 	hasS := false
 	i := 0
 	for ; i < len(args); i++ {
@@ -357,11 +369,11 @@ func shellInvocation(args []field) (script string, hasC, readsStdin bool) {
 	}
 	if hasC {
 		if i < len(args) {
-			return args[i].text, true, false
+			return args[i].text, args[i+1:], true, false
 		}
-		return "", false, false
+		return "", nil, false, false
 	}
-	return "", false, hasS || i >= len(args)
+	return "", nil, false, hasS || i >= len(args)
 }
 
 // nested analyses a script that a command runs, one level deeper.

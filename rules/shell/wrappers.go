@@ -179,8 +179,13 @@ func isAssignment(s string) bool {
 }
 
 // findExec adds the programs of find's -exec, -execdir, -ok and -okdir
-// actions, each running up to ";" or "+".
+// actions, each running up to ";" or "+". The files find hands them are
+// put in place of {} as the globs they stand for (findGlobs), one call
+// each, so find ~ -name '*.py' -exec shred -u {} + is judged as shred -u
+// ~/*.py, as ls | xargs rm is judged as rm *. In the program's place {}
+// stays: what running every file found does is not a path's question.
 func (w *walker) findExec(args []field, fr frame) {
+	var globs []string // made when an action first names {}
 	for i := 0; i < len(args); i++ {
 		action := args[i].text
 		switch action {
@@ -194,10 +199,43 @@ func (w *walker) findExec(args []field, fr frame) {
 			end++
 		}
 		if end > start {
-			w.wrapped(args[start:end], nil, fr, "find "+action)
+			call := args[start:end]
+			if !namesFound(call[1:]) {
+				w.wrapped(call, nil, fr, "find "+action)
+			} else {
+				if globs == nil {
+					globs = findGlobs(texts(args[:i]))
+				}
+				for _, g := range globs[:min(len(globs), maxXargsItems)] {
+					w.wrapped(foundIn(call, g), nil, fr, "find "+action)
+				}
+			}
 		}
 		i = end
 	}
+}
+
+// namesFound reports arguments of a find action that name the file found.
+func namesFound(args []field) bool {
+	for _, f := range args {
+		if strings.Contains(f.text, "{}") {
+			return true
+		}
+	}
+	return false
+}
+
+// foundIn is call with the glob g in place of {} in its arguments.
+func foundIn(call []field, g string) []field {
+	run := slices.Clone(call)
+	for k := 1; k < len(run); k++ {
+		if f := &run[k]; strings.Contains(f.text, "{}") {
+			f.text = strings.ReplaceAll(f.text, "{}", g)
+			f.raw = strings.ReplaceAll(f.raw, "{}", g)
+			f.glob = true
+		}
+	}
+	return run
 }
 
 // watchExecs reports whether watch was given -x/--exec, so it runs its

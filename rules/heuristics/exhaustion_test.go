@@ -1,0 +1,66 @@
+package heuristics
+
+import "testing"
+
+func TestDiskFill(t *testing.T) {
+	runRuleCases(t, "disruption.disk-fill", []ruleCase{
+		cmdCase("fallocate -l 900G /var/tmp/fill", true),
+		cmdCase("fallocate --length=2T big.img", true),
+		cmdCase("dd if=/dev/zero of=/tmp/fill bs=1M count=900000", true),
+		cmdCase("dd if=/dev/urandom of=~/noise bs=4M", true),
+		cmdCase("head -c 500G /dev/zero > ~/big", true),
+		cmdCase("yes AAAA > /tmp/x", true),
+		cmdCase("cat /dev/urandom >> ~/.cache/blob", true),
+		cmdCase("for i in 1 2; do fallocate -l 64G /data/f$i; done", true),
+		// Sizes of test images and swap files, sparse files, sources
+		// sent to /dev/null or a pipe, devices as targets (disk wipes).
+		cmdCase("fallocate -l 10M test.img", false),
+		cmdCase("dd if=/dev/zero of=disk.img bs=1M count=64", false),
+		cmdCase("dd if=/dev/urandom of=key.bin bs=32 count=1", false),
+		cmdCase("truncate -s 1T sparse.img", false),
+		cmdCase("yes > /dev/null", false),
+		cmdCase("yes | head -n 5", false),
+		cmdCase("cat /dev/urandom | head -c 32 | base64", false),
+		cmdCase("head -c 16 /dev/urandom > salt.bin", false),
+		cmdCase("dd if=image.iso of=/dev/null bs=4M", false),
+	})
+}
+
+func TestInterpreterForkBombs(t *testing.T) {
+	runRuleCases(t, "destructive.fork-bomb", []ruleCase{
+		cmdCase("perl -e 'fork while 1'", true),
+		cmdCase("python3 -c \"import os\nwhile True: os.fork()\"", true),
+		cmdCase("ruby -e 'loop { fork }'", true),
+		cmdCase("node -e \"while(1) require('child_process').fork(__filename)\"", true),
+		cmdCase("python3 - <<'EOF'\nimport os\nwhile 1:\n    os.fork()\nEOF", true),
+		// A fork that waits, exits or breaks; a loop that does not fork.
+		cmdCase("python3 -c 'import os\npid = os.fork()\nif pid == 0: print(1)\nelse: os.wait()'", false),
+		cmdCase("perl -e 'while (1) { my $p = fork; if (!$p) { exit 0 } waitpid($p, 0); last }'", false),
+		cmdCase("python3 -c 'while True:\n  line = input()\n  if not line: break'", false),
+		cmdCase("node -e 'setInterval(() => console.log(Date.now()), 1000)'", false),
+	})
+}
+
+func TestByteCount(t *testing.T) {
+	for in, want := range map[string]int64{
+		"512": 512, "4K": 4 << 10, "1M": 1 << 20, "900G": 900 << 30, "2T": 2 << 40, "1GiB": 1 << 30, "1GB": 1e9,
+		"3k": 3 << 10, "2b": 1024, "5c": 5, "3w": 6, "99999999999999999999": 1 << 62, "9E": 1 << 62,
+		"": -1, "x": -1, "10Q": -1, "1Gx": -1,
+	} {
+		if got := byteCount(in); got != want {
+			t.Errorf("byteCount(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func FuzzByteCount(f *testing.F) {
+	for _, s := range []string{"900G", "1GiB", "99999999999999999999E", "2b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n := byteCount(s); n < -1 || n > 1<<62 {
+			t.Fatalf("byteCount(%q) = %d: outside [-1, 2^62]", s, n)
+		}
+		humanBytes(byteCount(s))
+	})
+}
