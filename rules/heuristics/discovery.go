@@ -66,6 +66,11 @@ func (s *scan) checkDiscovery(cs *cmdScan) {
 			if pat := grepAfter(cs, v); pat != "" && secretPattern(pat) {
 				s.add(rCredProcessArgs, "other processes' command lines (/proc/*/cmdline) searched for "+pat+": they hold their passwords and tokens; refuse it", v.prog+" "+evJoin(v.args)+" | grep "+pat)
 			}
+		case "ping", "ping6", "fping", "arping", "hping3", "nping", "nc", "ncat", "netcat", "traceroute", "tcptraceroute":
+			if host := sweptOperand(cs, v); host != "" {
+				s.add(rDiscoverEnum, v.prog+" probes each address a loop hands it ("+host+"): a sweep maps what else on the network can be reached; name the host you need",
+					v.prog+" "+evJoin(v.args))
+			}
 		case "ps", "pgrep":
 			pat := grepAfter(cs, v)
 			switch {
@@ -167,6 +172,31 @@ func grepAfter(cs *cmdScan, v *cmdView) string {
 			}
 			if ops := operands(u.args, "efABCm", []string{"--regexp", "--file", "--max-count", "--context"}); len(ops) > 0 {
 				return ops[0]
+			}
+		}
+	}
+	return ""
+}
+
+// sweptOperand returns the first operand of a probe that takes its
+// value from a loop over values the line does not show (for ip in
+// $(seq …), while read host): one probe per address is a sweep. nc's
+// port alone iterated (a service waited for) is not.
+func sweptOperand(cs *cmdScan, v *cmdView) string {
+	if len(cs.script.Iterated) == 0 {
+		return ""
+	}
+	ops := v.plainOperands()
+	if (v.prog == "nc" || v.prog == "ncat" || v.prog == "netcat") && len(ops) > 1 {
+		ops = ops[:1]
+	}
+	for _, op := range ops {
+		if strings.IndexByte(op, '$') < 0 {
+			continue
+		}
+		for _, name := range cs.script.Iterated {
+			if strings.Contains(op, "$"+name) || strings.Contains(op, "${"+name+"}") {
+				return op
 			}
 		}
 	}

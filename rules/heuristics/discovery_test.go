@@ -66,3 +66,19 @@ func TestSecurityProductSurvey(t *testing.T) {
 		cmdCase("ps aux | grep -E 'node|python'", false),
 	})
 }
+
+func TestLoopSweeps(t *testing.T) {
+	runRuleCases(t, "discovery.enumeration", []ruleCase{
+		cmdCase("for i in $(seq 1 254); do (ping -c1 -W1 10.0.0.$i >/dev/null && echo 10.0.0.$i) & done; wait", true),
+		cmdCase(`aws ec2 describe-instances --output text | while read ip; do nc -zw1 "$ip" 22 && echo "$ip ssh"; done`, true),
+		cmdCase("for h in $(cat hosts.txt); do arping -c1 ${h}; done", true),
+		cmdCase("for h in web1 web2; do ping -c1 $h; done", false),
+		cmdCase("until nc -z localhost 5432; do sleep 1; done", false),
+		cmdCase("while ! nc -z $DB_HOST 5432; do sleep 1; done", false),
+		cmdCase("for p in $(seq 8000 8010); do nc -z localhost $p && echo $p; done", false),
+	})
+	runRuleCases(t, "credential.process-memory", []ruleCase{
+		cmdCase(`python3 -c "pid=5; m=open(f'/proc/{pid}/maps').read(); f=open(f'/proc/{pid}/mem','rb')"`, true),
+		cmdCase(`python3 -c "print(open('/proc/meminfo').read())"`, false),
+	})
+}

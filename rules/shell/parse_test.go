@@ -572,3 +572,21 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
+
+func TestParseIterated(t *testing.T) {
+	for src, want := range map[string][]string{
+		"for i in $(seq 1 254); do ping -c1 10.0.0.$i; done":                   {"i"},
+		"for h in web1 web2; do ping -c1 $h; done":                             nil, // the values are known
+		"aws ec2 describe-instances | while read -r ip; do nc -z $ip 22; done": {"ip"},
+		"while IFS=: read -r -p x name rest; do echo $name; done < f":          {"name", "rest"},
+		"while read -a parts; do :; done":                                      {"parts"},
+		"read -r host; ping -c1 $host":                                         nil, // read once, not a loop's
+		"for f; do echo $f; done":                                              {"f"},
+	} {
+		s := Parse(src)
+		if !reflect.DeepEqual(s.Iterated, want) {
+			t.Errorf("%s: Iterated %q, want %q", src, s.Iterated, want)
+		}
+		s.Release()
+	}
+}

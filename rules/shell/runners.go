@@ -664,6 +664,7 @@ func (w *walker) loopVar(loop *syntax.WordIter, items []field) {
 	name := loop.Name.Value
 	if len(items) == 0 || len(items) > maxAlternatives {
 		w.assignVar(name, "", false, false, false)
+		w.s.Iterated = append(w.s.Iterated, name)
 		return
 	}
 	vals := make([]string, 0, len(items))
@@ -671,6 +672,7 @@ func (w *walker) loopVar(loop *syntax.WordIter, items []field) {
 		t, ok := staticText(f)
 		if !ok {
 			w.assignVar(name, "", false, false, false)
+			w.s.Iterated = append(w.s.Iterated, name)
 			return
 		}
 		vals = appendAlt(vals, t)
@@ -678,6 +680,27 @@ func (w *walker) loopVar(loop *syntax.WordIter, items []field) {
 	v := w.sem.vars[name]
 	v.vals, v.known = vals, true
 	w.setVar(name, v)
+}
+
+// readNames returns the variables read (its arguments args) assigns:
+// its operands, past the options and their values (-p PROMPT, -d, -n,
+// -N, -t, -u), and -a's array.
+func readNames(args []string) []string {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) > 1 && a[0] == '-' {
+			if strings.IndexAny(a[len(a)-1:], "pdnNtu") == 0 {
+				i++ // the option's value
+			} else if a[len(a)-1] == 'a' && i+1 < len(args) {
+				names = append(names, args[i+1])
+				i++
+			}
+			continue
+		}
+		names = append(names, a)
+	}
+	return names
 }
 
 // declExports reports whether a declaration exports its variables.

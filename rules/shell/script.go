@@ -46,6 +46,10 @@ type Script struct {
 	// TooDeep is set when nesting exceeded MaxDepth (or the syntax nesting
 	// guard); the commands past that point are not in Commands.
 	TooDeep bool
+	// Iterated names the variables a loop sets, once per value, to values
+	// the line does not show (for V in $(…), while read V): a command
+	// that uses one runs for each of them.
+	Iterated []string
 
 	// state is what Parse allocated the Script in, for Release.
 	state *parseState

@@ -178,7 +178,13 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 			w.stmts(clause.Then, fr)
 		}
 	case *syntax.WhileClause:
+		first := len(w.s.Commands)
 		w.stmts(cmd.Cond, fr)
+		for i := first; i < len(w.s.Commands); i++ {
+			if c := &w.s.Commands[i]; c.Program == "read" {
+				w.s.Iterated = append(w.s.Iterated, readNames(c.Args)...)
+			}
+		}
 		w.stmts(cmd.Do, fr)
 	case *syntax.ForClause:
 		switch loop := cmd.Loop.(type) {
