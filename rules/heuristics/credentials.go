@@ -311,6 +311,9 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famInfra != 0 {
 			s.checkPasswordHashQuery(cs, v)
 		}
+		if len(v.c.Assigns) > 0 || v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "local" {
+			s.checkAgentHijack(v)
+		}
 		if v.codeAny(traitKeyring) && s.enabled(rCredCLIToken) {
 			s.add(rCredCLIToken, v.prog+"'s code reads secrets from the desktop keyring: approve only if the task needs the secret itself, and never send it anywhere",
 				v.prog+" "+evJoin(v.args))
@@ -327,6 +330,26 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 				s.add(rCredCLIToken, what+" prints a stored credential: approve only if the task needs the secret itself, and never send it anywhere",
 					v.prog+" "+evJoin(v.args))
 			}
+		}
+	}
+}
+
+// checkAgentHijack judges SSH_AUTH_SOCK pointed at sockets found by a
+// glob (/tmp/ssh-*/agent.*, $(ls /run/user/*/…)): the sockets of other
+// sessions, other users' when run as root. The user's own agent needs
+// no search: its path is known ($XDG_RUNTIME_DIR/…, gpgconf's answer).
+func (s *scan) checkAgentHijack(v *cmdView) {
+	if !s.enabled(rCredAgentHijack) {
+		return
+	}
+	words := v.c.Assigns
+	if v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "local" {
+		words = append(words[:len(words):len(words)], v.args...)
+	}
+	for _, w := range words {
+		if value, ok := strings.CutPrefix(w, "SSH_AUTH_SOCK="); ok && strings.ContainsAny(value, "*?") {
+			s.add(rCredAgentHijack, "points SSH_AUTH_SOCK at whatever agent socket "+value+" finds: another session's agent would sign in with keys that are not the task's; refuse it", w)
+			return
 		}
 	}
 }

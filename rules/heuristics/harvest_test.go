@@ -55,3 +55,12 @@ func TestServiceKeyFile(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentHijack(t *testing.T) {
+	runRuleCases(t, "credential.agent-hijack", []ruleCase{
+		cmdCase(`for s in /tmp/ssh-*/agent.*; do SSH_AUTH_SOCK=$s ssh-add -l && SSH_AUTH_SOCK=$s ssh root@10.0.4.12 id; done`, true),
+		cmdCase(`export SSH_AUTH_SOCK=$(ls /tmp/ssh-*/agent.* | head -1); ssh prod`, true),
+		cmdCase(`export SSH_AUTH_SOCK=$(gpgconf --list-dirs agent-ssh-socket)`, false),
+		cmdCase(`SSH_AUTH_SOCK=$XDG_RUNTIME_DIR/ssh-agent.socket ssh-add -l`, false),
+	})
+}

