@@ -150,6 +150,7 @@ const (
 	// The disk filled (diskfill.go); another session's SSH agent borrowed
 	// (credentials.go).
 	rDisruptDiskFill
+	rDisruptMemoryHog
 	rCredAgentHijack
 
 	// Commands run inside production workloads (infra.go), changes made
@@ -290,7 +291,7 @@ var baseRules = [numRules]Rule{
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
 		"Reads a browser's saved passwords or cookies."},
 	rCredCLIToken: {"credential.cli-token", CategoryCredentialAccess, high, escalate,
-		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …). Also the shell history (history, fc -l) searched for secrets, and secret-tool search."},
+		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …). Also the shell history (history, fc -l) searched for secrets, and secret-tool search. Also a container's or pod's whole environment printed (docker exec … env, kubectl exec … printenv, docker inspect with .Config.Env)."},
 
 	rCredSearch: {"credential.secret-search", CategoryCredentialAccess, high, block,
 		"Searches the disk or a home directory for private keys or credentials."},
@@ -450,8 +451,10 @@ var familyRules = map[ruleIndex]Rule{
 		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
 	rCredAgentHijack: {"credential.agent-hijack", CategoryCredentialAccess, high, block,
 		"Points SSH_AUTH_SOCK at an agent socket it went looking for (a glob such as /tmp/ssh-*/agent.*, or a listing of one): whoever's agent answers signs in for it, with keys that are not the task's."},
+	rDisruptMemoryHog: {"disruption.memory-hog", CategorySystemDisruption, high, escalate,
+		"Interpreter code that keeps adding large blocks to memory in a loop with no way out (while 1: l.append(\" \"*10**8), setInterval pushing Buffer.alloc(1<<28)): the machine swaps, then the kernel kills whatever it picks."},
 	rDisruptDiskFill: {"disruption.disk-fill", CategorySystemDisruption, high, escalate,
-		"Fills the disk: makes a file of 32 GiB or more at once (fallocate -l, dd bs×count, head -c from /dev/zero, mkfile), or writes an endless source into a file until the disk is full (dd from /dev/zero or /dev/urandom with no count, yes > file, cat /dev/urandom > file). Every service that writes stops. Smaller images and swap files, and endless sources sent to /dev/null or a pipe, are everyday."},
+		"Fills the disk: makes a file of 32 GiB or more at once (fallocate -l, dd bs×count, head -c from /dev/zero, mkfile), or writes an endless source into a file until the disk is full (dd from /dev/zero or /dev/urandom with no count, yes > file, cat /dev/urandom > file). Every service that writes stops. Smaller images and swap files, and endless sources sent to /dev/null or a pipe, are everyday. Also a file made for each of a million numbers or more (seq 1 100000000 | xargs touch): the file system runs out of inodes."},
 	rDisruptAcceleratorFleet: {"disruption.accelerator-fleet", CategorySystemDisruption, high, escalate,
 		"Launches cloud instances with accelerators (GPU, FPGA or ML chips: aws p3/g5/trn1…, gcloud a2/a3/g2 or --accelerator, az Standard_NC/ND/NV…) in bulk (--count, several names, a scale set): what cryptojacking a cloud account looks like, billed by the hour."},
 	rNetExposedService: {"network.exposed-service", CategoryNetworkExposure, high, escalate,

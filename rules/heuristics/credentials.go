@@ -314,6 +314,10 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if len(v.c.Assigns) > 0 || v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "local" {
 			s.checkAgentHijack(v)
 		}
+		if what := containerEnvironment(v); what != "" && s.enabled(rCredCLIToken) {
+			s.add(rCredCLIToken, what+", where services keep their passwords and keys: approve only if the task needs a value from it, and never send it anywhere",
+				v.prog+" "+evJoin(v.args))
+		}
 		if v.codeAny(traitKeyring) && s.enabled(rCredCLIToken) {
 			s.add(rCredCLIToken, v.prog+"'s code reads secrets from the desktop keyring: approve only if the task needs the secret itself, and never send it anywhere",
 				v.prog+" "+evJoin(v.args))
@@ -332,6 +336,32 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 			}
 		}
 	}
+}
+
+// containerEnvironment says how v prints a whole container's or pod's
+// environment (docker exec web env, kubectl exec pod -- printenv, docker
+// inspect --format '{{.Config.Env}}'), or returns "".
+func containerEnvironment(v *cmdView) string {
+	switch v.prog {
+	case "env", "printenv":
+		runner, ok := strings.CutSuffix(v.c.Via, " exec")
+		if ok && dumpsEnvironment(v) {
+			switch runner {
+			case "docker", "podman", "nerdctl", "kubectl", "oc", "crictl":
+				return v.prog + " prints the whole environment of a container (" + v.c.Via + ")"
+			}
+		}
+	case "docker", "podman", "nerdctl":
+		if firstOperand(v.args) != "inspect" {
+			return ""
+		}
+		format := ""
+		flagValues(v.args, 'f', "format", func(f string) { format = f })
+		if strings.Contains(format, ".Config.Env") {
+			return v.prog + " inspect prints containers' environments (.Config.Env)"
+		}
+	}
+	return ""
 }
 
 // checkAgentHijack judges SSH_AUTH_SOCK pointed at sockets found by a

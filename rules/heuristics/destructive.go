@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,13 +46,25 @@ func findForkBomb(src string) string {
 	}
 }
 
-// endsForks reports code whose forking loop has a way out: it breaks,
-// exits, returns or waits for its children (a pre-forking server).
-func endsForks(code string) bool {
-	return forkLoopExits.in(code)
+// leavesLoop reports code whose endless loop has a way out: it breaks,
+// exits, returns, or waits for its children (a pre-forking server).
+func leavesLoop(code string) bool {
+	return loopExits.in(code)
 }
 
-var forkLoopExits = newFoldSet("break", "exit", "return", "wait", "last;", "last ", "accept(")
+var loopExits = newFoldSet("break", "exit", "return", "wait", "last;", "last ", "accept(")
+
+// hogsMemory reports code that grows a collection (append, push, +=,
+// <<) by blocks of tens of megabytes or more (10**8, 1<<28, a number of
+// eight digits) in its endless loop, which nothing leaves.
+func hogsMemory(code string) bool {
+	return memoryGrowth.in(code) && largeSize.MatchString(code) && !leavesLoop(code)
+}
+
+var (
+	memoryGrowth = newFoldSet(".append(", ".push(", "+=", ".extend(", "<<", "push @", "push(@")
+	largeSize    = regexp.MustCompile(`10\s*\*\*\s*(?:[7-9]|[1-9]\d)\b|1\s*<<\s*(?:2[4-9]|[3-6]\d)\b|\d{8,}|\de[7-9]\b`)
+)
 
 func isFuncNameByte(c byte) bool {
 	return isWordByte(c) || c == ':'
@@ -70,8 +83,14 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 		if len(v.c.Redirects) > 0 {
 			s.checkRedirectErase(cs, v)
 		}
-		if v.codeAll(traitFork|traitEndless) && s.enabled(rForkBomb) && !endsForks(v.code) {
-			s.add(rForkBomb, v.prog+"'s code forks in a loop that never ends (a fork bomb): it would freeze the machine; refuse it", v.prog+" "+evJoin(v.args))
+		if v.codeAny(traitEndless) {
+			switch {
+			case v.codeAny(traitFork) && s.enabled(rForkBomb) && !leavesLoop(v.code):
+				s.add(rForkBomb, v.prog+"'s code forks in a loop that never ends (a fork bomb): it would freeze the machine; refuse it", v.prog+" "+evJoin(v.args))
+			case s.enabled(rDisruptMemoryHog) && hogsMemory(v.code):
+				s.add(rDisruptMemoryHog, v.prog+"'s code adds large blocks to memory in a loop that never ends: the machine swaps, then the kernel kills whatever it picks; a human should approve it",
+					v.prog+" "+evJoin(v.args))
+			}
 		}
 		if v.fam&famDestroy != 0 { // the programs below
 			switch v.prog {

@@ -41,6 +41,14 @@ func (s *scan) checkDiskFill(cs *cmdScan, v *cmdView) {
 		endless = writesFile(cs, v)
 	case "cat", "pv":
 		endless = readsEndless(v.plainOperands()) && writesFile(cs, v)
+	case "seq":
+		// seq 1 100000000 | xargs touch: a file for each number, until
+		// the file system has no inodes left.
+		if n := seqCount(v.plainOperands()); n >= manyFiles && feedsFileMaker(cs, v) {
+			s.add(rDisruptDiskFill, "makes a file for each of "+strconv.FormatInt(n, 10)+" numbers (seq | xargs touch): the file system runs out of inodes, and every service that writes stops; make fewer",
+				"seq "+evJoin(v.args))
+		}
+		return
 	default:
 		return
 	}
@@ -52,6 +60,52 @@ func (s *scan) checkDiskFill(cs *cmdScan, v *cmdView) {
 		s.add(rDisruptDiskFill, v.prog+" makes a file of "+humanBytes(size)+": that fills most disks, and every service that writes stops; make it smaller or let a human approve it",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// manyFiles is how many files made at once are asked about.
+const manyFiles = 1_000_000
+
+// seqCount is how many numbers seq FIRST [INCREMENT] LAST (or seq LAST)
+// prints; 0 when its operands are not whole numbers.
+func seqCount(ops []string) int64 {
+	nums := make([]int64, 0, 3)
+	for _, op := range ops {
+		n, err := strconv.ParseInt(op, 10, 64)
+		if err != nil {
+			return 0
+		}
+		nums = append(nums, n)
+	}
+	first, step, last := int64(1), int64(1), int64(0)
+	switch len(nums) {
+	case 1:
+		last = nums[0]
+	case 2:
+		first, last = nums[0], nums[1]
+	case 3:
+		first, step, last = nums[0], nums[1], nums[2]
+	default:
+		return 0
+	}
+	if step <= 0 || last < first {
+		return 0
+	}
+	return (last-first)/step + 1
+}
+
+// feedsFileMaker reports a pipe from v into xargs running touch, mkdir
+// or fallocate: one file per line.
+func feedsFileMaker(cs *cmdScan, v *cmdView) bool {
+	for _, i := range cs.after(v) {
+		// A view sees through xargs to the program it runs.
+		if u := cs.view(i); u != nil && (u.c.Program == "xargs" || u.c.Via == "xargs") {
+			switch u.prog {
+			case "touch", "mkdir", "fallocate":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ddWrites reads dd's operands: how many bytes it writes to a file, or

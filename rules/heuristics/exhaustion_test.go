@@ -64,3 +64,23 @@ func FuzzByteCount(f *testing.F) {
 		humanBytes(byteCount(s))
 	})
 }
+
+func TestInodeExhaustion(t *testing.T) {
+	runRuleCases(t, "disruption.disk-fill", []ruleCase{
+		cmdCase("mkdir -p ~/.cache/t && cd ~/.cache/t && seq 1 100000000 | xargs touch", true),
+		cmdCase("seq 5000000 | xargs -n 1000 mkdir -p", true),
+		cmdCase("seq 1 20 | xargs -I{} touch file{}.txt", false),
+		cmdCase("seq 1 10000000 | awk '{s+=$1} END {print s}'", false),
+	})
+}
+
+func TestMemoryHogs(t *testing.T) {
+	runRuleCases(t, "disruption.memory-hog", []ruleCase{
+		cmdCase(`node -e "const a=[];setInterval(()=>a.push(Buffer.alloc(1<<28,1)),10)"`, true),
+		cmdCase("python3 -c 'l=[]\nwhile 1: l.append(\" \"*10**8)'", true),
+		cmdCase("ruby -e 'a=[]; loop { a << \"x\" * 100000000 }'", true),
+		cmdCase("python3 -c 'import time\nwhile True:\n  print(time.time()); time.sleep(1)'", false),
+		cmdCase("python3 -c 'buf=[]\nwhile True:\n  line=input()\n  if not line: break\n  buf.append(\"x\"*10**8)'", false),
+		cmdCase("python3 -c 'l=[\" \"*10**8 for _ in range(3)]'", false),
+	})
+}

@@ -64,3 +64,15 @@ func TestAgentHijack(t *testing.T) {
 		cmdCase(`SSH_AUTH_SOCK=$XDG_RUNTIME_DIR/ssh-agent.socket ssh-add -l`, false),
 	})
 }
+
+func TestContainerEnvironment(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase("docker exec web env", true),
+		cmdCase("kubectl exec -it api-0 -- printenv", true),
+		cmdCase("docker inspect $(docker ps -q) --format '{{.Name}} {{.Config.Env}}'", true),
+		cmdCase("docker inspect web --format '{{.State.Status}}'", false),
+		cmdCase("docker exec web ls /app", false),
+		cmdCase("kubectl exec api-0 -- printenv PATH", false),
+		cmdCase("env | grep GOPATH", false),
+	})
+}
