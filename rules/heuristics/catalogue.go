@@ -153,6 +153,10 @@ const (
 	rDisruptMemoryHog
 	rCredAgentHijack
 
+	// Data staged before it is taken (staging.go).
+	rCollectStaging
+	rCollectDatabaseDump
+
 	// Commands run inside production workloads (infra.go), changes made
 	// to production (prodchange.go).
 	rInfraProdExec
@@ -283,13 +287,13 @@ var baseRules = [numRules]Rule{
 		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted, --privileged, the host's process namespace or CAP_SYS_ADMIN, on a local or remote engine (LXD and Incus too), or drives the engine's API through its socket: root on the host. Pods given the same through kubectl, a manifest applied from standard input included. A Compose file written with the same (privileged, pid: host, a bind mount of /, /etc, /root or the engine's socket)."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
-		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings)."},
+		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings). Also mail and private messages (~/.thunderbird, ~/Maildir, Signal, Telegram Desktop, Element)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
 		"Reads a .env file or another project file named for secrets (config/secrets.yml, credentials.json, master.key), which hold secrets. Loading a .env file (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
 		"Reads system password or sudo files (/etc/shadow, /etc/gshadow, /etc/sudoers, SSH host keys). Also a service's TLS private key under /etc (/etc/ssl/private, certbot's privkey.pem, a *.key), and a database's password hashes queried (pg_authid, pg_shadow, mysql.user)."},
 	rCredBrowser: {"credential.browser-store-read", CategoryCredentialAccess, critical, block,
-		"Reads a browser's saved passwords or cookies."},
+		"Reads a browser's saved passwords or cookies. Also the browser's history (History, places.sqlite, formhistory.sqlite)."},
 	rCredCLIToken: {"credential.cli-token", CategoryCredentialAccess, high, escalate,
 		"Prints a stored token or secret (gh auth token, gcloud auth print-access-token, printenv AWS_SECRET_ACCESS_KEY, …). Also the shell history (history, fc -l) searched for secrets, and secret-tool search. Also a container's or pod's whole environment printed (docker exec … env, kubectl exec … printenv, docker inspect with .Config.Env)."},
 
@@ -405,7 +409,7 @@ var familyRules = map[ruleIndex]Rule{
 	rTunnelExpose: {"tunnel.public-exposure", CategoryTunnel, high, escalate,
 		"Opens a tunnel that exposes this machine to the internet (cloudflared, ngrok, localtunnel, chisel, frp, code tunnel, ssh to a tunnel service), or a forward that listens beyond loopback (ssh -L / -D 0.0.0.0:…, ssh -g, kubectl port-forward --address 0.0.0.0)."},
 	rExfilTransfer: {"exfil.file-transfer", CategoryFileTransfer, medium, escalate,
-		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, rclone, smbclient, ftp, tftp, socat, netcat, curl file://); a database dump (pg_dump, mysqldump, mongodump --archive, sqlite3 .dump) piped to another host; an image copied from a private registry to a public one (skopeo, crane, regctl, oras). scp, rsync and sftp to a host of the organisation's own network (a private address, .internal, .corp, .lan) are everyday; secrets sent there are still exfil.sensitive-file. Also an upload to cloud storage with the credential pasted into the line (a SAS token, an account key, AWS keys set for the command): the account is whoever's credential it is."},
+		"Moves files with a transfer or socket tool to or from a host that is not trusted (scp, rsync, sftp, rclone, smbclient, ftp, tftp, socat, netcat, curl file://); a database dump (pg_dump, mysqldump, mongodump --archive, sqlite3 .dump) piped to another host; an image copied from a private registry to a public one (skopeo, crane, regctl, oras). scp, rsync and sftp to a host of the organisation's own network (a private address, .internal, .corp, .lan) are everyday; secrets sent there are still exfil.sensitive-file. Also an upload to cloud storage with the credential pasted into the line (a SAS token, an account key, AWS keys set for the command): the account is whoever's credential it is. Also a file mailed as an attachment (mail -a, mutt -a, swaks --attach), files handed to a peer-to-peer sender (wormhole send, croc send), and a bucket copied into another bucket (aws s3 sync s3://a s3://b)."},
 	rCredClusterSecret: {"credential.cluster-secret", CategoryCloudSecrets, high, block,
 		"Reads Kubernetes secrets or service-account tokens (kubectl get secret -o yaml, kubectl create token, the token file inside a pod). A secret's public fields alone (username, host, port, database) are everyday. A jsonpath that reads only a certificate (tls.crt, ca.crt) reads nothing secret."},
 	rCredPrivateKey: {"credential.private-key-read", CategoryCredentialAccess, critical, block,
@@ -449,6 +453,10 @@ var familyRules = map[ruleIndex]Rule{
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
 		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
+	rCollectStaging: {"collection.staging", CategoryCollection, high, escalate,
+		"Stages data where nobody looks: an archive, a dump or an encrypted or encoded blob written to /dev/shm or to a hidden name in /tmp, /var/tmp or the home's caches (tar czf /dev/shm/.x, split … /var/tmp/.p_, pg_dump | gzip > /tmp/.x/c.sql.gz), or data hidden in a picture (steghide embed, an archive appended to a JPEG, exiftool writing a file into a tag)."},
+	rCollectDatabaseDump: {"collection.database-dump", CategoryCollection, high, escalate,
+		"Copies a database off its server: a dump or export (pg_dump, mysqldump, mongodump, mongoexport, psql \\copy … TO) from a host that is another machine (an address that is not loopback, a dotted name, a connection string whose variable says production), or gcloud sql export to a bucket. Dumps of a local database or a container beside it (-h db) are everyday."},
 	rCredAgentHijack: {"credential.agent-hijack", CategoryCredentialAccess, high, block,
 		"Points SSH_AUTH_SOCK at an agent socket it went looking for (a glob such as /tmp/ssh-*/agent.*, or a listing of one): whoever's agent answers signs in for it, with keys that are not the task's."},
 	rDisruptMemoryHog: {"disruption.memory-hog", CategorySystemDisruption, high, escalate,

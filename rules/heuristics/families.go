@@ -38,6 +38,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkAttackTool(v)
 		s.checkInfrastructure(cs, v)
 		s.checkCollection(cs, v)
+		s.checkStaging(cs, v)
 		s.checkSources(cs, v)
 		s.checkLookalikeOwners(v)
 		if v.prog == "sed" || v.prog == "gsed" || v.prog == "perl" {

