@@ -94,6 +94,13 @@ func antiForensics(cs *cmdScan, v *cmdView) string {
 		if dir := dotsOnlyDir(v.c.Name); dir != "" {
 			return "runs " + v.c.Name + " from a directory named " + strconv.Quote(dir) + ", made to be overlooked"
 		}
+		// A hidden program, or one in a hidden directory, in a temporary
+		// directory (/tmp/.x, /var/tmp/.cache/agent): a build's or a
+		// test's output has a name it shows.
+		if p := cs.resolveIn(v.c, v.c.Name).Abs; (strings.HasPrefix(p, "/tmp/") || strings.HasPrefix(p, "/var/tmp/")) &&
+			(hiddenName(baseName(p)) || hiddenName(baseName(parentDir(p)))) {
+			return "runs " + v.c.Name + ", a hidden program in a temporary directory"
+		}
 	}
 	if v.c.Program == "exec" { // the view's program is the one exec runs
 		name := ""
@@ -245,4 +252,9 @@ func agentSettingsOff(abs, content string) string {
 		return "makes the agent accept its own tool calls"
 	}
 	return ""
+}
+
+// hiddenName reports a file name that hides itself (.x), not . or ..
+func hiddenName(name string) bool {
+	return len(name) > 1 && name[0] == '.' && name != ".."
 }

@@ -1215,6 +1215,11 @@ func kubeProductionExec(v *cmdView, ops []string) string {
 		return ""
 	}
 	where := ""
+	if kubeNamespace(v.args) == "kube-system" {
+		// Inside the cluster's own components: what runs there runs for
+		// every workload (kube-proxy, the DNS, the network plugin).
+		where = "kube-system"
+	}
 	for _, f := range []struct {
 		short byte
 		long  string

@@ -91,7 +91,8 @@ func (cs *cmdScan) packedBefore(v *cmdView) bool {
 
 // packedOutputs returns the files a packer names as its output (tar -f,
 // zip's and 7z's archive, gpg -o, openssl -out, split's prefix, a dump's
-// -f / --file / --archive / --out) and where a bucket is copied down to.
+// -f / --file / --archive / --out) and where a bucket or another host's
+// files are copied down to.
 func packedOutputs(v *cmdView) []string {
 	var outs []string
 	add := func(o string) { outs = append(outs, o) }
@@ -135,6 +136,13 @@ func packedOutputs(v *cmdView) []string {
 		// bucket or a remote.
 		if src, dst, ok := bucketCopy(v); ok && remoteStore(src) && !remoteStore(dst) {
 			add(dst)
+		}
+	case "scp", "rsync":
+		// Another host's files copied here.
+		if ops := operands(v.args, "iPoFcJlSeB", []string{"--rsh", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
+			"--files-from", "--log-file", "--password-file", "--port", "--chmod", "--chown", "--rsync-path"}); len(ops) >= 2 &&
+			remoteHost(ops[0]) != "" && remoteHost(ops[len(ops)-1]) == "" {
+			add(ops[len(ops)-1])
 		}
 	}
 	return outs
@@ -220,7 +228,7 @@ func stagingSpot(abs, home string) bool {
 		}
 	}
 	for _, part := range strings.Split(rest, "/") {
-		if len(part) > 1 && part[0] == '.' && part != ".." {
+		if hiddenName(part) {
 			return true
 		}
 	}

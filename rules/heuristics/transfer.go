@@ -139,6 +139,9 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		for _, r := range v.c.Redirects {
 			fed = fed || r.Op == "<" && r.Target != "/dev/null"
 		}
+		if hasShortFlag(v.args, 'n') {
+			fed = false // ssh -n reads its stdin from /dev/null
+		}
 		ops := operands(v.args, "bcDEeFIiJLlmOopQRSWw", nil)
 		if fed && len(ops) >= 2 && !remoteReadsProgram(v) {
 			h := ops[0]

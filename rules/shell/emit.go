@@ -110,7 +110,7 @@ var programTraits = func() map[string]uint16 {
 		"ssh", "scp", "sftp", "rsync", "tar", "bsdtar", "sed", "gsed", "make", "gmake", "git",
 		"gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
-		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "xargs", "mvn", "mvnw",
+		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "bolt", "xargs", "mvn", "mvnw",
 		"tmux", "screen", "lxc", "incus", "multipass", "vagrant")
 	add(ptInterp, "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc")
 	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",

@@ -25,7 +25,7 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	case "gcloud", "az", "aws", "salt", "salt-ssh":
 		// Most of their commands run nothing elsewhere: a look for the
 		// one word each needs before the words are copied.
-		if !hasFieldWith(args, remoteVerb(program)) {
+		if !hasFieldWith(args, remoteVerb(program)) && !(program == "aws" && hasFieldWith(args, "start-session")) {
 			return
 		}
 	}
@@ -224,12 +224,19 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 	case "aws":
 		// aws ssm send-command --parameters commands=[…]: each command
 		// runs on every instance the targets name.
-		if sub := operandWords(words, awsValued); len(sub) >= 2 && sub[0] == "ssm" && sub[1] == "send-command" {
+		// start-session with AWS-StartInteractiveCommand takes one
+		// command=… parameter the same way.
+		if sub := operandWords(words, awsValued); len(sub) >= 2 && sub[0] == "ssm" && (sub[1] == "send-command" || sub[1] == "start-session") {
 			if p, ok := flagValue(words, "", "parameters"); ok {
 				for _, c := range ssmCommands(p) {
 					w.remoteShell(c, fr, "aws ssm send-command")
 				}
 			}
+		}
+	case "bolt":
+		// bolt command run CMD --targets …: CMD runs on every target.
+		if ops := operandWords(words, nil); len(ops) >= 3 && ops[0] == "command" && ops[1] == "run" {
+			w.remoteShell(ops[2], fr, "bolt command run")
 		}
 	case "salt", "salt-ssh":
 		// salt TARGET cmd.run CMD (also cmd.shell, cmd.run_all …).
@@ -345,11 +352,13 @@ func ssmCommands(p string) []string {
 		if json.Unmarshal([]byte(p), &doc) != nil {
 			return nil
 		}
-		return doc["commands"]
+		return append(doc["commands"], doc["command"]...)
 	}
 	v, ok := strings.CutPrefix(p, "commands=")
 	if !ok {
-		return nil
+		if v, ok = strings.CutPrefix(p, "command="); !ok {
+			return nil
+		}
 	}
 	if strings.HasPrefix(v, "[") {
 		var list []string

@@ -55,7 +55,7 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		w.gitCommands(args, fr)
 	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
-		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh":
+		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "bolt":
 		w.escapes(program, args, redirs, fr)
 	}
 	if lang, code, ok := codeOf(program, args, redirs); ok && lang != "" {
