@@ -250,13 +250,17 @@ var execCalls = map[string][]execCall{
 		{"check_call", true, false}, {"getoutput", true, false}, {"getstatusoutput", true, false}, {"run", false, false},
 		{"call", false, false}, {"spawn", false, false}, {"execl", true, true}, {"execlp", true, true}, {"execle", true, true},
 		{"execv", true, true}, {"execvp", true, true}, {"execve", true, true}, {"execvpe", true, true},
-		{"spawnl", true, true}, {"spawnlp", true, true}, {"spawnv", true, true}, {"spawnvp", true, true}},
+		{"spawnl", true, true}, {"spawnlp", true, true}, {"spawnv", true, true}, {"spawnvp", true, true},
+		// On another host: paramiko's exec_command, pywinrm's run_cmd.
+		{"exec_command", false, false}, {"run_cmd", false, false}},
 	"perl": {{"system", true, false}, {"exec", true, false}, {"qx", true, false}, {"readpipe", true, false}},
 	"ruby": {{"system", true, false}, {"exec", true, false}, {"spawn", true, false}, {"popen", true, false},
 		{"capture2", true, false}, {"capture2e", true, false}, {"capture3", true, false}, {"popen3", true, false}},
 	"js": {{"execSync", true, false}, {"exec", false, false}, {"spawn", false, false}, {"spawnSync", true, false},
 		{"execFile", true, false}, {"execFileSync", true, false}, {"ProcessBuilder", true, false},
-		{"Deno.Command", true, false}, {"Deno.run", true, false}},
+		{"Deno.Command", true, false}, {"Deno.run", true, false},
+		// On another host: node-ssh's execCommand, ssh2's exec.
+		{"execCommand", false, false}},
 	// Runtime.getRuntime().exec(…), new ProcessBuilder(…), pb.command(…)
 	"java": {{"exec", true, false}, {"ProcessBuilder", true, false}, {"command", false, false}},
 	"php": {{"system", true, false}, {"exec", true, false}, {"shell_exec", true, false}, {"passthru", true, false},

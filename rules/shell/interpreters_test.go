@@ -181,3 +181,17 @@ func TestHostedCode(t *testing.T) {
 		}
 	}
 }
+
+// Commands code runs on another host (paramiko, pywinrm, node-ssh) are
+// followed as the local process calls are.
+func TestRemoteExecCalls(t *testing.T) {
+	for lang, tc := range map[string]struct{ code, want string }{
+		"python": {`c.connect('h'); c.exec_command('cat /etc/shadow')`, "cat /etc/shadow"},
+		"js":     {`s.connect({host:'h'}).then(()=>s.execCommand('id; uname -a'))`, "id; uname -a"},
+	} {
+		cmds, _ := embeddedCommands(lang, tc.code)
+		if len(cmds) != 1 || cmds[0] != tc.want {
+			t.Errorf("%s: %q, want [%q]", lang, cmds, tc.want)
+		}
+	}
+}
