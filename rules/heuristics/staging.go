@@ -25,11 +25,11 @@ import (
 func (s *scan) checkStaging(cs *cmdScan, v *cmdView) {
 	if s.enabled(rCollectStaging) {
 		if out := stagedOutput(cs, v); out != "" {
-			where := "a hidden file in a temporary or cache directory"
+			where := ", a hidden name in a temporary or cache directory"
 			if strings.HasPrefix(cs.resolveIn(v.c, out).Abs, "/dev/shm/") {
-				where = "/dev/shm, memory that leaves no trace on disk"
+				where = " in /dev/shm, memory that leaves no trace on disk"
 			}
-			s.add(rCollectStaging, v.prog+" writes "+out+", "+where+": that is how data is staged before it is taken; a human should approve it",
+			s.add(rCollectStaging, v.prog+" writes "+out+where+": that is how data is staged before it is taken; a human should approve it",
 				v.prog+" "+evJoin(v.args))
 		} else if what := hiddenInImage(cs, v); what != "" {
 			s.add(rCollectStaging, what+": data hidden where nobody looks for it is data about to leave; a human should approve it",

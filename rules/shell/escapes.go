@@ -250,8 +250,8 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 }
 
 // remoteVerb is the word a remote-running command of program holds:
-// gcloud compute ssh, az vm run-command, aws ssm send-command, salt's
-// cmd.* functions.
+// gcloud compute ssh, az vm run-command, aws ssm send-command (or
+// start-session, looked for beside it), salt's cmd.* functions.
 func remoteVerb(program string) string {
 	switch program {
 	case "gcloud":
