@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -89,6 +90,9 @@ func seqCount(ops []string) int64 {
 	}
 	if step <= 0 || last < first {
 		return 0
+	}
+	if first < 0 && last > math.MaxInt64+first {
+		return math.MaxInt64 // the span overflows: more than any disk holds
 	}
 	return (last-first)/step + 1
 }

@@ -51,6 +51,15 @@ func TestByteCount(t *testing.T) {
 			t.Errorf("byteCount(%q) = %d, want %d", in, got, want)
 		}
 	}
+	for _, tc := range []struct {
+		ops  []string
+		want int64
+	}{{[]string{"100"}, 100}, {[]string{"5", "10"}, 6}, {[]string{"1", "2", "10"}, 5}, {[]string{"10", "1"}, 0},
+		{[]string{"-9223372036854775807", "9223372036854775807"}, 1<<63 - 1}, {[]string{"x"}, 0}, {[]string{"1", "0", "5"}, 0}} {
+		if got := seqCount(tc.ops); got != tc.want {
+			t.Errorf("seqCount(%q) = %d, want %d", tc.ops, got, tc.want)
+		}
+	}
 }
 
 func FuzzByteCount(f *testing.F) {
@@ -62,6 +71,17 @@ func FuzzByteCount(f *testing.F) {
 			t.Fatalf("byteCount(%q) = %d: outside [-1, 2^62]", s, n)
 		}
 		humanBytes(byteCount(s))
+		if n := seqCount([]string{"-" + s, s}); n < 0 {
+			t.Fatalf("seqCount(-%q, %q) = %d", s, s, n)
+		}
+		// The other readers of this round's untrusted text must not
+		// panic on any input.
+		passwordHashTable(s)
+		hogsMemory(s)
+		serviceKeyFile("/etc/" + s)
+		stagingSpot("/tmp/"+s, "/home/dev")
+		remoteStore(s)
+		bucketName(s)
 	})
 }
 
