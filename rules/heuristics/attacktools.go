@@ -1,5 +1,7 @@
 package heuristics
 
+import "strings"
+
 // Attack tooling: scanners, brute-forcers, password crackers, exploitation
 // frameworks and post-exploitation kits. None is needed to write, build
 // or test software, and each is how an intrusion spreads or deepens; a
@@ -33,6 +35,11 @@ func (s *scan) checkAttackTool(v *cmdView) {
 	if v.fam&famAttack == 0 {
 		return
 	}
+	if hash := passTheHash(v); hash != "" {
+		s.add(rAttackTool, v.prog+" signs in with a password hash instead of a password ("+hash+"): that is pass-the-hash, a stolen credential used as it was taken; a human should approve it",
+			v.prog+" "+evJoin(v.args))
+		return
+	}
 	what := attackTool(v.prog)
 	if what == "" || len(v.args) == 1 && (v.args[0] == "--help" || v.args[0] == "-h" || v.args[0] == "--version" || v.args[0] == "-V") {
 		return
@@ -61,4 +68,28 @@ func scansOnlyLoopback(v *cmdView) bool {
 		}
 	}
 	return true
+}
+
+// hashLoginClient reports an everyday client that can sign in with an
+// NT hash in place of a password.
+func hashLoginClient(prog string) bool {
+	switch prog {
+	case "xfreerdp", "wlfreerdp", "sdl-freerdp", "xfreerdp3", "smbclient", "rpcclient":
+		return true
+	}
+	return false
+}
+
+// passTheHash returns the option with which a client signs in with a
+// password hash (xfreerdp /pth:HASH, smbclient --pw-nt-hash), or "".
+func passTheHash(v *cmdView) string {
+	if !hashLoginClient(v.prog) {
+		return ""
+	}
+	for _, a := range v.args {
+		if strings.HasPrefix(strings.ToLower(a), "/pth:") || strings.HasPrefix(a, "-pth:") || a == "--pw-nt-hash" {
+			return a
+		}
+	}
+	return ""
 }

@@ -446,7 +446,7 @@ var familyRules = map[ruleIndex]Rule{
 	rExfilSecretVar: {"exfil.secret-variable", CategoryExfiltration, high, escalate,
 		"Sends the value of a secret environment variable ($GITHUB_TOKEN, $OPENAI_API_KEY, …) to a host that is neither trusted nor the secret's issuer. Also a secret built into a container image (--build-arg named like a secret or set from a secret variable) that the same line pushes: the image's history keeps it."},
 	rAttackTool: {"offense.attack-tool", CategoryOffense, high, escalate,
-		"Runs an attack tool: a network scanner, login brute-forcer, password cracker, web attack scanner, exploitation framework or post-exploitation kit (nmap, hydra, hashcat, sqlmap, msfconsole, mimikatz, linpeas, …)."},
+		"Runs an attack tool: a network scanner, login brute-forcer, password cracker, web attack scanner, exploitation framework or post-exploitation kit (nmap, hydra, hashcat, sqlmap, msfconsole, mimikatz, linpeas, …). Also an RDP or SMB client signing in with a password hash (xfreerdp /pth:, smbclient --pw-nt-hash): pass-the-hash."},
 	rEncryptImpact: {"destructive.encrypt-impact", CategoryDestructive, critical, block,
 		"Encrypts files and deletes the originals, or encrypts everything under a home, the workspace or a system directory (openssl enc, gpg -c, age, ccrypt): what ransomware does."},
 	rExfilURLData: {"exfil.url-data", CategoryExfiltration, medium, escalate,

@@ -191,16 +191,25 @@ func sweptOperand(cs *cmdScan, v *cmdView) string {
 		ops = ops[:1]
 	}
 	for _, op := range ops {
-		if strings.IndexByte(op, '$') < 0 {
-			continue
-		}
-		for _, name := range cs.script.Iterated {
-			if strings.Contains(op, "$"+name) || strings.Contains(op, "${"+name+"}") {
-				return op
-			}
+		if iteratedIn(cs, op) {
+			return op
 		}
 	}
 	return ""
+}
+
+// iteratedIn reports a word that uses a variable a loop sets to values
+// the line does not show ($ip, ${host}, 10.0.0.$i).
+func iteratedIn(cs *cmdScan, word string) bool {
+	if strings.IndexByte(word, '$') < 0 {
+		return false
+	}
+	for _, name := range cs.script.Iterated {
+		if strings.Contains(word, "$"+name) || strings.Contains(word, "${"+name+"}") {
+			return true
+		}
+	}
+	return false
 }
 
 // readsCommandLines reports an operand naming processes' command lines

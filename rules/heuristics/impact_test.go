@@ -96,6 +96,8 @@ func TestDrainsAndStamps(t *testing.T) {
 		cmdCase("kubectl drain $(kubectl get nodes -o jsonpath='{.items[*].metadata.name}') --ignore-daemonsets --force", true),
 		cmdCase("kubectl drain node-7 --disable-eviction --force --ignore-daemonsets", true),
 		cmdCase("kubectl drain -l pool=general --ignore-daemonsets", true),
+		cmdCase("for n in $(kubectl get nodes -o name); do kubectl drain $n --ignore-daemonsets; done", true),
+		cmdCase("for n in node-1 node-2; do kubectl drain $n --ignore-daemonsets; done", false),
 		cmdCase("kubectl drain node-7 --ignore-daemonsets --delete-emptydir-data", false),
 		cmdCase("kubectl cordon node-7", false),
 	})

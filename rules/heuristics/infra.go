@@ -81,7 +81,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 				return "drains a node by deleting its pods around their disruption budgets (--disable-eviction)", false
 			}
 			for _, o := range ops[1:] {
-				if strings.Contains(o, "get node") || strings.Contains(o, "get no ") {
+				// $(kubectl get nodes …), or a loop's variable over what
+				// the line lists: for n in $(kubectl get nodes -o name).
+				if strings.Contains(o, "get node") || strings.Contains(o, "get no ") ||
+					iteratedIn(cs, o) && strings.Contains(cs.act.Command, "get node") {
 					return "drains every node of the cluster, and nothing is left to run its services", false
 				}
 			}

@@ -41,7 +41,7 @@ const (
 // viewFamily returns the families of a view whose prog and kind are set.
 func viewFamily(v *cmdView) family {
 	f := progFamily(v.prog)
-	if attackTool(v.prog) != "" {
+	if attackTool(v.prog) != "" || hashLoginClient(v.prog) {
 		f |= famAttack
 	}
 	if v.kind == "python" {

@@ -92,3 +92,12 @@ func TestLateral(t *testing.T) {
 		cmdCase(`ssh backup@203.0.113.9 'cat > dump.sql' < dump.sql`, true),
 	})
 }
+
+func TestPassTheHash(t *testing.T) {
+	runRuleCases(t, "offense.attack-tool", []ruleCase{
+		cmdCase("xfreerdp /v:10.0.0.50 /u:Administrator /pth:8846f7eaee8fb117ad06bdd830b7586c /cert:ignore", true),
+		cmdCase("smbclient //10.0.0.5/c$ -U admin --pw-nt-hash 8846f7eaee8fb117ad06bdd830b7586c", true),
+		cmdCase("xfreerdp /v:dev-win.internal /u:dev /cert:ignore", false),
+		cmdCase("smbclient -L //fileserver -U dev", false),
+	})
+}
