@@ -102,7 +102,9 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 			s.add(rDisruptKillAll, v.prog+" "+why+": the machine stops working; kill only the process you started", ev())
 		}
 	}
-	s.checkDiskFill(cs, v)
+	if v.fam&famDiskFill != 0 {
+		s.checkDiskFill(cs, v)
+	}
 	if halt != "" {
 		s.add(rDisruptHalt, halt+" stops or restarts the whole machine: every user and service goes down with it; refuse it", ev())
 	}

@@ -36,6 +36,8 @@ const (
 	famInfra                           // checkInfrastructure (infraChange)
 	famExpose                          // checkExposure (exposure)
 	famDeps                            // checkLookalikeInstalls (installedDeps)
+	famStaging                         // checkStaging (packer, packedOutputs, hiddenInImage, dumpedServer)
+	famDiskFill                        // checkDiskFill
 )
 
 // viewFamily returns the families of a view whose prog and kind are set.
@@ -67,6 +69,31 @@ func viewFamily(v *cmdView) family {
 // name, cmdView.prog).
 func progFamily(prog string) family {
 	switch prog {
+	// Staging (staging.go) and the disk filled (diskfill.go).
+	case "gpg", "gpg2":
+		return famCLIToken | famCrypt | famStaging
+	case "aws", "gcloud":
+		return famCLIToken | famInfra | famStaging
+	case "age":
+		return famCrypt | famStaging
+	case "dd":
+		return famDestroy | famDiskFill
+	case "fallocate", "head", "mkfile", "pv", "seq", "xfs_mkfile", "yes":
+		return famDiskFill
+	case "redis-cli", "valkey-cli":
+		return famInfra | famExpose | famStaging
+	case "cockroach", "gsutil", "psql", "sqlite3":
+		return famInfra | famStaging
+	case "7z", "7za", "base64", "bzip2", "cpio", "exiftool", "gzip", "lz4", "mariadb-dump", "mongodump", "mongoexport",
+		"mysqldump", "openstego", "outguess", "pg_dump", "pg_dumpall", "pigz", "rar", "split", "steghide", "stegify",
+		"stegosuite", "tar", "xz", "zip", "zstd":
+		return famStaging
+	case "cat":
+		return famStaging | famDiskFill
+	case "openssl":
+		return famTransfer | famNetcat | famCrypt | famStaging
+	case "rclone", "rsync", "scp":
+		return famTransfer | famStaging
 	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
 		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd",
 		"dbus-send", "gdbus", "busctl", "qdbus":
@@ -89,9 +116,9 @@ func progFamily(prog string) family {
 		return famTunnel | famTransfer // cmd | ssh HOST 'cat > F'
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
-	case "scp", "rsync", "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "rclone", "ncftpput", "curlftpfs", "wput",
-		"tftp", "atftp", "skopeo", "crane", "gcrane", "regctl", "oras",
-		"wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail", "mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
+	case "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "ncftpput", "curlftpfs", "wput", "tftp", "atftp",
+		"skopeo", "crane", "gcrane", "regctl", "oras", "wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail",
+		"mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
 		return famTransfer
 	case "wget":
 		return famTransfer | famCLIToken // the CI job's OIDC token
@@ -101,8 +128,6 @@ func progFamily(prog string) family {
 		return famInfra
 	case "curl":
 		return famTransfer | famPriv | famCLIToken // curl --unix-socket docker.sock; the CI job's OIDC token
-	case "openssl":
-		return famTransfer | famNetcat | famCrypt
 	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat":
 		return famTransfer | famNetcat
 	case "oc":
@@ -138,19 +163,17 @@ func progFamily(prog string) family {
 		return famSecretSearch
 	case "find":
 		return famSecretSearch | famDestroy
-	case "gpg", "gpg2":
-		return famCLIToken | famCrypt
-	case "age", "ccrypt", "ccencrypt":
+	case "ccrypt", "ccencrypt":
 		return famCrypt
-	case "aws", "gcloud", "az":
+	case "az":
 		return famCLIToken | famInfra
 	case "terraform", "tofu":
 		return famInfra | famCLIToken // terraform state pull
-	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "psql", "mysql",
-		"mariadb", "sqlite3", "clickhouse-client", "cockroach", "mongosh", "mongo",
-		"gsutil", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy", "flyway", "liquibase":
+	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
+		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
+		"flyway", "liquibase":
 		return famInfra
-	case "redis-cli", "valkey-cli", "keydb-cli":
+	case "keydb-cli":
 		return famInfra | famExpose // CONFIG SET protected-mode no
 	case "gh":
 		return famCLIToken | famInfra
@@ -159,8 +182,8 @@ func progFamily(prog string) family {
 	case "printenv", "echo", "printf", "security", "op", "pass", "gopass",
 		"heroku", "secret-tool", "bw", "lpass", "keepassxc-cli", "rbw":
 		return famCLIToken
-	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "dd", "wipefs", "blkdiscard", "sgdisk",
-		"mkswap", "truncate", "mke2fs", "newfs":
+	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "wipefs", "blkdiscard", "sgdisk", "mkswap",
+		"truncate", "mke2fs", "newfs":
 		return famDestroy
 	case "chmod", "crontab":
 		return famDestroy | famPriv
@@ -171,7 +194,8 @@ func progFamily(prog string) family {
 	case "at", "batch", "vipw", "visudo", "ctr", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv
-	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount", "umount":
+	case "chattr", "insmod", "modprobe", "rmmod", "kldload", "kldunload", "kextload", "kextunload", "sysctl", "mount",
+		"umount":
 		return famSystem
 	case "scrot", "gnome-screenshot", "spectacle", "flameshot", "grim", "maim", "screencapture", "xfce4-screenshooter",
 		"ksnip", "shutter", "import", "xwd", "xclip", "xsel", "pbpaste", "wl-paste", "termux-clipboard-get", "arecord",
@@ -183,8 +207,9 @@ func progFamily(prog string) family {
 		"minerd", "ccminer", "cgminer", "bfgminer", "sgminer", "ethminer", "nbminer", "t-rex", "lolminer", "phoenixminer",
 		"gminer", "nanominer", "srbminer", "srbminer-multi", "teamredminer", "wildrig-multi", "xmrigdaemon", "kdevtmpfsi", "kinsing":
 		return famMiner
-	case "jupyter", "jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic", "redis-server", "valkey-server",
-		"keydb-server", "mongod", "elasticsearch", "opensearch", "dockerd", "code-server", "openvscode-server", "gotty", "ttyd",
+	case "jupyter", "jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic", "redis-server",
+		"valkey-server", "keydb-server", "mongod", "elasticsearch", "opensearch", "dockerd", "code-server", "openvscode-server",
+		"gotty", "ttyd",
 		"telnetd", "in.telnetd", "utelnetd", "x11vnc", "vncserver", "Xvnc", "tigervncserver", "Xtigervnc", "x0vncserver",
 		"x0tigervncserver", "exportfs", "httpd", "caddy", "http-server", "serve", "live-server", "darkhttpd", "miniserve", "dufs", "updog":
 		return famExpose

@@ -17,7 +17,7 @@ func TestProgFamilyCoversRules(t *testing.T) {
 	funcs := map[string]*ast.FuncDecl{}
 	for _, file := range []string{"accounts.go", "tunnels.go", "transfer.go", "cloudsecrets.go", "gitremote.go", "revshell.go",
 		"scripts.go", "rce.go", "credentials.go", "destructive.go", "privilege.go", "systemtamper.go", "collection.go", "ransom.go", "infra.go",
-		"exposure.go", "miners.go", "lookalike.go"} {
+		"exposure.go", "miners.go", "lookalike.go", "staging.go", "diskfill.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -50,6 +50,8 @@ func TestProgFamilyCoversRules(t *testing.T) {
 		{famInfra, []string{"infraChange", "cloudAuditOff", "remoteSources", "acceleratorFleet"}},
 		{famExpose, []string{"exposure", "packageRun"}},
 		{famDeps, []string{"installedDeps"}},
+		{famStaging, []string{"packer", "packedOutputs", "hiddenInImage", "dumpedServer"}},
+		{famDiskFill, []string{"checkDiskFill"}},
 	} {
 		var progs []string
 		for _, name := range tc.funcs {

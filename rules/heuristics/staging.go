@@ -23,6 +23,10 @@ import (
 
 // checkStaging judges one command for the shapes above.
 func (s *scan) checkStaging(cs *cmdScan, v *cmdView) {
+	// A packer's output, or a redirection of what one pipes on.
+	if v.fam&famStaging == 0 && (len(v.c.Redirects) == 0 || cs.fams&famStaging == 0) {
+		return
+	}
 	if s.enabled(rCollectStaging) {
 		if out := stagedOutput(cs, v); out != "" {
 			where := ", a hidden name in a temporary or cache directory"
