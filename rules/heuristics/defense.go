@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,45 @@ func serviceStops(v *cmdView, fn func(unit, verb string)) {
 	}
 }
 
+// guardName reports a service or process named as a guard over what an
+// agent or the machine runs (agent-guard.service, cmd-gate-daemon,
+// shellguard, the shield's own shieldd): stopping it lets what it judged
+// run unjudged.
+func guardName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		switch {
+		case w == "gate" || w == "shieldd" || w == "parapet" || w == "sentinel":
+			return true
+		case strings.HasSuffix(w, "guard") || strings.HasSuffix(w, "shield"):
+			return true
+		}
+	}
+	return false
+}
+
+// guardRulesChanged returns a guard's rules file (a configuration file in
+// a directory named as a guard: ~/.config/shellguard/rules.yaml) that v
+// deletes or writes, or "".
+func guardRulesChanged(cs *cmdScan, v *cmdView) string {
+	var paths []string
+	switch v.prog {
+	case "rm", "shred", "truncate", "unlink":
+		paths = erasedOperands(v)
+	}
+	paths = append(paths, cs.writeTargets(v)...)
+	for _, p := range paths {
+		switch path.Ext(p) {
+		case ".yaml", ".yml", ".json", ".toml", ".rules", ".rego", ".conf":
+		default:
+			continue
+		}
+		if abs := cs.resolveIn(v.c, p).Abs; guardName(baseName(parentDir(abs))) {
+			return p
+		}
+	}
+	return ""
+}
+
 // firstIs reports whether ops starts with w.
 func firstIs(ops []string, w string) bool { return len(ops) > 0 && ops[0] == w }
 
@@ -96,7 +136,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 			name = name[i+1:] // launchd labels: com.crowdstrike.falcond
 		}
 		switch {
-		case securityServices[name] || name != unit && securityServices[unit]:
+		case securityServices[name] || name != unit && securityServices[unit] || guardName(unit):
 			s.add(rDefSecurityOff, v.prog+" "+verb+" "+unit+" turns off a security control: leave it running", ev())
 		case logServices[name] || name != unit && logServices[unit]:
 			s.add(rDefLogTamper, v.prog+" "+verb+" "+unit+" stops the machine's logging: nothing after it would be recorded; leave it running", ev())
@@ -110,6 +150,9 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		case logServices[v.prog]:
 			s.add(rDefLogTamper, v.c.Name+" stop stops the machine's logging: leave it running", ev())
 		}
+	}
+	if rules := guardRulesChanged(cs, v); rules != "" && s.enabled(rDefSecurityOff) {
+		s.add(rDefSecurityOff, v.prog+" deletes or rewrites "+rules+", the rules of a guard over what runs: whatever they stopped would run unjudged; refuse it", ev())
 	}
 	switch v.prog {
 	case "auditctl":
@@ -188,7 +231,7 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		for _, op := range operands(withoutSignals(v.args), "sUugGPtn", []string{"--signal", "--euid", "--uid", "--group", "--pgroup", "--parent", "--terminal"}) {
 			name := strings.TrimSuffix(op, "d")
 			switch {
-			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond":
+			case securityServices[op] || securityServices[name] || op == "auditd" || op == "falcond" || guardName(op):
 				s.add(rDefSecurityOff, v.prog+" "+op+" kills a security daemon: leave it running", ev())
 			case logServices[op] || logServices[name] || op == "rsyslogd" || op == "syslogd" || op == "journald":
 				s.add(rDefLogTamper, v.prog+" "+op+" kills the machine's logging: leave it running", ev())

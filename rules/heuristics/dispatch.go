@@ -79,6 +79,11 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 		s.checkLookalikeInstalls(cs)
 	}
 	s.checkFamilies(cs)
+	if agentConfigWords.in(src) {
+		for i := range cs.views {
+			s.checkAgentConfig(cs, &cs.views[i])
+		}
+	}
 	s.checkMiners(cs, src)
 	s.checkRewrittenScript(cs)
 	s.checkEncryptImpact(cs)

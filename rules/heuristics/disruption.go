@@ -88,7 +88,7 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 				switch {
 				case name == "init" || name == "systemd" || name == "sshd" || name == "dbus-daemon" || name == "systemd-logind":
 					s.add(rDisruptKillAll, "kill "+a+" kills "+name+": the machine or every session stops; kill only the process you started", ev())
-				case securityServices[name] || securityServices[strings.TrimSuffix(name, "d")] || name == "auditd":
+				case securityServices[name] || securityServices[strings.TrimSuffix(name, "d")] || name == "auditd" || guardName(name):
 					s.add(rDefSecurityOff, "kill "+a+" kills the security daemon "+name+": leave it running", ev())
 				case logServices[name] || logServices[strings.TrimSuffix(name, "d")]:
 					s.add(rDefLogTamper, "kill "+a+" kills the logging daemon "+name+": leave it running", ev())

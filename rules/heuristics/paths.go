@@ -321,6 +321,10 @@ var homeSecrets = []struct{ rel, label string }{
 	{".local/share/keyrings", "keyring"},
 	{"Library/Keychains", "macOS keychain"},
 	{".config/op", "1Password CLI data"},
+	// Coding agents' sign-ins.
+	{".codex/auth.json", "Codex credentials"},
+	{".claude/.credentials.json", "Claude credentials"},
+	{".gemini/oauth_creds.json", "Gemini credentials"},
 	{".ssh", "SSH keys"},
 	// Cryptocurrency wallets: their keys are the money.
 	{".electrum/wallets", "cryptocurrency wallet"},

@@ -239,8 +239,8 @@ func rcAliases(words []string) bool {
 		if !ok || credentialCommands[name] || strings.ContainsAny(value, "|;&<>`$(){}\n") {
 			return false
 		}
-		if f := strings.Fields(value); len(f) == 0 || aliasRefused[f[0]] {
-			return false // alias ll='sudo …', alias x='curl …'
+		if f := strings.Fields(value); len(f) == 0 || aliasRefused[f[0]] || agentBypassMarkers.in(value) {
+			return false // alias ll='sudo …', alias x='curl …', alias claude='claude --dangerously-…'
 		}
 	}
 	return true
