@@ -31,13 +31,40 @@ var agentConfigPaths = []string{
 	"cline_mcp_settings.json",
 }
 
-// agentConfigWords gate the check: a line that changes an agent's
-// configuration names its file, its directory or MCP.
-var agentConfigWords = newFoldSet(".claude", "claude_desktop", "mcp", "settings.json", ".codex", ".gemini", ".aider", "windsurf",
-	".continue", "goose", "zed/", "amazonq", "opencode", "cline")
+// rewritesFiles reports the programs besides redirections and code that
+// write a file changesAgentConfig reads: the checks run only for them.
+func rewritesFiles(prog string) bool {
+	switch prog {
+	case "cp", "mv", "install", "sponge", "ln", "tee", "sed", "gsed", "perl", "dd", "rsync", "scp":
+		return true
+	}
+	return false
+}
+
+// agentConfigNames are the base names of agentConfigPaths: a path whose
+// name is none of them is turned away before its directories are read.
+var agentConfigNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range agentConfigPaths {
+		m[baseName(p)] = true
+	}
+	return m
+}()
+
+// agentConfigNameSet finds those names in code.
+var agentConfigNameSet = func() *foldSet {
+	names := make([]string, 0, len(agentConfigNames))
+	for n := range agentConfigNames {
+		names = append(names, n)
+	}
+	return newFoldSet(names...)
+}()
 
 // agentConfigFile reports whether abs is a coding agent's configuration.
 func agentConfigFile(abs string) bool {
+	if !agentConfigNames[baseName(abs)] {
+		return false
+	}
 	for _, p := range agentConfigPaths {
 		if strings.HasSuffix(abs, "/"+p) || abs == p {
 			return true
@@ -100,7 +127,7 @@ func (s *scan) checkAgentConfig(cs *cmdScan, v *cmdView) {
 // in-place edit, or code that names it and writes.
 func (cs *cmdScan) changesAgentConfig(v *cmdView) bool {
 	for _, t := range cs.writeTargets(v) {
-		if agentConfigFile(cs.resolveIn(v.c, t).Abs) {
+		if agentConfigNames[baseName(t)] && agentConfigFile(cs.resolveIn(v.c, t).Abs) {
 			return true
 		}
 	}
@@ -118,7 +145,7 @@ func (cs *cmdScan) changesAgentConfig(v *cmdView) bool {
 			}
 		}
 	}
-	if v.hasCode && codeWriteSet.in(v.code) {
+	if v.hasCode && agentConfigNameSet.in(v.code) && codeWriteSet.in(v.code) {
 		for _, p := range agentConfigPaths {
 			if strings.Contains(v.code, p) {
 				return true

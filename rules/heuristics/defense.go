@@ -105,6 +105,9 @@ func guardName(name string) bool {
 // a directory named as a guard: ~/.config/shellguard/rules.yaml) that v
 // deletes or writes, or "".
 func guardRulesChanged(cs *cmdScan, v *cmdView) string {
+	if v.fam&famDestroy == 0 && len(v.c.Redirects) == 0 && !rewritesFiles(v.prog) {
+		return "" // neither deletes nor writes
+	}
 	var paths []string
 	switch v.prog {
 	case "rm", "shred", "truncate", "unlink":

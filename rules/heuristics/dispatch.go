@@ -79,9 +79,9 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 		s.checkLookalikeInstalls(cs)
 	}
 	s.checkFamilies(cs)
-	if agentConfigWords.in(src) {
-		for i := range cs.views {
-			s.checkAgentConfig(cs, &cs.views[i])
+	for i := range cs.views {
+		if v := &cs.views[i]; v.prog == "claude" || v.hasCode || len(v.c.Redirects) > 0 || rewritesFiles(v.prog) {
+			s.checkAgentConfig(cs, v)
 		}
 	}
 	s.checkMiners(cs, src)
