@@ -145,7 +145,7 @@ func (cs *cmdScan) changesAgentConfig(v *cmdView) bool {
 			}
 		}
 	}
-	if v.hasCode && agentConfigNameSet.in(v.code) && codeWriteSet.in(v.code) {
+	if v.codeAll(traitWrites|traitDataFile) && agentConfigNameSet.in(v.code) && codeWriteSet.in(v.code) {
 		for _, p := range agentConfigPaths {
 			if strings.Contains(v.code, p) {
 				return true

@@ -177,6 +177,9 @@ const (
 	traitSetuidRoot                    // setuidMarkers: switches to uid or gid 0
 	traitFork                          // forkMarkers: forks the process
 	traitEndless                       // endlessMarkers: loops with no end written
+	traitReplace                       // replaceCalls: replace / sub calls
+	traitWrites                        // "write", "dump(": writes a file
+	traitDataFile                      // ".json", ".toml", ".yml": names a data file
 	// Traits of the module flags (moduleFlags) rather than the code.
 	traitModFetch
 	traitModSocket
@@ -198,6 +201,9 @@ var (
 		fs.addAll(traitSetuidRoot, setuidMarkers)
 		fs.addAll(traitFork, forkMarkers)
 		fs.addAll(traitEndless, endlessMarkers)
+		fs.addAll(traitReplace, []string{"replace", "sub("})
+		fs.addAll(traitWrites, []string{"write", "dump("})
+		fs.addAll(traitDataFile, []string{".json", ".toml", ".yml"})
 		return fs
 	}()
 	moduleMarkers = func() *foldSet {
@@ -209,7 +215,7 @@ var (
 )
 
 const allCodeTraits = traitFetch | traitExec | traitDecode | traitSocket | traitShell | traitPost | traitSocketWord | traitKeyring | traitSetuidRoot |
-	traitFork | traitEndless
+	traitFork | traitEndless | traitReplace | traitWrites | traitDataFile
 const allModuleTraits = traitModFetch | traitModSocket
 
 // codeTraits returns the traits of v's inline code and module flags,

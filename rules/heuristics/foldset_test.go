@@ -35,7 +35,9 @@ func TestFoldSetMatchesContainsFold(t *testing.T) {
 			bit  uint32
 			list []string
 		}{{traitFetch, fetchMarkers}, {traitExec, execMarkers}, {traitDecode, decodeMarkers}, {traitSocket, socketMarkers},
-			{traitShell, shellMarkers}, {traitPost, []string{".post("}}, {traitSocketWord, []string{"socket"}}} {
+			{traitShell, shellMarkers}, {traitPost, []string{".post("}}, {traitSocketWord, []string{"socket"}},
+			{traitKeyring, keyringMarkers}, {traitSetuidRoot, setuidMarkers}, {traitFork, forkMarkers}, {traitEndless, endlessMarkers},
+			{traitReplace, []string{"replace", "sub("}}, {traitWrites, []string{"write", "dump("}}, {traitDataFile, []string{".json", ".toml", ".yml"}}} {
 			for _, n := range l.list {
 				if containsFold(text, n) {
 					want |= l.bit
@@ -56,7 +58,9 @@ func FuzzFoldSet(f *testing.F) {
 			bit  uint32
 			list []string
 		}{{traitFetch, fetchMarkers}, {traitExec, execMarkers}, {traitDecode, decodeMarkers}, {traitSocket, socketMarkers},
-			{traitShell, shellMarkers}, {traitPost, []string{".post("}}, {traitSocketWord, []string{"socket"}}} {
+			{traitShell, shellMarkers}, {traitPost, []string{".post("}}, {traitSocketWord, []string{"socket"}},
+			{traitKeyring, keyringMarkers}, {traitSetuidRoot, setuidMarkers}, {traitFork, forkMarkers}, {traitEndless, endlessMarkers},
+			{traitReplace, []string{"replace", "sub("}}, {traitWrites, []string{"write", "dump("}}, {traitDataFile, []string{".json", ".toml", ".yml"}}} {
 			for _, n := range l.list {
 				if containsFold(text, n) {
 					want |= l.bit

@@ -84,12 +84,17 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 	}
 }
 
+// configFileNames are words of the files configFileTool knows: code
+// that names none of them edits none of them.
+var configFileNames = newFoldSet("requirements", ".lock", "package.json", "rc", "pip.", ".conf", "cmake", ".gitmodules", ".toml",
+	"go.mod", "gemfile", "gems.rb", ".pre-commit", ".gitlab-ci", "settings.xml", ".in")
+
 // codeConfigEdits adds the settings a program's replace calls write into
 // a manifest or a config file it names and writes back
 // (s.replace('requests==2.31.0', 'requests @ https://…')).
 func (cs *cmdScan) codeConfigEdits(v *cmdView, sets []setting) []setting {
 	code := v.code
-	if !strings.Contains(code, "replace") && !strings.Contains(code, "sub(") || !strings.Contains(code, "write") && !strings.Contains(code, "Write") {
+	if !v.codeAll(traitReplace|traitWrites) || !configFileNames.in(code) {
 		return sets
 	}
 	var subs [][2]string
