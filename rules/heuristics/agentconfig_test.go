@@ -37,6 +37,7 @@ func TestGuardsStopped(t *testing.T) {
 		cmdCase("pkill shieldd", true),
 		cmdCase("rm -f ~/.config/shellguard/rules.yaml", true),
 		cmdCase("systemctl restart api-gateway", false),
+		cmdCase("systemctl stop redis-sentinel", false),
 		cmdCase("kill $(pgrep -f gatsby)", false),
 		cmdCase("rm -f config/settings.yaml", false),
 	})

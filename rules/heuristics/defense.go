@@ -92,7 +92,7 @@ func serviceStops(v *cmdView, fn func(unit, verb string)) {
 func guardName(name string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
 		switch {
-		case w == "gate" || w == "shieldd" || w == "parapet" || w == "sentinel":
+		case w == "gate" || w == "shieldd" || w == "parapet":
 			return true
 		case strings.HasSuffix(w, "guard") || strings.HasSuffix(w, "shield"):
 			return true
