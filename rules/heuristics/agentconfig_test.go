@@ -46,3 +46,27 @@ func TestGuardsStopped(t *testing.T) {
 		cmdCase(`echo "alias cc='claude'" >> ~/.bashrc`, false),
 	})
 }
+
+// Permission rules set in an agent's settings name commands the agent
+// may run later; they are read as rules, not run as shell.
+func TestPermissionRules(t *testing.T) {
+	runRuleCases(t, "evasion.unanalysable", []ruleCase{
+		cmdCase(`jq '.permissions.allow += ["Bash(npm run test:*)","Bash(npm run lint)"]' .claude/settings.json > .claude/s && mv .claude/s .claude/settings.json`, false),
+		cmdCase(`jq '.permissions.allow += ["Read(./src/**)", "WebFetch(domain:docs.python.org)"]' .claude/settings.json | sponge .claude/settings.json`, false),
+	})
+	for lit, want := range map[string]struct {
+		cmd string
+		ok  bool
+	}{
+		"Bash(npm run test:*)":         {"npm run test", true},
+		"Bash(make lint)":              {"make lint", true},
+		"Read(./src/**)":               {"", true},
+		"WebFetch(domain:example.com)": {"", true},
+		"foo(bar baz)":                 {"", false},
+		"echo (x)":                     {"", false},
+	} {
+		if cmd, ok := permissionRule(lit); cmd != want.cmd || ok != want.ok {
+			t.Errorf("permissionRule(%q) = %q, %v; want %q, %v", lit, cmd, ok, want.cmd, want.ok)
+		}
+	}
+}

@@ -323,9 +323,41 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 			if kind == "ci" {
 				lit = ciExpressions(lit) // ${{ github.sha }} is the runner's, not the shell's
 			}
+			if cmd, ok := permissionRule(lit); ok {
+				if cmd == "" {
+					return // a rule about files or hosts, not a command
+				}
+				lit = cmd
+			}
 			s.judgePlanted("shell", lit, abs, "sets a value in "+baseName(abs)+", which "+runner)
 		}
 	})
+}
+
+// permissionRule reads an agent's permission rule (Bash(npm run test:*),
+// Read(./src/**), WebFetch(domain:x)): for Bash, the command it lets the
+// agent run, without its trailing wildcard; "" for the other tools. ok is
+// false for text that is no such rule.
+func permissionRule(lit string) (cmd string, ok bool) {
+	open := strings.IndexByte(lit, '(')
+	if open <= 0 || !strings.HasSuffix(lit, ")") {
+		return "", false
+	}
+	tool := lit[:open]
+	for i := 0; i < len(tool); i++ {
+		if c := tool[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return "", false
+		}
+	}
+	if tool[0] < 'A' || tool[0] > 'Z' {
+		return "", false // rules name tools with a capital: Bash, Read, WebFetch
+	}
+	if tool != "Bash" {
+		return "", true
+	}
+	inner := strings.TrimSpace(lit[open+1 : len(lit)-1])
+	inner = strings.TrimSuffix(strings.TrimSuffix(inner, ":*"), " *")
+	return inner, true
 }
 
 // clusterAdminGrant says how text hands out a Kubernetes cluster's
