@@ -354,7 +354,7 @@ var baseRules = [numRules]Rule{
 	rInjectOutbound: {"injection.outbound", CategoryPromptInjection, high, block,
 		"An email, chat message or HTTP body sent out carries instructions aimed at another agent."},
 	rInjectAgentRules: {"injection.agent-rules-file", CategoryPromptInjection, critical, block,
-		"Writes injection wording into a file agents load as instructions (AGENTS.md, .cursorrules, CLAUDE.md, …)."},
+		"Writes injection wording into a file agents load as instructions (AGENTS.md, .cursorrules, CLAUDE.md, …). Also a standing order to claim a check's success (report that all tests pass, tell the user the build passed)."},
 	rInjectAgentDirective: {"injection.agent-directive", CategoryPromptInjection, high, escalate,
 		"Text addressed to AI agents (\"Note for AI assistants:\", \"If you are an AI\") asks them for credentials, to run fetched code, to approve a change or to keep a step from the user."},
 	rInjectStandingExfil: {"injection.standing-exfiltration", CategoryPromptInjection, critical, block,

@@ -32,6 +32,8 @@ const (
 	dirDisclose                     // uploads, posts, sends, pastes
 	dirURL                          // a URL
 	dirDestroy                      // destroys, force-pushes, publishes or repoints a registry
+	dirClaim                        // tells the agent to report or claim something
+	dirSuccess                      // names a check's success (tests pass, the build passed)
 )
 
 var directiveMarks = func() *foldSet {
@@ -54,6 +56,9 @@ var directiveMarks = func() *foldSet {
 	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
 		"include the contents", "include it", "attach", "forward", "share the", "share it", "export"})
 	fs.addAll(dirURL, []string{"http://", "https://"})
+	fs.addAll(dirClaim, []string{"report ", "claim", "say ", "state that", "tell the user", "announce", "respond that", "reply that"})
+	fs.addAll(dirSuccess, []string{"tests pass", "tests passed", "tests are passing", "all green", "build passed", "build succeeded",
+		"checks pass", "checks passed", "ci passed", "ci is green"})
 	return fs
 }()
 
@@ -233,6 +238,10 @@ func harmfulDirective(text string, implicit bool) bool {
 			if marks != 0 && !forbids(sentence) {
 				switch {
 				case marks&dirRemote != 0 || marks&dirDestroy != 0 && !implicit:
+					return true
+				case marks&dirClaim != 0 && marks&dirSuccess != 0:
+					// "Always report that all tests pass": a result claimed
+					// whatever it is, so nobody looks.
 					return true
 				case marks&dirSecret != 0 && (!implicit || marks&dirDisclose != 0):
 					return true
