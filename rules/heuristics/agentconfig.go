@@ -31,16 +31,6 @@ var agentConfigPaths = []string{
 	"cline_mcp_settings.json",
 }
 
-// rewritesFiles reports the programs besides redirections and code that
-// write a file changesAgentConfig reads: the checks run only for them.
-func rewritesFiles(prog string) bool {
-	switch prog {
-	case "cp", "mv", "install", "sponge", "ln", "tee", "sed", "gsed", "perl", "dd", "rsync", "scp":
-		return true
-	}
-	return false
-}
-
 // agentConfigNames are the base names of agentConfigPaths: a path whose
 // name is none of them is turned away before its directories are read.
 var agentConfigNames = func() map[string]bool {
@@ -123,26 +113,13 @@ func (s *scan) checkAgentConfig(cs *cmdScan, v *cmdView) {
 }
 
 // changesAgentConfig reports whether v writes a coding agent's
-// configuration: by redirection, tee, sponge, cp/mv/install to it, an
-// in-place edit, or code that names it and writes.
+// configuration: among its write targets (a redirection, tee, sponge,
+// cp/mv/install to it, an in-place edit), or by code that names the file
+// and writes (a path built from expanduser is no write target).
 func (cs *cmdScan) changesAgentConfig(v *cmdView) bool {
 	for _, t := range cs.writeTargets(v) {
 		if agentConfigNames[baseName(t)] && agentConfigFile(cs.resolveIn(v.c, t).Abs) {
 			return true
-		}
-	}
-	switch v.prog {
-	case "cp", "mv", "install", "sponge", "ln":
-		if ops := v.plainOperands(); len(ops) > 0 && agentConfigFile(cs.resolveIn(v.c, ops[len(ops)-1]).Abs) {
-			return true
-		}
-	case "sed", "gsed", "perl":
-		if files, _, ok := inPlaceScripts(v); ok {
-			for _, f := range files {
-				if agentConfigFile(cs.resolveIn(v.c, f).Abs) {
-					return true
-				}
-			}
 		}
 	}
 	if v.codeAll(traitWrites|traitDataFile) && agentConfigNameSet.in(v.code) && codeWriteSet.in(v.code) {

@@ -105,7 +105,7 @@ func guardName(name string) bool {
 // a directory named as a guard: ~/.config/shellguard/rules.yaml) that v
 // deletes or writes, or "".
 func guardRulesChanged(cs *cmdScan, v *cmdView) string {
-	if v.fam&famDestroy == 0 && len(v.c.Redirects) == 0 && !rewritesFiles(v.prog) {
+	if v.fam&famDestroy == 0 && len(cs.writeTargets(v)) == 0 {
 		return "" // neither deletes nor writes
 	}
 	var paths []string

@@ -80,7 +80,7 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 	}
 	s.checkFamilies(cs)
 	for i := range cs.views {
-		if v := &cs.views[i]; v.prog == "claude" || v.hasCode || len(v.c.Redirects) > 0 || rewritesFiles(v.prog) {
+		if v := &cs.views[i]; v.prog == "claude" || v.hasCode || len(cs.writeTargets(v)) > 0 {
 			s.checkAgentConfig(cs, v)
 		}
 	}

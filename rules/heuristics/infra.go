@@ -1437,17 +1437,8 @@ func loopbackURL(u string) bool {
 // cp|rsync|mv, azcopy copy|sync. ok is false for any other command, and
 // for copies from storage.
 func bucketUpload(v *cmdView, ops []string) (srcs []string, dst string, ok bool) {
-	var files []string
-	switch {
-	case v.prog == "aws" && len(ops) > 3 && ops[0] == "s3" && (ops[1] == "cp" || ops[1] == "sync" || ops[1] == "mv"):
-		files = ops[2:]
-	case v.prog == "gsutil" && len(ops) > 2 && (ops[0] == "cp" || ops[0] == "rsync" || ops[0] == "mv"):
-		files = ops[1:]
-	case v.prog == "gcloud" && len(ops) > 3 && ops[0] == "storage" && (ops[1] == "cp" || ops[1] == "rsync" || ops[1] == "mv"):
-		files = ops[2:]
-	case v.prog == "azcopy" && len(ops) > 2 && (ops[0] == "copy" || ops[0] == "cp" || ops[0] == "sync"):
-		files = ops[1:]
-	default:
+	files, ok := storageCopy(v, ops)
+	if !ok {
 		return nil, "", false
 	}
 	dst = files[len(files)-1]
@@ -1460,6 +1451,24 @@ func bucketUpload(v *cmdView, ops []string) (srcs []string, dst string, ok bool)
 		}
 	}
 	return srcs, dst, len(srcs) > 0
+}
+
+// storageCopy returns the operands of a cloud storage copy (aws s3
+// cp|sync|mv, gsutil cp|rsync|mv, gcloud storage cp|rsync|mv, azcopy
+// copy|cp|sync) among v's operands ops: its sources, then its
+// destination, two at least.
+func storageCopy(v *cmdView, ops []string) ([]string, bool) {
+	switch {
+	case v.prog == "aws" && len(ops) > 3 && ops[0] == "s3" && (ops[1] == "cp" || ops[1] == "sync" || ops[1] == "mv"):
+		return ops[2:], true
+	case v.prog == "gsutil" && len(ops) > 2 && (ops[0] == "cp" || ops[0] == "rsync" || ops[0] == "mv"):
+		return ops[1:], true
+	case v.prog == "gcloud" && len(ops) > 3 && ops[0] == "storage" && (ops[1] == "cp" || ops[1] == "rsync" || ops[1] == "mv"):
+		return ops[2:], true
+	case v.prog == "azcopy" && len(ops) > 2 && (ops[0] == "copy" || ops[0] == "cp" || ops[0] == "sync"):
+		return ops[1:], true
+	}
+	return nil, false
 }
 
 // kubeNamespace returns the namespace kubectl's -n / --namespace names,

@@ -545,8 +545,8 @@ func persistMessage(r ruleIndex, what string) string {
 }
 
 // forEachWriteTarget calls fn with each path a command writes: output
-// redirections, tee, the destination of cp/mv/install/ln/rsync, dd of=,
-// sed -i files and curl/wget output files. Rules ask cmdScan.writeTargets,
+// redirections, tee and sponge, the destination of cp/mv/install/ln/rsync,
+// dd of=, sed -i files and curl/wget output files. Rules ask cmdScan.writeTargets,
 // which remembers the answer.
 func forEachWriteTarget(v *cmdView, fn func(string)) {
 	if v.hasCode {
@@ -564,7 +564,7 @@ func forEachWriteTarget(v *cmdView, fn func(string)) {
 		}
 	}
 	switch v.prog {
-	case "tee":
+	case "tee", "sponge":
 		for _, op := range v.plainOperands() {
 			fn(op)
 		}
@@ -583,7 +583,7 @@ func forEachWriteTarget(v *cmdView, fn func(string)) {
 				fn(a[3:])
 			}
 		}
-	case "sed", "perl":
+	case "sed", "gsed", "perl":
 		if hasShortFlag(v.args, 'i') || hasLongFlag(v.args, "in-place") {
 			ops := operands(v.args, "ef", []string{"--expression", "--file"})
 			scriptGiven := false

@@ -143,48 +143,33 @@ func packedOutputs(v *cmdView) []string {
 		}
 	case "scp", "rsync":
 		// Another host's files copied here.
-		if ops := operands(v.args, "iPoFcJlSeB", []string{"--rsh", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
-			"--files-from", "--log-file", "--password-file", "--port", "--chmod", "--chown", "--rsync-path"}); len(ops) >= 2 &&
-			remoteHost(ops[0]) != "" && remoteHost(ops[len(ops)-1]) == "" {
+		if ops := copyOperands(v); len(ops) >= 2 && remoteHost(ops[0]) != "" && remoteHost(ops[len(ops)-1]) == "" {
 			add(ops[len(ops)-1])
 		}
 	}
 	return outs
 }
 
-// bucketCopy returns the source and destination of aws s3 cp|sync|mv,
-// gsutil cp|rsync|mv and rclone copy|sync|move (the first and last
-// operands past the subcommand).
+// bucketCopy returns the first source and the destination of a cloud
+// storage copy (storageCopy) or of rclone's (rcloneCopy).
 func bucketCopy(v *cmdView) (src, dst string, ok bool) {
-	ops := v.plainOperands()
-	switch v.prog {
-	case "aws":
-		if len(ops) < 4 || ops[0] != "s3" || ops[1] != "cp" && ops[1] != "sync" && ops[1] != "mv" {
-			return "", "", false
-		}
-		ops = ops[2:]
-	case "gsutil", "rclone":
-		for len(ops) > 0 && ops[0] != "cp" && ops[0] != "rsync" && ops[0] != "mv" && ops[0] != "copy" && ops[0] != "sync" && ops[0] != "move" {
-			ops = ops[1:] // gsutil -m rsync: -m's operand-less options are skipped already
-		}
-		if len(ops) < 3 {
-			return "", "", false
-		}
-		ops = ops[1:]
-	default:
+	var files []string
+	if v.prog == "rclone" {
+		_, files, ok = rcloneCopy(v)
+	} else {
+		files, ok = storageCopy(v, infraOperands(v))
+	}
+	if !ok {
 		return "", "", false
 	}
-	return ops[0], ops[len(ops)-1], true
+	return files[0], files[len(files)-1], true
 }
 
 // remoteStore reports a bucket URL (s3://, gs://) or an rclone remote
-// (name:path).
+// (name:path): a name before the first colon, with no slash in it.
 func remoteStore(p string) bool {
-	if strings.HasPrefix(p, "s3://") || strings.HasPrefix(p, "gs://") {
-		return true
-	}
 	i := strings.IndexByte(p, ':')
-	return i > 0 && !strings.ContainsAny(p[:i], "/\\$") && !strings.HasPrefix(p, "/")
+	return i > 0 && !strings.ContainsAny(p[:i], "/\\")
 }
 
 // bucketToBucket says which bucket v copies into another bucket, or "":

@@ -28,8 +28,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	untrusted := func(h string) bool { return h != "" && !isLoopbackHost(h) && !s.an.trusted.match(h) }
 	switch v.prog {
 	case "scp", "rsync":
-		ops := operands(v.args, "iPoFcJlSeB", []string{"--rsh", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
-			"--files-from", "--log-file", "--password-file", "--port", "--chmod", "--chown", "--rsync-path", "--bwlimit", "--timeout", "--partial-dir", "--temp-dir", "--backup-dir", "--suffix", "--link-dest", "--compare-dest", "--copy-dest"})
+		ops := copyOperands(v)
 		if len(ops) < 2 {
 			return
 		}
@@ -82,14 +81,9 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	case "rclone":
 		// rclone copy|sync|move SRC REMOTE:path uploads; a local
 		// destination (no "name:") is a download or a local copy.
-		ops := operands(v.args, "", []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file"})
-		if len(ops) >= 3 {
-			switch ops[0] {
-			case "copy", "sync", "move", "copyto", "moveto", "bisync":
-				dst := ops[len(ops)-1]
-				if i := strings.IndexByte(dst, ':'); i > 0 && !strings.ContainsAny(dst[:i], "/\\") && !strings.HasPrefix(dst, "/") {
-					report("rclone " + ops[0] + " uploads files to the remote " + dst[:i])
-				}
+		if verb, files, ok := rcloneCopy(v); ok {
+			if dst := files[len(files)-1]; remoteStore(dst) {
+				report("rclone " + verb + " uploads files to the remote " + dst[:strings.IndexByte(dst, ':')])
 			}
 		}
 	case "openssl":
@@ -447,4 +441,26 @@ func mailAttachment(v *cmdView) string {
 		})
 	}
 	return file
+}
+
+// copyOperands returns scp's or rsync's operands, past the options'
+// values: the sources, then the destination.
+func copyOperands(v *cmdView) []string {
+	return operands(v.args, "iPoFcJlSeB", []string{"--rsh", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
+		"--files-from", "--log-file", "--password-file", "--port", "--chmod", "--chown", "--rsync-path", "--bwlimit", "--timeout",
+		"--partial-dir", "--temp-dir", "--backup-dir", "--suffix", "--link-dest", "--compare-dest", "--copy-dest"})
+}
+
+// rcloneCopy reads rclone copy|sync|move (copyto, moveto, bisync): the
+// subcommand, and its operands, the sources then the destination.
+func rcloneCopy(v *cmdView) (verb string, files []string, ok bool) {
+	ops := operands(v.args, "", []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file"})
+	if len(ops) < 3 {
+		return "", nil, false
+	}
+	switch ops[0] {
+	case "copy", "sync", "move", "copyto", "moveto", "bisync":
+		return ops[0], ops[1:], true
+	}
+	return "", nil, false
 }
