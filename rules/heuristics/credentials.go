@@ -311,7 +311,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famInfra != 0 {
 			s.checkPasswordHashQuery(cs, v)
 		}
-		if len(v.c.Assigns) > 0 || v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "local" {
+		if len(v.c.Assigns) > 0 || setsVariables(v.prog) {
 			s.checkAgentHijack(v)
 		}
 		if what := containerEnvironment(v); what != "" && s.enabled(rCredCLIToken) {
@@ -373,7 +373,7 @@ func (s *scan) checkAgentHijack(v *cmdView) {
 		return
 	}
 	words := v.c.Assigns
-	if v.prog == "export" || v.prog == "declare" || v.prog == "typeset" || v.prog == "local" {
+	if setsVariables(v.prog) {
 		words = append(words[:len(words):len(words)], v.args...)
 	}
 	for _, w := range words {

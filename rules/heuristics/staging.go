@@ -296,13 +296,7 @@ func dumpedServer(v *cmdView) string {
 		}
 		switch {
 		case strings.Contains(val, "://"):
-			if h := urlHost(val); h != "" {
-				see(h)
-			} else if at := strings.LastIndexByte(val, '@'); at >= 0 {
-				h, _, _ := strings.Cut(val[at+1:], "/")
-				h, _, _ = strings.Cut(h, ":")
-				see(h)
-			}
+			see(urlHost(val)) // past any user:password@
 		case strings.HasPrefix(val, "$") && strings.Contains(strings.ToUpper(val), "PROD"):
 			if host == "" {
 				host = val
