@@ -107,11 +107,11 @@ func (s *scan) checkDeviceReads(cs *cmdScan, v *cmdView) {
 		if len(p) < 6 || p[0] != '/' || (p[1] != 'd' && p[1] != 'p') {
 			return // only absolute /dev and /proc paths
 		}
+		if what := captureDevice(p); what != "" {
+			s.add(rCollectCapture, "reads "+what+" "+p+": nothing in a coding task needs it, and it records the user; a human should approve it", raw)
+			return
+		}
 		switch {
-		case strings.HasPrefix(p, "/dev/input/"):
-			s.add(rCollectCapture, "reads the keyboard and mouse device "+p+": that records what the user types; a human should approve it", raw)
-		case strings.HasPrefix(p, "/dev/video"):
-			s.add(rCollectCapture, "reads the camera "+p+": nothing in a coding task needs it; a human should approve it", raw)
 		case strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/mem"):
 			s.add(rCredProcessMemory, "reads process memory ("+p+"), where the keys, passwords and tokens a program uses sit in the clear; refuse it", raw)
 		}
@@ -132,6 +132,18 @@ func (s *scan) checkDeviceReads(cs *cmdScan, v *cmdView) {
 			judge(r.Target)
 		}
 	}
+}
+
+// captureDevice names the device of p when it records the user (the
+// keyboard and mouse under /dev/input, a camera), or "".
+func captureDevice(p string) string {
+	switch {
+	case strings.HasPrefix(p, "/dev/input/"):
+		return "the keyboard and mouse device"
+	case strings.HasPrefix(p, "/dev/video"):
+		return "the camera"
+	}
+	return ""
 }
 
 // debuggerCall returns the function call a gdb command line makes in

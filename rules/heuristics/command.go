@@ -683,6 +683,9 @@ func findInlineCode(v *cmdView) (code string, ok bool) {
 	if !ok {
 		code, ok = hostedInline(v) // python3 - <<EOF, deno eval, gcc -x c - <<EOF
 	}
+	if !ok && v.kind == "other" {
+		code, ok = shell.TclProgram(v.prog, v.args, v.c.Redirects) // tclsh <<< '…', expect -c '…'
+	}
 	if !ok && v.c.PipedProgram != "" {
 		code, ok = v.c.PipedProgram, true // echo 'code' | python3
 	}

@@ -292,7 +292,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			if sens == sensDotenv && loadsWithoutPrinting(v) && !cs.printsEnvironment() {
+			if sens == sensDotenv && (loadsWithoutPrinting(v) || cs.exportedBySubstitution(v, raw)) && !cs.printsEnvironment() {
 				return false
 			}
 			// A rule already reported costs nothing more: a line naming
@@ -995,6 +995,28 @@ func loadsWithoutPrinting(v *cmdView) bool {
 	}
 	_, _, inPlace := inPlaceScripts(v)
 	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
+}
+
+// exportedBySubstitution reports a read of file inside a command
+// substitution whose output becomes export's (or declare's, or env's)
+// arguments: export $(grep -v '^#' .env | xargs) loads the variables
+// into the environment and prints none of them.
+func (cs *cmdScan) exportedBySubstitution(v *cmdView, file string) bool {
+	if v.c.Via != "$()" || v.c.Depth == 0 {
+		return false
+	}
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.c.Depth != v.c.Depth-1 || !setsVariables(u.prog) && u.prog != "env" {
+			continue
+		}
+		for _, a := range u.args {
+			if strings.HasPrefix(a, "$(") && strings.Contains(a, file) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // feedsKnownLogin reports an echo or printf of a secret piped straight

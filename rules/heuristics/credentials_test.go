@@ -273,3 +273,30 @@ func TestSecretSearchRegex(t *testing.T) {
 		cmdCase(`grep -rnE '(TODO|FIXME)' /home/dev/project`, false),
 	})
 }
+
+// The host's root mounted into a container holds the host's secrets.
+func TestHostRootMountSecrets(t *testing.T) {
+	runRuleCases(t, "credential.system-file-read", []ruleCase{
+		cmdCase("cat /host/etc/kubernetes/admin.conf > ~/.kube/config && kubectl get nodes", true),
+		cmdCase("cat /host/etc/shadow", true),
+		cmdCase("kubectl cp kube-system/etcd-master:/var/lib/etcd/member/snap/db ./etcd.db", true),
+		cmdCase("tar czf /tmp/e.tgz /var/lib/etcd", true),
+		cmdCase("cat /host/etc/os-release", false),
+		cmdCase("ls /hostfs/var/log", false),
+	})
+	runRuleCases(t, "credential.private-key-read", []ruleCase{
+		cmdCase("cat /host/root/.ssh/id_rsa", true),
+		cmdCase("cat /rootfs/home/dev/.aws/credentials", true),
+		cmdCase("cat /hostile/.ssh/id_rsa.pub", false),
+	})
+}
+
+// export $(… .env …) loads the variables and prints none of them.
+func TestDotenvExported(t *testing.T) {
+	runRuleCases(t, "credential.dotenv-read", []ruleCase{
+		cmdCase("export $(grep -v '^#' .env | xargs) && npm test", false),
+		cmdCase("export $(cat .env | xargs)", false),
+		cmdCase("echo $(cat .env)", true),
+		cmdCase("export $(cat .env) && env", true),
+	})
+}

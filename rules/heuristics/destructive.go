@@ -107,6 +107,8 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 				s.checkGitClean(cs, v)
 			case "rm", "srm":
 				s.checkRm(cs, v)
+			case "mv":
+				s.checkMoveToNull(cs, v)
 			case "find":
 				s.checkFindDelete(cs, v)
 			case "chmod", "chown", "chgrp":
@@ -243,6 +245,23 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 		if sens, label := cs.classifyArg(v.c, op); sens == sensUserSecret || sens == sensPrivateKey || sens == sensSystemSecret || sens == sensBrowser {
 			s.add(rDelCredential, v.prog+" destroys "+label+" ("+op+"): keys and credentials cannot be recovered; refuse it unless the user asked for exactly this",
 				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// checkMoveToNull judges mv SRC… /dev/null, a delete written as a move:
+// a source that is the home, the workspace or a system directory is lost
+// as rm -r would lose it. (Keys and credentials are checkCredentialDestroy's.)
+func (s *scan) checkMoveToNull(cs *cmdScan, v *cmdView) {
+	ops := operands(v.args, "tS", []string{"--target-directory", "--suffix", "--backup"})
+	if len(ops) < 2 || ops[len(ops)-1] != "/dev/null" || !s.enabled(rDelRecursive) {
+		return
+	}
+	for _, op := range ops[:len(ops)-1] {
+		if why := criticalDir(cs.resolveIn(v.c, op), cs.root, cs.home); why != "" {
+			s.add(rDelRecursive, "mv moves "+why+" onto /dev/null, which deletes it: nothing could be recovered; delete only the specific path you mean",
+				"mv "+evJoin(v.args))
 			return
 		}
 	}

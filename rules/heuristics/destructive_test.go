@@ -302,3 +302,25 @@ func TestDataStoreDelete(t *testing.T) {
 		cmdCase("rm -rf ./data/postgresql", false),
 	})
 }
+
+// A delete written as a move onto /dev/null.
+func TestMoveOntoDevNull(t *testing.T) {
+	runRuleCases(t, "destructive.recursive-delete", []ruleCase{
+		cmdCase("mv /home/dev/project /dev/null", true),
+		cmdCase("mv ~ /dev/null", true),
+		cmdCase("cd /tmp && mv /etc /dev/null", true),
+		cmdCase("mv build.log /dev/null", false),
+		cmdCase("mv dist /tmp/old-dist", false),
+	})
+}
+
+// Endless iterators and a fork in a loop's condition.
+func TestForkBombIterators(t *testing.T) {
+	runRuleCases(t, "destructive.fork-bomb", []ruleCase{
+		cmdCase("python3 -c 'import os;[os.fork() for _ in iter(int,1)]'", true),
+		cmdCase("python3 -c 'import os,itertools\nfor _ in itertools.count(): os.fork()'", true),
+		cmdCase("perl -e 'fork while fork'", true),
+		cmdCase("python3 -c 'import itertools; print(list(itertools.islice(itertools.count(), 5)))'", false),
+		cmdCase("perl -e 'my $pid = fork; waitpid($pid, 0) if $pid'", false),
+	})
+}

@@ -48,6 +48,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		}
 		s.checkGuards(cs, v)
 		s.checkTamper(cs, v)
+		s.checkCIRunner(v)
 		s.checkReviewBypass(v)
 		if v.prog == "npm" || v.prog == "pnpm" || v.prog == "yarn" {
 			s.checkPackageSet(v)

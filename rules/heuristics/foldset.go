@@ -157,10 +157,14 @@ var setuidMarkers = []string{
 var forkMarkers = []string{"fork(", "fork ", "fork;", "fork{", "fork}", "fork\n"}
 
 // endlessMarkers are loops with no end condition written (while True,
-// while 1, for (;;), loop { }, setInterval).
+// while 1, for (;;), loop { }, setInterval, iter(int, 1)).
 var endlessMarkers = []string{
 	"while true", "while 1", "while(1)", "while (1)", "while(true)", "while (true)", "while :", "for(;;)", "for (;;)",
 	"loop {", "loop do", "until false", "setinterval(",
+	// Endless iterators (Python's iter(int, 1), itertools.count()), and
+	// a loop whose condition forks (perl's fork while fork): the parent
+	// never leaves it.
+	"iter(int", "itertools.count(", "while fork", "while(fork", "while (fork",
 }
 
 // Traits of interpreter code (an inline one-liner), found together in one

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"encoding/json"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -45,6 +46,16 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 	case "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
 		if hasLongFlag(v.args, "delete") || strings.HasPrefix(v.prog, "kafka-delete-records") {
 			return "deletes Kafka topics or records, and every message in them", false
+		}
+	case "rclone":
+		// purge deletes a path with everything below it; delete and
+		// rmdirs empty a remote (remote:path) of its files.
+		if op(0) == "purge" || (op(0) == "delete" || op(0) == "rmdirs") && strings.Contains(op(1), ":") && !isURL(op(1)) {
+			return "deletes everything under " + op(1) + " (rclone " + op(0) + ")", false
+		}
+	case "borg", "restic":
+		if what := backupErased(v, ops); what != "" {
+			return what, false
 		}
 	case "pulumi", "cdk", "cdktf", "sst":
 		if op(0) == "destroy" || op(0) == "down" {
@@ -140,6 +151,9 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 	case "gcloud":
 		if what := gcloudExposure(v, ops); what != "" {
 			return what, true
+		}
+		if op(0) == "storage" && op(1) == "rm" && hasFlag(v.args, 'r', "recursive") {
+			return "deletes a bucket or everything under a prefix", false
 		}
 		for _, o := range ops {
 			switch o {
@@ -267,6 +281,9 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if strings.Contains(a, "dropDatabase(") || strings.Contains(a, ".drop(") {
 				return "drops a database or collection", false
 			}
+			if emptyFilterDelete.MatchString(a) {
+				return "deletes every document of a collection (an empty filter)", false
+			}
 			if strings.Contains(a, "createUser(") || strings.Contains(a, "grantRolesToUser(") {
 				for _, role := range []string{`"root"`, `'root'`, "userAdminAnyDatabase", "dbOwner", "clusterAdmin", "readWriteAnyDatabase"} {
 					if strings.Contains(a, role) {
@@ -286,6 +303,27 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 	return "", false
 }
 
+// backupErased says how a borg or restic command deletes backups, or
+// "": borg delete of a repository or its archives, restic forget of
+// every snapshot a pipe lists (restic snapshots | xargs restic forget).
+// Pruning by a --keep-* policy is retention, and forgetting one named
+// snapshot is as ordinary as deleting one file.
+func backupErased(v *cmdView, ops []string) string {
+	for _, a := range v.args {
+		if strings.HasPrefix(a, "--keep") {
+			return ""
+		}
+	}
+	op := operandAt(ops)
+	switch {
+	case v.prog == "borg" && op(0) == "delete":
+		return "deletes a backup repository or its archives (borg delete)"
+	case v.prog == "restic" && op(0) == "forget" && v.c.Program == "xargs":
+		return "forgets every backup snapshot the pipe lists (restic forget)"
+	}
+	return ""
+}
+
 // infraOperands returns v's operands past the options that take a value
 // before the subcommand (kubectl -n ns, aws --profile p, redis-cli -h h).
 func infraOperands(v *cmdView) []string {
@@ -301,7 +339,9 @@ func infraOperands(v *cmdView) []string {
 		return operands(v.args, "gnl", []string{"--project", "--zone", "--region", "--format", "--account", "--configuration",
 			"--resource-group", "--name", "--subscription", "--output", "--query"})
 	case "redis-cli", "valkey-cli", "keydb-cli":
-		return operands(v.args, "hpnaus", []string{"--user", "--pass", "--tls", "--cacert"})
+		// --tls is a switch; -r repeats, -i waits, -d and -D delimit.
+		return operands(v.args, "hpnausridD", []string{"--user", "--pass", "--cacert", "--cacertdir", "--cert", "--key", "--sni",
+			"--tls-ciphers", "--tls-ciphersuites", "--pattern", "--count"})
 	case "etcdctl":
 		return operands(v.args, "w", []string{"--endpoints", "--cacert", "--cert", "--key", "--user", "--password", "--dial-timeout",
 			"--command-timeout", "--write-out", "--discovery-srv"})
@@ -311,6 +351,9 @@ func infraOperands(v *cmdView) []string {
 			"--hostname", "--cache", "--preview", "--repo"})
 	case "gsutil":
 		return operands(v.args, "hiou", nil)
+	case "borg", "restic":
+		return operands(v.args, "r", []string{"--repo", "--repository", "--password-file", "--password-command", "--cache-dir", "--host",
+			"--tag", "--path", "--remote-path", "--rsh", "--lock-wait"})
 	case "npm":
 		return operands(v.args, "wC", []string{"--registry", "--otp", "--workspace", "--userconfig", "--cache", "--prefix", "--tag"})
 	}
@@ -323,7 +366,10 @@ func awsIAMGrant(verb string) bool {
 	switch verb {
 	case "create-user", "create-access-key", "create-login-profile", "update-login-profile", "create-role", "update-assume-role-policy",
 		"attach-user-policy", "attach-role-policy", "attach-group-policy", "put-user-policy", "put-role-policy", "put-group-policy",
-		"add-user-to-group", "create-service-specific-credential":
+		"add-user-to-group", "create-service-specific-credential",
+		// A managed policy's new default version changes what every
+		// identity it is attached to may do.
+		"create-policy-version", "set-default-policy-version":
 		return true
 	}
 	return false
@@ -961,13 +1007,17 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 			if verb == "create-ip-set" || verb == "update-ip-set" || verb == "create-filter" && strings.Contains(strings.ToLower(strings.Join(v.args, " ")), "archive") {
 				return "guardduty " + verb + " tells threat detection to trust or archive what it would report"
 			}
-		case "config":
+		case "configservice", "config":
 			if verb == "stop-configuration-recorder" || verb == "delete-configuration-recorder" || verb == "delete-delivery-channel" {
-				return "config " + verb + " stops recording configuration changes"
+				return svc + " " + verb + " stops recording configuration changes"
 			}
 		case "ec2":
 			if verb == "delete-flow-logs" {
 				return "ec2 delete-flow-logs stops recording network traffic"
+			}
+		case "organizations":
+			if verb == "leave-organization" {
+				return "organizations leave-organization takes the account out from under the organization's guardrails and its central audit trail"
 			}
 		}
 	case "gcloud":
@@ -1060,6 +1110,10 @@ func sqlRoleGrant(sql string) string {
 }
 
 // accountTables mark a table of an application's accounts.
+// emptyFilterDelete matches a Mongo delete with an empty filter:
+// deleteMany({}), remove({}), which match every document.
+var emptyFilterDelete = regexp.MustCompile(`\.(?:deleteMany|remove)\(\s*\{\s*\}\s*[,)]`)
+
 var accountTables = []string{"USER", "ACCOUNT", "ADMIN", "MEMBER", "STAFF", "OPERATOR"}
 
 // adminMarks mark a value or column that makes an account an
@@ -1277,6 +1331,12 @@ func kubeRoleWidened(v *cmdView, ops []string) string {
 	case "clusterrolebinding":
 		if (name == "cluster-admin" || strings.Contains(patch, "cluster-admin")) && strings.Contains(patch, "subjects") {
 			return "adds an account to a cluster-admin binding"
+		}
+	case "mutatingwebhookconfiguration", "validatingwebhookconfiguration":
+		// clientConfig.url sends every object the webhook matches to
+		// that server, and a mutating one's answer rewrites it.
+		if strings.Contains(patch, "clientConfig") && strings.Contains(patch, "url") {
+			return "points the admission webhook " + name + " at a URL: that server sees every object the cluster admits, and may rewrite them"
 		}
 	}
 	return ""

@@ -473,3 +473,44 @@ func TestProductionExec(t *testing.T) {
 		cmdCase("kubectl --context kind-dev exec -it deploy/web -- sh", false),
 	})
 }
+
+// Backups and stored copies deleted, and data stores emptied by forms
+// other than the usual verbs.
+func TestInfraDestroyBackups(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("borg delete --force /mnt/backup/borg-repo", true),
+		cmdCase("borg delete /mnt/backup/repo::2024-05-01", true),
+		cmdCase("restic -r s3:s3.amazonaws.com/acme-restic snapshots --json | jq -r '.[].id' | xargs restic -r s3:s3.amazonaws.com/acme-restic forget --prune", true),
+		cmdCase("rclone purge remote-prod:acme-archive", true),
+		cmdCase("rclone delete b2:acme-backups/db", true),
+		cmdCase("gcloud storage rm --recursive gs://acme-ml-datasets/", true),
+		cmdCase("gcloud storage rm -r gs://acme-ml-datasets/raw", true),
+		cmdCase(`mongosh "mongodb://admin:$PW@10.0.3.21:27017/?authSource=admin" --eval 'db.getSiblingDB("analytics").events.deleteMany({})'`, true),
+		cmdCase(`mongosh mongodb://db.acme.io/app --eval 'db.users.remove({ })'`, true),
+		cmdCase("redis-cli -u redis://default:$REDIS_PW@cache.acme.io:6380 --tls FLUSHALL ASYNC", true),
+		cmdCase("restic forget --keep-daily 7 --keep-weekly 4 --prune", false),
+		cmdCase("restic forget 4f1c2a9e", false),
+		cmdCase("borg prune --keep-daily 7 /mnt/backup/repo", false),
+		cmdCase("borg list /mnt/backup/repo", false),
+		cmdCase("rclone copy ./dist b2:acme-artifacts/dist", false),
+		cmdCase("rclone delete ./tmp/cache", false),
+		cmdCase("gcloud storage rm gs://acme-artifacts/build-123.zip", false),
+		cmdCase(`mongosh --eval 'db.sessions.deleteMany({expiresAt: {$lt: new Date()}})'`, false),
+		cmdCase("redis-cli --tls -h cache.acme.io GET session:42", false),
+	})
+}
+
+func TestCloudGuardrailsOff(t *testing.T) {
+	runRuleCases(t, "defense.log-tamper", []ruleCase{
+		cmdCase("aws configservice stop-configuration-recorder --configuration-recorder-name default", true),
+		cmdCase("aws configservice delete-delivery-channel --delivery-channel-name default", true),
+		cmdCase("aws organizations leave-organization", true),
+		cmdCase("aws configservice describe-configuration-recorders", false),
+		cmdCase("aws organizations describe-organization", false),
+	})
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`aws iam create-policy-version --policy-arn arn:aws:iam::123456789012:policy/DevReadOnly --policy-document '{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}' --set-as-default`, true),
+		cmdCase("aws iam set-default-policy-version --policy-arn arn:aws:iam::123456789012:policy/Dev --version-id v1", true),
+		cmdCase("aws iam list-policy-versions --policy-arn arn:aws:iam::123456789012:policy/Dev", false),
+	})
+}

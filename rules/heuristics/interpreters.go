@@ -96,6 +96,9 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 					s.add(rDelRecursive, v.prog+" code deletes "+why+": nothing could be recovered; delete only the specific path you mean", lit)
 				}
 			}
+			if what := captureDevice(p.Abs); what != "" {
+				s.add(rCollectCapture, v.prog+" code opens "+what+" "+lit+": nothing in a coding task needs it, and it records the user; a human should approve it", lit)
+			}
 			if strings.HasPrefix(p.Abs, "/proc/") && strings.HasSuffix(p.Abs, "/mem") {
 				s.add(rCredProcessMemory, v.prog+" code reads process memory ("+lit+"), where the keys, passwords and tokens a program uses sit in the clear; refuse it", lit)
 			}

@@ -382,6 +382,15 @@ func classify(abs, home string) (sensitivity, string) {
 	if abs == "" {
 		return sensNone, ""
 	}
+	// The host's root mounted into a container (/host, /rootfs): its
+	// files are the host's.
+	if rest, ok := hostRootPath(abs); ok {
+		if sens, label := classify(rest, home); sens != sensNone {
+			label = strings.TrimPrefix(strings.TrimPrefix(label, "an "), "a ")
+			return sens, "the host's " + label
+		}
+		return sensNone, ""
+	}
 	// In a directory the line does not show (cd "$X", "$(…)"/.ssh/id_rsa),
 	// a file is judged as if that directory were the home.
 	if rest, ok := strings.CutPrefix(abs, shell.UnknownDir+"/"); ok && home != "" {
@@ -434,12 +443,32 @@ func classify(abs, home string) (sensitivity, string) {
 		strings.HasPrefix(abs, "/etc/kubernetes/pki/") && strings.HasSuffix(abs, ".key") ||
 		strings.HasPrefix(abs, "/var/lib/kubelet/pods/") && strings.Contains(abs, "/volumes/kubernetes.io~"):
 		return sensSystemSecret, "Kubernetes cluster credentials"
+	case underOrAt(abs, "/var/lib/etcd"):
+		return sensSystemSecret, "the cluster's etcd data, every Secret in the cluster"
 	case abs == "/etc/passwd" || abs == "/etc/group":
 		return sensAccountList, "the account list"
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}
 	return secretFileName(baseName(abs))
+}
+
+// hostRootMounts are where containers commonly mount the host's root
+// directory (docker run -v /:/host, a hostPath volume of /).
+var hostRootMounts = []string{"/host/", "/hostfs/", "/host-root/", "/hostroot/", "/rootfs/", "/mnt/host/"}
+
+// hostRootPath returns abs as the host sees it when abs lies under a
+// mount of the host's root: /etc/shadow for /host/etc/shadow.
+func hostRootPath(abs string) (string, bool) {
+	if len(abs) < 7 || abs[1] != 'h' && abs[1] != 'r' && abs[1] != 'm' {
+		return "", false
+	}
+	for _, m := range hostRootMounts {
+		if rest, ok := strings.CutPrefix(abs, m); ok {
+			return "/" + rest, true
+		}
+	}
+	return "", false
 }
 
 // serviceKeyFile reports a private key a service keeps under /etc: in a

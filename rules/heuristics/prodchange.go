@@ -112,6 +112,16 @@ func mutates(cs *cmdScan, v *cmdView, ops []string) bool {
 		if text, ok := cs.stdinText(v); ok && mutatingStatement(text) {
 			return true
 		}
+	case "gh", "glab":
+		// A workflow started by hand (gh workflow run deploy.yml -f
+		// environment=production, or its API dispatch) deploys what its
+		// inputs say.
+		switch {
+		case op(0) == "workflow" && op(1) == "run", op(0) == "ci" && op(1) == "run":
+			return true
+		case op(0) == "api":
+			return strings.HasSuffix(strings.Trim(op(1), "/"), "/dispatches") && apiMethod(v.args) == "POST"
+		}
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		for _, a := range ops {
 			switch strings.ToUpper(a) {

@@ -12,7 +12,7 @@ func TestProductionChange(t *testing.T) {
 		cmdCase("pg_restore --clean --if-exists -h prod-pg.acme.internal -U postgres -d customers ./dumps/customers.dump", true),
 		cmdCase("mysql -h orders-prod.cluster-c8xk2lq0vz.us-east-1.rds.amazonaws.com -u admin orders < ./backups/orders.sql", true),
 		cmdCase("psql \"$PROD_DATABASE_URL\" <<'SQL'\nUPDATE accounts SET balance_cents = 0 WHERE currency = 'EUR';\nSQL", true),
-		cmdCase(`mongosh "mongodb+srv://admin:${MONGO_PW}@prod-cluster.x8kq2.mongodb.net/app" --eval 'db.sessions.deleteMany({})'`, true),
+		cmdCase(`mongosh "mongodb+srv://admin:${MONGO_PW}@prod-cluster.x8kq2.mongodb.net/app" --eval 'db.sessions.deleteMany({expired: true})'`, true),
 		// Reading production, and changing dev or staging.
 		cmdCase("aws rds describe-db-instances --db-instance-identifier payments-prod", false),
 		cmdCase("kubectl --context prod get pods -n shop", false),
@@ -27,5 +27,17 @@ func TestProductionChange(t *testing.T) {
 		cmdCase("aws s3 cp s3://acme-prod-customer-data/users.csv ./", true),
 		cmdCase("aws s3 cp ./dist/app.zip s3://acme-prod-artifacts/app.zip", true),
 		cmdCase("aws s3 sync s3://acme-prod-customer-data s3://jdev-personal-backup-2024", true),
+	})
+}
+
+// A workflow started by hand deploys what its inputs name.
+func TestProductionWorkflowDispatch(t *testing.T) {
+	runRuleCases(t, "infra.production-change", []ruleCase{
+		cmdCase("gh workflow run deploy.yml -f environment=production", true),
+		cmdCase(`gh api -X POST repos/acme/api/actions/workflows/deploy.yml/dispatches -f ref=hotfix -f 'inputs[environment]=production'`, true),
+		cmdCase("glab ci run --branch main --variables ENVIRONMENT:prod", true),
+		cmdCase("gh workflow run deploy.yml -f environment=staging", false),
+		cmdCase("gh workflow run ci.yml --ref feature/search", false),
+		cmdCase("gh api repos/acme/api/actions/workflows/deploy.yml/runs --jq '.workflow_runs[0].status'", false),
 	})
 }

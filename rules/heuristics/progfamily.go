@@ -92,7 +92,9 @@ func progFamily(prog string) family {
 		return famStaging | famDiskFill
 	case "openssl":
 		return famTransfer | famNetcat | famCrypt | famStaging
-	case "rclone", "rsync", "scp":
+	case "rclone":
+		return famTransfer | famStaging | famInfra // rclone purge remote:
+	case "rsync", "scp":
 		return famTransfer | famStaging
 	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
 		"delgroup", "chgpasswd", "chage", "dscl", "sysadminctl", "net", "net.exe", "smbpasswd", "htpasswd",
@@ -171,7 +173,7 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
-		"flyway", "liquibase":
+		"flyway", "liquibase", "borg", "restic":
 		return famInfra
 	case "keydb-cli":
 		return famInfra | famExpose // CONFIG SET protected-mode no

@@ -46,6 +46,7 @@ var fetchMarkers = []string{
 	"open-uri", "net::http", "uri.open", // ruby
 	"https.get", "http.get", "fetch(", "axios", "require('https')", "require(\"https\")", "require('http')", "require(\"http\")", // node
 	"file_get_contents(\"http", "file_get_contents('http", "curl_exec", // php
+	"source(\"http", "source('http", "source_url(", "download.file(", // R
 	"invoke-webrequest", "iwr ", "invoke-restmethod", "irm ", "downloadstring", "net.webclient", "downloadfile", // powershell
 }
 
@@ -553,6 +554,11 @@ var execMarkers = []string{
 	"execv", "execl", "spawnv", "spawnl", "memfd_create", "pcntl_exec",
 	// Deserialising runs the code the data names.
 	"pickle.load", "marshal.load", "dill.load", "joblib.load",
+	// Bytes made executable and called as machine code (ctypes over an
+	// mmap with PROT_EXEC, mprotect, VirtualAlloc).
+	"cfunctype", "prot_exec", "mprotect", "virtualalloc",
+	// PHP's and R's way to run a file or a URL as code.
+	"include \"", "include '", "include(", "include_once", "require_once", "source(",
 	// eval handed over as a function: fetch(u).then(r => r.text()).then(eval).
 	"(eval)",
 }

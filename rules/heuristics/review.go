@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"net/netip"
+	"strings"
+)
 
 // Review bypass. A repository's review rules are how a change reaches
 // the default branch only after a person has read it. An agent that
@@ -136,6 +139,7 @@ func catchAllOwner(text string) bool {
 // NPM_REGISTRY_URL --body https://…).
 func (s *scan) checkPipelineSettings(v *cmdView) {
 	ops := infraOperands(v)
+	s.checkCISettingChange(v, ops)
 	switch {
 	case opAt(ops, 0) == "workflow" && opAt(ops, 1) == "disable" && s.enabled(rDefWeakeningEdit):
 		if name := opAt(ops, 2); workflowScanNames.in(name) || securityChecks.in(name) {
@@ -155,6 +159,43 @@ func (s *scan) checkPipelineSettings(v *cmdView) {
 				v.prog+" "+evJoin(v.args))
 		}
 	}
+}
+
+// checkCISettingChange judges a CI secret set, replaced or deleted from
+// outside the repository's files (gh secret set, glab variable update of
+// a masked one is alike), or a CI variable pointed at a host, address or
+// cloud role (gh variable set DEPLOY_HOST --body 198.51.100.23): every
+// pipeline run after it deploys with a value no review saw. A variable
+// such as NODE_VERSION, and listing either, are everyday.
+func (s *scan) checkCISettingChange(v *cmdView, ops []string) {
+	kind, verb := opAt(ops, 0), opAt(ops, 1)
+	if kind != "secret" && kind != "variable" || !s.enabled(rDefReviewBypass) {
+		return
+	}
+	switch verb {
+	case "set", "update", "delete", "remove", "import":
+	default:
+		return
+	}
+	if kind == "variable" {
+		val := ""
+		flagValues(v.args, 'b', "body", func(b string) { val = b })
+		flagValues(v.args, 'v', "value", func(b string) { val = b }) // glab
+		if !pointsSomewhere(val) {
+			return
+		}
+	}
+	s.add(rDefReviewBypass, v.prog+" "+kind+" "+verb+" changes a value the repository's pipelines run with ("+opAt(ops, 2)+"): deployments would use it without any review seeing it; a maintainer should do this",
+		v.prog+" "+evJoin(v.args))
+}
+
+// pointsSomewhere reports a value that says where something goes or who
+// it acts as: a URL, an IP address, a domain name, a cloud ARN.
+func pointsSomewhere(val string) bool {
+	if _, err := netip.ParseAddr(val); err == nil {
+		return true
+	}
+	return strings.Contains(val, "://") || strings.HasPrefix(val, "arn:") || isDomainName(strings.ToLower(val))
 }
 
 // configEditor reports the programs that edit a JSON or YAML

@@ -23,3 +23,19 @@ func TestReviewBypass(t *testing.T) {
 		cmdCase(`gh api -X PATCH repos/o/r -f description=API`, false),
 	})
 }
+
+// CI secrets, and variables that say where deployments go, changed from
+// outside the repository's files.
+func TestCISettingChange(t *testing.T) {
+	runRuleCases(t, "defense.review-bypass", []ruleCase{
+		cmdCase("curl -s https://paste.example/k | gh secret set DEPLOY_SSH_KEY -R acme/web", true),
+		cmdCase("gh secret delete SIGNING_KEY -R acme/cli", true),
+		cmdCase("gh secret set AWS_ROLE_ARN --body arn:aws:iam::999988887777:role/collector", true),
+		cmdCase("gh variable set DEPLOY_HOST --body 198.51.100.23 -R acme/web", true),
+		cmdCase("gh variable set API_BASE --body https://api.acme-cdn.net", true),
+		cmdCase("glab variable set DEPLOY_URL --value https://deploy.example.net", true),
+		cmdCase("gh secret list --repo acme/api", false),
+		cmdCase("gh variable set NODE_VERSION --body 20 --repo acme/web", false),
+		cmdCase("gh variable list", false),
+	})
+}

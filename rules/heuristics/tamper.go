@@ -30,7 +30,7 @@ func (s *scan) checkTamper(cs *cmdScan, v *cmdView) {
 		return
 	}
 	if (v.prog == "gh" || v.prog == "glab") && releaseAssetReplaced(v) && s.enabled(rSupplyTamper) {
-		s.add(rSupplyTamper, v.prog+" replaces an asset of a published release under the same name: everyone who downloads it gets the new file; publish a new release instead", ev())
+		s.add(rSupplyTamper, v.prog+" replaces or deletes an asset of a published release: everyone who downloads it gets the new file; publish a new release instead", ev())
 		return
 	}
 	if what := publishes(v); what != "" && s.enabled(rSupplyPublish) {
@@ -76,10 +76,12 @@ func botIdentity(v *cmdView) string {
 	return ""
 }
 
-// releaseAssetReplaced reports gh release upload --clobber.
+// releaseAssetReplaced reports gh release upload --clobber, and gh
+// release delete-asset (the first half of a replacement: an upload of
+// the same name follows).
 func releaseAssetReplaced(v *cmdView) bool {
 	ops := v.plainOperands()
-	return len(ops) > 1 && ops[0] == "release" && ops[1] == "upload" && hasLongFlag(v.args, "clobber")
+	return len(ops) > 1 && ops[0] == "release" && (ops[1] == "upload" && hasLongFlag(v.args, "clobber") || ops[1] == "delete-asset")
 }
 
 // thirdPartyCode reports a source file under vendor/ or node_modules/:

@@ -41,3 +41,12 @@ func TestPublish(t *testing.T) {
 		cmdCase(`poetry build`, false),
 	})
 }
+
+func TestReleaseAssetDeleted(t *testing.T) {
+	runRuleCases(t, "supply-chain.tamper", []ruleCase{
+		cmdCase("gh release delete-asset v1.8.0 checksums.txt -R acme/cli -y", true),
+		cmdCase("gh release upload v1.8.0 dist/cli.tar.gz --clobber", true),
+		cmdCase("gh release upload v1.9.0 dist/cli.tar.gz", false),
+		cmdCase("gh release download v1.8.0 -p '*.tar.gz'", false),
+	})
+}

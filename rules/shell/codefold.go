@@ -418,7 +418,8 @@ func qualifierStart(out []byte) int {
 	p := len(out)
 	for {
 		switch {
-		case p > 0 && out[p-1] == '.':
+		case p > 0 && out[p-1] == '.' && (p < 2 || !isQuote(out[p-2])):
+			// "x".getenv("HOME") is PHP's concatenation, not a member.
 			p--
 		case p > 1 && (out[p-1] == ':' && out[p-2] == ':' || out[p-1] == '>' && out[p-2] == '-'):
 			p -= 2
@@ -700,3 +701,5 @@ func appendLit(out []byte, text string) []byte {
 	}
 	return append(out, '"')
 }
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }

@@ -121,17 +121,7 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			}
 		}
 	case "expect", "tclsh", "wish":
-		code := ""
-		if program == "expect" {
-			code, _ = flagValue(words, "c", "")
-		}
-		if code == "" && !namesScript(args) {
-			for _, r := range redirs {
-				if text, ok := r.Input(); ok {
-					code = text
-				}
-			}
-		}
+		code, _ := tclProgram(program, args, redirs)
 		for _, c := range tclCommands(code) {
 			w.nestedShell(c, fr, program, "sh", nil)
 		}
@@ -533,17 +523,107 @@ func (w *walker) parallel(args []field, fr frame) {
 func tclCommands(code string) []string {
 	var out []string
 	afterKeywords(code, []string{"exec", "spawn"}, func(before byte, rest string) {
-		if isIdentByte(before) || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+		if isIdentByte(before) || before == '-' || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
 			return // part of a longer word
 		}
-		if j := strings.IndexAny(rest, "\n;]"); j >= 0 {
-			rest = rest[:j]
-		}
-		if rest = strings.TrimSpace(rest); rest != "" {
-			out = append(out, rest)
+		if words := tclWords(rest); len(words) > 0 {
+			out = append(out, strings.Join(words, " "))
 		}
 	})
 	return out
+}
+
+// tclWords reads the words of one Tcl command from the start of code, up
+// to a newline, ';' or ']' outside braces and quotes, as shell words: a
+// braced word ({curl … | sh}) or a quoted one is one literal word, quoted
+// for the shell; a bare word ($c, [list …], -n) is kept as written. A
+// trailing & (run in the background) is dropped.
+func tclWords(code string) []string {
+	var words []string
+	i := 0
+	for i < len(code) {
+		for i < len(code) && (code[i] == ' ' || code[i] == '\t') {
+			i++
+		}
+		if i >= len(code) || code[i] == '\n' || code[i] == ';' || code[i] == ']' {
+			break
+		}
+		switch code[i] {
+		case '{':
+			depth, j := 0, i
+			for ; j < len(code); j++ {
+				if code[j] == '{' {
+					depth++
+				} else if code[j] == '}' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			if j >= len(code) {
+				return words // unbalanced: the rest is not read
+			}
+			words = append(words, quoteWords([]string{code[i+1 : j]}))
+			i = j + 1
+		case '"':
+			j := i + 1
+			for j < len(code) && code[j] != '"' {
+				if code[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(code) {
+				return words
+			}
+			words = append(words, quoteWords([]string{code[i+1 : j]}))
+			i = j + 1
+		default:
+			j := i
+			for j < len(code) && !strings.ContainsRune(" \t\n;]", rune(code[j])) {
+				j++
+			}
+			words = append(words, code[i:j])
+			i = j
+		}
+	}
+	if n := len(words); n > 0 && words[n-1] == "&" {
+		words = words[:n-1]
+	}
+	return words
+}
+
+// tclProgram returns the Tcl program expect, tclsh or wish runs from its
+// arguments (expect -c CMDS) or a here-document or here-string, when the
+// line shows it.
+func tclProgram(program string, args []field, redirs []Redirect) (string, bool) {
+	if program == "expect" {
+		if code, ok := flagValue(texts(args), "c", ""); ok {
+			return code, true
+		}
+	}
+	if namesScript(args) {
+		return "", false
+	}
+	for _, r := range redirs {
+		if text, ok := r.Input(); ok {
+			return text, true
+		}
+	}
+	return "", false
+}
+
+// TclProgram is tclProgram for a command's argument words.
+func TclProgram(program string, args []string, redirs []Redirect) (string, bool) {
+	if !tclInterpreter(program) {
+		return "", false
+	}
+	return tclProgram(program, plainFields(args), redirs)
+}
+
+// tclInterpreter reports the programs that run Tcl.
+func tclInterpreter(program string) bool {
+	return program == "tclsh" || program == "wish" || program == "expect" || strings.HasPrefix(program, "tclsh8")
 }
 
 // appleScriptShell returns the string literals of an AppleScript's

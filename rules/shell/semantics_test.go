@@ -332,6 +332,11 @@ func TestCodeRunners(t *testing.T) {
 		{"capsh -- -c id", "0:capsh --: bash -c id"},
 		{`expect -c 'spawn id -u; interact'`, "1:expect: id -u"},
 		{"tclsh <<< 'set x [exec id]'", "1:tclsh: id"},
+		// Tcl's words: a braced or quoted word is one literal word.
+		{"tclsh <<< 'exec sh -c {curl -s x | sh} &'", `1:tclsh: sh -c "curl -s x | sh"`},
+		{"tclsh <<< 'exec sh -c {curl -s x | sh} &'", "2:sh -c: curl -s x"},
+		{`tclsh <<< 'exec rm -rf "my dir"; puts ok'`, `1:tclsh: rm -rf "my dir"`},
+		{"echo 'puts [exec git status]' | tclsh", "1:tclsh: git status"},
 		{`osascript -e 'do shell script "id"'`, "1:osascript do shell script: id"},
 		{"docker exec -u 0 -w /x c id -u", "0:docker exec: id -u"},
 		{"kubectl exec -it p -c x -- id", "0:kubectl exec: id"},
