@@ -325,7 +325,8 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if v.fam&famCLIToken == 0 {
 			continue
 		}
-		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) && !s.feedsKnownLogin(cs, v) && !cs.tokenToIssuer(v) {
+		if what := cliTokenCommand(v); what != "" && !cs.narrowedToPublicFields(v) && !s.feedsKnownLogin(cs, v) && !cs.tokenToIssuer(v) &&
+			(cs.printsEnvironment() || !cs.exportedBySubstitution(v, v.c.Name)) {
 			if (what == "gpg --export-secret-keys" || what == "aws configure export-credentials") && printsToContext(v) {
 				// Private key material itself, printed into the context.
 				s.add(rCredPrivateKey, what+" prints private key material into the agent's context: no task needs it in a prompt; refuse it",
@@ -522,7 +523,8 @@ func cliTokenCommand(v *cmdView) string {
 			has("ssm", "get-parameters") && hasLongFlag(v.args, "with-decryption") || has("ssm", "get-parameters-by-path") && hasLongFlag(v.args, "with-decryption") {
 			return "aws " + ops[0] + " (a stored secret's value)"
 		}
-		if has("sts", "get-session-token") || has("sts", "get-federation-token") {
+		if has("sts", "get-session-token") || has("sts", "get-federation-token") || has("sts", "assume-role") ||
+			has("sts", "assume-role-with-web-identity") || has("sts", "assume-role-with-saml") {
 			return "aws " + ops[0] + " " + ops[1] + " (credentials made for whoever holds them)"
 		}
 		if has("configure", "get") {
@@ -997,23 +999,31 @@ func loadsWithoutPrinting(v *cmdView) bool {
 	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
 }
 
-// exportedBySubstitution reports a read of file inside a command
-// substitution whose output becomes export's (or declare's, or env's)
-// arguments: export $(grep -v '^#' .env | xargs) loads the variables
-// into the environment and prints none of them.
-func (cs *cmdScan) exportedBySubstitution(v *cmdView, file string) bool {
+// exportedBySubstitution reports a command (naming word) inside a command
+// substitution whose output becomes export's (or declare's, env's or
+// eval's) arguments: export $(grep -v '^#' .env | xargs) and eval
+// "$(aws sts assume-role … | jq -r …)" load variables into the
+// environment and print none of them.
+func (cs *cmdScan) exportedBySubstitution(v *cmdView, word string) bool {
 	if v.c.Via != "$()" || v.c.Depth == 0 {
+		return false
+	}
+	holds := func(list []string) bool {
+		for _, a := range list {
+			if i := strings.Index(a, "$("); i >= 0 && strings.Contains(a[i:], word) {
+				return true
+			}
+		}
 		return false
 	}
 	for i := range cs.views {
 		u := &cs.views[i]
-		if u.c.Depth != v.c.Depth-1 || !setsVariables(u.prog) && u.prog != "env" {
+		if u.c.Depth >= v.c.Depth {
 			continue
 		}
-		for _, a := range u.args {
-			if strings.HasPrefix(a, "$(") && strings.Contains(a, file) {
-				return true
-			}
+		// TOKEN=$(gh auth token) ./release.sh: a value assigned, not shown.
+		if holds(u.c.Assigns) || (setsVariables(u.prog) || u.prog == "env" || u.prog == "eval") && holds(u.args) {
+			return true
 		}
 	}
 	return false

@@ -300,3 +300,17 @@ func TestDotenvExported(t *testing.T) {
 		cmdCase("export $(cat .env) && env", true),
 	})
 }
+
+// Temporary credentials printed, and tokens that go into a variable
+// instead of the context.
+func TestCLITokenIntoVariables(t *testing.T) {
+	runRuleCases(t, "credential.cli-token", []ruleCase{
+		cmdCase("aws sts assume-role --role-arn arn:aws:iam::210987654321:role/OrganizationAccountAccessRole --role-session-name x > ~/.cache/.c", true),
+		cmdCase("aws sts assume-role-with-web-identity --role-arn arn:aws:iam::1:role/ci --web-identity-token file://t", true),
+		cmdCase("echo $(gh auth token)", true),
+		cmdCase("export GH_TOKEN=$(gh auth token) && env", true),
+		cmdCase("export GH_TOKEN=$(gh auth token) && ./scripts/release.sh", false),
+		cmdCase("GH_TOKEN=$(gh auth token) ./scripts/release.sh", false),
+		cmdCase(`eval "$(aws configure export-credentials --format env)" && aws s3 ls`, false),
+	})
+}

@@ -276,6 +276,11 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if o := op(0); strings.EqualFold(o, "flushall") || strings.EqualFold(o, "flushdb") {
 			return "empties the data store (" + strings.ToUpper(o) + ")", false
 		}
+		// redis-cli --scan --pattern 'x:*' | xargs redis-cli DEL: every key
+		// a listing names, on a server that is not this machine's.
+		if o := op(0); (strings.EqualFold(o, "del") || strings.EqualFold(o, "unlink")) && v.c.Program == "xargs" && !localDataStore(v) {
+			return "deletes every key the listing names (" + strings.ToUpper(o) + " through xargs)", false
+		}
 	case "mongosh", "mongo":
 		for _, a := range v.args {
 			if strings.Contains(a, "dropDatabase(") || strings.Contains(a, ".drop(") {

@@ -514,3 +514,12 @@ func TestCloudGuardrailsOff(t *testing.T) {
 		cmdCase("aws iam list-policy-versions --policy-arn arn:aws:iam::123456789012:policy/Dev", false),
 	})
 }
+
+func TestInfraDestroyKeysFromListing(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("redis-cli -h 172.31.5.44 --scan --pattern 'session:*' | xargs -L 500 redis-cli -h 172.31.5.44 DEL", true),
+		cmdCase("redis-cli -u redis://cache.acme.io --scan | xargs redis-cli -u redis://cache.acme.io UNLINK", true),
+		cmdCase("redis-cli --scan --pattern 'cache:*' | xargs redis-cli del", false),
+		cmdCase("redis-cli -h 172.31.5.44 DEL session:42", false),
+	})
+}

@@ -224,6 +224,8 @@ func (w *walker) xargsFileData(args []field, redirs []Redirect, fr frame) {
 	}
 	if text, ok := listedGlobs(&sc.Commands[0]); ok {
 		w.xargsRun(texts(args), text, true, fr)
+	} else if text, ok := producedText(&sc.Commands[0]); ok {
+		w.xargsRun(texts(args), text, false, fr) // xargs sh -c < <(printf 'cmd\0')
 	}
 }
 
@@ -235,6 +237,9 @@ func (w *walker) xargsRun(args []string, text string, listed bool, fr frame) {
 	start, _, ok := wrappers["xargs"].commandStart(fs)
 	if !ok || fr.wrap >= maxWrapChain {
 		return
+	}
+	if slices.Contains(args[:start], "-0") || slices.Contains(args[:start], "--null") {
+		text = strings.ReplaceAll(text, "\x00", "\n") // items end with NUL, not a newline
 	}
 	inner := fr
 	inner.via = "xargs"
@@ -420,7 +425,7 @@ func producedText(c *Command) (string, bool) {
 		if len(args) == 0 {
 			return "", false
 		}
-		format := strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(args[0])
+		format := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\0`, "\x00").Replace(args[0])
 		return printfText(format, args[1:]), true
 	case "cat":
 		if len(args) > 0 {

@@ -332,6 +332,9 @@ func TestCodeRunners(t *testing.T) {
 		{"capsh -- -c id", "0:capsh --: bash -c id"},
 		{`expect -c 'spawn id -u; interact'`, "1:expect: id -u"},
 		{"tclsh <<< 'set x [exec id]'", "1:tclsh: id"},
+		// xargs -0 reads NUL-ended items, from a pipe or a substitution.
+		{`printf 'id -u\0' | xargs -0 -I@ sh -c @`, "1:sh -c: id -u"},
+		{`xargs -0 -I@ sh -c @ < <(printf 'id -u\0')`, "1:sh -c: id -u"},
 		// Tcl's words: a braced or quoted word is one literal word.
 		{"tclsh <<< 'exec sh -c {curl -s x | sh} &'", `1:tclsh: sh -c "curl -s x | sh"`},
 		{"tclsh <<< 'exec sh -c {curl -s x | sh} &'", "2:sh -c: curl -s x"},
