@@ -24,7 +24,16 @@ func attackTool(prog string) string {
 	case "mimikatz", "mimipenguin", "lazagne", "crackmapexec", "netexec", "nxc", "evil-winrm", "bloodhound-python", "enum4linux",
 		"enum4linux-ng", "smbmap", "rpcclient", "impacket-secretsdump", "secretsdump.py", "psexec.py", "wmiexec.py", "smbexec.py",
 		"impacket-psexec", "impacket-wmiexec", "getuserspns.py", "impacket-getuserspns", "linpeas.sh", "linpeas", "pspy", "pspy64",
-		"linenum.sh", "les.sh", "linux-exploit-suggester.sh":
+		"linenum.sh", "les.sh", "linux-exploit-suggester.sh", "certipy", "certipy-ad", "ldapdomaindump", "windapsearch",
+		"bloodhound-ce-python", "getnpusers.py", "gettgt.py", "ntlmrelayx.py", "dcomexec.py", "atexec.py":
+		return "a post-exploitation tool"
+	case "responder", "mitm6", "bettercap", "arpspoof", "ettercap", "dsniff", "mitmdump-transparent", "sslsplit", "dnschef":
+		return "a traffic interception tool"
+	case "dnsrecon", "fierce", "dnsenum", "onesixtyone", "snmp-check", "braa", "smtp-user-enum", "ike-scan":
+		return "a reconnaissance scanner"
+	}
+	// impacket's examples, installed as impacket-<Name> or <Name>.py.
+	if len(prog) > 9 && (prog[0] == 'i' || prog[0] == 'I') && hasPrefixFold(prog, "impacket-") {
 		return "a post-exploitation tool"
 	}
 	return ""

@@ -32,3 +32,14 @@ func TestAttackToolLoopbackScan(t *testing.T) {
 		cmdCase("nmap -p 22", true), // no target named
 	})
 }
+
+func TestAttackToolFamilies(t *testing.T) {
+	runRuleCases(t, "offense.attack-tool", []ruleCase{
+		cmdCase("impacket-GetUserSPNs corp.internal/dev:'Passw0rd!' -dc-ip 10.0.0.10 -request", true),
+		cmdCase("dnsrecon -d corp-example.com -t axfr", true),
+		cmdCase("responder -I eth0 -wd", true),
+		cmdCase("onesixtyone -c communities.txt -i hosts.txt", true),
+		cmdCase("dig example.com MX", false),
+		cmdCase("dnsrecon --help", false),
+	})
+}

@@ -121,8 +121,12 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 		return false
 	}
 	dst := copyDestination(v)
+	pattern := searchPatternIndex(v)
 	for i := 0; i < len(v.args); i++ {
 		a := v.args[i]
+		if i == pattern {
+			continue // grep '.env' .gitignore: a pattern, not a file
+		}
 		if skip, ok := keyUseOption(v.prog, a); ok {
 			// The key or certificate is used to authenticate, not read
 			// out: scp -i KEY, curl --key KEY, ansible --private-key=KEY.
@@ -292,7 +296,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			if sens == sensDotenv && (loadsWithoutPrinting(v) || cs.exportedBySubstitution(v, raw)) && !cs.printsEnvironment() {
+			if sens == sensDotenv && (loadsWithoutPrinting(v) || cs.exportedBySubstitution(v, raw) || printsNoValues(v)) && !cs.printsEnvironment() {
 				return false
 			}
 			// A rule already reported costs nothing more: a line naming
@@ -304,6 +308,9 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		})
 		if v.fam&famSecretSearch != 0 {
 			s.checkSecretSearch(cs, v)
+			if v.prog == "git" && (containsArg(v.args, "log") || containsArg(v.args, "grep")) {
+				s.checkHistorySearch(cs, v)
+			}
 		}
 		if v.prog == "docker" || v.prog == "podman" || v.prog == "kubectl" || v.prog == "oc" {
 			s.checkContainerCopyOut(v)
@@ -317,6 +324,12 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 		if what := containerEnvironment(v); what != "" && s.enabled(rCredCLIToken) {
 			s.add(rCredCLIToken, what+", where services keep their passwords and keys: approve only if the task needs a value from it, and never send it anywhere",
 				v.prog+" "+evJoin(v.args))
+		}
+		if v.prog == "osascript" && s.enabled(rCredSecretFile) {
+			if app := personalAppRead(v.args); app != "" {
+				s.add(rCredSecretFile, "osascript reads the user's "+app+" through AppleScript: approve only if the task truly needs them, and never send them anywhere",
+					v.prog+" "+evJoin(v.args))
+			}
 		}
 		if v.codeAny(traitKeyring) && s.enabled(rCredCLIToken) {
 			s.add(rCredCLIToken, v.prog+"'s code reads secrets from the desktop keyring: approve only if the task needs the secret itself, and never send it anywhere",
@@ -667,7 +680,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 		// Secret scanners: an audit of the project, a harvest of a home.
 		s.checkScannerSweep(cs, v)
 		return
-	case "find", "locate", "mlocate", "plocate", "fd":
+	case "find", "locate", "mlocate", "plocate", "fd", "mdfind":
 	case "grep", "egrep", "rg", "ag", "ack", "git":
 		if v.prog == "git" && firstOperand(v.args) != "grep" {
 			return
@@ -698,7 +711,9 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
-	wideStart := v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate"
+	// locate's index, and Spotlight's (mdfind) unless -onlyin narrows it,
+	// cover the whole disk.
+	wideStart := v.prog == "locate" || v.prog == "mlocate" || v.prog == "plocate" || v.prog == "mdfind" && !containsArg(v.args, "-onlyin")
 	for _, a := range v.args {
 		if strings.HasPrefix(a, "-") {
 			continue
@@ -714,6 +729,52 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 	}
 }
 
+// anotherProject reports a directory outside the workspace and the
+// temporary directories: another checkout, whose secrets are not this
+// task's to look for.
+func (cs *cmdScan) anotherProject(abs string) bool {
+	if abs == "" || abs[0] != '/' || abs == cs.root || isBelow(abs, cs.root) || strings.HasPrefix(abs, shell.UnknownDir) {
+		return false
+	}
+	for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if abs == tmp || isBelow(abs, tmp) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHistorySearch flags a search of another repository's history for
+// secrets: git -C ../billing log -p -S 'BEGIN RSA PRIVATE KEY', cd
+// ~/other && git log -p | grep -i password. This project's own history
+// searched is an audit.
+func (s *scan) checkHistorySearch(cs *cmdScan, v *cmdView) {
+	sub, rest := gitSubcommand(v.args)
+	if sub != "log" && sub != "grep" || !s.enabled(rCredSearch) {
+		return
+	}
+	dir := "."
+	flagValues(v.args[:len(v.args)-len(rest)], 'C', "", func(d string) { dir = d })
+	repo := cs.resolveIn(v.c, dir).Abs
+	if !cs.anotherProject(repo) {
+		return
+	}
+	pattern := ""
+	if sub == "log" {
+		flagValues(rest, 'S', "", func(p string) { pattern = p })
+		flagValues(rest, 'G', "", func(p string) { pattern = p })
+		if pattern == "" {
+			pattern = grepAfter(cs, v)
+		}
+	} else if u := secretSearchPattern(v); u != "" {
+		pattern = u
+	}
+	if pattern != "" && (secretPattern(pattern) || keyHuntTextSet.in(pattern) || huntsInRegex(pattern)) {
+		s.add(rCredSearch, "git "+sub+" searches the history of "+repo+", another project, for "+pattern+": its secrets are not this task's; refuse it",
+			v.prog+" "+evJoin(v.args))
+	}
+}
+
 // huntsInRegex reports a regular expression that matches a word searched
 // for keys and credentials (pass(word|wd)? matches password).
 func huntsInRegex(pat string) bool {
@@ -725,9 +786,10 @@ func huntsInRegex(pat string) bool {
 	return false
 }
 
-// checkScannerSweep flags a secret scanner pointed at a home directory or
-// the system rather than the project: trufflehog filesystem ~, gitleaks
-// detect --source $HOME.
+// checkScannerSweep flags a secret scanner pointed at a home directory,
+// the system or another project rather than this one: trufflehog
+// filesystem ~, gitleaks detect --source $HOME, trufflehog git
+// file://…/payments-service.
 func (s *scan) checkScannerSweep(cs *cmdScan, v *cmdView) {
 	var starts []string
 	flagValues(v.args, 's', "source", func(p string) { starts = append(starts, p) })
@@ -736,8 +798,8 @@ func (s *scan) checkScannerSweep(cs *cmdScan, v *cmdView) {
 	}
 	for _, p := range starts {
 		r := cs.resolveIn(v.c, p)
-		if k, _ := criticalClass(r, cs.root, cs.home); k != critNone && k != critWorkspace && !holdsOnlyCode(r.Abs) {
-			s.add(rCredSearch, v.prog+" scans "+p+" for keys and tokens: pointed at a home or the system rather than a project, a secret scanner is a harvester; scan the project instead",
+		if k, _ := criticalClass(r, cs.root, cs.home); k != critNone && k != critWorkspace && !holdsOnlyCode(r.Abs) || cs.anotherProject(r.Abs) {
+			s.add(rCredSearch, v.prog+" scans "+p+" for keys and tokens: pointed at a home, the system or another project rather than this one, a secret scanner is a harvester; scan the project instead",
 				v.prog+" "+evJoin(v.args))
 			return
 		}
@@ -999,6 +1061,56 @@ func loadsWithoutPrinting(v *cmdView) bool {
 	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
 }
 
+// searchPatternIndex returns the index in v.args of the pattern a grep
+// (egrep, fgrep, rg, ag, ack) takes as its first operand, or -1 when it
+// has none there (-e, -f give it) or v is no search.
+func searchPatternIndex(v *cmdView) int {
+	switch v.prog {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep":
+	default:
+		return -1
+	}
+	if hasFlag(v.args, 'e', "regexp") || hasFlag(v.args, 'f', "file") {
+		return -1
+	}
+	for i := 0; i < len(v.args); i++ {
+		a := v.args[i]
+		switch a {
+		case "-A", "-B", "-C", "-m", "-d", "-D", "-g", "-t", "--after-context", "--before-context", "--context", "--max-count", "--glob", "--type":
+			i++ // the option's value
+			continue
+		}
+		switch {
+		case a == "--":
+			if i+1 < len(v.args) {
+				return i + 1
+			}
+			return -1
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+// printsNoValues reports a read that shows nothing of a file's values:
+// grep -q, -c, -l or -L (an exit status, a count, file names), cut of
+// the first field of NAME=value lines (the names alone).
+func printsNoValues(v *cmdView) bool {
+	switch v.prog {
+	case "grep", "egrep", "fgrep", "rg", "zgrep":
+		return hasFlag(v.args, 'q', "quiet") || hasLongFlag(v.args, "silent") || hasFlag(v.args, 'c', "count") ||
+			hasFlag(v.args, 'l', "files-with-matches") || hasFlag(v.args, 'L', "files-without-match")
+	case "cut":
+		delim, fields := "", ""
+		flagValues(v.args, 'd', "delimiter", func(d string) { delim = d })
+		flagValues(v.args, 'f', "fields", func(f string) { fields = f })
+		return delim == "=" && fields == "1"
+	}
+	return false
+}
+
 // exportedBySubstitution reports a command (naming word) inside a command
 // substitution whose output becomes export's (or declare's, env's or
 // eval's) arguments: export $(grep -v '^#' .env | xargs) and eval
@@ -1153,4 +1265,26 @@ func hostIn(host string, hosts []string) bool {
 		}
 	}
 	return false
+}
+
+// personalAppRead names the private data an AppleScript reads from the
+// apps that keep it (tell application "Notes" to get body of every
+// note), or "".
+func personalAppRead(args []string) string {
+	for _, a := range args {
+		for _, app := range [...]struct{ name, data string }{{"Notes", "notes"}, {"Messages", "messages"}, {"Mail", "mail"},
+			{"Contacts", "contacts"}, {"Calendar", "calendar"}, {"Safari", "browsing"}, {"Photos", "photos"}, {"Reminders", "reminders"}} {
+			i := strings.Index(a, `application "`+app.name+`"`)
+			if i < 0 {
+				i = strings.Index(a, `Application("`+app.name+`")`) // JavaScript for Automation
+			}
+			if i < 0 {
+				continue
+			}
+			if rest := a[i:]; strings.Contains(rest, "get ") || strings.Contains(rest, "every ") || strings.Contains(rest, "()") {
+				return app.data
+			}
+		}
+	}
+	return ""
 }

@@ -314,3 +314,47 @@ func TestCLITokenIntoVariables(t *testing.T) {
 		cmdCase(`eval "$(aws configure export-credentials --format env)" && aws s3 ls`, false),
 	})
 }
+
+// Reads of .env that show none of its values, and greps whose pattern,
+// not their file, is named .env.
+func TestDotenvWithoutValues(t *testing.T) {
+	runRuleCases(t, "credential.dotenv-read", []ruleCase{
+		cmdCase("grep -qxF '.env' .gitignore || echo '.env' >> .gitignore", false),
+		cmdCase("grep -q API_KEY .env", false),
+		cmdCase("grep -c . .env", false),
+		cmdCase("diff <(cut -d= -f1 .env.example | sort) <(cut -d= -f1 .env | sort)", false),
+		cmdCase("grep API_KEY .env", true),
+		cmdCase("cut -d= -f2 .env", true),
+		cmdCase("grep -e API_KEY .env", true),
+	})
+}
+
+// Secrets looked for in another project's history, or by a scanner
+// pointed at another checkout.
+func TestOtherProjectSecretSearch(t *testing.T) {
+	runRuleCases(t, "credential.secret-search", []ruleCase{
+		cmdCase("git -C ../billing-api log --all -p -S 'BEGIN RSA PRIVATE KEY'", true),
+		cmdCase("cd ~/other-client-repo && git log -p | grep -iE 'password\\s*='", true),
+		cmdCase("trufflehog git file:///home/dev/work/payments-service --no-verification", true),
+		cmdCase("git -C ../billing grep -n password", true),
+		cmdCase("git log -p | grep -iE 'password\\s*='", false),
+		cmdCase("git log -S parseConfig --oneline", false),
+		cmdCase("git -C ../shared-lib log --oneline -5", false),
+		cmdCase("gitleaks detect --source .", false),
+	})
+}
+
+// macOS: Spotlight searched for keys, AppleScript reading the user's apps.
+func TestMacSecretReads(t *testing.T) {
+	runRuleCases(t, "credential.secret-search", []ruleCase{
+		cmdCase("mdfind \"kMDItemFSName == '*.pem' || kMDItemFSName == 'id_rsa'\" | xargs -I{} cp {} /tmp/.loot/", true),
+		cmdCase("mdfind -onlyin . 'kMDItemFSName == *.pem'", false),
+		cmdCase("mdfind -name README.md", false),
+	})
+	runRuleCases(t, "credential.secret-file-read", []ruleCase{
+		cmdCase(`osascript -e 'tell application "Notes" to get body of every note' > /tmp/notes.txt`, true),
+		cmdCase(`osascript -l JavaScript -e 'Application("Messages").chats()'`, true),
+		cmdCase(`osascript -e 'tell application "Safari" to activate'`, false),
+		cmdCase(`osascript -e 'display notification "Build done" with title "make"'`, false),
+	})
+}

@@ -210,6 +210,18 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		if hasLongFlag(v.args, "master-disable") || hasLongFlag(v.args, "global-disable") || containsArg(v.args, "--disable") && !hasLongFlag(v.args, "label") {
 			s.add(rDefSecurityOff, "spctl turns Gatekeeper off: any unsigned program may then run; refuse it", ev())
 		}
+	case "csrutil":
+		if ops := v.plainOperands(); len(ops) > 0 && (ops[0] == "disable" || ops[0] == "authenticated-root" && opAt(ops, 1) == "disable") {
+			s.add(rDefSecurityOff, "csrutil turns System Integrity Protection off: the system's own files and processes are no longer protected; refuse it", ev())
+		}
+	case "sysadminctl":
+		if flagSetTo(v.args, "-screenLock", "off") {
+			s.add(rDefSecurityOff, "sysadminctl turns the screen lock off: the session is open to whoever sits at it; refuse it", ev())
+		}
+	case "defaults":
+		if what := macSecurityDefault(v); what != "" {
+			s.add(rDefSecurityOff, "defaults write "+what+": refuse it", ev())
+		}
 	case "xattr":
 		// Deleting com.apple.quarantine from a download skips the
 		// Gatekeeper check its first run would make.
@@ -576,4 +588,40 @@ func leadingNumber(s string) (int64, string) {
 	}
 	n, _ := strconv.ParseInt(s[:i], 10, 64)
 	return n, s[i:]
+}
+
+// flagSetTo reports an option given the value val (-screenLock off).
+func flagSetTo(args []string, opt, val string) bool {
+	for i, a := range args {
+		if a == opt && i+1 < len(args) && strings.EqualFold(args[i+1], val) {
+			return true
+		}
+	}
+	return false
+}
+
+// macSecurityDefault says which macOS protection a defaults write turns
+// off, or "": the quarantine of downloads (LSQuarantine), the password
+// the screen saver asks for, the application firewall (globalstate 0),
+// Gatekeeper's assessment (GKAutoRearm / assessments enabled).
+func macSecurityDefault(v *cmdView) string {
+	ops := v.plainOperands()
+	if opAt(ops, 0) != "write" || len(ops) < 4 {
+		return ""
+	}
+	domain, key, val := ops[1], ops[2], strings.ToLower(ops[len(ops)-1])
+	off := val == "false" || val == "0" || val == "no"
+	switch {
+	case !off:
+		return ""
+	case key == "LSQuarantine":
+		return "stops marking downloads as quarantined, so Gatekeeper never checks them"
+	case key == "askForPassword" && strings.Contains(domain, "screensaver"):
+		return "lets the screen saver end without a password"
+	case key == "globalstate" && strings.Contains(domain, "alf"):
+		return "turns the application firewall off"
+	case key == "GKAutoRearm" || key == "enabled" && strings.Contains(domain, "assessment"):
+		return "turns Gatekeeper's checks off"
+	}
+	return ""
 }

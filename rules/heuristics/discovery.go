@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,9 @@ func (s *scan) checkDiscovery(cs *cmdScan) {
 		case "ping", "ping6", "fping", "arping", "hping3", "nping", "nc", "ncat", "netcat", "traceroute", "tcptraceroute":
 			if host := sweptOperand(cs, v); host != "" {
 				s.add(rDiscoverEnum, v.prog+" probes each address a loop hands it ("+host+"): a sweep maps what else on the network can be reached; name the host you need",
+					v.prog+" "+evJoin(v.args))
+			} else if host := portScan(v); host != "" {
+				s.add(rDiscoverEnum, v.prog+" probes many ports of "+host+": a port scan maps the services another host runs; name the port you need",
 					v.prog+" "+evJoin(v.args))
 			}
 		case "ps", "pgrep":
@@ -196,6 +200,37 @@ func sweptOperand(cs *cmdScan, v *cmdView) string {
 		}
 	}
 	return ""
+}
+
+// portScan returns the host nc -z probes on many ports (a range of more
+// than four, or four ports or more listed, as a loop over a list hands
+// them over), when the host is not this machine; or "".
+func portScan(v *cmdView) string {
+	if v.prog != "nc" && v.prog != "ncat" && v.prog != "netcat" || !hasShortFlag(v.args, 'z') {
+		return ""
+	}
+	ops := operands(v.args, "wipsxXqIOT", nil)
+	if len(ops) < 2 || isLoopbackHost(ops[0]) {
+		return ""
+	}
+	ports := 0
+	for _, p := range ops[1:] {
+		lo, hi, isRange := strings.Cut(p, "-")
+		a, errA := strconv.Atoi(lo)
+		if !isRange {
+			if errA == nil {
+				ports++
+			}
+			continue
+		}
+		if b, errB := strconv.Atoi(hi); errA == nil && errB == nil && b > a {
+			ports += b - a + 1
+		}
+	}
+	if ports < 4 {
+		return ""
+	}
+	return ops[0]
 }
 
 // iteratedIn reports a word that uses a variable a loop sets to values

@@ -82,3 +82,14 @@ func TestLoopSweeps(t *testing.T) {
 		cmdCase(`python3 -c "print(open('/proc/meminfo').read())"`, false),
 	})
 }
+
+func TestPortScanByNetcat(t *testing.T) {
+	runRuleCases(t, "discovery.enumeration", []ruleCase{
+		cmdCase("for p in 22 80 443 445 3306 5432 6379; do nc -zvw1 10.0.5.20 $p; done 2>&1 | grep succeeded", true),
+		cmdCase("nc -zv 10.0.5.20 1-1000", true),
+		cmdCase("nc -zv localhost 5432", false),
+		cmdCase("nc -z localhost 3000-3010", false),
+		cmdCase("nc -zv db.internal 5432", false),
+		cmdCase("nc -zv api.example.com 80 443", false),
+	})
+}

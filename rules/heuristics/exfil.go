@@ -37,6 +37,12 @@ func netKind(v *cmdView) string {
 		if len(ops) >= 2 && (ops[0] == "gist" && ops[1] == "create" || ops[0] == "release" && ops[1] == "upload") {
 			return "upload"
 		}
+		// Text posted where others read it: an issue's or a pull
+		// request's body or comment, a field sent through the API.
+		if len(ops) >= 2 && (ops[0] == "issue" || ops[0] == "pr") && (ops[1] == "create" || ops[1] == "comment" || ops[1] == "edit") ||
+			len(ops) >= 1 && ops[0] == "api" && apiMethod(v.args) != "" && apiMethod(v.args) != "GET" {
+			return "upload"
+		}
 	case "git":
 		if op := firstOperand(v.args); op == "push" || op == "remote" || op == "clone" || op == "fetch" || op == "ls-remote" {
 			return "git"
@@ -79,6 +85,12 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 			if h := remoteHost(op); h != "" {
 				hosts = append(hosts, h)
 			}
+		}
+	case "upload":
+		if v.prog == "gh" && len(hosts) == 0 {
+			host := "github.com"
+			flagValues(v.args, 0, "hostname", func(h string) { host = h })
+			hosts = append(hosts, host)
 		}
 	}
 	return hosts

@@ -26,6 +26,8 @@ func hookKind(abs string) string {
 		return "make"
 	case base == "package.json":
 		return "npm"
+	case base == "composer.json":
+		return "composer"
 	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
 		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
 		return "python"
@@ -51,7 +53,10 @@ func hookKind(abs string) string {
 	case strings.HasSuffix(abs, "/.vscode/tasks.json") || strings.HasSuffix(abs, "/.vscode/mcp.json") ||
 		strings.Contains(abs, "/.claude/settings") && strings.HasSuffix(base, ".json") || base == ".mcp.json" ||
 		strings.HasSuffix(abs, "/.cursor/mcp.json") || base == "devcontainer.json" || base == ".devcontainer.json" ||
-		base == "claude_desktop_config.json" || strings.HasSuffix(abs, "/.gemini/settings.json"):
+		base == "claude_desktop_config.json" || strings.HasSuffix(abs, "/.gemini/settings.json") ||
+		// The editor's settings: terminal profiles and their environment.
+		strings.HasSuffix(abs, "/.vscode/settings.json") || strings.HasSuffix(abs, "/Code/User/settings.json") ||
+		strings.HasSuffix(base, ".code-workspace"):
 		return "json-commands"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "sshconfig"
@@ -82,7 +87,7 @@ func hookKind(abs string) string {
 // hookCommands reads the commands a file of each kind holds, for the
 // kinds that are not code themselves (see judgePlanted).
 var hookCommands = map[string]func(string) []string{
-	"npm": packageScripts, "ci": workflowCommands, "taskfile": workflowCommands, "pre-commit": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
+	"npm": packageScripts, "composer": composerScripts, "ci": workflowCommands, "taskfile": workflowCommands, "pre-commit": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
 	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands,
@@ -231,7 +236,11 @@ func goGenerateCommands(src string) []string {
 // tmuxCommands returns the shell commands a tmux configuration runs when
 // a server starts: run-shell / run CMD, if-shell / if CMD …, and the
 // default-command / default-shell a new pane starts.
-func tmuxCommands(conf string) []string {
+func tmuxCommands(conf string) []string { return tmuxCommandsAt(conf, 0) }
+
+// tmuxCommandsAt is tmuxCommands for a command held depth levels down
+// (a hook's or a key binding's).
+func tmuxCommandsAt(conf string, depth int) []string {
 	var out []string
 	for line := range strings.SplitSeq(conf, "\n") {
 		t := strings.TrimSpace(line)
@@ -257,6 +266,20 @@ func tmuxCommands(conf string) []string {
 			for i, w := range c.Args {
 				if w == "default-command" && i+1 < len(c.Args) {
 					out = append(out, c.Args[i+1])
+				}
+			}
+		case "set-hook", "bind", "bind-key":
+			// set-hook -g session-created 'run-shell "…"', bind r
+			// run-shell "…": the tmux command they hold, as a line of its own.
+			for i, w := range c.Args {
+				if w == "run-shell" || w == "run" {
+					if i+1 < len(c.Args) {
+						out = append(out, c.Args[len(c.Args)-1])
+					}
+					break
+				}
+				if i == len(c.Args)-1 && strings.Contains(w, " ") && depth < 2 {
+					out = append(out, tmuxCommandsAt(w, depth+1)...)
 				}
 			}
 		}
@@ -286,6 +309,8 @@ func hookRunner(kind string) string {
 		return "make runs"
 	case "npm":
 		return "npm runs"
+	case "composer":
+		return "composer runs"
 	case "python":
 		return "Python tooling runs by itself"
 	case "ci":
@@ -348,6 +373,40 @@ func packageScripts(pkg string) []string {
 			out = append(out, lit)
 		}
 		n++
+	})
+	return out
+}
+
+// composerScripts returns the commands of a composer.json's "scripts":
+// each value, a string or a list of strings ("post-install-cmd":
+// ["…", "…"]), that composer runs at install, update or by name. A
+// fragment without "scripts" (an edit's) is read whole.
+func composerScripts(doc string) []string {
+	block := doc
+	if i := strings.Index(doc, `"scripts"`); i >= 0 {
+		rest := doc[i+len(`"scripts"`):]
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			return nil
+		}
+		depth, end := 0, len(rest)
+		for j := open; j < len(rest); j++ {
+			if rest[j] == '{' {
+				depth++
+			} else if rest[j] == '}' {
+				if depth--; depth == 0 {
+					end = j
+					break
+				}
+			}
+		}
+		block = rest[open+1 : end]
+	}
+	var out []string
+	shell.CodeLiterals(block, func(lit string) {
+		if strings.IndexByte(lit, ' ') > 0 { // a command line, not a script's name
+			out = append(out, lit)
+		}
 	})
 	return out
 }
@@ -709,6 +768,8 @@ func dockerWords(arg string) []string {
 var commandKeys = map[string]bool{
 	"command": true, "postCreateCommand": true, "postStartCommand": true, "postAttachCommand": true,
 	"initializeCommand": true, "onCreateCommand": true, "updateContentCommand": true,
+	// A shell runs it before every prompt, wherever the variable is set.
+	"PROMPT_COMMAND": true,
 }
 
 // jsonCommands returns the commands a JSON settings file holds under
@@ -727,6 +788,12 @@ func jsonCommands(text string) []string {
 		}
 		switch t := v.(type) {
 		case map[string]any:
+			// A terminal profile: {"path": "bash", "args": ["-c", "…"]}.
+			if p, ok := t["path"].(string); ok {
+				if args, ok := t["args"].([]any); ok {
+					out = append(out, p+" "+joinQuoted(args))
+				}
+			}
 			for k, val := range t {
 				if !commandKeys[k] {
 					walk(val, depth+1)
@@ -1215,4 +1282,53 @@ func githubRunner(abs string) bool {
 	}
 	rest := abs[i+len("/.github/"):]
 	return strings.HasPrefix(rest, "workflows/") || strings.HasPrefix(rest, "actions/") || strings.HasPrefix(rest, "scripts/")
+}
+
+// hookRunsOnlyChecks reports a git hook of this project that v writes,
+// whose whole text the line shows and that runs nothing but its checks: npm test,
+// make lint, pytest, go vet. A hook that gates commits on the tests is
+// everyday; anything else it might run is for a person to read.
+func (cs *cmdScan) hookRunsOnlyChecks(v *cmdView, abs string) bool {
+	if !isBelow(abs, cs.root) {
+		return false // a template or global hook reaches every repository
+	}
+	for _, f := range cs.writtenFiles(v) {
+		if f.abs == abs {
+			return checksOnlyScript(f.content)
+		}
+	}
+	return false
+}
+
+// checksOnlyScript reports a shell script whose every command is a
+// project's build, test or lint tool (or exit / set / echo), with no
+// substitution, background job or redirection beyond /dev/null.
+func checksOnlyScript(text string) bool {
+	sc := shell.Parse(text)
+	defer sc.Release()
+	if sc.ParseError != "" || sc.TooDeep || len(sc.Commands) == 0 || len(sc.Evasions) > 0 {
+		return false
+	}
+	for i := range sc.Commands {
+		c := &sc.Commands[i]
+		if c.Depth > 0 || c.Background || len(c.Assigns) > 0 {
+			return false
+		}
+		for _, r := range c.Redirects {
+			if r.Target != "/dev/null" && !strings.HasPrefix(r.Target, "&") {
+				return false
+			}
+		}
+		switch c.Program {
+		case "npm", "pnpm", "yarn", "bun", "npx", "make", "go", "cargo", "pytest", "tox", "nox", "ruff", "black", "isort", "mypy",
+			"flake8", "eslint", "prettier", "tsc", "gofmt", "golangci-lint", "lint-staged", "mvn", "gradle", "./gradlew", "gradlew",
+			"dotnet", "rubocop", "bundle", "rake", "phpunit", "composer", "exit", "set", "echo", "true", "test", "[":
+		default:
+			return false
+		}
+		if c.Program == "npx" && len(c.Args) > 0 && c.Args[0] != "lint-staged" && c.Args[0] != "eslint" && c.Args[0] != "prettier" && c.Args[0] != "tsc" {
+			return false // npx fetches whatever it is named
+		}
+	}
+	return true
 }

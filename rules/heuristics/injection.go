@@ -16,7 +16,7 @@ import "strings"
 // positions where a phrase can start, and only there are words compared.
 
 var injectionStart = func() (t [256]bool) {
-	for _, c := range "idfynswhaplDFIYNSWHAPL<[#" {
+	for _, c := range "idfynswhaplcgDFIYNSWHAPLCG<[#" {
 		t[c] = true
 	}
 	return t
@@ -27,7 +27,7 @@ var injectionStart = func() (t [256]bool) {
 // (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
 // phrases in findInjection's code.
 var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<",
-	"ai", "ag", "ll"} // the last three: agentWord
+	"ai", "ag", "ll", "cl", "co", "ge"} // the last six: agentWord (ai, agent, llm, claude, copilot, codex, coderabbit, gemini)
 
 // injectionPairs has bit foldPair(a, b) set for each pair of bytes a
 // phrase can start with: at most word starts none can, and the phrases
@@ -249,7 +249,7 @@ func scanInjection(s string) (r ruleIndex, frag string, ok, agent bool) {
 					return rInjectOverride, around(s, i), true, agent
 				}
 			}
-		case 'l':
+		case 'l', 'c', 'g':
 			agent = agent || agentWord(rest)
 		case '<':
 			if tok := chatToken(rest); tok != "" {
@@ -409,6 +409,53 @@ var agentRulesFiles = map[string]bool{
 	".clinerules": true, "copilot-instructions.md": true, ".goosehints": true, "AGENT.md": true, ".roorules": true,
 }
 
+// agentInstructionFile reports a file coding agents load as standing
+// instructions: a rules file (agentRulesFiles, .cursor/rules/), or an
+// agent's memory kept as a file (.agent/memory.md, ~/.claude/memory.md),
+// which later sessions read as what the user once said.
+func agentInstructionFile(abs string) bool {
+	base := baseName(abs)
+	if agentRulesFiles[base] || strings.Contains(abs, "/.cursor/rules/") {
+		return true
+	}
+	switch strings.ToLower(base) {
+	case "memory.md", "memories.md", "memory.json", "memories.json":
+	default:
+		return false
+	}
+	switch baseName(parentDir(abs)) {
+	case ".agent", ".agents", ".claude", ".cursor", ".codex", ".gemini", ".windsurf", ".continue", ".aider", ".cline", ".roo", ".goose", "memory":
+		return true
+	}
+	return false
+}
+
+// checkFetchedInstructions flags text fetched from the network written
+// into a file agents load as instructions (curl URL >> CLAUDE.md, wget
+// -qO- URL | tee -a .cursorrules): whoever serves it writes the next
+// session's orders, and can change them after any review.
+func (s *scan) checkFetchedInstructions(cs *cmdScan, v *cmdView) {
+	if !s.enabled(rInjectAgentRules) {
+		return
+	}
+	fetched := isFetcher(v)
+	for _, i := range cs.before(v) {
+		if u := cs.view(i); u != nil && isFetcher(u) {
+			fetched = true
+		}
+	}
+	if !fetched {
+		return
+	}
+	for _, t := range cs.writeTargets(v) {
+		if abs := cs.resolveIn(v.c, t).Abs; agentInstructionFile(abs) {
+			s.add(rInjectAgentRules, "writes text fetched from the network into "+baseName(abs)+", which every future agent session loads as instructions: whoever serves it writes them; review the text and add it by hand",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
 // writesAgentRulesFile returns the base name of an agent instruction file
 // the action writes, or "".
 func (s *scan) writesAgentRulesFile() string {
@@ -418,7 +465,7 @@ func (s *scan) writesAgentRulesFile() string {
 	for i := range s.act.Paths {
 		p := &s.act.Paths[i]
 		b := baseName(p.Abs)
-		if p.Access == actionWrite && (agentRulesFiles[b] || strings.Contains(p.Abs, "/.cursor/rules/")) {
+		if p.Access == actionWrite && agentInstructionFile(p.Abs) {
 			return b
 		}
 	}
@@ -462,7 +509,7 @@ func (s *scan) judgeAgentRulesSnippets(file, v string) bool {
 // file tools' writes are judged by checkInjection.
 func (s *scan) judgeAgentRulesText(abs, content string) {
 	file := baseName(abs)
-	if !agentRulesFiles[file] && !strings.Contains(abs, "/.cursor/rules/") || !s.enabled(rInjectAgentRules) {
+	if !agentInstructionFile(abs) || !s.enabled(rInjectAgentRules) {
 		return
 	}
 	if _, frag, ok := findInjection(content); ok {

@@ -604,6 +604,8 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 			return rPersistSystemd, "a user service or autostart entry (~/" + rest + ")", true
 		case underOrAt(rest, "Library/LaunchAgents"):
 			return rPersistLaunchd, "a LaunchAgent (~/" + rest + ")", true
+		case toolStartupFile(rest):
+			return rPersistShellRC, toolStartupLabel + " (~/" + rest + ")", true
 		}
 	}
 	switch {
@@ -631,6 +633,25 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		return rPersistGitHooks, "a git hook (" + p.Raw + ")", true
 	}
 	return 0, "", false
+}
+
+// toolStartupLabel starts what persistTarget says of a toolStartupFile.
+const toolStartupLabel = "a file a tool runs at every start"
+
+// toolStartupFile reports a file under the home (rest, relative to it)
+// that a developer tool runs by itself every time it starts: Gradle's
+// init scripts, Python's usercustomize / sitecustomize and .pth files in
+// the user's site-packages, IPython's startup directory, direnv's own rc.
+func toolStartupFile(rest string) bool {
+	switch {
+	case underOrAt(rest, ".gradle/init.d"), rest == ".gradle/init.gradle", rest == ".gradle/init.gradle.kts",
+		underOrAt(rest, ".ipython/profile_default/startup"), rest == ".direnvrc", rest == ".config/direnv/direnvrc":
+		return true
+	case strings.HasPrefix(rest, ".local/lib/python") && strings.Contains(rest, "/site-packages/"):
+		base := baseName(rest)
+		return base == "usercustomize.py" || base == "sitecustomize.py" || strings.HasSuffix(base, ".pth") && !strings.Contains(rest[strings.Index(rest, "/site-packages/")+15:], "/")
+	}
+	return false
 }
 
 // maySystemLocation is a cheap test that abs could be one of the system

@@ -47,8 +47,9 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			v.prog != "git" && v.prog != "patch" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
-		if len(v.c.Redirects) > 0 || v.prog == "tee" {
+		if len(v.c.Redirects) > 0 || v.prog == "tee" || v.prog == "curl" || v.prog == "wget" {
 			s.checkOwnersWrite(cs, v)
+			s.checkFetchedInstructions(cs, v)
 		}
 		_, _, inPlace := inPlaceScripts(v) // its substitutions are judged with their patterns (weakening.go)
 		if text, ok := cs.patchText(v); ok {

@@ -129,7 +129,8 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 		// Writes to persistence locations, however they are made.
 		for _, target := range cs.writeTargets(v) {
 			p := cs.resolveIn(v.c, target)
-			if r, what, ok := persistTarget(p, cs.home); ok && !(r == rPersistShellRC && cs.appendsSettings(v, p.Abs)) {
+			if r, what, ok := persistTarget(p, cs.home); ok && !(r == rPersistShellRC && cs.appendsSettings(v, p.Abs)) &&
+				!(r == rPersistGitHooks && cs.hookRunsOnlyChecks(v, p.Abs)) {
 				s.add(r, persistMessage(r, what), target)
 			}
 		}
@@ -527,6 +528,9 @@ func persistMessage(r ruleIndex, what string) string {
 	case rPrivAccount:
 		return "writes " + what + ": this changes who can log in or become root; refuse it"
 	case rPersistShellRC:
+		if strings.HasPrefix(what, toolStartupLabel) {
+			return "writes " + what + ": whatever it holds runs again each time, unasked; make this change by hand if you need it"
+		}
 		return "writes " + what + ": it runs in every new shell; make this change by hand if you need it"
 	case rPersistAuthorizedKeys:
 		return "writes " + what + ": this grants SSH access to whoever holds the key; refuse unless you add the key yourself"

@@ -160,7 +160,7 @@ func progFamily(prog string) family {
 		return famDeps | famPkgInstall // cargo install --git URL
 	case "ansible-galaxy", "vagrant":
 		return famPkgInstall // ansible-galaxy collection install URL, vagrant box add URL
-	case "locate", "mlocate", "plocate", "fd", "grep", "egrep", "rg", "ag", "ack",
+	case "locate", "mlocate", "plocate", "mdfind", "fd", "grep", "egrep", "rg", "ag", "ack",
 		"trufflehog", "gitleaks", "detect-secrets", "noseyparker", "ggshield", "secretlint":
 		return famSecretSearch
 	case "find":

@@ -207,11 +207,17 @@ func rcAssignments(words []string, home string) bool {
 }
 
 // safePathValue reports a PATH whose entries are $PATH itself, or
-// directories under home or the system's (/usr/local/…, /opt/…, /snap/bin).
+// directories under home or the system's (/usr/local/…, /opt/…, /snap/bin),
+// or a tool's directory named by a variable after $PATH ($PATH:$GOBIN):
+// searched last, it cannot stand in for a program already found.
 func safePathValue(value, home string) bool {
+	appended := false
 	for _, dir := range strings.Split(value, ":") {
 		switch {
-		case dir == "$PATH" || dir == "${PATH}" || dir == "":
+		case dir == "$PATH" || dir == "${PATH}":
+			appended = true
+		case dir == "":
+		case appended && strings.HasPrefix(dir, "$") && !strings.Contains(dir, ".."):
 		case strings.HasPrefix(dir, "$HOME/") || strings.HasPrefix(dir, "${HOME}/") || strings.HasPrefix(dir, "~/") ||
 			home != "" && strings.HasPrefix(dir, home+"/"):
 			if strings.Contains(dir, "..") || strings.Contains(dir, "/.cache") || strings.Contains(dir, "/tmp") {

@@ -165,8 +165,9 @@ func (s *scan) checkPipelineSettings(v *cmdView) {
 // outside the repository's files (gh secret set, glab variable update of
 // a masked one is alike), or a CI variable pointed at a host, address or
 // cloud role (gh variable set DEPLOY_HOST --body 198.51.100.23): every
-// pipeline run after it deploys with a value no review saw. A variable
-// such as NODE_VERSION, and listing either, are everyday.
+// pipeline run after it deploys with a value no review saw. A secret set
+// from a variable of the user's shell, a variable such as NODE_VERSION,
+// and listing either are everyday.
 func (s *scan) checkCISettingChange(v *cmdView, ops []string) {
 	kind, verb := opAt(ops, 0), opAt(ops, 1)
 	if kind != "secret" && kind != "variable" || !s.enabled(rDefReviewBypass) {
@@ -177,16 +178,35 @@ func (s *scan) checkCISettingChange(v *cmdView, ops []string) {
 	default:
 		return
 	}
-	if kind == "variable" {
-		val := ""
-		flagValues(v.args, 'b', "body", func(b string) { val = b })
-		flagValues(v.args, 'v', "value", func(b string) { val = b }) // glab
-		if !pointsSomewhere(val) {
-			return
-		}
+	val, given := "", false
+	flagValues(v.args, 'b', "body", func(b string) { val, given = b, true })
+	flagValues(v.args, 'v', "value", func(b string) { val, given = b, true }) // glab
+	switch {
+	case kind == "variable" && !pointsSomewhere(val):
+		return
+	case kind == "secret" && verb == "set" && given && isVariableRef(val):
+		return // gh secret set SENTRY_DSN --body "$SENTRY_DSN": the user's own value carried over
 	}
 	s.add(rDefReviewBypass, v.prog+" "+kind+" "+verb+" changes a value the repository's pipelines run with ("+opAt(ops, 2)+"): deployments would use it without any review seeing it; a maintainer should do this",
 		v.prog+" "+evJoin(v.args))
+}
+
+// isVariableRef reports a word that is one variable's value and nothing
+// else ($NAME, ${NAME}).
+func isVariableRef(w string) bool {
+	name, ok := strings.CutPrefix(w, "$")
+	if !ok {
+		return false
+	}
+	if inner, ok := strings.CutPrefix(name, "{"); ok {
+		name, ok = strings.CutSuffix(inner, "}")
+		if !ok {
+			return false
+		}
+	}
+	return name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) < 0
 }
 
 // pointsSomewhere reports a value that says where something goes or who

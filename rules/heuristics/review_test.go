@@ -39,3 +39,12 @@ func TestCISettingChange(t *testing.T) {
 		cmdCase("gh variable list", false),
 	})
 }
+
+func TestCISecretFromShellVariable(t *testing.T) {
+	runRuleCases(t, "defense.review-bypass", []ruleCase{
+		cmdCase(`gh secret set SENTRY_DSN --body "$SENTRY_DSN"`, false),
+		cmdCase(`gh secret set SENTRY_DSN --body "${SENTRY_DSN}"`, false),
+		cmdCase(`gh secret set SENTRY_DSN --body "$SENTRY_DSN-x"`, true),
+		cmdCase("gh secret set SENTRY_DSN --body literal", true),
+	})
+}

@@ -220,3 +220,17 @@ func TestSystemdRunTimer(t *testing.T) {
 		cmdCase("systemd-run -p MemoryMax=1G ./bench", false),
 	})
 }
+
+// macOS protections turned off.
+func TestMacProtectionsOff(t *testing.T) {
+	runRuleCases(t, "defense.security-disable", []ruleCase{
+		cmdCase("defaults write com.apple.LaunchServices LSQuarantine -bool false", true),
+		cmdCase("defaults write com.apple.screensaver askForPassword -int 0", true),
+		cmdCase("sudo defaults write /Library/Preferences/com.apple.alf globalstate -int 0", true),
+		cmdCase("csrutil disable", true),
+		cmdCase("sysadminctl -screenLock off -password -", true),
+		cmdCase("defaults write com.apple.dock autohide -bool true", false),
+		cmdCase("defaults read com.apple.screensaver askForPassword", false),
+		cmdCase("csrutil status", false),
+	})
+}

@@ -631,7 +631,8 @@ func tclInterpreter(program string) bool {
 // ("tell application \"Terminal\" to do script \"…\"").
 func appleScriptShell(script string) []string {
 	var out []string
-	afterKeywords(script, []string{"do shell script", "do script"}, func(_ byte, rest string) {
+	// JavaScript for Automation spells it app.doShellScript("…").
+	afterKeywords(script, []string{"do shell script", "do script", "doShellScript("}, func(_ byte, rest string) {
 		if lit, _, ok := readLiteral(strings.TrimLeft(rest, " \t")); ok {
 			out = append(out, lit)
 		}
