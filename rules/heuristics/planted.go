@@ -263,6 +263,14 @@ func (cs *cmdScan) filterEdit(v *cmdView) (abs, filter string, ok bool) {
 		return "", "", false
 	}
 	filter, file := ops[0], ops[len(ops)-1]
+	if file == "-" && len(ops) > 2 {
+		// jq -s '.[0] * .[1]' package.json - : the text on its input is
+		// merged in, and what it sets is in that text.
+		file = ops[len(ops)-2]
+		if text, ok := cs.stdinText(v); ok {
+			filter += "\n" + text
+		}
+	}
 	names := slices.Collect(maps.Keys(vars))
 	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) }) // $ab before $a
 	for _, name := range names {

