@@ -249,7 +249,13 @@ func scanInjection(s string) (r ruleIndex, frag string, ok, agent bool) {
 					return rInjectOverride, around(s, i), true, agent
 				}
 			}
-		case 'l', 'c', 'g':
+		case 'c':
+			// claude, copilot, codex, coderabbit: most words starting
+			// "co" (commit, config) are none, and cost no word compare.
+			if len(rest) > 2 && (lowerByte(rest[1]) == 'l' || lowerByte(rest[2]) == 'p' || lowerByte(rest[2]) == 'd') {
+				agent = agent || agentWord(rest)
+			}
+		case 'l', 'g':
 			agent = agent || agentWord(rest)
 		case '<':
 			if tok := chatToken(rest); tok != "" {
@@ -438,21 +444,25 @@ func (s *scan) checkFetchedInstructions(cs *cmdScan, v *cmdView) {
 	if !s.enabled(rInjectAgentRules) {
 		return
 	}
+	file := ""
+	for _, t := range cs.writeTargets(v) {
+		if abs := cs.resolveIn(v.c, t).Abs; agentInstructionFile(abs) {
+			file = baseName(abs)
+			break
+		}
+	}
+	if file == "" {
+		return
+	}
 	fetched := isFetcher(v)
 	for _, i := range cs.before(v) {
 		if u := cs.view(i); u != nil && isFetcher(u) {
 			fetched = true
 		}
 	}
-	if !fetched {
-		return
-	}
-	for _, t := range cs.writeTargets(v) {
-		if abs := cs.resolveIn(v.c, t).Abs; agentInstructionFile(abs) {
-			s.add(rInjectAgentRules, "writes text fetched from the network into "+baseName(abs)+", which every future agent session loads as instructions: whoever serves it writes them; review the text and add it by hand",
-				v.prog+" "+evJoin(v.args))
-			return
-		}
+	if fetched {
+		s.add(rInjectAgentRules, "writes text fetched from the network into "+file+", which every future agent session loads as instructions: whoever serves it writes them; review the text and add it by hand",
+			v.prog+" "+evJoin(v.args))
 	}
 }
 
