@@ -733,7 +733,7 @@ func (s *scan) checkSecretSearch(cs *cmdScan, v *cmdView) {
 // temporary directories: another checkout, whose secrets are not this
 // task's to look for.
 func (cs *cmdScan) anotherProject(abs string) bool {
-	if abs == "" || abs[0] != '/' || abs == cs.root || isBelow(abs, cs.root) || strings.HasPrefix(abs, shell.UnknownDir) {
+	if cs.root == "" || abs == "" || abs[0] != '/' || abs == cs.root || isBelow(abs, cs.root) || strings.HasPrefix(abs, shell.UnknownDir) {
 		return false
 	}
 	for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm"} {

@@ -602,15 +602,7 @@ func tclProgram(program string, args []field, redirs []Redirect) (string, bool) 
 			return code, true
 		}
 	}
-	if namesScript(args) {
-		return "", false
-	}
-	for _, r := range redirs {
-		if text, ok := r.Input(); ok {
-			return text, true
-		}
-	}
-	return "", false
+	return stdinProgram(args, redirs)
 }
 
 // TclProgram is tclProgram for a command's argument words.

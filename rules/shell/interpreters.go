@@ -92,6 +92,12 @@ func programText(lang string, args []field, redirs []Redirect) (string, bool) {
 	if code, ok := inlineProgram(lang, args); ok {
 		return code, true
 	}
+	return stdinProgram(args, redirs)
+}
+
+// stdinProgram returns the program an interpreter reads from a
+// here-document or here-string, unless its arguments name a script file.
+func stdinProgram(args []field, redirs []Redirect) (string, bool) {
 	if namesScript(args) {
 		return "", false
 	}
