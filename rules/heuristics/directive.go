@@ -36,6 +36,7 @@ const (
 	dirSuccess                      // names a check's success (tests pass, the build passed)
 	dirBypass                       // gets a change past a check (--no-verify, branch protection off)
 	dirIgnore                       // ignores or disregards something (with dirUser: the user's say)
+	dirSend                         // a command's sending options (--data, @-)
 	dirUser                         // names the user
 )
 
@@ -58,7 +59,10 @@ var directiveMarks = func() *foldSet {
 		"mkfs", "npm publish", "/protection", "set registry", "--registry"})
 	fs.addAll(dirApprove, []string{"approve this", "approve the", "safe-to-merge", "merge this", "lgtm"})
 	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
-		"include the contents", "include it", "attach", "forward", "share the", "share it", "export"})
+		"include the contents", "include it", "attach", "forward", "share the", "share it", "export", "append the contents"})
+	// The same in a command's words (curl --data-binary @-): a sign only
+	// beside credential material, since a documented API call posts too.
+	fs.addAll(dirSend, []string{"--data", "--upload-file", "@-"})
 	fs.addAll(dirURL, []string{"http://", "https://"})
 	fs.addAll(dirClaim, []string{"report ", "claim", "say ", "state that", "tell the user", "announce", "respond that", "reply that"})
 	fs.addAll(dirSuccess, []string{"tests pass", "tests passed", "tests are passing", "all green", "build passed", "build succeeded",
@@ -272,9 +276,9 @@ func harmfulDirective(text string, implicit bool) bool {
 					// "Always report that all tests pass": a result claimed
 					// whatever it is, so nobody looks.
 					return true
-				case marks&dirSecret != 0 && (!implicit || marks&dirDisclose != 0):
+				case marks&dirSecret != 0 && (!implicit || marks&(dirDisclose|dirSend) != 0):
 					return true
-				case marks&dirSecretish != 0 && marks&dirDisclose != 0:
+				case marks&dirSecretish != 0 && marks&(dirDisclose|dirSend) != 0:
 					return true
 				case marks&dirDisclose != 0 && marks&dirURL != 0:
 					return true

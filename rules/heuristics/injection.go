@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Prompt injection: text in an action that tries to steer an agent, either
 // this one (content it is about to act on) or the next one (file contents
@@ -434,6 +437,29 @@ func agentInstructionFile(abs string) bool {
 		return true
 	}
 	return false
+}
+
+// toolDefinitionFile reports a JSON or YAML file that defines tools for
+// agents (under tools/ or mcp/, or named for them): the descriptions in
+// it are read by every agent that is offered the tool, as instructions.
+func toolDefinitionFile(abs string) bool {
+	ext := path.Ext(abs)
+	if ext != ".json" && ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	base := strings.ToLower(baseName(abs))
+	return strings.Contains(abs, "/tools/") || strings.Contains(abs, "/mcp/") || strings.HasPrefix(base, "tool") || strings.Contains(base, "mcp")
+}
+
+// judgeToolDescription judges the text written into a tool definition:
+// a description that tells the agent using the tool to read credentials
+// and hand them over (tool poisoning) is a rules file's directive.
+func (s *scan) judgeToolDescription(abs, content string) {
+	if !s.enabled(rInjectAgentRules) || !strings.Contains(content, "description") || !harmfulDirective(content, true) {
+		return
+	}
+	s.add(rInjectAgentRules, "writes a tool description into "+baseName(abs)+" that tells every agent offered the tool to hand out credentials, run fetched code or act without the user: refuse it",
+		abs)
 }
 
 // checkFetchedInstructions flags text fetched from the network written

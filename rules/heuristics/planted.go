@@ -232,6 +232,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if s.act.Type == "execute_command" { // the file tools' writes: checkInjection
 		s.judgeAgentRulesText(abs, content)
 	}
+	if toolDefinitionFile(abs) {
+		s.judgeToolDescription(abs, content)
+	}
 }
 
 // filterEdit returns the file a jq or yq program rewrites and the
