@@ -121,11 +121,12 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 		return false
 	}
 	dst := copyDestination(v)
-	pattern := searchPatternIndex(v)
+	pattern := searchPattern(v)
 	for i := 0; i < len(v.args); i++ {
 		a := v.args[i]
-		if i == pattern {
-			continue // grep '.env' .gitignore: a pattern, not a file
+		if pattern != "" && a == pattern {
+			pattern = "" // grep '.env' .gitignore: a pattern, not a file (its first word only)
+			continue
 		}
 		if skip, ok := keyUseOption(v.prog, a); ok {
 			// The key or certificate is used to authenticate, not read
@@ -1061,37 +1062,19 @@ func loadsWithoutPrinting(v *cmdView) bool {
 	return inPlace && !strings.Contains(strings.Join(v.args, " "), "/dev/stdout")
 }
 
-// searchPatternIndex returns the index in v.args of the pattern a grep
-// (egrep, fgrep, rg, ag, ack) takes as its first operand, or -1 when it
-// has none there (-e, -f give it) or v is no search.
-func searchPatternIndex(v *cmdView) int {
+// searchPattern returns the pattern a grep (egrep, fgrep, rg, ag, ack)
+// takes as its first operand, or "" when it has none there (-e or -f
+// gives it) or v is no search.
+func searchPattern(v *cmdView) string {
 	switch v.prog {
 	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep":
 	default:
-		return -1
+		return ""
 	}
 	if hasFlag(v.args, 'e', "regexp") || hasFlag(v.args, 'f', "file") {
-		return -1
+		return ""
 	}
-	for i := 0; i < len(v.args); i++ {
-		a := v.args[i]
-		switch a {
-		case "-A", "-B", "-C", "-m", "-d", "-D", "-g", "-t", "--after-context", "--before-context", "--context", "--max-count", "--glob", "--type":
-			i++ // the option's value
-			continue
-		}
-		switch {
-		case a == "--":
-			if i+1 < len(v.args) {
-				return i + 1
-			}
-			return -1
-		case strings.HasPrefix(a, "-") && a != "-":
-		default:
-			return i
-		}
-	}
-	return -1
+	return searchOperand(v.args)
 }
 
 // printsNoValues reports a read that shows nothing of a file's values:

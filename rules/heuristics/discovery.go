@@ -174,8 +174,8 @@ func grepAfter(cs *cmdScan, v *cmdView) string {
 			if pat != "" {
 				return pat
 			}
-			if ops := operands(u.args, "efABCm", []string{"--regexp", "--file", "--max-count", "--context"}); len(ops) > 0 {
-				return ops[0]
+			if op := searchOperand(u.args); op != "" {
+				return op
 			}
 		}
 	}

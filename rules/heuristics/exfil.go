@@ -871,6 +871,16 @@ var secretServices = []struct{ prefixes, issuers []string }{
 // read once the pattern keeps only its letters (api[_-]?key → apikey).
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "privatekey", "awsaccess", "credential", "bearer", "akia"}
 
+// searchOperand returns the first operand of a grep-like search (grep,
+// rg, ag, ack, git grep): its pattern, unless -e or -f gives that.
+func searchOperand(args []string) string {
+	if ops := operands(args, "ABCmfde", []string{"--after-context", "--before-context", "--context", "--max-count", "--file", "--glob",
+		"--type", "--include", "--exclude", "--regexp"}); len(ops) > 0 {
+		return ops[0]
+	}
+	return ""
+}
+
 // secretSearchPattern returns the pattern of a search whose matches are
 // secrets by the words it looks for (grep -iE 'password|token'), or "".
 func secretSearchPattern(u *cmdView) string {
@@ -889,8 +899,8 @@ func secretSearchPattern(u *cmdView) string {
 	var patterns []string
 	flagValues(args, 'e', "regexp", func(p string) { patterns = append(patterns, p) })
 	if len(patterns) == 0 {
-		if ops := operands(args, "ABCmfd", []string{"--after-context", "--before-context", "--context", "--max-count", "--file", "--glob", "--type", "--include", "--exclude"}); len(ops) > 0 {
-			patterns = ops[:1]
+		if op := searchOperand(args); op != "" {
+			patterns = []string{op}
 		}
 	}
 	for _, p := range patterns {

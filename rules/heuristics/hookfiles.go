@@ -389,18 +389,10 @@ func composerScripts(doc string) []string {
 		if open < 0 {
 			return nil
 		}
-		depth, end := 0, len(rest)
-		for j := open; j < len(rest); j++ {
-			if rest[j] == '{' {
-				depth++
-			} else if rest[j] == '}' {
-				if depth--; depth == 0 {
-					end = j
-					break
-				}
-			}
+		block = rest[open+1:]
+		if end := matchingBracket(rest[open:]); end > 0 {
+			block = rest[open+1 : open+end]
 		}
-		block = rest[open+1 : end]
 	}
 	var out []string
 	shell.CodeLiterals(block, func(lit string) {

@@ -190,6 +190,9 @@ func workloadCommands(text string) []string {
 // flowList reads a JSON or YAML flow list of strings at the start of s:
 // ["sh", "-c", "x"] or [sh, -c, 'x'].
 func flowList(s string) []string {
+	if !strings.HasPrefix(s, "[") {
+		return nil
+	}
 	end := matchingBracket(s)
 	if end < 0 {
 		return nil
@@ -204,11 +207,15 @@ func flowList(s string) []string {
 	return words
 }
 
-// matchingBracket returns the index of the ] that closes the [ at s[0],
-// quotes respected, or -1.
+// matchingBracket returns the index of the ] or } that closes the [ or {
+// at s[0], quotes respected, or -1.
 func matchingBracket(s string) int {
-	if s == "" || s[0] != '[' {
+	if s == "" || s[0] != '[' && s[0] != '{' {
 		return -1
+	}
+	open, close := s[0], byte(']')
+	if open == '{' {
+		close = '}'
 	}
 	depth := 0
 	var quote byte
@@ -223,9 +230,9 @@ func matchingBracket(s string) int {
 			}
 		case c == '"' || c == '\'':
 			quote = c
-		case c == '[':
+		case c == open:
 			depth++
-		case c == ']':
+		case c == close:
 			if depth--; depth == 0 {
 				return i
 			}

@@ -42,7 +42,7 @@ func (w *walker) pipeData(members, starts []int, fr frame) {
 		case compilerLang(program) != "":
 			w.compiledData(from, cons, fr)
 		case tclInterpreter(program):
-			w.tclData(from, cons, fr)
+			w.codeData(from, cons, "tcl", fr) // echo 'exec sh -c {…}' | tclsh
 		default:
 			if lang := interpreterLang(program); lang != "" && lang != "awk" {
 				w.codeData(from, cons, lang, fr)
@@ -130,24 +130,6 @@ func (w *walker) codeData(from []int, cons int, lang string, fr frame) {
 	}
 	c.PipedProgram = text // before interpreterCode adds commands and c moves
 	w.interpreterCode(program, lang, text, fr)
-}
-
-// tclData follows the commands a Tcl program piped into tclsh, wish or
-// expect runs (echo 'exec sh -c {…}' | tclsh).
-func (w *walker) tclData(from []int, cons int, fr frame) {
-	c := &w.s.Commands[cons]
-	program := c.Program
-	if stdinRedirected(c.Redirects) || namesScript(plainFields(c.Args)) {
-		return
-	}
-	text, ok := w.elementText(from)
-	if !ok {
-		return
-	}
-	c.PipedProgram = text // before nested commands are added and c moves
-	for _, cmd := range tclCommands(text) {
-		w.nestedShell(cmd, fr, program, "sh", nil)
-	}
 }
 
 // stdinRedirected reports whether a command's stdin is a here-document,

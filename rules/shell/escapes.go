@@ -121,9 +121,8 @@ func (w *walker) escapes(program string, args []field, redirs []Redirect, fr fra
 			}
 		}
 	case "expect", "tclsh", "wish":
-		code, _ := tclProgram(program, args, redirs)
-		for _, c := range tclCommands(code) {
-			w.nestedShell(c, fr, program, "sh", nil)
+		if code, ok := tclProgram(program, args, redirs); ok {
+			w.interpreterCode(program, "tcl", code, fr)
 		}
 	case "osascript":
 		for i, a := range words {

@@ -67,7 +67,15 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 // interpreterCode parses the commands an interpreter's code starts, with
 // the home named through the language and joined literals folded
 // (FoldCode): os.system("rm -rf " + os.environ["HOME"]) runs rm -rf $HOME.
+// Tcl (lang "tcl") runs what its exec and spawn commands name.
 func (w *walker) interpreterCode(program, lang, code string, fr frame) {
+	if lang == "tcl" {
+		// Tcl's exec words, read as Tcl reads them.
+		for _, c := range tclCommands(code) {
+			w.nestedShell(c, fr, program, "sh", nil)
+		}
+		return
+	}
 	cmds, opaque := embeddedCommands(lang, FoldCode(code))
 	for _, c := range cmds {
 		if opaque == "" && feedsShell(c) {
