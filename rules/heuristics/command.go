@@ -738,8 +738,12 @@ func readsProgramFromStdin(v *cmdView) bool {
 		ops := operands(v.args, "WXQ", nil)
 		return len(ops) == 0 || isStdinPath(ops[0])
 	case "powershell":
-		for _, a := range v.args {
-			if l := strings.ToLower(a); l == "-c" || l == "-command" || l == "-file" || l == "-f" || l == "-encodedcommand" || l == "-e" || l == "-ec" {
+		for i, a := range v.args {
+			l := strings.ToLower(a)
+			if (l == "-c" || l == "-command") && i+1 < len(v.args) && v.args[i+1] == "-" {
+				return true // -Command -: the program is read from stdin
+			}
+			if l == "-c" || l == "-command" || l == "-file" || l == "-f" || l == "-encodedcommand" || l == "-e" || l == "-ec" {
 				return false // the program comes from an argument or a file
 			}
 		}

@@ -427,6 +427,14 @@ func agentInstructionFile(abs string) bool {
 	if agentRulesFiles[base] || strings.Contains(abs, "/.cursor/rules/") {
 		return true
 	}
+	// Custom commands, subagents and prompt files: loaded as the
+	// agent's orders when invoked.
+	for _, dir := range []string{"/.claude/commands/", "/.claude/agents/", "/.github/prompts/", "/.github/instructions/",
+		"/.cursor/commands/", "/.windsurf/rules/", "/.clinerules/"} {
+		if strings.Contains(abs, dir) {
+			return true
+		}
+	}
 	switch strings.ToLower(base) {
 	case "memory.md", "memories.md", "memory.json", "memories.json":
 	default:

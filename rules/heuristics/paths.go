@@ -598,6 +598,8 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 		switch {
 		case underOrAt(rest, ".config/fish/conf.d"):
 			return rPersistShellRC, "a fish startup file", true
+		case strings.HasPrefix(rest, ".config/powershell/") && strings.HasSuffix(strings.ToLower(rest), "profile.ps1"):
+			return rPersistShellRC, "a PowerShell profile (~/" + rest + "), which every pwsh session runs", true
 		case underOrAt(rest, ".bashrc.d"), underOrAt(rest, ".zshrc.d"), underOrAt(rest, ".oh-my-zsh/custom"):
 			return rPersistShellRC, "a shell startup file (~/" + rest + ")", true
 		case underOrAt(rest, ".config/systemd"), underOrAt(rest, ".local/share/systemd"), underOrAt(rest, ".config/autostart"):

@@ -911,6 +911,18 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 	if v.kind == "" {
 		return savedFile{}, false
 	}
+	if v.kind == "powershell" {
+		// pwsh [options] -File FILE, or a script named first.
+		for i, a := range v.args {
+			if l := strings.ToLower(a); (l == "-file" || l == "-f") && i+1 < len(v.args) || i == 0 && strings.HasSuffix(l, ".ps1") {
+				if l == "-file" || l == "-f" {
+					a = v.args[i+1]
+				}
+				return match(a)
+			}
+		}
+		return savedFile{}, false
+	}
 	if _, inline := inlineCode(v); inline {
 		return savedFile{}, false
 	}

@@ -111,7 +111,7 @@ var programTraits = func() map[string]uint16 {
 		"gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
 		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "bolt", "xargs", "mvn", "mvnw",
-		"tmux", "screen", "lxc", "incus", "multipass", "vagrant")
+		"tmux", "screen", "lxc", "incus", "multipass", "vagrant", "pwsh", "powershell", "powershell.exe", "pwsh-preview")
 	add(ptInterp, "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc")
 	add(ptInterp, "python", "pypy", "pypy3", "perl", "ruby", "jruby", "node", "nodejs", "deno", "bun",
 		"jrunscript", "rhino", "jjs", "php", "lua", "luajit", "julia", "awk", "gawk", "mawk", "nawk", "Rscript",

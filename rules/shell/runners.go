@@ -53,6 +53,17 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		return true
 	case "git":
 		w.gitCommands(args, fr)
+	case "pwsh", "powershell", "powershell.exe", "pwsh-preview":
+		if code, ok := powershellCode(args, redirs); ok {
+			cmds, opaque := powershellCommands(code)
+			for _, c := range cmds {
+				w.nestedShell(c, fr, program, "sh", nil)
+			}
+			if opaque != "" {
+				w.evasion("opaque-code", program+" runs a command it computes: "+opaque)
+			}
+		}
+		return true
 	case "gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",
 		"ansible-playbook", "start-stop-daemon", "gcloud", "az", "aws", "salt", "salt-ssh", "bolt":
