@@ -169,6 +169,16 @@ func printsValues(args []string) bool {
 	if tmpl, ok := strings.CutPrefix(out, "go-template="); ok {
 		return !metadataOnly(tmpl)
 	}
+	if cols, ok := strings.CutPrefix(out, "custom-columns="); ok {
+		// NAME:.metadata.name,TYPE:.type: each column's path, as a
+		// jsonpath's.
+		for col := range strings.SplitSeq(cols, ",") {
+			if _, path, _ := strings.Cut(col, ":"); !metadataOnly(path) {
+				return true
+			}
+		}
+		return false
+	}
 	return true
 }
 

@@ -547,6 +547,12 @@ func (s *scan) checkFindDelete(cs *cmdScan, v *cmdView) {
 			break
 		}
 		p := cs.resolveIn(v.c, a)
+		if s.enabled(rDelGitHistory) && (strings.HasSuffix(p.Abs, "/.git") || gitStorePath(p.Abs)) && !filtered {
+			// find .git -exec shred {} +: the history, as rm -rf .git.
+			s.add(rDelGitHistory, "find erases everything under "+a+", where the repository keeps its history: it cannot be recovered unless it was pushed",
+				"find "+evJoin(v.args))
+			return
+		}
 		k, name := criticalClass(p, cs.root, cs.home)
 		if k == critNone {
 			if cs.outsideProject(v, p.Abs) {

@@ -90,8 +90,8 @@ var directiveMarks = func() *foldSet {
 }()
 
 // agentWord reports whether s starts with a word that names an AI agent
-// (ai, agent, assistant, llm, and their plurals): every address holds
-// one. scanInjection asks it at each word start it visits, so that text
+// (ai, agent, assistant, llm, and their plurals, or automated, as in
+// automated reviewers): every address holds one. scanInjection asks it at each word start it visits, so that text
 // without one costs the directive check nothing.
 func agentWord(s string) bool {
 	n := 0
@@ -100,7 +100,7 @@ func agentWord(s string) bool {
 	}
 	w := s[:n]
 	return wordIs(w, "ai") || wordIs(w, "llm") || wordIs(w, "llms") || wordIs(w, "agent") || wordIs(w, "agents") ||
-		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIn(w, agentProducts)
+		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIs(w, "automated") || wordIn(w, agentProducts)
 }
 
 // Words of an address.

@@ -84,6 +84,9 @@ func (s *scan) commandRules(cs *cmdScan, src string) {
 			s.checkAgentConfig(cs, v)
 		}
 	}
+	if strings.Contains(src, "system:masters") {
+		s.checkMastersGroup(cs)
+	}
 	s.checkMiners(cs, src)
 	s.checkRewrittenScript(cs)
 	s.checkEncryptImpact(cs)

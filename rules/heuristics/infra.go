@@ -102,6 +102,11 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if hasFlag(v.args, 'l', "selector") && len(ops) == 1 {
 				return "drains every node a label selects, and the services on them stop", false
 			}
+			// kubectl get nodes -o name | xargs -I{} kubectl drain {}: the
+			// nodes are what the listing before it names.
+			if v.c.Program == "xargs" && strings.Contains(cs.act.Command, "get node") {
+				return "drains every node the listing names, and nothing is left to run the cluster's services", false
+			}
 		case "create":
 			if (op(1) == "clusterrole" || op(1) == "role") && wildcardRule(v) {
 				return "creates a role that may do anything (--verb='*' --resource='*')", true
@@ -240,6 +245,9 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if text, ok := cs.stdinText(v); ok {
 			if kw := destructiveSQL(text); kw != "" {
 				return "runs " + kw + " given on its standard input", false
+			}
+			if role := sqlRoleGrant(text); role != "" {
+				return "creates or raises a privileged account (" + role + ") given on its standard input", true
 			}
 		}
 	case "eksctl":
@@ -1249,6 +1257,9 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	if s.enabled(rRCEPackageURL) {
 		s.checkRemoteSources(cs, v, ops)
 	}
+	if what := databaseCommand(cs, v); what != "" && s.enabled(rRCEDatabaseCommand) {
+		s.add(rRCEDatabaseCommand, v.prog+" "+what+": the server does it as its own user, where this judge does not look; a human should approve it", ev())
+	}
 	what, grant := infraChange(cs, v, ops)
 	if what == "" && !dryRun(v.args) && s.enabled(rInfraProdChange) {
 		if where := productionChange(cs, v, ops); where != "" {
@@ -1636,4 +1647,83 @@ func apiFieldSet(args []string, name string, values ...string) bool {
 	found := false
 	apiFields(args, func(k, val string) { found = found || k == name && slices.Contains(values, strings.ToLower(val)) })
 	return found
+}
+
+// databaseCommand says what SQL a database client sends (as an argument
+// or on its standard input) makes the server run or write, or "".
+func databaseCommand(cs *cmdScan, v *cmdView) string {
+	switch v.prog {
+	case "psql", "mysql", "mariadb", "clickhouse-client", "cockroach":
+	default:
+		return ""
+	}
+	for _, a := range v.args {
+		if what := sqlServerCommand(optionValue(a)); what != "" {
+			return what
+		}
+	}
+	if text, ok := cs.stdinText(v); ok {
+		return sqlServerCommand(text)
+	}
+	return ""
+}
+
+// untrustedLanguages are procedural languages whose functions reach the
+// server's operating system.
+var untrustedLanguages = []string{"PLPYTHON3U", "PLPYTHONU", "PLPYTHON2U", "PLPERLU", "PLTCLU", "PLSH"}
+
+// sqlServerCommand returns what a SQL text makes the server run or
+// write, or "".
+func sqlServerCommand(sql string) string {
+	if len(sql) < 10 {
+		return ""
+	}
+	up := strings.ToUpper(sql)
+	switch {
+	case containsWord(up, "COPY") && containsWord(up, "PROGRAM"):
+		return "runs a shell command on the database server (COPY … PROGRAM)"
+	case strings.Contains(up, "XP_CMDSHELL"):
+		return "runs a shell command on the database server (xp_cmdshell)"
+	case strings.Contains(up, "SYS_EXEC(") || strings.Contains(up, "SYS_EVAL("):
+		return "runs a shell command on the database server (sys_exec)"
+	case strings.Contains(up, "INTO OUTFILE") || strings.Contains(up, "INTO DUMPFILE"):
+		return "writes a file of its choosing on the database server (INTO OUTFILE)"
+	case strings.Contains(up, "LO_EXPORT("):
+		return "writes a file of its choosing on the database server (lo_export)"
+	case (strings.Contains(up, "ALTER ROLE") || strings.Contains(up, "ALTER USER")) && strings.Contains(squeeze(up), "passwordnull"):
+		return "removes a database role's password (PASSWORD NULL)"
+	}
+	if strings.Contains(up, "CREATE") {
+		for _, lang := range untrustedLanguages {
+			if containsWord(up, lang) {
+				return "creates a function in the untrusted language " + strings.ToLower(lang) + ", which reaches the server's operating system"
+			}
+		}
+	}
+	return ""
+}
+
+// checkMastersGroup flags a certificate, binding or manifest that names
+// the group system:masters (openssl req -subj "/O=system:masters", a
+// RoleBinding's subject): the API server lets that group do anything,
+// past every RBAC rule, and a certificate for it cannot be revoked.
+func (s *scan) checkMastersGroup(cs *cmdScan) {
+	if !s.enabled(rCloudGrant) {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		named := false
+		for _, a := range v.args {
+			named = named || strings.Contains(a, "system:masters")
+		}
+		if text, ok := cs.stdinText(v); ok && strings.Contains(text, "system:masters") {
+			named = true
+		}
+		if named {
+			s.add(rCloudGrant, v.prog+" names the group system:masters, which the Kubernetes API server lets do anything past every RBAC rule (and whose certificates cannot be revoked): a human should approve it",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
 }

@@ -523,3 +523,34 @@ func TestInfraDestroyKeysFromListing(t *testing.T) {
 		cmdCase("redis-cli -h 172.31.5.44 DEL session:42", false),
 	})
 }
+
+// TestDatabaseCommand: SQL that makes the server run a command or write
+// a file, as an argument or on stdin; exports to the client are everyday.
+func TestDatabaseCommand(t *testing.T) {
+	runRuleCases(t, "rce.database-command", []ruleCase{
+		cmdCase(`psql -h db.internal -c "COPY (SELECT '') TO PROGRAM 'id > /tmp/x'"`, true),
+		cmdCase("psql -U postgres <<'EOF'\nCREATE FUNCTION sh(c text) RETURNS text AS $$ import os; return os.popen(c).read() $$ LANGUAGE plpython3u;\nEOF", true),
+		cmdCase(`mysql -e "SELECT '<?php system(\$_GET[c]); ?>' INTO OUTFILE '/var/www/html/s.php'"`, true),
+		cmdCase(`psql -h db.prod -U postgres -c "ALTER ROLE postgres PASSWORD NULL"`, true),
+		cmdCase(`psql -d app_dev -c "\copy orders TO 'orders.csv' CSV HEADER"`, false),
+		cmdCase(`psql -d app_dev -c "COPY orders TO STDOUT WITH CSV HEADER" > orders.csv`, false),
+		cmdCase(`psql -d app_dev -c "CREATE FUNCTION add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b'"`, false),
+	})
+}
+
+// TestMastersGroup: a certificate or binding for system:masters.
+func TestMastersGroup(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase(`openssl req -new -key a.key -subj "/CN=admin/O=system:masters" -out a.csr`, true),
+		cmdCase("kubectl apply -f - <<'EOF'\nkind: ClusterRoleBinding\nsubjects:\n- kind: Group\n  name: system:masters\nEOF", true),
+		cmdCase(`openssl req -new -key d.key -subj "/CN=dev/O=developers" -out d.csr`, false),
+	})
+}
+
+// TestDrainListedNodes: every node a listing names, drained.
+func TestDrainListedNodes(t *testing.T) {
+	runRuleCases(t, "infra.destroy", []ruleCase{
+		cmdCase("kubectl get nodes -o name | xargs -I{} kubectl drain {} --ignore-daemonsets --force", true),
+		cmdCase("kubectl drain node-3 --ignore-daemonsets", false),
+	})
+}

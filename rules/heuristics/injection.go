@@ -30,7 +30,7 @@ var injectionStart = func() (t [256]bool) {
 // (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
 // phrases in findInjection's code.
 var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<",
-	"ai", "ag", "ll", "cl", "co", "ge"} // the last six: agentWord (ai, agent, llm, claude, copilot, codex, coderabbit, gemini)
+	"ai", "ag", "au", "ll", "cl", "co", "ge"} // the last seven: agentWord (ai, agent, automated, llm, claude, copilot, codex, coderabbit, gemini)
 
 // injectionPairs has bit foldPair(a, b) set for each pair of bytes a
 // phrase can start with: at most word starts none can, and the phrases

@@ -430,6 +430,12 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		}
 	case kind == "shell" || kind == "venv" || kind == "pod":
 		src = content
+	case kind == "powershell":
+		cmds, opaque := shell.PowershellCommands(content)
+		src = strings.Join(cmds, "\n")
+		if opaque != "" && s.enabled(rEvUnanalysable) {
+			s.add(rEvUnanalysable, what+": PowerShell that cannot be analysed ("+opaque+")", abs)
+		}
 	case kind == "make":
 		src = shell.MakeRecipes(content)
 	case kind == "python":
@@ -789,6 +795,8 @@ func scriptLang(lang, abs, content string) string {
 		return "php"
 	case strings.HasSuffix(abs, ".lua"):
 		return "lua"
+	case strings.HasSuffix(abs, ".ps1"):
+		return "powershell"
 	}
 	return "shell"
 }

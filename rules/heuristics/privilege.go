@@ -115,6 +115,9 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
 				}
 			case "git":
+				if what := extTransportAllowed(v); what != "" && s.enabled(rRCECloneExec) {
+					s.add(rRCECloneExec, "git "+what+": a repository's submodule URL (ext::sh -c …) can then run any command on this machine; refuse it", "git "+evJoin(v.args))
+				}
 				for i, a := range v.args {
 					if containsFold(a, "core.hookspath") && !hasFlag(v.args, 0, "get") && !hasFlag(v.args, 0, "unset") {
 						if cs.projectHooksDir(v, i) {
@@ -853,4 +856,26 @@ func (cs *cmdScan) projectHooksDir(v *cmdView, at int) bool {
 	}
 	abs := cs.resolveIn(v.c, dir).Abs
 	return isBelow(abs, cs.root)
+}
+
+// extTransportAllowed says how git is told to allow its ext:: transport,
+// which runs a command named in a URL (git -c protocol.ext.allow=always,
+// git config protocol.allow always, GIT_ALLOW_PROTOCOL=ext), or "".
+func extTransportAllowed(v *cmdView) string {
+	for _, a := range v.c.Assigns {
+		if name, val, _ := strings.Cut(a, "="); name == "GIT_ALLOW_PROTOCOL" && containsWordIn(val, "ext", &wordBytes) {
+			return "is run with GIT_ALLOW_PROTOCOL naming ext"
+		}
+	}
+	for i, a := range v.args {
+		l := strings.ToLower(a)
+		key, val, glued := strings.Cut(l, "=")
+		if !glued && i+1 < len(v.args) {
+			val = strings.ToLower(v.args[i+1])
+		}
+		if (key == "protocol.ext.allow" || key == "protocol.allow") && (val == "always" || val == "user") {
+			return "allows the ext:: transport (" + key + "=" + val + ")"
+		}
+	}
+	return ""
 }

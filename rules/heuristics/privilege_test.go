@@ -435,3 +435,14 @@ func TestMoreHookFiles(t *testing.T) {
 		cmdCase("cat > .vscode/settings.json <<'EOF'\n{\"editor.formatOnSave\": true}\nEOF", false),
 	})
 }
+
+// TestExtTransportAllowed: git told to allow ext::, whose URLs run commands.
+func TestExtTransportAllowed(t *testing.T) {
+	runRuleCases(t, "rce.clone-then-execute", []ruleCase{
+		cmdCase("git -c protocol.ext.allow=always clone --recurse-submodules https://github.com/x/y /tmp/y", true),
+		cmdCase("git config --global protocol.allow always", true),
+		cmdCase("GIT_ALLOW_PROTOCOL=ext:https git submodule update --init", true),
+		cmdCase("git -c protocol.file.allow=always submodule update --init", false),
+		cmdCase("git clone --recurse-submodules https://github.com/x/y", false),
+	})
+}

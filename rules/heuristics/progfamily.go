@@ -152,7 +152,7 @@ func progFamily(prog string) family {
 		return famPkgInstall | famInfra | famDeps
 	case "pip", "pip3", "pipx", "uv", "poetry", "easy_install", "bun", "cnpm":
 		return famPkgInstall | famDeps
-	case "deno":
+	case "deno", "dotnet", "nuget":
 		return famPkgInstall
 	case "pipenv", "go", "pre-commit":
 		return famDeps

@@ -355,6 +355,16 @@ func untrustedIndex(v *cmdView, trusted hostSet) (index, host string) {
 		flagValues(v.args, 0, "registry", check)
 	case "gem":
 		flagValues(v.args, 's', "source", check)
+	case "dotnet", "nuget":
+		// dotnet add package X --source URL, dotnet tool install
+		// --add-source URL, nuget install -Source URL.
+		flagValues(v.args, 's', "source", check)
+		flagValues(v.args, 0, "add-source", check)
+		for i, a := range v.args {
+			if strings.EqualFold(a, "-Source") && i+1 < len(v.args) {
+				check(v.args[i+1])
+			}
+		}
 	default:
 		flagValues(v.args, 'i', "index-url", check)
 		flagValues(v.args, 0, "extra-index-url", check)
@@ -444,6 +454,12 @@ func isPackageInstall(v *cmdView) bool {
 	case "vagrant":
 		ops := v.plainOperands()
 		return len(ops) >= 2 && ops[0] == "box" && ops[1] == "add" // a VM image, booted by vagrant up
+	case "dotnet":
+		ops := v.plainOperands()
+		return len(ops) >= 2 && (ops[0] == "add" && ops[1] == "package" || ops[0] == "tool" && (ops[1] == "install" || ops[1] == "update")) ||
+			len(ops) >= 1 && ops[0] == "restore"
+	case "nuget":
+		return op == "install" || op == "restore"
 	}
 	return v.kind == "python" && hasShortFlag(v.args, 'm') && containsArg(v.args, "pip") && containsArg(v.args, "install")
 }

@@ -82,6 +82,10 @@ func decodeUTF16Base64(s string) (string, bool) {
 	return string(utf16.Decode(u)), true
 }
 
+// PowershellCommands returns the POSIX commands PowerShell code (a .ps1
+// script) runs, and what of it could not be followed ("" when all was).
+func PowershellCommands(code string) (cmds []string, opaque string) { return powershellCommands(code) }
+
 // maxPSDepth bounds script blocks and groups nested in one another.
 const maxPSDepth = 8
 
@@ -105,6 +109,7 @@ type psTranslator struct {
 // it can be piped where it is used); url, when set, says the value is
 // the body of a download from url.
 type psValue struct {
+	table   [][2]string // a hashtable literal's keys and raw values (@{ Uri = …; Method = … })
 	sh      string
 	literal string // the text, when it is known
 	known   bool
@@ -139,7 +144,16 @@ func (t *psTranslator) pipeline(st string, depth int) string {
 		return ""
 	}
 	if name, rhs, ok := psAssignment(st); ok {
-		v := t.expression(rhs, depth)
+		// $b = Get-Content f: a command's output; $b = "x" + $y: an
+		// expression.
+		var v psValue
+		if rhs == "" {
+			v = psValue{sh: "''"}
+		} else if c := rhs[0]; c == '\'' || c == '"' || c == '$' || c == '(' || c == '[' || c == '@' || c >= '0' && c <= '9' {
+			v = t.expression(rhs, depth)
+		} else {
+			v = t.group(rhs, depth)
+		}
 		t.vars[strings.ToLower(name)] = v
 		if v.source != "" && v.url == "" {
 			return v.source // the command runs when assigned
@@ -192,6 +206,10 @@ func (t *psTranslator) element(el, input string, depth int) string {
 		// &(gcm …), &"iex", .(…): the call operator glued to its operand.
 		words = append([]string{head[:1], head[1:]}, words[1:]...)
 		head = words[0]
+	}
+	if strings.EqualFold(head, "foreach") && len(words) == 3 && words[1][0] == '(' && words[2][0] == '{' {
+		t.foreachLoop(words[1], words[2], depth)
+		return ""
 	}
 	if psKeywords[strings.ToLower(head)] {
 		// if (…) { … } else { … }, foreach ($x in …) { … }, try { … }:
@@ -289,8 +307,39 @@ func (t *psTranslator) commandName(w string, depth int) string {
 	return ""
 }
 
+// psTable reads the entries of a hashtable literal's body.
+func psTable(body string) [][2]string {
+	var out [][2]string
+	for _, entry := range psSplit(body, ";\n") {
+		k, v, ok := strings.Cut(entry, "=")
+		if k = strings.Trim(strings.TrimSpace(k), `'"`); ok && k != "" {
+			out = append(out, [2]string{k, strings.TrimSpace(v)})
+		}
+	}
+	return out
+}
+
+// splat expands @name arguments into the named parameters of the
+// hashtable the variable holds (Invoke-RestMethod @params).
+func (t *psTranslator) splat(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '@' && a[1] != '{' && a[1] != '(' {
+			if v, ok := t.vars[strings.ToLower(a[1:])]; ok && v.table != nil {
+				for _, kv := range v.table {
+					out = append(out, "-"+kv[0], kv[1])
+				}
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // command translates a cmdlet or program with its argument words.
 func (t *psTranslator) command(name string, args []string, input string, depth int) string {
+	args = t.splat(args)
 	p := psParams{t: t, depth: depth}
 	if cmdlet, ok := psNativeAsCmdlet[name]; ok && psStyleArgs(args) {
 		name = cmdlet
@@ -313,10 +362,10 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 	case "remove-item":
 		p.read(args, []string{"path", "literalpath"}, []string{"recurse", "force", "whatif", "confirm"})
 		flags := "rm"
-		if p.has("recurse", 1) {
+		if p.has("recurse") {
 			flags += " -r"
 		}
-		if p.has("force", 2) {
+		if p.has("force") {
 			flags += " -f"
 		}
 		paths := p.values("path", "literalpath")
@@ -330,7 +379,7 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 	case "set-content", "add-content", "out-file":
 		p.read(args, []string{"path", "value", "filepath", "literalpath"}, []string{"force", "append", "nonewline"})
 		op := " > "
-		if psCanonical(name) == "add-content" || p.has("append", 2) {
+		if psCanonical(name) == "add-content" || p.has("append") {
 			op = " >> "
 		}
 		paths := p.values("path", "filepath", "literalpath")
@@ -344,8 +393,8 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 		if len(vals) == 0 && input != "" {
 			return "cat" + op + paths[0]
 		}
-		if len(vals) == 0 {
-			return ": " + op + paths[0]
+		if len(vals) == 0 || vals[0] == "''" && op == " > " {
+			return "truncate -s 0 " + paths[0] // emptied
 		}
 		return "printf '%s\\n' " + vals[0] + op + paths[0]
 	case "copy-item", "move-item":
@@ -367,7 +416,7 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 		if len(paths) == 0 {
 			cmd = "find ."
 		}
-		if !p.has("recurse", 1) {
+		if !p.has("recurse") {
 			cmd += " -maxdepth 1"
 		}
 		var names []string
@@ -381,7 +430,7 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 			}
 			cmd += " -name " + n
 		}
-		if p.has("directory", 2) {
+		if p.has("directory") {
 			cmd += " -type d"
 		}
 		return cmd
@@ -395,10 +444,7 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 		return ""
 	case "where-object", "select-object", "sort-object", "convertto-json", "convertfrom-json", "out-null", "out-string",
 		"format-table", "format-list", "select-string", "measure-object", "tee-object":
-		if input != "" {
-			return "cat"
-		}
-		return ""
+		return "" // a filter or a format: the data flows on
 	case "start-process":
 		p.read(args, []string{"filepath", "argumentlist", "workingdirectory"}, []string{"wait", "nonewwindow", "passthru"})
 		file := p.values("filepath")
@@ -428,25 +474,33 @@ func (t *psTranslator) command(name string, args []string, input string, depth i
 		words = append(words, t.expression(a, depth).sh)
 	}
 	cmd := strings.Join(words, " ")
-	if input != "" && strings.HasPrefix(input, "printf ") {
-		return cmd // a literal piped in: the caller joins the pipe
-	}
 	return cmd
 }
 
-// block translates a script block run per pipeline item, with $_ the
-// item's path.
+// block translates a script block run once per pipeline item, with $_
+// the item. A simple command becomes xargs -I{} CMD (gci … | % { shred
+// $_.FullName } is find … | xargs -I{} shred {}); anything else a
+// while-read loop over the items.
 func (t *psTranslator) block(b, input string, depth int) {
 	saved, had := t.vars["_"]
-	t.vars["_"] = psValue{sh: `"$f"`}
+	t.vars["_"] = psValue{sh: psItem}
 	before := len(t.cmds)
 	t.statements(psInner(b), depth+1)
-	if input != "" {
-		// Each command the block runs, run once per item the pipeline
-		// gives (find … | while read f; do …; done).
-		for i := before; i < len(t.cmds); i++ {
-			t.cmds[i] = input + " | while read -r f; do " + t.cmds[i] + "; done"
+	for i := before; i < len(t.cmds) && input != ""; i++ {
+		c := t.cmds[i]
+		simple := !strings.ContainsAny(c, "|;&<>`") && !strings.Contains(c, "$(")
+		switch {
+		case simple && strings.HasPrefix(input, "find ") && !strings.Contains(input, "|"):
+			// gci … | % { shred $_.FullName }: find … -exec shred {} ;
+			t.cmds[i] = input + " -exec " + strings.ReplaceAll(c, psItem, "{}") + " ;"
+		case simple:
+			t.cmds[i] = input + " | xargs -I{} " + strings.ReplaceAll(c, psItem, "{}")
+		default:
+			t.cmds[i] = input + " | while read -r f; do " + strings.ReplaceAll(c, psItem, `"$f"`) + "; done"
 		}
+	}
+	for i := before; i < len(t.cmds); i++ {
+		t.cmds[i] = strings.ReplaceAll(t.cmds[i], psItem, `"$f"`)
 	}
 	if had {
 		t.vars["_"] = saved
@@ -454,6 +508,35 @@ func (t *psTranslator) block(b, input string, depth int) {
 		delete(t.vars, "_")
 	}
 }
+
+// psItem stands for $_ in a block's commands until the block is placed.
+const psItem = "__PS_ITEM__"
+
+// foreachLoop translates foreach ($x in a, b, c) { … }: the block once
+// per item of a list it can read (at most maxForeach), or once with $x
+// unknown.
+func (t *psTranslator) foreachLoop(header, body string, depth int) {
+	name, list, ok := strings.Cut(psInner(header), " in ")
+	name = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(name), "$"))
+	items := psList(list)
+	if !ok || name == "" || len(items) == 0 || len(items) > maxForeach {
+		t.statements(psInner(body), depth+1)
+		return
+	}
+	saved, had := t.vars[name]
+	for _, item := range items {
+		t.vars[name] = t.expression(item, depth+1)
+		t.statements(psInner(body), depth+1)
+	}
+	if had {
+		t.vars[name] = saved
+	} else {
+		delete(t.vars, name)
+	}
+}
+
+// maxForeach bounds the items a foreach loop is unrolled over.
+const maxForeach = 16
 
 // runValue runs a value as PowerShell code (iex X, Invoke-Command
 // -ScriptBlock X).
@@ -488,7 +571,7 @@ func (t *psTranslator) webRequest(args []string, input string, depth int) string
 	if m := p.values("method"); len(m) > 0 {
 		cmd += " -X " + m[0]
 	}
-	if p.has("skipcertificatecheck", 2) {
+	if p.has("skipcertificatecheck") {
 		cmd += " -k"
 	}
 	if out := p.values("outfile"); len(out) > 0 {
@@ -550,8 +633,8 @@ func (p *psParams) read(args, valued, switches []string) {
 	}
 }
 
-// has reports a switch given with at least min letters of its name.
-func (p *psParams) has(name string, _ int) bool { return p.switches[name] }
+// has reports a switch given (by any prefix of its name).
+func (p *psParams) has(name string) bool { return p.switches[name] }
 
 // values returns the sh words of the named parameters, or, when none is
 // given, of the positional value in the place of the first name.
@@ -608,7 +691,7 @@ func (t *psTranslator) expression(e string, depth int) psValue {
 		for _, part := range parts {
 			v := t.expression(part, depth+1)
 			if !v.known {
-				return psValue{sh: t.unknownWord(e)}
+				return psValue{sh: shQuote(e)}
 			}
 			b.WriteString(v.literal)
 		}
@@ -617,17 +700,39 @@ func (t *psTranslator) expression(e string, depth int) psValue {
 	if f, args, ok := psFormat(e); ok {
 		fv := t.expression(f, depth+1)
 		if !fv.known {
-			return psValue{sh: t.unknownWord(e)}
+			return psValue{sh: shQuote(e)}
 		}
 		out := fv.literal
 		for i, a := range psList(args) {
 			v := t.expression(a, depth+1)
 			if !v.known {
-				return psValue{sh: t.unknownWord(e)}
+				return psValue{sh: shQuote(e)}
 			}
 			out = strings.ReplaceAll(out, "{"+string(rune('0'+i))+"}", v.literal)
 		}
 		return psLiteral(out)
+	}
+	if strings.HasPrefix(e, "@{") {
+		// A hashtable: what its values read is what it holds, when it
+		// is sent (-Body @{ aws = (gc ~/.aws/credentials) }).
+		v := psValue{sh: "''", table: psTable(psInner(e[1:]))}
+		var sources []string
+		for _, kv := range v.table {
+			if ev := t.expression(kv[1], depth+1); ev.source != "" {
+				sources = append(sources, ev.source)
+			}
+		}
+		switch len(sources) {
+		case 0:
+		case 1:
+			v.source = sources[0]
+		default:
+			v.source = "{ " + strings.Join(sources, "; ") + "; }"
+		}
+		return v
+	}
+	if len(psSplit(e, "|")) > 1 {
+		return t.group(e, depth) // a pipeline's output: @{…} | ConvertTo-Json
 	}
 	switch c := e[0]; {
 	case c == '\'':
@@ -638,7 +743,7 @@ func (t *psTranslator) expression(e string, depth int) psValue {
 		if strings.HasPrefix(e, "$(") && strings.HasSuffix(e, ")") {
 			return t.group(e[2:len(e)-1], depth)
 		}
-		return t.variable(e)
+		return t.variable(e, depth)
 	case c == '(':
 		inner, rest := psGroup(e)
 		v := t.group(inner, depth)
@@ -660,9 +765,6 @@ func psBareWord(w string) psValue {
 	}
 	return psValue{sh: w, literal: w, known: true}
 }
-
-// unknownWord is an expression's sh stand-in when it cannot be folded.
-func (t *psTranslator) unknownWord(e string) string { return shQuote(e) }
 
 // group evaluates (pipeline): a command's output, or an expression.
 func (t *psTranslator) group(inner string, depth int) psValue {
@@ -706,8 +808,39 @@ func (t *psTranslator) member(v psValue, rest string, depth int) psValue {
 	if rest == "" {
 		return v
 	}
+	if strings.HasPrefix(rest, ".(") {
+		// .('Down'+'loadString').Invoke(URL): a member named by a
+		// computed string, called through Invoke.
+		inner, after := psGroup(rest[1:])
+		name := t.expression(inner, depth+1)
+		if !name.known {
+			t.setOpaque("calls a member it computes (" + rest + ")")
+			return psValue{sh: "''"}
+		}
+		after = strings.TrimSpace(after)
+		if la := strings.ToLower(after); strings.HasPrefix(la, ".invoke(") {
+			after = after[len(".invoke"):]
+		}
+		rest = "." + name.literal + after
+	}
 	lower := strings.ToLower(rest)
 	switch {
+	case strings.HasPrefix(lower, ".uploadstring(") || strings.HasPrefix(lower, ".uploaddata(") || strings.HasPrefix(lower, ".uploadvalues("):
+		args := psList(psCallArgs(rest))
+		if len(args) >= 2 {
+			u, body := t.expression(args[0], depth), t.expression(args[len(args)-1], depth)
+			if body.source != "" {
+				t.cmds = append(t.cmds, body.source+" | curl -s -X POST --data-binary @- "+u.sh)
+			} else {
+				t.cmds = append(t.cmds, "curl -s -X POST --data-binary "+body.sh+" "+u.sh)
+			}
+		}
+		return psValue{sh: "''"}
+	case strings.HasPrefix(lower, ".uploadfile("):
+		if args := psList(psCallArgs(rest)); len(args) >= 2 {
+			t.cmds = append(t.cmds, "curl -s -T "+t.expression(args[len(args)-1], depth).sh+" "+t.expression(args[0], depth).sh)
+		}
+		return psValue{sh: "''"}
 	case strings.HasPrefix(lower, ".content"):
 		return v
 	case strings.HasPrefix(lower, ".downloadstring(") || strings.HasPrefix(lower, ".downloaddata("):
@@ -791,31 +924,60 @@ func (t *psTranslator) staticCall(e string, depth int) psValue {
 // psInnermost returns the argument of the innermost call in e
 // ([Text.Encoding]::UTF8.GetBytes($env:X) gives $env:X).
 func psInnermost(e string) string {
-	for {
-		i := strings.LastIndex(e, "(")
-		j := strings.Index(e[max(i, 0):], ")")
-		if i < 0 || j < 0 {
-			return e
-		}
-		inner := e[i+1 : i+j]
-		if inner == "" {
-			return e[:i]
-		}
+	i := strings.LastIndex(e, "(")
+	if i < 0 {
+		return e
+	}
+	j := strings.IndexByte(e[i:], ')')
+	if j < 0 {
+		return e
+	}
+	if inner := e[i+1 : i+j]; inner != "" {
 		return inner
 	}
+	return e[:i]
 }
 
 // variable evaluates $name, $env:NAME and ${name}.
-func (t *psTranslator) variable(e string) psValue {
-	name := strings.Trim(e[1:], "{}")
-	if i := strings.IndexByte(name, '.'); i > 0 && !strings.HasPrefix(strings.ToLower(name), "env:") {
-		// $_.FullName, $a.EntryPoint.Invoke(…): the variable's value.
-		v := t.variable("$" + name[:i])
-		if strings.Contains(strings.ToLower(name[i:]), ".invoke(") && v.url != "" {
-			t.cmds = append(t.cmds, "curl -s "+shQuote(v.url)+" | sh")
-		}
+func (t *psTranslator) variable(e string, depth int) psValue {
+	body := strings.TrimPrefix(e[1:], "{")
+	n := 0
+	for n < len(body) && (isAlnum(body[n]) || body[n] == '_' || body[n] == ':' || body[n] == '?') {
+		n++
+	}
+	name, rest := body[:n], strings.TrimPrefix(body[n:], "}")
+	v := t.variableValue(name)
+	if rest == "" {
 		return v
 	}
+	if !strings.HasPrefix(rest, ".") {
+		return psValue{sh: `"$__ps"`} // $x -join ",", $a[0]: computed
+	}
+	// $_.FullName, $a.EntryPoint.Invoke(…),
+	// $ExecutionContext.InvokeCommand.InvokeScript(…): a member of the value.
+	lower := strings.ToLower(rest)
+	for _, sink := range []string{".invokescript(", ".newscriptblock(", ".invoke("} {
+		if i := strings.Index(lower, sink); i >= 0 {
+			arg := t.expression(psCallArgs(rest[i:]), depth+1)
+			switch {
+			case v.url != "":
+				t.cmds = append(t.cmds, "curl -s "+shQuote(v.url)+" | sh")
+			case arg.url != "":
+				t.cmds = append(t.cmds, "curl -s "+shQuote(arg.url)+" | sh")
+			case sink != ".invoke(" && arg.known:
+				t.statements(arg.literal, depth+1)
+			case sink != ".invoke(":
+				t.setOpaque("runs code it computes (" + e + ")")
+			}
+			return psValue{sh: "''"}
+		}
+	}
+	return t.member(v, rest, depth)
+}
+
+// variableValue is the value of the variable name ($env:X, $HOME, one
+// the code assigned).
+func (t *psTranslator) variableValue(name string) psValue {
 	if rest, ok := strings.CutPrefix(strings.ToLower(name), "env:"); ok {
 		return psValue{sh: `"$` + name[len(name)-len(rest):] + `"`}
 	}
@@ -841,26 +1003,37 @@ func (t *psTranslator) expandable(s string, depth int) psValue {
 		switch {
 		case c == '`' && i+1 < len(s):
 			i++
-			lit.WriteByte(s[i])
-			sh.WriteByte(s[i])
+			e := s[i]
+			switch e {
+			case 'n':
+				e = '\n'
+			case 't':
+				e = '\t'
+			case 'r':
+				e = '\r'
+			case '0':
+				e = 0
+			}
+			lit.WriteByte(e)
+			sh.WriteByte(e)
 		case c == '$' && i+1 < len(s) && s[i+1] == '(':
 			inner, rest := psGroup(s[i+1:])
 			v := t.group(inner, depth+1)
 			known = false
-			sh.WriteString(strings.Trim(v.sh, `"`))
+			sh.WriteString(embedded(v))
 			i = len(s) - len(rest) - 1
 		case c == '$' && i+1 < len(s) && (psLetter(s[i+1]) || s[i+1] == '{' || s[i+1] == '_'):
 			j := i + 1
 			for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == ':' || s[j] == '{' || s[j] == '}') {
 				j++
 			}
-			v := t.variable(s[i:j])
+			v := t.variable(s[i:j], depth)
 			if v.known {
 				lit.WriteString(v.literal)
 				sh.WriteString(v.literal)
 			} else {
 				known = false
-				sh.WriteString(strings.Trim(v.sh, `"`))
+				sh.WriteString(embedded(v))
 			}
 			i = j - 1
 		case c == '"' || c == '\\':
@@ -877,196 +1050,17 @@ func (t *psTranslator) expandable(s string, depth int) psValue {
 	return psValue{sh: `"` + sh.String() + `"`}
 }
 
+// embedded is a value as written inside an sh "…" word: an expansion
+// ($X, $(cmd)) as it is, anything else as an unknown value.
+func embedded(v psValue) string {
+	inner := strings.TrimSuffix(strings.TrimPrefix(v.sh, `"`), `"`)
+	if strings.HasPrefix(v.sh, `"$`) && !strings.ContainsAny(inner[1:], `"`) {
+		return inner
+	}
+	return "$__ps"
+}
+
 func psLiteral(s string) psValue { return psValue{sh: shQuote(s), literal: s, known: true} }
-
-// shQuote quotes s as one sh word.
-func shQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r < 128 && (isAlnum(byte(r)) || strings.ContainsRune("/._-~:=@%+,", r)))
-	}) < 0 && s[0] != '~' {
-		return s
-	}
-	if strings.HasPrefix(s, "~/") && !strings.ContainsAny(s, "'\"$`\\ \t\n*?[") {
-		return s // a home path, left for the shell to expand
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// psFormat splits "fmt" -f a, b.
-func psFormat(e string) (format, args string, ok bool) {
-	parts := psSplitWord(e, "-f")
-	if len(parts) != 2 {
-		return "", "", false
-	}
-	return parts[0], parts[1], true
-}
-
-// psSplitWord splits e at the top-level word w (case-insensitive).
-func psSplitWord(e, w string) []string {
-	var out []string
-	start, depth := 0, 0
-	psScan(e, func(i int) bool {
-		switch e[i] {
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			depth--
-		}
-		if depth == 0 && i > 0 && (e[i-1] == ' ' || e[i-1] == '\t') && len(e)-i > len(w) && strings.EqualFold(e[i:i+len(w)], w) &&
-			(e[i+len(w)] == ' ' || e[i+len(w)] == '\t') {
-			out = append(out, e[start:i])
-			start = i + len(w)
-		}
-		return true
-	})
-	return append(out, e[start:])
-}
-
-// psCallArgs returns the text between a call's parentheses.
-func psCallArgs(s string) string {
-	i := strings.IndexByte(s, '(')
-	if i < 0 {
-		return ""
-	}
-	inner, _ := psGroup(s[i:])
-	return inner
-}
-
-// psGroup splits "( … )rest" at its matching parenthesis.
-func psGroup(s string) (inner, rest string) {
-	end := len(s)
-	depth := 0
-	psScan(s, func(i int) bool {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				end = i
-				return false
-			}
-		}
-		return true
-	})
-	if end >= len(s) {
-		return strings.TrimPrefix(s, "("), ""
-	}
-	return s[1:end], s[end+1:]
-}
-
-// psList splits a comma-separated list (a, b, "c").
-func psList(s string) []string {
-	var out []string
-	for _, item := range psSplit(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// psSplit splits s at the top-level bytes in seps: outside quotes,
-// parentheses, brackets and braces.
-func psSplit(s, seps string) []string {
-	var out []string
-	start, depth := 0, 0
-	psScan(s, func(i int) bool {
-		switch c := s[i]; {
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			depth--
-		case depth == 0 && strings.IndexByte(seps, c) >= 0:
-			if c == '|' && i+1 < len(s) && s[i+1] == '|' || c == '|' && i > 0 && s[i-1] == '|' {
-				return true // || is not a pipe
-			}
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-		return true
-	})
-	return append(out, s[start:])
-}
-
-// psWords splits an element into words: at top-level blanks, keeping
-// quoted strings, groups, blocks and member calls whole.
-func psWords(s string) []string {
-	var out []string
-	start, depth := -1, 0
-	psScan(s, func(i int) bool {
-		c := s[i]
-		switch {
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			depth--
-		}
-		blank := c == ' ' || c == '\t' || c == '\r'
-		if depth == 0 && blank {
-			if start >= 0 {
-				out = append(out, s[start:i])
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
-		}
-		return true
-	})
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
-}
-
-// psScan calls fn with the index of each byte of s outside quoted
-// strings (a quote's own bytes included) until fn returns false.
-// Backticks escape the next byte; ” and "" inside a string are a quote.
-func psScan(s string, fn func(i int) bool) {
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '`' && quote == '"' {
-				i++
-			} else if c == quote {
-				if i+1 < len(s) && s[i+1] == quote {
-					i++
-				} else {
-					quote = 0
-				}
-			}
-			continue
-		case c == '`':
-			i++
-			continue
-		case c == '\'' || c == '"':
-			quote = c
-		}
-		if !fn(i) {
-			return
-		}
-	}
-}
-
-// psBare returns a bare word with its backtick escapes undone.
-func psBare(w string) string {
-	if !strings.Contains(w, "`") {
-		return w
-	}
-	var b strings.Builder
-	for i := 0; i < len(w); i++ {
-		if w[i] == '`' && i+1 < len(w) {
-			i++
-		}
-		b.WriteByte(w[i])
-	}
-	return b.String()
-}
-
-// psUnquote strips a word's quotes.
-func psUnquote(w string) string { return strings.Trim(psBare(w), `'"`) }
 
 // psCmdletLike returns the cmdlet a Get-Command pattern (i*e-e*pression)
 // matches, or "".
@@ -1110,19 +1104,4 @@ func psCanonical(name string) string {
 		return full
 	}
 	return l
-}
-
-func psLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// psInner returns the text inside a group or block word, whose closing
-// bracket may be missing when the code is cut short.
-func psInner(w string) string {
-	if w == "" {
-		return ""
-	}
-	inner := w[1:]
-	if n := len(inner); n > 0 && (inner[n-1] == ')' || inner[n-1] == '}') {
-		inner = inner[:n-1]
-	}
-	return inner
 }
