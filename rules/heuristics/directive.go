@@ -56,14 +56,17 @@ var directiveMarks = func() *foldSet {
 		"never mention", "never tell", "never reveal", "skip code review", "skip review", "without review", "never flag",
 		"do not flag", "don't flag", "does not see", "doesn't see", "not inform the user", "must not inform", "must not be reviewed",
 		"not be reviewed", "without the user knowing", "behind the user", "ignore your", "no need to mention", "not report",
-		"not revert", "don't revert", "not require user confirmation", "not require confirmation", "require no confirmation"})
-	fs.addAll(dirDestroy, []string{"rm -rf", "rm -fr", "push --force", "push -f ", "reset --hard", "drop table", "drop database",
+		"not revert", "don't revert", "not require user confirmation", "not require confirmation", "require no confirmation",
+		"not list it", "out of your summary", "out of your response", "out of your reply", "don't ask again", "do not ask again"})
+	fs.addAll(dirDestroy, []string{"rm -rf", "rm -fr", "push --force", "push -f ", "with --force", "reset --hard", "drop table", "drop database",
 		"mkfs", "npm publish", "/protection", "set registry", "--registry"})
 	fs.addAll(dirApprove, []string{"approve this", "approve the", "safe-to-merge", "merge this", "lgtm", "mark it approved",
-		"mark it as approved", "mark as approved", "approve it", "auto_approve", "auto-approve", "autoapprove", "merge --admin"})
+		"mark it as approved", "mark as approved", "approve it", "auto_approve", "auto-approve", "autoapprove", "merge --admin",
+		"approve pr"})
 	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
 		"include the contents", "include it", "attach", "forward", "share the", "share it", "export", "append the contents",
-		"include the value", "include its", "print the value", "in your reply", "in your response", "in your answer"})
+		"include the value", "include its", "print the value", "in your reply", "in your response", "in your answer", "sends the",
+		"send your", "send $", `send \$`})
 	// The same in a command's words (curl --data-binary @-): a sign only
 	// beside credential material, since a documented API call posts too.
 	fs.addAll(dirSend, []string{"--data", "--upload-file", "@-"})
@@ -78,14 +81,15 @@ var directiveMarks = func() *foldSet {
 		"disable the branch protection", "delete the branch protection", "delete branch protection", "remove branch protection",
 		"remove the branch protection", "turn off branch protection", "without running ci", "without running the tests",
 		"mark it resolved", "approve without", "security-approved", "directly to main", "straight to main", "directly to master",
-		"skips tests", "skip the tests", "skip tests", "skipping tests"})
+		"skips tests", "skip the tests", "skip tests", "skipping tests", "dangerously-skip-permissions", "bypasspermissions",
+		"--admin", "without waiting for review", "merge without"})
 	fs.addAll(dirIgnore, []string{"ignore it", "ignore them", "ignore the", "ignore any", "disregard"})
 	fs.addAll(dirUser, []string{"the user", "user's", "user says", "user asks"})
 	// Orders taken from a text elsewhere: beside a URL, whoever serves
 	// it writes them.
 	fs.addAll(dirFollow, []string{"follow the instructions", "follow the steps", "follow them", "follow it", "follow its",
 		"apply them", "apply it", "execute the steps", "execute them", "are authoritative", "is authoritative", "supersede",
-		"take precedence", "takes precedence"})
+		"take precedence", "takes precedence", "obey"})
 	return fs
 }()
 
@@ -100,20 +104,23 @@ func agentWord(s string) bool {
 	}
 	w := s[:n]
 	return wordIs(w, "ai") || wordIs(w, "llm") || wordIs(w, "llms") || wordIs(w, "agent") || wordIs(w, "agents") ||
-		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIs(w, "automated") || wordIn(w, agentProducts)
+		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIs(w, "automated") || wordIs(w, "model") || wordIs(w, "models") ||
+		wordIs(w, "ia") || wordIs(w, "ki") || wordIn(w, agentProducts)
 }
 
 // Words of an address.
 var (
 	// aiNames address an agent by themselves.
-	aiNames = []string{"ai", "llm", "llms", "assistant", "assistants", "claude", "copilot", "codex", "gemini", "coderabbit", "coderabbitai"}
+	aiNames = []string{"ai", "llm", "llms", "assistant", "assistants", "claude", "copilot", "codex", "gemini", "coderabbit", "coderabbitai",
+		"ia", "ki"} // IA in the Romance languages, KI in German
 	// agentProducts are coding agents and review bots called by name
 	// (@copilot:, Claude reviewers): each an address as "AI" is.
 	agentProducts = []string{"claude", "copilot", "codex", "gemini", "coderabbit", "coderabbitai"}
 	// aiQualified address an agent after an AI qualifier (AI agents,
 	// automated reviewers, AI-INSTRUCTION).
 	aiQualified  = []string{"agent", "agents", "model", "models", "reviewer", "reviewers", "bot", "bots", "instruction", "instructions"}
-	aiQualifiers = []string{"ai", "llm", "automated", "autonomous", "coding", "code", "claude", "copilot", "codex", "gemini", "coderabbit"}
+	aiQualifiers = []string{"ai", "llm", "automated", "autonomous", "coding", "code", "claude", "copilot", "codex", "gemini", "coderabbit",
+		"language"} // language models
 	// addressFillers stand between an address's first word and its noun.
 	addressFillers = []string{"the", "any", "all", "every", "an", "a", "your", "ai", "llm", "automated", "autonomous", "coding", "code"}
 	// addressModals follow the noun of an address (AI agents MUST …,
@@ -198,6 +205,14 @@ func isAddress(s, w string, at, k int, prev [5]string, prevAt [5]int) bool {
 	if strings.HasPrefix(rest, ":") {
 		return true
 	}
+	switch {
+	case at > 0 && s[at-1] == '@' && wordIn(w, agentProducts):
+		return true // a mention: @claude, @copilot
+	case strings.HasPrefix(s[k:], ",") && sentenceStartsAt(s, at) && wordIn(w, agentProducts):
+		return true // "Claude, please …"
+	case compoundLabel(s[k:]):
+		return true // AI-Reviewer-Directive:, KI-Agenten:
+	}
 	if strings.HasPrefix(rest, "-") && at > 0 && (s[at-1] == '[' || s[at-1] == '<') {
 		if j := strings.IndexAny(rest, "]>"); j > 0 && j < 16 {
 			return true // a tag: [assistant-only], <ai-instructions>
@@ -250,6 +265,23 @@ func notedTo(prev [5]string) bool {
 	return i < 3 && (wordIs(prev[i], "to") || wordIs(prev[i], "for")) && wordIn(prev[i+1], noteWords)
 }
 
+// compoundLabel reports a label that goes on from a name with hyphened
+// words to a colon: "-Reviewer-Directive:", "-Agenten:".
+func compoundLabel(rest string) bool {
+	if !strings.HasPrefix(rest, "-") {
+		return false
+	}
+	for i := 1; i < len(rest) && i < 32; i++ {
+		switch c := rest[i]; {
+		case c == ':':
+			return i > 1
+		case !isLetter(c) && c != '-':
+			return false
+		}
+	}
+	return false
+}
+
 // participle reports a word ending in -ing (reading, triaging,
 // upgrading): after an agent's name, what the reader is doing.
 func participle(w string) bool {
@@ -261,7 +293,7 @@ func participle(w string) bool {
 // between the article and the noun.
 func roleGiven(prev [5]string) bool {
 	for j := 1; j <= 3; j++ {
-		if wordIs(prev[j], "are") && wordIs(prev[j+1], "you") && wordIn(prev[j-1], articles) {
+		if (wordIs(prev[j], "are") || wordIs(prev[j], "re")) && wordIs(prev[j+1], "you") && wordIn(prev[j-1], articles) {
 			return true
 		}
 	}
@@ -274,8 +306,12 @@ func roleGiven(prev [5]string) bool {
 func sentenceStartsAt(s string, i int) bool {
 	for j := i - 1; j >= 0; j-- {
 		switch c := s[j]; {
+		case (c == '"' || c == '\'') && j > 0 && s[j-1] == ' ':
+			return true // a quoted text starts here: --body "Claude, …"
 		case c == ' ' || c == '\t' || c == '-' || c == '*' || c == '#' || c == '(' || c == '[' || c == '>' || c == '"' || c == '\'':
 			continue
+		case c == 'n' && j > 0 && s[j-1] == '\\':
+			return true // printf's and perl's \n
 		case c == '\n' || c == '.' || c == '!' || c == '?' || c == ':' || c == '<':
 			return true
 		default:
@@ -412,7 +448,9 @@ func hasScriptURL(text string) bool {
 		if q := strings.IndexAny(u, "?#"); q >= 0 {
 			u = u[:q]
 		}
-		for _, ext := range []string{".sh", ".bash", ".ps1", ".exe", ".bat", ".py", ".pl"} {
+		// Scripts and programs, and packages an install runs the code of.
+		for _, ext := range []string{".sh", ".bash", ".ps1", ".exe", ".bat", ".py", ".pl", ".tgz", ".gz", ".whl", ".gem", ".jar", ".deb",
+			".rpm", ".vsix", ".nupkg"} {
 			if strings.HasSuffix(u, ext) && strings.Contains(u, "/") {
 				return true
 			}

@@ -19,8 +19,9 @@ import (
 // positions where a phrase can start, and only there are words compared.
 
 var injectionStart = func() (t [256]bool) {
-	for _, c := range "idfynswhaplcgDFIYNSWHAPLCG<[#" {
-		t[c] = true
+	// The first bytes of injectionPrefixes, in either case.
+	for _, p := range injectionPrefixes {
+		t[p[0]], t[upperByte(p[0])] = true, true
 	}
 	return t
 }()
@@ -30,7 +31,7 @@ var injectionStart = func() (t [256]bool) {
 // (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
 // phrases in findInjection's code.
 var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<",
-	"ai", "ag", "au", "ll", "cl", "co", "ge"} // the last seven: agentWord (ai, agent, automated, llm, claude, copilot, codex, coderabbit, gemini)
+	"ai", "ag", "au", "ll", "cl", "co", "ge", "ia", "ki", "mo"} // from "ai": agentWord (ai, agent, automated, llm, claude, copilot, codex, coderabbit, gemini, IA, KI, model)
 
 // injectionPairs has bit foldPair(a, b) set for each pair of bytes a
 // phrase can start with: at most word starts none can, and the phrases
@@ -165,7 +166,10 @@ func scanInjection(s string) (r ruleIndex, frag string, ok, agent bool) {
 		lineStart := i == 0 || s[i-1] == '\n'
 		rest := s[i:]
 		switch lowerByte(c) {
+		case 'k', 'm':
+			agent = agent || agentWord(rest) // KI (German), model
 		case 'i':
+			agent = agent || agentWord(rest) // IA (Spanish, French, Portuguese, Italian)
 			if hasPrefixFold(rest, "ignore") && len(rest) > 6 && !isLetter(rest[6]) && overridePhrase(s, i+6, true) {
 				return rInjectOverride, around(s, i), true, agent
 			}
