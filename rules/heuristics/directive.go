@@ -103,8 +103,11 @@ func agentWord(s string) bool {
 		n++
 	}
 	w := s[:n]
+	// A model only as a label's noun (Note for the model:) or a language
+	// model: code names models all the time (from django.db import models).
+	model := (wordIs(w, "model") || wordIs(w, "models")) && strings.HasPrefix(s[n:], ":") || hasPrefixFold(s, "language model")
 	return wordIs(w, "ai") || wordIs(w, "llm") || wordIs(w, "llms") || wordIs(w, "agent") || wordIs(w, "agents") ||
-		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIs(w, "automated") || wordIs(w, "model") || wordIs(w, "models") ||
+		wordIs(w, "assistant") || wordIs(w, "assistants") || wordIs(w, "automated") || model ||
 		wordIs(w, "ia") || wordIs(w, "ki") || wordIn(w, agentProducts)
 }
 

@@ -19,6 +19,8 @@ import (
 // itself, and as what.
 func hookKind(abs string) string {
 	base := baseName(abs)
+	// Most paths hold no dot directory: the tests for one are skipped.
+	dot := strings.Contains(abs, "/.")
 	switch {
 	case abs == ciEnvPath:
 		return "ci-env"
@@ -31,16 +33,16 @@ func hookKind(abs string) string {
 	case base == "conftest.py" || base == "setup.py" || base == "noxfile.py" || base == "sitecustomize.py" ||
 		base == "usercustomize.py" || strings.HasSuffix(base, ".pth"):
 		return "python"
-	case base == ".envrc" || strings.Contains(abs, "/.git/hooks/") || strings.Contains(abs, "/.husky/") || namedGitHook(abs):
+	case base == ".envrc" || dot && strings.Contains(abs, "/.git/hooks/") || dot && strings.Contains(abs, "/.husky/") || namedGitHook(abs):
 		return "shell"
 	case base == "activate" && strings.HasSuffix(parentDir(abs), "/bin"):
 		return "venv" // a virtualenv's activate script, sourced by every shell that activates it
-	case githubRunner(abs) || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
+	case dot && githubRunner(abs) || base == ".gitlab-ci.yml" || base == ".travis.yml" ||
 		base == "azure-pipelines.yml" || base == "bitbucket-pipelines.yml" || strings.HasSuffix(abs, "/.circleci/config.yml") ||
-		strings.Contains(abs, "/.buildkite/") && (strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")) ||
-		base == ".drone.yml" || base == ".woodpecker.yml" || strings.Contains(abs, "/.woodpecker/") || base == "cloudbuild.yaml" ||
+		dot && strings.Contains(abs, "/.buildkite/") && (strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")) ||
+		base == ".drone.yml" || base == ".woodpecker.yml" || dot && strings.Contains(abs, "/.woodpecker/") || base == "cloudbuild.yaml" ||
 		base == "cloudbuild.yml" || base == "buildspec.yml" || base == "appveyor.yml" || base == ".cirrus.yml" || base == "bitrise.yml" ||
-		base == "codemagic.yaml" || strings.Contains(abs, "/.tekton/"):
+		base == "codemagic.yaml" || dot && strings.Contains(abs, "/.tekton/"):
 		return "ci"
 	case base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml" || base == "taskfile.yaml":
 		return "taskfile"
@@ -51,7 +53,7 @@ func hookKind(abs string) string {
 	case base == "Dockerfile" || base == "Containerfile" || strings.HasPrefix(base, "Dockerfile.") || strings.HasSuffix(base, ".dockerfile"):
 		return "docker"
 	case strings.HasSuffix(abs, "/.vscode/tasks.json") || strings.HasSuffix(abs, "/.vscode/mcp.json") ||
-		strings.Contains(abs, "/.claude/settings") && strings.HasSuffix(base, ".json") || base == ".mcp.json" ||
+		dot && strings.Contains(abs, "/.claude/settings") && strings.HasSuffix(base, ".json") || base == ".mcp.json" ||
 		strings.HasSuffix(abs, "/.cursor/mcp.json") || base == "devcontainer.json" || base == ".devcontainer.json" ||
 		base == "claude_desktop_config.json" || strings.HasSuffix(abs, "/.gemini/settings.json") ||
 		// The editor's settings: terminal profiles and their environment.
@@ -62,7 +64,7 @@ func hookKind(abs string) string {
 		return "sshconfig"
 	case strings.HasSuffix(base, ".tf"):
 		return "terraform"
-	case strings.Contains(abs, "/.gradle/init.d/") || strings.HasSuffix(abs, "/.gradle/init.gradle") || strings.HasSuffix(abs, "/.gradle/init.gradle.kts"):
+	case dot && strings.Contains(abs, "/.gradle/init.d/") || strings.HasSuffix(abs, "/.gradle/init.gradle") || strings.HasSuffix(abs, "/.gradle/init.gradle.kts"):
 		return "build-script" // run before every Gradle build of the user
 	case base == "build.rs" || base == "build.gradle" || base == "build.gradle.kts" || base == "settings.gradle" || base == "settings.gradle.kts" ||
 		base == "build.sbt" || base == "CMakeLists.txt" || base == "meson.build" || base == "Rakefile" || base == "Vagrantfile":
@@ -77,7 +79,7 @@ func hookKind(abs string) string {
 		return "tmux"
 	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
 		return "vim"
-	case strings.HasSuffix(base, ".vim") && (strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
+	case strings.HasSuffix(base, ".vim") && (dot && strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
 		// Plugins, ftplugins and autoload scripts vim sources by itself.
 		return "vim"
 	}

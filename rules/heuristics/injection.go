@@ -31,7 +31,7 @@ var injectionStart = func() (t [256]bool) {
 // (chatToken). TestInjectionPrefixesCoverPhrases holds the list to the
 // phrases in findInjection's code.
 var injectionPrefixes = []string{"ig", "di", "do", "fo", "yo", "ne", "no", "pr", "wi", "sy", "sk", "hu", "as", "ac", "[i", "[/", "[s", "##", "<",
-	"ai", "ag", "au", "ll", "cl", "co", "ge", "ia", "ki", "mo"} // from "ai": agentWord (ai, agent, automated, llm, claude, copilot, codex, coderabbit, gemini, IA, KI, model)
+	"ai", "ag", "au", "ll", "la", "cl", "co", "ge", "ia", "ki", "mo"} // from "ai": agentWord (ai, agent, automated, llm, language model, claude, copilot, codex, coderabbit, gemini, IA, KI, model:)
 
 // injectionPairs has bit foldPair(a, b) set for each pair of bytes a
 // phrase can start with: at most word starts none can, and the phrases

@@ -310,7 +310,7 @@ func runsChecks(files []string) bool {
 		base := baseName(f)
 		if hookKind("/"+strings.TrimPrefix(f, "/")) != "" || base == ".pre-commit-config.yaml" || base == "lefthook.yml" ||
 			base == "Jenkinsfile" || base == "Taskfile.yml" || base == "justfile" || base == "tox.ini" || base == "Makefile" ||
-			base == "makefile" || base == "GNUmakefile" || hookKind(f) == "docker" ||
+			base == "makefile" || base == "GNUmakefile" ||
 			strings.HasSuffix(base, ".sh") || strings.HasSuffix(base, ".bash") || strings.HasSuffix(base, ".ps1") {
 			return true
 		}
