@@ -204,6 +204,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			return "sends DELETE to " + op(1) + " through the API, removing hosted repository or package data", false
 		case op(0) == "repo" && op(1) == "edit" && repoMadePublic(v):
 			return "makes a repository public: its code and history become readable by everyone (repo edit --visibility public)", true
+		case op(0) == "repo" && op(1) == "create" && repoMadePublic(v) && (hasLongFlag(v.args, "push") || hasLongFlag(v.args, "source")):
+			// gh repo create NAME --public --source=. --push: this
+			// working tree, published under a new name.
+			return "publishes the working tree as a new public repository (repo create --public --source): its code and history become readable by everyone", true
 		case op(0) == "api":
 			if what := forgeAPIGrant(v, op(1)); what != "" {
 				return what, true

@@ -554,3 +554,12 @@ func TestDrainListedNodes(t *testing.T) {
 		cmdCase("kubectl drain node-3 --ignore-daemonsets", false),
 	})
 }
+
+// TestRepoCreatedPublic: the working tree published as a public repository.
+func TestRepoCreatedPublic(t *testing.T) {
+	runRuleCases(t, "infra.access-grant", []ruleCase{
+		cmdCase("gh repo create someone/copy --public --source=. --push", true),
+		cmdCase("gh repo create acme/newlib --private --source=. --push", false),
+		cmdCase("gh repo create acme/site --public", false),
+	})
+}

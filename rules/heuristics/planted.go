@@ -43,6 +43,9 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		if v.prog == "" || len(files) >= maxPlanted {
 			continue
 		}
+		if v.hasCode {
+			s.checkCodeWrittenInstructions(cs, v)
+		}
 		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" &&
 			v.prog != "git" && v.prog != "patch" && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
@@ -894,4 +897,20 @@ func fragmentCommands(text string) []string {
 		out = append(out, unquoteYAML(t))
 	}
 	return out
+}
+
+// checkCodeWrittenInstructions judges interpreter code that writes a file
+// agents load as instructions (pathlib.Path('.cursorrules').write_text(…),
+// fs.appendFileSync('AGENTS.md', …)): the text it writes is in the code,
+// and is judged as text written into the file.
+func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
+	for _, e := range v.hostedProgram().effects {
+		if e.Op != shell.CodeWrite || e.Path == "" {
+			continue
+		}
+		if abs := cs.resolveIn(v.c, e.Path).Abs; agentInstructionFile(abs) {
+			s.judgeAgentRulesText(abs, v.hostedProgram().code)
+			return
+		}
+	}
 }
