@@ -905,7 +905,7 @@ func fragmentCommands(text string) []string {
 // and is judged as text written into the file.
 func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
 	for _, e := range v.hostedProgram().effects {
-		if e.Op != shell.CodeWrite || e.Path == "" {
+		if e.Op != shell.CodeWrite || e.Path == "" || !mayBeInstructionFile(e.Path) && !strings.Contains("/"+v.c.Dir, "/.") {
 			continue
 		}
 		if abs := cs.resolveIn(v.c, e.Path).Abs; agentInstructionFile(abs) {
@@ -913,4 +913,15 @@ func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
+}
+
+// mayBeInstructionFile is agentInstructionFile's answer for a path as
+// written, before resolving it (which most written paths need not be):
+// the base names and directories it knows, without the leading slash.
+func mayBeInstructionFile(p string) bool {
+	if agentRulesFiles[baseName(p)] {
+		return true
+	}
+	return strings.Contains(p, ".cursor/") || strings.Contains(p, ".claude/") || strings.Contains(p, ".github/") ||
+		strings.Contains(p, ".windsurf/") || strings.Contains(p, ".clinerules/") || strings.Contains(strings.ToLower(p), "memor")
 }
