@@ -249,7 +249,8 @@ func isAddress(s, w string, at, k int, prev [5]string, prevAt [5]int) bool {
 	}
 	switch {
 	case wordIs(prev[i], "to") || wordIs(prev[i], "for"):
-		return i+1 < 4 && wordIn(prev[i+1], noteWords) || wordIs(prev[i], "to") && sentenceStartsAt(s, prevAt[i])
+		// "note for AI coding assistants" is notedTo's, above.
+		return wordIs(prev[i], "to") && sentenceStartsAt(s, prevAt[i])
 	case wordIs(prev[i], "dear") || wordIs(prev[i], "hey") || wordIs(prev[i], "attention"):
 		return true
 	case wordIs(prev[i], "are"):

@@ -422,26 +422,36 @@ var agentRulesFiles = map[string]bool{
 	".clinerules": true, "copilot-instructions.md": true, ".goosehints": true, "AGENT.md": true, ".roorules": true,
 }
 
+// instructionDirs hold files agents load as instructions: rules, and
+// custom commands, subagents and prompt files, loaded as the agent's
+// orders when invoked.
+var instructionDirs = []string{"/.cursor/rules/", "/.claude/commands/", "/.claude/agents/", "/.github/prompts/",
+	"/.github/instructions/", "/.cursor/commands/", "/.windsurf/rules/", "/.clinerules/"}
+
+// memoryFileName reports the names an agent's memory file takes.
+func memoryFileName(base string) bool {
+	switch strings.ToLower(base) {
+	case "memory.md", "memories.md", "memory.json", "memories.json":
+		return true
+	}
+	return false
+}
+
 // agentInstructionFile reports a file coding agents load as standing
 // instructions: a rules file (agentRulesFiles, .cursor/rules/), or an
 // agent's memory kept as a file (.agent/memory.md, ~/.claude/memory.md),
 // which later sessions read as what the user once said.
 func agentInstructionFile(abs string) bool {
 	base := baseName(abs)
-	if agentRulesFiles[base] || strings.Contains(abs, "/.cursor/rules/") {
+	if agentRulesFiles[base] {
 		return true
 	}
-	// Custom commands, subagents and prompt files: loaded as the
-	// agent's orders when invoked.
-	for _, dir := range []string{"/.claude/commands/", "/.claude/agents/", "/.github/prompts/", "/.github/instructions/",
-		"/.cursor/commands/", "/.windsurf/rules/", "/.clinerules/"} {
+	for _, dir := range instructionDirs {
 		if strings.Contains(abs, dir) {
 			return true
 		}
 	}
-	switch strings.ToLower(base) {
-	case "memory.md", "memories.md", "memory.json", "memories.json":
-	default:
+	if !memoryFileName(base) {
 		return false
 	}
 	switch baseName(parentDir(abs)) {

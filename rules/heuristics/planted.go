@@ -917,11 +917,16 @@ func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
 
 // mayBeInstructionFile is agentInstructionFile's answer for a path as
 // written, before resolving it (which most written paths need not be):
-// the base names and directories it knows, without the leading slash.
+// its names and directories, without the leading slash.
 func mayBeInstructionFile(p string) bool {
-	if agentRulesFiles[baseName(p)] {
+	base := baseName(p)
+	if agentRulesFiles[base] || memoryFileName(base) {
 		return true
 	}
-	return strings.Contains(p, ".cursor/") || strings.Contains(p, ".claude/") || strings.Contains(p, ".github/") ||
-		strings.Contains(p, ".windsurf/") || strings.Contains(p, ".clinerules/") || strings.Contains(strings.ToLower(p), "memor")
+	for _, dir := range instructionDirs {
+		if strings.Contains(p, dir[1:]) {
+			return true
+		}
+	}
+	return false
 }

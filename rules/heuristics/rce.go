@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/shell"
 )
 
 // Remote code execution: code fetched over the network and run without a
@@ -928,14 +930,8 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 		return savedFile{}, false
 	}
 	if v.kind == "powershell" {
-		// pwsh [options] -File FILE, or a script named first.
-		for i, a := range v.args {
-			if l := strings.ToLower(a); (l == "-file" || l == "-f") && i+1 < len(v.args) || i == 0 && strings.HasSuffix(l, ".ps1") {
-				if l == "-file" || l == "-f" {
-					a = v.args[i+1]
-				}
-				return match(a)
-			}
+		if f, ok := shell.PowershellScript(v.args); ok {
+			return match(f)
 		}
 		return savedFile{}, false
 	}

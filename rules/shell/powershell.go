@@ -69,6 +69,21 @@ func powershellCode(args []field, redirs []Redirect) (string, bool) {
 	return stdinProgram(nil, redirs)
 }
 
+// PowershellScript returns the script file pwsh's arguments run: the
+// value of -File (-f), or a .ps1 named first.
+func PowershellScript(args []string) (string, bool) {
+	for i, a := range args {
+		l := strings.ToLower(a)
+		switch {
+		case (l == "-file" || l == "-f") && i+1 < len(args):
+			return args[i+1], true
+		case i == 0 && strings.HasSuffix(l, ".ps1"):
+			return a, true
+		}
+	}
+	return "", false
+}
+
 // decodeUTF16Base64 decodes -EncodedCommand's text.
 func decodeUTF16Base64(s string) (string, bool) {
 	raw, err := base64.StdEncoding.DecodeString(s)

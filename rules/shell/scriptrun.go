@@ -50,15 +50,8 @@ func ScriptRun(c *Command) (file, lang string, implicit, ok bool) {
 		}
 		return "", "", false, false
 	case "pwsh", "powershell", "powershell.exe", "pwsh-preview":
-		// pwsh [options] -File FILE, or a script named first.
-		for i, a := range args {
-			l := strings.ToLower(a)
-			switch {
-			case (l == "-file" || l == "-f") && i+1 < len(args):
-				return c.PathOf(args[i+1]), "powershell", false, true
-			case i == 0 && strings.HasSuffix(l, ".ps1"):
-				return c.PathOf(a), "powershell", false, true
-			}
+		if f, ok := PowershellScript(args); ok {
+			return c.PathOf(f), "powershell", false, true
 		}
 		return "", "", false, false
 	}
