@@ -34,7 +34,7 @@ var analysisCategories = []string{
 	"shell_dialect", "working_directory", "shell_values", "interpreter_code", "planted_code", "powershell",
 	"defense_impairment", "system_disruption", "account_change", "trust_store", "tunnel", "file_transfer",
 	"cloud_secrets", "secret_search", "private_keys", "option_parsing", "system_tamper", "collection", "command_runners", "offensive_tools", "infrastructure",
-	"supply_chain", "lookalike_packages", "review_bypass", "network_exposure", "discovery", "code_tampering", "agent_config",
+	"supply_chain", "lookalike_packages", "review_bypass", "network_exposure", "discovery", "code_tampering", "agent_config", "hollow_checks",
 }
 
 const (

@@ -399,7 +399,7 @@ func (s *scan) checkClusterSecrets(cs *cmdScan, v *cmdView) {
 		}
 		out := ""
 		flagValues(v.args, 'o', "output", func(o string) { out = o })
-		if ops[0] == "edit" || printsValues(v.args) {
+		if ops[0] == "edit" || printsValues(v.args) && !cs.narrowedToPublicFields(v) {
 			s.add(rCredClusterSecret, v.prog+" "+ops[0]+" secret prints the secret's values (-o "+out+"): use kubectl describe secret to see its keys; refuse it", ev())
 		}
 	case "create":

@@ -274,6 +274,7 @@ func (s *scan) checkOtherEdits(cs *cmdScan, v *cmdView) {
 		if len(named) > 0 {
 			// ruby -ni -e 'print unless /re/' FILE deletes re's lines.
 			files, script = named, perlDeletions(code)
+			subs = append(subs, perlCommentOuts(code)...)
 		}
 		if len(files) > 0 {
 			// Text the program writes other than by replace: lines it

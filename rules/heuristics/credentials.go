@@ -270,8 +270,9 @@ func publicField(key string) bool {
 }
 
 // narrowedToPublicFields reports a command whose output the next command
-// of its pipeline cuts down to public fields (… | jq -r .host): the
-// secret's own values never reach the context.
+// of its pipeline cuts down to public fields (… | jq -r .host) or to key
+// names (… | jq '.data | keys'): the secret's own values never reach
+// the context.
 func (cs *cmdScan) narrowedToPublicFields(v *cmdView) bool {
 	after := cs.after(v)
 	if len(after) == 0 {
@@ -285,12 +286,16 @@ func (cs *cmdScan) narrowedToPublicFields(v *cmdView) bool {
 	if len(ops) != 1 {
 		return false
 	}
-	found := false
+	found, keys := false, false
 	for _, tok := range strings.FieldsFunc(ops[0], func(r rune) bool {
 		return !(r == '.' || r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	}) {
 		switch {
-		case tok == "fromjson" || tok == "keys" || tok == "length":
+		case tok == "fromjson" || tok == "length" || tok == "to_entries":
+		case tok == "keys" || tok == "keys_unsorted" || tok == ".key":
+			keys = true // the names, not the values
+		case tok == ".data" || tok == ".stringData" || tok == ".items":
+			// A container: what of it is kept decides.
 		case strings.HasPrefix(tok, ".") && len(tok) > 1:
 			if !publicField(tok[strings.LastIndexByte(tok, '.')+1:]) {
 				return false
@@ -300,7 +305,7 @@ func (cs *cmdScan) narrowedToPublicFields(v *cmdView) bool {
 			return false
 		}
 	}
-	return found
+	return found || keys
 }
 
 func (s *scan) checkCredentialCommands(cs *cmdScan) {
@@ -312,7 +317,7 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 			}
 			// A rule already reported costs nothing more: a line naming
 			// thousands of key files must stay linear.
-			if r := credentialRule(sens); sens != sensAccountList && s.enabled(r) && !s.readAllowed(cs.resolveIn(v.c, pathInArg(raw)).Abs) {
+			if r := credentialRule(sens); sens != sensLeakOnly && s.enabled(r) && !s.readAllowed(cs.resolveIn(v.c, pathInArg(raw)).Abs) {
 				s.add(r, credentialMessage(sens, label, raw), v.c.Name+" "+evJoin(v.c.Args))
 			}
 			return false
@@ -897,7 +902,7 @@ func isListingType(t string) bool {
 // checkPathRead judges a path read by a file tool (or named by an unknown
 // tool, which is treated as a read: fail closed).
 func (s *scan) checkPathRead(p *action.Path) {
-	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone && sens != sensAccountList && !s.readAllowed(p.Abs) {
+	if sens, label := classify(p.Abs, s.act.Caller.Home); sens != sensNone && sens != sensLeakOnly && !s.readAllowed(p.Abs) {
 		s.add(credentialRule(sens), credentialMessage(sens, label, p.Raw), p.Raw)
 	}
 }
@@ -1019,7 +1024,7 @@ func (s *scan) checkContainerCopyOut(v *cmdView) {
 		return // a local path
 	}
 	p := src[i+1:]
-	if sens, label := classify(p, ""); sens != sensNone && sens != sensAccountList {
+	if sens, label := classify(p, ""); sens != sensNone && sens != sensLeakOnly {
 		if r := credentialRule(sens); s.enabled(r) {
 			s.add(r, credentialMessage(sens, label, src)+" (copied out of the container)", v.prog+" "+evJoin(v.args))
 		}

@@ -102,6 +102,11 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 			s.add(rDisruptKillAll, v.prog+" "+why+": the machine stops working; kill only the process you started", ev())
 		}
 	}
+	if v.hasCode && strings.Contains(v.code, "kill") {
+		if why := codeKillsAll(v.code); why != "" {
+			s.add(rDisruptKillAll, "a "+v.prog+" program "+why+": the machine stops working; kill only the process you started", v.code)
+		}
+	}
 	if v.fam&famDiskFill != 0 {
 		s.checkDiskFill(cs, v)
 	}
@@ -113,6 +118,27 @@ func (s *scan) checkDisruption(cs *cmdScan, v *cmdView) {
 			s.add(rDisruptHalt, "writes /proc/sysrq-trigger: the magic SysRq key can reboot, crash or power off the machine at once; refuse it", target)
 		}
 	}
+}
+
+// codeKillsAll says how interpreter code signals every process, or "":
+// a kill of pid -1 (os.kill(-1, 9), perl's kill 9, -1), or a kill over
+// every process it lists (/proc, psutil.process_iter()) without
+// choosing them by name.
+func codeKillsAll(code string) string {
+	flat := strings.ToLower(strings.Join(strings.Fields(code), ""))
+	for _, k := range []string{"kill(-1,", "kill9,-1", "kill'kill',-1", "kill(9,-1", "kill('kill',-1", "kill(\"kill\",-1", "kill-9,-1", "kill(:kill,-1"} {
+		// The pid ends at -1: -1234 is a process group.
+		if i := strings.Index(flat, k); i >= 0 && (k[len(k)-1] == ',' || i+len(k) == len(flat) || flat[i+len(k)] < '0' || flat[i+len(k)] > '9') {
+			return "signals every process (pid -1)"
+		}
+	}
+	listsAll := strings.Contains(code, "/proc/[0-9]") || strings.Contains(code, "process_iter(") || strings.Contains(code, "listdir('/proc')") ||
+		strings.Contains(code, `listdir("/proc")`) || strings.Contains(code, "readdirSync('/proc')") || strings.Contains(code, `readdirSync("/proc")`) ||
+		strings.Contains(code, "Dir.glob('/proc/") || strings.Contains(code, `Dir.glob("/proc/`)
+	if listsAll && !containsAnyOf(code, []string{"name", "cmdline", "comm", "exe", "username", "ppid"}) {
+		return "kills every process it finds"
+	}
+	return ""
 }
 
 // killsEverything says why kill's targets are init or every process, or

@@ -48,8 +48,20 @@ func netKind(v *cmdView) string {
 			return "git"
 		}
 	}
+	// Interpreter code that sends what it reads on its input: … |
+	// python3 -c "urlopen(url, sys.stdin.read())" is curl -d @-.
+	if v.hasCode && v.codeAny(traitFetch|traitPost|traitSocket) && codeReadsStdin(v.code) {
+		return "code"
+	}
 	return ""
 }
+
+// stdinReads are how interpreter code reads its standard input.
+var stdinReads = newFoldSet("sys.stdin", "process.stdin", "stdin.read", "$stdin", "<stdin>", "php://stdin", "readfilesync(0",
+	"/dev/stdin", "deno.stdin", "bun.stdin", "io.read(", "io.stdin")
+
+// codeReadsStdin reports code that reads its standard input.
+func codeReadsStdin(code string) bool { return stdinReads.in(code) }
 
 // hostsOf lists the remote hosts a network command contacts, best effort,
 // appending to hosts (usually an empty slice of a caller's stack array).
@@ -85,6 +97,35 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 			if h := remoteHost(op); h != "" {
 				hosts = append(hosts, h)
 			}
+		}
+	case "mail":
+		// The recipients' domains: mailx -s subj ops@mailbox.example.
+		for _, a := range v.args {
+			if at := strings.LastIndexByte(a, '@'); at > 0 && !strings.HasPrefix(a, "-") {
+				if h := strings.ToLower(strings.Trim(a[at+1:], "<>,;")); looksLikeHost(h) {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+	case "code":
+		// The hosts of the URLs the code names.
+		for rest := v.code; len(hosts) < 4; {
+			i := strings.Index(rest, "://")
+			if i < 0 {
+				break
+			}
+			start := i
+			for start > 0 && (rest[start-1] >= 'a' && rest[start-1] <= 'z' || rest[start-1] >= 'A' && rest[start-1] <= 'Z') {
+				start--
+			}
+			end := i + 3
+			for end < len(rest) && !strings.ContainsRune(" \t\n'\"`)", rune(rest[end])) {
+				end++
+			}
+			if h := urlHost(rest[start:end]); h != "" {
+				hosts = append(hosts, h)
+			}
+			rest = rest[end:]
 		}
 	case "upload":
 		if v.prog == "gh" && len(hosts) == 0 {
@@ -189,6 +230,10 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			}
 			if dumpsEnvironment(u) || echoesEnvironment(u) {
 				report("the environment variables (API keys, tokens), piped from " + u.prog)
+				break
+			}
+			if what := deployedSecrets(u); what != "" {
+				report(what + ", piped from " + u.prog)
 				break
 			}
 			if pattern := secretSearchPattern(u); pattern != "" {
@@ -918,6 +963,22 @@ func secretSearchPattern(u *cmdView) string {
 				return p
 			}
 		}
+	}
+	return ""
+}
+
+// deployedSecrets says what of a deployment's secrets u prints, or "":
+// a Helm release's values (helm get values, helm get all), Terraform's
+// outputs or state (terraform output, show -json, state pull). Printing
+// them is everyday debugging; sending them away is not.
+func deployedSecrets(u *cmdView) string {
+	ops := u.plainOperands()
+	switch {
+	case u.prog == "helm" && opAt(ops, 0) == "get" && (opAt(ops, 1) == "values" || opAt(ops, 1) == "all"):
+		return "a Helm release's values (its passwords and keys)"
+	case (u.prog == "terraform" || u.prog == "tofu") && (opAt(ops, 0) == "output" || opAt(ops, 0) == "show" && hasLongFlag(u.args, "json") ||
+		opAt(ops, 0) == "state" && opAt(ops, 1) == "pull"):
+		return "Terraform's outputs or state (the secrets it created)"
 	}
 	return ""
 }

@@ -239,10 +239,34 @@ func (s *scan) checkSecretCommits(cs *cmdScan) {
 			continue
 		}
 		for _, op := range operands(rest, "mFCcSt", []string{"--message", "--file", "--author", "--date", "--reuse-message", "--fixup", "--squash", "--template", "--pathspec-from-file", "--chmod"}) {
-			if sens, label := cs.classifyArg(v.c, op); sens != sensNone && sens != sensAccountList {
+			if sens, label := cs.classifyArg(v.c, op); sens != sensNone && sens != sensLeakOnly {
 				s.add(rSecretCommit, "git "+sub+" puts "+label+" ("+op+") into the repository: once pushed it stays in the history; keep it out (.gitignore) and use a secret store", "git "+evJoin(v.args))
+				return
+			}
+			if name := cs.secretWrittenInto(v, cs.resolveIn(v.c, op).Abs); name != "" {
+				s.add(rSecretCommit, "git "+sub+" puts "+op+" into the repository, and the line has just written $"+name+" into it: once pushed the secret stays in the history; keep it out (.gitignore) and use a secret store", "git "+evJoin(v.args))
 				return
 			}
 		}
 	}
+}
+
+// secretWrittenInto returns the secret variable a command of the line
+// before v writes into abs (echo "…_authToken=${NPM_TOKEN}" >> .npmrc),
+// or "".
+func (cs *cmdScan) secretWrittenInto(v *cmdView, abs string) string {
+	for i := 0; i < v.idx; i++ {
+		u := &cs.views[i]
+		if len(u.c.Redirects) == 0 && u.prog != "tee" {
+			continue
+		}
+		for _, f := range cs.writtenFiles(u) {
+			if f.abs == abs {
+				if name := secretVariableIn(f.content); name != "" {
+					return name
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -1149,6 +1149,61 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 	}
 }
 
+// checkHollowScript judges a package script set to val: a check's
+// script (test, lint) set to a command that does nothing.
+func (s *scan) checkHollowScript(name, val, who string) {
+	if s.enabled(rDefWeakeningEdit) && hollowScript(`"`+name+`": "`+val+`"`) != "" {
+		s.add(rDefWeakeningEdit, who+" sets the "+name+" script of package.json to a command that does nothing ("+val+"): the checks pass without running; make the change by hand, in review", "scripts."+name+"="+val)
+	}
+}
+
+// checkCodePackageScripts judges interpreter code that sets a package
+// script and writes package.json (p.scripts.preinstall = "…";
+// fs.writeFileSync("package.json", …)): the script is judged as npm pkg
+// set's would be.
+func (s *scan) checkCodePackageScripts(v *cmdView) {
+	code := v.code
+	if !strings.Contains(code, "package.json") || !v.codeAny(traitWrites) {
+		return
+	}
+	for rest := code; ; {
+		i := strings.Index(rest, "scripts")
+		if i < 0 {
+			return
+		}
+		rest = rest[i+len("scripts"):]
+		if strings.HasPrefix(rest, `']`) || strings.HasPrefix(rest, `"]`) {
+			rest = rest[2:] // d['scripts']['postinstall']
+		}
+		name := ""
+		switch {
+		case strings.HasPrefix(rest, "."):
+			j := 1
+			for j < len(rest) && (isWordByte(rest[j]) || rest[j] == ':') && rest[j] != '.' {
+				j++
+			}
+			name, rest = rest[1:j], rest[j:]
+		case strings.HasPrefix(rest, "["):
+			lit, end, ok := codeLiteralAt(rest, 1)
+			if !ok || end >= len(rest) || rest[end] != ']' {
+				continue
+			}
+			name, rest = lit, rest[end+1:]
+		default:
+			continue
+		}
+		after := strings.TrimLeft(rest, " \t")
+		if name == "" || !strings.HasPrefix(after, "=") || strings.HasPrefix(after, "==") {
+			continue
+		}
+		after = strings.TrimLeft(after[1:], " \t")
+		if val, _, ok := codeLiteralAt(after, 0); ok && after[0] != '/' {
+			s.judgePlanted("shell", val, "package.json", "a "+v.prog+" program sets scripts."+name+" in package.json, a script npm runs by itself,")
+			s.checkHollowScript(name, val, "a "+v.prog+" program")
+		}
+	}
+}
+
 // checkPackageSet judges npm pkg set (pnpm, yarn alike): a script it
 // sets is a command npm runs by itself (postinstall runs on every
 // install), and a dependency it sets is judged as one written into
@@ -1168,6 +1223,7 @@ func (s *scan) checkPackageSet(v *cmdView) {
 		switch {
 		case strings.HasPrefix(key, "scripts."):
 			s.judgePlanted("shell", val, "package.json", v.prog+" pkg set "+key+", a script npm runs by itself,")
+			s.checkHollowScript(key[len("scripts."):], val, v.prog+" pkg set")
 		case strings.Contains(key, "ependencies."):
 			name := key[strings.IndexByte(key, '.')+1:]
 			deps.WriteString("\"" + name + "\": \"" + val + "\",\n")

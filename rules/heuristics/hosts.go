@@ -140,3 +140,15 @@ func privateHost(h string) bool {
 	}
 	return false
 }
+
+// codeHost reports a host trusted to serve code that runs or is applied
+// straight from a URL: a trusted host that is not a paste service. A
+// gist is one account's paste, not a project's release, whatever trust
+// the rest of GitHub has; naming it exactly in trusted_hosts trusts it.
+func codeHost(trusted *hostSet, h string) bool {
+	switch h {
+	case "gist.github.com", "gist.githubusercontent.com":
+		return trusted.exact[h]
+	}
+	return trusted.match(h)
+}

@@ -76,6 +76,13 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			if what := kubeRoleWidened(v, ops); what != "" {
 				return what, true
 			}
+		case "certificate", "adm":
+			// A signing request approved makes its key an identity of the
+			// cluster (a node's, a user's), with that identity's rights
+			// (oc adm certificate approve alike).
+			if op(1) == "approve" || op(0) == "adm" && op(1) == "certificate" && op(2) == "approve" {
+				return "approves a certificate signing request: whoever holds its key signs in to the cluster as the identity it names", true
+			}
 		case "scale":
 			// One named workload scaled to zero is routine; every one of
 			// a kind (--all) is an outage.
@@ -182,6 +189,18 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			case o == "create-for-rbac" || o == "assignment" && op(i+1) == "create" || o == "credential" && op(i+1) == "reset":
 				return "changes who can act in the subscription", true
 			}
+		}
+	case "skopeo", "crane", "gcrane":
+		if op(0) == "delete" {
+			return "deletes an image from its registry: whatever deploys it fails to pull", false
+		}
+	case "regctl", "oras":
+		if (op(0) == "tag" || op(0) == "manifest" || op(0) == "image") && (op(1) == "delete" || op(1) == "rm") {
+			return "deletes an image from its registry: whatever deploys it fails to pull", false
+		}
+	case "azcopy":
+		if (op(0) == "remove" || op(0) == "rm") && (slices.Contains(v.args, "--recursive") || slices.Contains(v.args, "--recursive=true")) {
+			return "deletes everything under a storage container or prefix (azcopy remove --recursive)", false
 		}
 	case "gsutil":
 		// gsutil iam ch allUsers:objectViewer gs://b, acl ch -u AllUsers:R,
@@ -853,10 +872,31 @@ func productionTarget(v *cmdView) bool {
 	return false
 }
 
+// sdkDestroyCalls are cloud SDK calls that delete a store, its data or
+// machines: boto3's, google-cloud's and Azure's.
+var sdkDestroyCalls = []string{"object_versions.delete(", "objects.all().delete(", "delete_bucket(", "delete_objects(", "delete_table(",
+	"terminate_instances(", "delete_db_instance(", "delete_db_cluster(", "delete_stack(", "delete_file_system(", "delete_cluster(",
+	"delete_container(", "delete_blobs(", "bucket.delete(force", "deletebucketcommand", "deleteobjectscommand", "terminateinstancescommand",
+	"deletetablecommand", "deletedbinstancecommand"}
+
+// sdkDestroy returns the destroying SDK call code makes, or "".
+// The JavaScript SDK's commands (DeleteBucketCommand) are matched
+// without case.
+func sdkDestroy(code string) string {
+	lower := strings.ToLower(code)
+	for _, c := range sdkDestroyCalls {
+		if strings.Contains(code, c) || strings.HasSuffix(c, "command") && strings.Contains(lower, c) {
+			return strings.TrimSuffix(c, "(")
+		}
+	}
+	return ""
+}
+
 // forgeAPIGrant says how a gh api call hands out access to a hosted
 // repository or organization, or "": a collaborator, member or team
 // membership PUT, a webhook or deploy key POSTed (fields given make gh
-// POST), workflows allowed to write and approve.
+// POST), a key added to the signed-in account, workflows allowed to
+// write and approve.
 func forgeAPIGrant(v *cmdView, path string) string {
 	method := apiMethod(v.args)
 	p := strings.Split(strings.Trim(path, "/"), "/")
@@ -875,6 +915,8 @@ func forgeAPIGrant(v *cmdView, path string) string {
 		return "sends a repository's or organization's events, pushes included, to a webhook (" + path + ")"
 	case method == "POST" && at(0) == "repos" && at(3) == "keys":
 		return "adds a deploy key to a repository through the API (" + path + ")"
+	case method == "POST" && at(0) == "user" && (at(1) == "keys" || at(1) == "ssh_signing_keys" || at(1) == "gpg_keys"):
+		return "adds a key to the signed-in account through the API (" + path + "): whoever holds it can push or sign as that account"
 	case method == "PATCH" && at(0) == "repos" && at(2) != "" && at(3) == "" &&
 		(apiFieldSet(v.args, "visibility", "public", "internal") || apiFieldSet(v.args, "private", "false")):
 		return "makes a repository readable by others through the API (" + path + ")"
@@ -990,7 +1032,7 @@ func (s *scan) trustedSource(u string) bool {
 	if _, err := netip.ParseAddr(h); err == nil || h == "" {
 		return false
 	}
-	return s.an.trusted.match(h)
+	return codeHost(&s.an.trusted, h)
 }
 
 // cloudAuditOff says how a command turns off or deletes the cloud's
@@ -1231,6 +1273,11 @@ func sqlFilters(rest string) bool {
 // access grants, cloud audit logging turned off and deploys from hosts
 // that are not trusted.
 func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
+	if v.hasCode && (strings.Contains(v.code, "delete") || strings.Contains(v.code, "Delete") || strings.Contains(v.code, "terminate") || strings.Contains(v.code, "Terminate")) {
+		if call := sdkDestroy(v.code); call != "" && s.enabled(rInfraDestroy) {
+			s.add(rInfraDestroy, "a "+v.prog+" program deletes cloud resources through the provider's SDK ("+call+"): nothing brings them back; a human should approve it", v.code)
+		}
+	}
 	if v.fam&famInfra == 0 {
 		return
 	}

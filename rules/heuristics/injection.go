@@ -615,7 +615,7 @@ func (s *scan) sendsOut(field string) bool {
 // sendsData reports network commands that upload a body.
 func sendsData(v *cmdView) bool {
 	switch v.netKind() {
-	case "mail", "socket", "upload":
+	case "mail", "socket", "upload", "code":
 		return true
 	case "http":
 		for _, a := range v.args {

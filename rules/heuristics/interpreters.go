@@ -102,7 +102,7 @@ func (s *scan) checkInterpreterCode(cs *cmdScan) {
 			if strings.HasPrefix(p.Abs, "/proc/") && strings.HasSuffix(p.Abs, "/mem") {
 				s.add(rCredProcessMemory, v.prog+" code reads process memory ("+lit+"), where the keys, passwords and tokens a program uses sit in the clear; refuse it", lit)
 			}
-			if sens, label := classify(p.Abs, cs.home); sens != sensNone && sens != sensAccountList {
+			if sens, label := classify(p.Abs, cs.home); sens != sensNone && sens != sensLeakOnly {
 				s.add(credentialRule(sens), credentialMessage(sens, label, lit)+" (from "+v.prog+" code)", lit)
 			}
 		})

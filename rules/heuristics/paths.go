@@ -250,9 +250,11 @@ const (
 	sensUserSecret
 	sensSystemSecret
 	sensBrowser
-	// sensAccountList: /etc/passwd and /etc/group. Reading them is
-	// ordinary, sending them away is reconnaissance being exfiltrated.
-	sensAccountList
+	// sensLeakOnly: files that are ordinary to read and a leak to send
+	// away: the account list (/etc/passwd, /etc/group), reconnaissance;
+	// shell and REPL histories, which hold the passwords and tokens once
+	// typed on a command line.
+	sensLeakOnly
 	// sensPrivateKey: private keys and the files that hold cloud or git
 	// credentials themselves. No task needs their bytes in a prompt.
 	sensPrivateKey
@@ -411,6 +413,9 @@ func classify(abs, home string) (sensitivity, string) {
 				}
 			}
 		}
+		if isHistoryFile(abs, home) {
+			return sensLeakOnly, "shell history (the tokens and passwords once typed)"
+		}
 		for _, h := range homeSecrets {
 			if underOrAt(rest, h.rel) {
 				if h.rel == ".ssh" && !isSSHPrivate(rest) {
@@ -446,7 +451,7 @@ func classify(abs, home string) (sensitivity, string) {
 	case underOrAt(abs, "/var/lib/etcd"):
 		return sensSystemSecret, "the cluster's etcd data, every Secret in the cluster"
 	case abs == "/etc/passwd" || abs == "/etc/group":
-		return sensAccountList, "the account list"
+		return sensLeakOnly, "the account list"
 	case strings.HasPrefix(abs, "/proc/") && strings.HasSuffix(abs, "/environ"):
 		return sensUserSecret, "process environment (API keys, tokens)"
 	}

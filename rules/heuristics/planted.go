@@ -45,9 +45,11 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 		}
 		if v.hasCode {
 			s.checkCodeWrittenInstructions(cs, v)
+			s.checkCodeWrittenSettings(v)
+			s.checkCodePackageScripts(v)
 		}
 		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" &&
-			v.prog != "git" && v.prog != "patch" && len(files) == 0 && len(s.act.Attachments) == 0 {
+			v.prog != "git" && v.prog != "patch" && !v.hasCode && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
 		if len(v.c.Redirects) > 0 || v.prog == "tee" || v.prog == "curl" || v.prog == "wget" {
@@ -656,7 +658,26 @@ func (cs *cmdScan) writtenFiles(v *cmdView) []planted {
 			}
 		}
 	}
+	if v.hasCode {
+		// Interpreter code writing a literal into a literal path:
+		// file_put_contents('public/x.php', '<?php …'), as > would.
+		if prog := v.hostedProgram(); prog.code != "" && hasWriteEffect(prog.effects) {
+			for _, w := range shell.CodeTexts(prog.code) {
+				out = append(out, planted{abs: cs.resolveIn(v.c, w.Path).Abs, content: w.Text})
+			}
+		}
+	}
 	return out
+}
+
+// hasWriteEffect reports a write among code's effects with a literal path.
+func hasWriteEffect(effects []shell.CodeEffect) bool {
+	for _, e := range effects {
+		if e.Op == shell.CodeWrite && e.Path != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // stdinText returns the text v reads on its standard input when the line
@@ -913,6 +934,32 @@ func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
 			return
 		}
 	}
+}
+
+// checkCodeWrittenSettings judges interpreter code that names an
+// agent's settings file and writes: d['permissions'] = {'allow':
+// ['Bash(*)']}; json.dump(d, open(p, 'w')) is the settings written
+// whatever variable carries the path, so the code's text is judged as
+// the file's.
+func (s *scan) checkCodeWrittenSettings(v *cmdView) {
+	if !s.enabled(rDefAgentGuard) || !v.codeAny(traitWrites) || !strings.Contains(v.code, "settings") && !strings.Contains(v.code, "config.toml") &&
+		!strings.Contains(v.code, ".claude.json") {
+		return
+	}
+	text, done := "", false // text: the code with Python's and JavaScript's quotes as JSON's, made once
+	eachCodeLiteral(v.code, func(lit string) {
+		if done || !strings.Contains(lit, ".claude") && !strings.Contains(lit, ".codex") && !strings.Contains(lit, ".gemini") &&
+			!strings.Contains(lit, ".cursor") && !strings.Contains(lit, ".vscode") {
+			return
+		}
+		if text == "" {
+			text = strings.ReplaceAll(v.code, "'", `"`)
+		}
+		if off := agentSettingsOff(lit, text); off != "" {
+			s.add(rDefAgentGuard, "a "+v.prog+" program writes "+baseName(lit)+" so that it "+off+": what the agent then does is judged by no one; refuse it", v.code)
+			done = true
+		}
+	})
 }
 
 // mayBeInstructionFile is agentInstructionFile's answer for a path as

@@ -648,12 +648,36 @@ func (s *scan) checkChmod(cs *cmdScan, v *cmdView) {
 				why = what
 			}
 		}
+		if why == "" {
+			if d := homeToolDir(p.Abs, cs.home); d != "" {
+				why = d + ", whose files your tools load and run,"
+			}
+		}
 		if why != "" {
 			s.add(rPrivUnsafePerms, "chmod "+mode+" makes "+why+" writable by every user: use the narrowest permissions that work (e.g. 755 / 644)",
 				"chmod "+evJoin(v.args))
 			return
 		}
 	}
+}
+
+// homeToolDir returns the directory of the home that abs is in when
+// that directory holds tools' programs, packages or settings (~/.cargo,
+// ~/.m2, ~/.local, ~/bin, ~/go), or "": another user who can write
+// there plants code that runs as the owner.
+func homeToolDir(abs, home string) string {
+	if home == "" {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(abs, strings.TrimSuffix(home, "/")+"/")
+	if !ok {
+		return ""
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	if len(first) > 1 && first[0] == '.' && first != ".." || first == "bin" || first == "go" {
+		return "~/" + first
+	}
+	return ""
 }
 
 // setsID reports whether a chmod mode sets setuid or setgid.

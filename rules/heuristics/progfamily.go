@@ -119,9 +119,11 @@ func progFamily(prog string) family {
 	case "pnpm", "yarn":
 		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
 	case "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "ncftpput", "curlftpfs", "wput", "tftp", "atftp",
-		"skopeo", "crane", "gcrane", "regctl", "oras", "wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail",
+		"wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail",
 		"mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
 		return famTransfer
+	case "skopeo", "crane", "gcrane", "regctl", "oras":
+		return famTransfer | famInfra // an image copied out; an image deleted
 	case "wget":
 		return famTransfer | famCLIToken // the CI job's OIDC token
 	case "python", "python3", "php", "ruby", "socat":

@@ -170,6 +170,10 @@ func (s *scan) checkRCE(cs *cmdScan) {
 			s.add(rRCESubstitute, "runs the output of a download as code ("+progLabel(v)+
 				"): save the script to a file, review it, then run the local file", code)
 		}
+		if opt, text, ok := configSubstitution(v); ok && mentionsFetcher(text) {
+			s.add(rRCESubstitute, v.prog+" "+opt+" loads a download as its settings or start-up script, which name what it fetches and runs: "+
+				"save the file, review it, then point "+v.prog+" at the local copy", text)
+		}
 		if len(saved) > 0 {
 			if f, ok := cs.executesSaved(v, saved); ok {
 				what := f.name
@@ -256,7 +260,7 @@ func (cs *cmdScan) downloadsIntoRunner(s *scan, v *cmdView) {
 			return
 		}
 		if dir := programDir(abs, cs.home); dir != "" && s.enabled(rRCEPackageURL) {
-			if h := firstHost(v.args); h != "" && !s.an.trusted.match(h) {
+			if h := firstHost(v.args); h != "" && !codeHost(&s.an.trusted, h) {
 				s.add(rRCEPackageURL, "installs "+baseName(abs)+" from "+h+" into "+dir+", a host that is not trusted: it runs whenever "+baseName(abs)+
 					" is called; check that the host is the tool's own and the file's checksum, or add the host to trusted_hosts", v.c.Name+" "+evJoin(v.args))
 				return
@@ -292,7 +296,7 @@ func (s *scan) checkPackageFromURL(cs *cmdScan) {
 			return
 		}
 		if u := remoteScript(v); u != "" {
-			if h := urlHost(u); h == "" || !s.an.trusted.match(h) {
+			if h := urlHost(u); h == "" || !codeHost(&s.an.trusted, h) {
 				s.add(rRCEPackageURL, v.prog+" runs "+u+" straight from the network: its imports and code run with your rights; download it and review it first",
 					v.prog+" "+evJoin(v.args))
 				return
@@ -516,8 +520,12 @@ func executedText(v *cmdView) (string, bool) {
 	if t, ok := stdinSubstitution(v); ok && readsProgramFromStdin(v) {
 		return t, true
 	}
-	// The script file operand: bash <(curl …), python3 <(wget -O- …).
-	for _, a := range v.args {
+	// The script file operand: bash <(curl …), python3 <(wget -O- …),
+	// bun run <(curl …).
+	for i, a := range v.args {
+		if i == 0 && a == "run" && (v.prog == "deno" || v.prog == "bun") {
+			continue
+		}
 		if len(a) > 0 && a[0] != '-' {
 			return a, true
 		}
@@ -526,6 +534,42 @@ func executedText(v *cmdView) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// configOptions are, by program, the options that name a settings file
+// or start-up script whose contents decide what the program fetches or
+// runs: Maven's settings (repositories, mirrors), Gradle's init scripts,
+// npm's user config (registry, scripts' shell), ssh's config
+// (ProxyCommand), a shell's or editor's start-up file.
+var configOptions = map[string][]string{
+	"mvn": {"-s", "--settings", "-gs", "--global-settings"}, "mvnw": {"-s", "--settings", "-gs", "--global-settings"},
+	"gradle": {"-I", "--init-script", "-c", "--settings-file", "-b", "--build-file"}, "gradlew": {"-I", "--init-script", "-c", "--settings-file", "-b", "--build-file"},
+	"npm": {"--userconfig", "--globalconfig"}, "pnpm": {"--userconfig", "--globalconfig"},
+	"ssh": {"-F"}, "scp": {"-F"}, "sftp": {"-F"},
+	"bash": {"--rcfile", "--init-file"}, "vim": {"-u", "-S"}, "nvim": {"-u", "-S"}, "tmux": {"-f"},
+	"docker": {"-f", "--file"}, "docker-compose": {"-f", "--file"}, "podman-compose": {"-f", "--file"},
+}
+
+// configSubstitution returns an option of v that names a settings file
+// (configOptions) given as a process substitution, and the
+// substitution: mvn -s <(curl …), gradle --init-script=<(wget -O- …).
+func configSubstitution(v *cmdView) (opt, text string, ok bool) {
+	opts := configOptions[v.prog]
+	if len(opts) == 0 {
+		return "", "", false
+	}
+	for i, a := range v.args {
+		if !strings.Contains(a, "<(") {
+			continue
+		}
+		if k, val, cut := strings.Cut(a, "="); cut && slices.Contains(opts, k) {
+			return k, val, true
+		}
+		if i > 0 && slices.Contains(opts, v.args[i-1]) {
+			return v.args[i-1], a, true
+		}
+	}
+	return "", "", false
 }
 
 // stdinSubstitution returns the process substitution v reads as its

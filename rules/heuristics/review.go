@@ -181,6 +181,12 @@ func (s *scan) checkCISettingChange(v *cmdView, ops []string) {
 	val, given := "", false
 	flagValues(v.args, 'b', "body", func(b string) { val, given = b, true })
 	flagValues(v.args, 'v', "value", func(b string) { val, given = b, true }) // glab
+	if name := strings.ToUpper(opAt(ops, 2)); kind == "variable" && (verb == "set" || verb == "update") && (name == "CI_DEBUG_TRACE" || name == "CI_DEBUG_SERVICES") && !strings.EqualFold(val, "false") {
+		// GitLab's job trace then prints every variable, masked ones too.
+		s.add(rDefReviewBypass, v.prog+" variable "+verb+" "+name+": every job's log then shows the project's variables, masked secrets included, to whoever can read the logs; a maintainer should decide",
+			v.prog+" "+evJoin(v.args))
+		return
+	}
 	switch {
 	case kind == "variable" && !pointsSomewhere(val):
 		return

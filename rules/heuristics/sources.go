@@ -455,6 +455,11 @@ func verificationOff(st setting) string {
 		if (k == "http.sslverify" || strings.HasSuffix(k, ".sslverify")) && off {
 			return "turns off git's TLS certificate check (" + k + ")"
 		}
+		if k == "core.sshcommand" {
+			if flat := strings.ReplaceAll(val, " ", ""); strings.Contains(flat, "stricthostkeychecking=no") || strings.Contains(flat, "userknownhostsfile=/dev/null") {
+				return "makes every git fetch and push over ssh skip the host key check (core.sshCommand " + st.value + ")"
+			}
+		}
 	case "npm":
 		if (k == "strict-ssl" || k == "enablestrictssl") && off {
 			return "turns off the package manager's TLS certificate check (" + k + ")"
@@ -602,7 +607,9 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 		sub, rest := gitSubcommand(v.args)
 		for i := 0; i+1 < len(v.args); i++ {
 			if v.args[i] == "-c" { // git -c http.sslVerify=false clone …
-				if k, val, ok := strings.Cut(v.args[i+1], "="); ok {
+				// core.sshCommand for one command is ssh -o for one
+				// connection; written into a config it is every fetch's.
+				if k, val, ok := strings.Cut(v.args[i+1], "="); ok && !strings.EqualFold(k, "core.sshCommand") {
 					sets = append(sets, setting{"git:" + k, val})
 				}
 			}

@@ -168,8 +168,28 @@ func bucketCopy(v *cmdView) (src, dst string, ok bool) {
 // remoteStore reports a bucket URL (s3://, gs://) or an rclone remote
 // (name:path): a name before the first colon, with no slash in it.
 func remoteStore(p string) bool {
+	return remoteName(p) != ""
+}
+
+// remoteName returns the remote a path names: "backup" for backup:dir,
+// ":sftp,host=h" for rclone's remote made on the spot (:sftp,host=h:dir,
+// :s3:bucket), or "".
+func remoteName(p string) string {
+	if rest, ok := strings.CutPrefix(p, ":"); ok {
+		end := strings.IndexAny(rest, ",:")
+		if end <= 0 || strings.IndexFunc(rest[:end], func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+			return ""
+		}
+		if j := strings.IndexByte(rest, ':'); j > 0 {
+			return p[:j+1]
+		}
+		return ""
+	}
 	i := strings.IndexByte(p, ':')
-	return i > 0 && !strings.ContainsAny(p[:i], "/\\")
+	if i > 0 && !strings.ContainsAny(p[:i], "/\\") {
+		return p[:i]
+	}
+	return ""
 }
 
 // bucketToBucket says which bucket v copies into another bucket, or "":

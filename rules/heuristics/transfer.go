@@ -55,7 +55,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 			if strings.HasPrefix(ops[0], "sftp://") {
 				h = urlHost(ops[0])
 			}
-			if untrusted(h) && !internalNetworkHost(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) {
+			if untrusted(h) && !internalNetworkHost(h) && (hasShortFlag(v.args, 'b') || hasHereInput(v)) && !sftpBatchOnlyReads(v) {
 				report("sftp runs a batch of transfer commands against " + h)
 			}
 		}
@@ -83,7 +83,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		// destination (no "name:") is a download or a local copy.
 		if verb, files, ok := rcloneCopy(v); ok {
 			if dst := files[len(files)-1]; remoteStore(dst) {
-				report("rclone " + verb + " uploads files to the remote " + dst[:strings.IndexByte(dst, ':')])
+				report("rclone " + verb + " uploads files to the remote " + remoteName(dst))
 			}
 		}
 	case "openssl":
@@ -178,7 +178,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 				if !isBelow(p.Abs, cs.root) && p.Abs != cs.root {
 					report(v.prog + " reads the local file " + p.Abs + " through a file:// URL")
 				}
-				if sens, label := classify(p.Abs, cs.home); sens != sensNone && sens != sensAccountList {
+				if sens, label := classify(p.Abs, cs.home); sens != sensNone && sens != sensLeakOnly {
 					s.add(credentialRule(sens), credentialMessage(sens, label, a), v.prog+" "+evJoin(v.args))
 				}
 			}
@@ -451,10 +451,33 @@ func copyOperands(v *cmdView) []string {
 		"--partial-dir", "--temp-dir", "--backup-dir", "--suffix", "--link-dest", "--compare-dest", "--copy-dest"})
 }
 
+// sftpBatchOnlyReads reports an sftp batch the line shows (a
+// here-document, -b <(echo …)) that uploads nothing: no put, mput or
+// reput among its commands.
+func sftpBatchOnlyReads(v *cmdView) bool {
+	batch, shown := heredocText(v.c.Redirects)
+	flagValues(v.args, 'b', "", func(b string) {
+		if inner, ok := strings.CutPrefix(b, "<("); ok && !shown {
+			batch, shown = inner, true
+		}
+	})
+	if !shown {
+		return false // a batch file: what it does is not in the line
+	}
+	l := strings.ToLower(batch)
+	return !containsWord(l, "put") && !containsWord(l, "mput") && !containsWord(l, "reput") && !strings.Contains(l, "$(")
+}
+
+// rcloneValueFlags are rclone's options that take a separate value.
+var rcloneValueFlags = []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file",
+	"--max-depth", "--min-size", "--max-size", "--min-age", "--max-age", "--include-from", "--exclude-from", "--filter-from",
+	"--files-from", "--backup-dir", "--suffix", "--order-by", "--max-transfer", "--retries", "--timeout", "--contimeout",
+	"--log-level", "--stats", "--tpslimit", "--buffer-size", "--user-agent", "--multi-thread-streams"}
+
 // rcloneCopy reads rclone copy|sync|move (copyto, moveto, bisync): the
 // subcommand, and its operands, the sources then the destination.
 func rcloneCopy(v *cmdView) (verb string, files []string, ok bool) {
-	ops := operands(v.args, "", []string{"--config", "--include", "--exclude", "--filter", "--transfers", "--checkers", "--bwlimit", "--log-file"})
+	ops := operands(v.args, "", rcloneValueFlags)
 	if len(ops) < 3 {
 		return "", nil, false
 	}

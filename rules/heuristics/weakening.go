@@ -169,6 +169,7 @@ func (s *scan) checkWeakeningEdits(v *cmdView) {
 	subs := sedSubstitutions(script)
 	if v.prog == "perl" {
 		script += perlDeletions(script) // print unless /re/ deletes re's lines
+		subs = append(subs, perlCommentOuts(script)...)
 	}
 	if v.prog == "sed" || v.prog == "gsed" {
 		// Text sed inserts or appends (1i …, $a …) is a replacement of
@@ -257,6 +258,9 @@ func judgeEdits(files []string, subs [][2]string, script string) string {
 		for _, sub := range subs {
 			if securityTestLoosened(strings.ToLower(sub[0]), strings.ToLower(sub[1])) {
 				what = "makes a test of a refusal accept success (" + strings.TrimSpace(sub[1]) + ")"
+			}
+			if what == "" && assertionsRemoved(sub[0], sub[1]) {
+				what = "takes the assertions out of the tests (" + strings.TrimSpace(sub[0]) + " → " + strings.TrimSpace(sub[1]) + ")"
 			}
 			// pytestmark = pytest.mark.skip inserted into a security test.
 			if l := strings.ToLower(sub[1]); sub[0] == "" && securitySubjects.in(strings.Join(files, " ")) &&
@@ -374,6 +378,9 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		}
 		if testRuns.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
 			return "lets the tests fail without failing the build"
+		}
+		if what := hollowRun(pat, repl); what != "" {
+			return what
 		}
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
@@ -802,8 +809,13 @@ func weakeningWrite(abs, content string, marksOf func(string) uint32) string {
 			return "writes " + base + ", which leaves the tests of a protection out of the run (" + excl + ")"
 		}
 	}
-	if noOpScript(abs, content) {
-		return "replaces " + base + ", which runs a security check, with a script that does nothing"
+	if testConfigFile(base) {
+		if how := skipsEveryTest(base, content); how != "" {
+			return "writes " + base + " with " + how + ": the test run passes without testing anything"
+		}
+	}
+	if kind := noOpScript(abs, content); kind != "" {
+		return "replaces " + base + ", which runs " + kind + ", with a script that does nothing"
 	}
 	if tree := scannerSkipsSource(abs, content); tree != "" {
 		return "tells a security scanner to skip " + tree + " in " + base
@@ -895,22 +907,32 @@ func passesAll(body string) bool {
 	return false
 }
 
-// noOpScript reports text that does nothing (exit 0, true, :) written
-// over a script named for a security check (security_check.sh,
-// scan-secrets.sh).
-func noOpScript(abs, content string) bool {
+// noOpScript returns what a script named for a check runs (a security
+// check: security_check.sh, scan-secrets.sh; the project's checks:
+// verify-manifests.sh, run-tests.sh) when content, written over it,
+// does nothing (exit 0, true, :, echo); else "".
+func noOpScript(abs, content string) string {
 	base := baseName(abs)
-	if !securityChecks.in(base) && !workflowScanNames.in(base) || !runsChecks([]string{abs}) {
-		return false
+	if !runsChecks([]string{abs}) {
+		return ""
+	}
+	kind := ""
+	switch {
+	case securityChecks.in(base) || workflowScanNames.in(base):
+		kind = "a security check"
+	case containsAnyOf(strings.ToLower(base), []string{"test", "verify", "check", "lint", "validate"}):
+		kind = "the project's checks"
+	default:
+		return ""
 	}
 	for line := range strings.Lines(content) {
 		switch l := strings.TrimSpace(line); {
-		case l == "", strings.HasPrefix(l, "#"), l == "exit 0", l == "true", l == ":", l == "exit":
+		case l == "", strings.HasPrefix(l, "#"), noOpCommand(l), l == "exit":
 		default:
-			return false
+			return ""
 		}
 	}
-	return true
+	return kind
 }
 
 // sourceTrees are the directories application code lives in.
@@ -1529,6 +1551,46 @@ func perlDeletions(code string) string {
 		})
 	}
 	return b.String()
+}
+
+// perlCommentOuts returns, as substitutions (the address, a comment
+// marker), the lines a perl or ruby -p program comments out through a
+// statement modifier: $_ = "# $_" if /re/, $_ = "# " + $_ if $_ =~ /re/,
+// s/^/# / if /re/.
+func perlCommentOuts(code string) [][2]string {
+	var subs [][2]string
+	for _, form := range []string{" if /", " if $_ =~ /", " if ($_ =~ /", " if (/", " if(/"} {
+		shell.EachIndex(code, form, func(i int) bool {
+			rest := code[i+len(form):]
+			end := closingSlash(rest)
+			if end <= 0 {
+				return true
+			}
+			stmt := code[:i]
+			if j := strings.LastIndexAny(stmt, ";\n{"); j >= 0 {
+				stmt = stmt[j+1:]
+			}
+			if commentAssignment(strings.TrimSpace(stmt)) {
+				subs = append(subs, [2]string{rest[:end], "# "})
+			}
+			return true
+		})
+	}
+	return subs
+}
+
+// commentAssignment reports a statement that puts a comment marker
+// before the line: $_ = "# $_", $_ = "// " . $_, s/^/# /.
+func commentAssignment(stmt string) bool {
+	if rest, ok := strings.CutPrefix(stmt, "$_"); ok {
+		rest = strings.TrimSpace(rest)
+		if rest, ok = strings.CutPrefix(rest, "="); !ok {
+			return false
+		}
+		rest = strings.TrimLeft(rest, " \t\"'")
+		return strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, "//")
+	}
+	return strings.HasPrefix(stmt, "s/^/#") || strings.HasPrefix(stmt, `s/^/\/\/`)
 }
 
 // requestKeyedAllow reports a Rego allow rule whose body compares what

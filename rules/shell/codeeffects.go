@@ -245,6 +245,16 @@ func nthLiteralArg(s string, n int) (string, bool) {
 // topLevelComma returns the index of the first comma of s outside
 // brackets and literals, or -1 (also at the call's closing parenthesis).
 func topLevelComma(s string) int {
+	if i, closes := argEnd(s); !closes {
+		return i
+	}
+	return -1
+}
+
+// argEnd returns the index of the first comma or unmatched closing
+// bracket of s outside brackets and literals, and whether it is the
+// bracket; -1 when there is neither.
+func argEnd(s string) (int, bool) {
 	depth := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -252,12 +262,12 @@ func topLevelComma(s string) int {
 			depth++
 		case ')', ']', '}':
 			if depth == 0 {
-				return -1
+				return i, true
 			}
 			depth--
 		case ',':
 			if depth == 0 {
-				return i
+				return i, false
 			}
 		case '"', '\'', '`':
 			if _, n, ok := readLiteral(s[i:]); ok {
@@ -265,7 +275,7 @@ func topLevelComma(s string) int {
 			}
 		}
 	}
-	return -1
+	return -1, false
 }
 
 // openedForWriting reads the arguments of an open call (s follows its
@@ -391,4 +401,72 @@ func receiverEffects(code string) []CodeEffect {
 		}
 	})
 	return out
+}
+
+// CodeText is a file that code writes, with the literal text it writes.
+type CodeText struct {
+	Path, Text string
+}
+
+// textWriters are the write calls that take the path and then the text:
+// fs.writeFileSync(p, t), file_put_contents(p, t), File.write(p, t).
+var textWriters = map[string]bool{
+	"writeFileSync": true, "writeFile": true, "appendFileSync": true, "appendFile": true, "outputFileSync": true,
+	"outputFile": true, "file_put_contents": true, "writeTextFile": true, "writeTextFileSync": true, "File.write": true,
+	"IO.write": true, "File.binwrite": true, "Files.writeString": true, "write_file": true, "spurt": true,
+}
+
+// CodeTexts returns the files code (folded: FoldCode) writes with a
+// literal path and a literal text, in the first maxCodeScan bytes: the
+// text-writing calls (textWriters) and open(p, 'w').write(t). What such
+// code writes is judged as if a shell redirection had written it.
+func CodeTexts(code string) []CodeText {
+	if len(code) > maxCodeScan {
+		code = code[:maxCodeScan]
+	}
+	var buf [16]callSite
+	var out []CodeText
+	for _, site := range callSites(code, buf[:0]) {
+		rest := code[site.rest:]
+		if int(site.call) < len(effectCalls) {
+			if !textWriters[effectCalls[site.call].name] {
+				continue
+			}
+			p, okP := nthLiteralArg(rest, 0)
+			t, okT := nthLiteralArg(rest, 1)
+			if okP && okT {
+				out = append(out, CodeText{p, t})
+			}
+			continue
+		}
+		// open(p, 'w').write(t): the text is the chained write's.
+		p, ok := openedForWriting(rest)
+		if !ok || p == "" {
+			continue
+		}
+		if end := closingParen(rest); end >= 0 {
+			if after, ok := strings.CutPrefix(rest[end+1:], ".write("); ok {
+				if t, ok := nthLiteralArg(after, 0); ok {
+					out = append(out, CodeText{p, t})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// closingParen returns the index of the parenthesis that closes a call
+// whose arguments s starts with, or -1.
+func closingParen(s string) int {
+	s = s[:min(len(s), maxLiteralWindow)]
+	for off := 0; ; {
+		i, closes := argEnd(s[off:])
+		switch {
+		case i < 0:
+			return -1
+		case closes:
+			return off + i
+		}
+		off += i + 1
+	}
 }

@@ -137,7 +137,8 @@ func FuzzEmbeddedCommands(f *testing.F) {
 		f.Add("perl", s)
 	}
 	for _, s := range []string{`fs.rmSync(path.join(os.homedir(), '.ssh'))`, `open F, ">>$ENV{HOME}/x"`, `"#{ENV["HOME"]}/x"`,
-		`h = Dir.home; File.delete("#{h}/a")`, `f"{Path.home()}/x" / 'y'`, `join("/", getenv('HOME', '/r'), ".x")`} {
+		`h = Dir.home; File.delete("#{h}/a")`, `f"{Path.home()}/x" / 'y'`, `join("/", getenv('HOME', '/r'), ".x")`,
+		`fs.writeFileSync('a.php', '<?php x')`, `open('a', 'w').write('b')`, "await Bun.$`ls ${d}`", "$`rm -rf ${process.env.HOME}`"} {
 		f.Add("js", s)
 	}
 	f.Fuzz(func(t *testing.T, lang, code string) {
@@ -155,6 +156,11 @@ func FuzzEmbeddedCommands(f *testing.F) {
 		for _, e := range CodeEffects(folded) {
 			if len(e.Path) > len(folded) {
 				t.Fatalf("effect path longer than the code: %d > %d", len(e.Path), len(folded))
+			}
+		}
+		for _, w := range CodeTexts(folded) {
+			if len(w.Path) > len(folded) || len(w.Text) > len(folded) {
+				t.Fatalf("written path or text longer than the code: %d, %d > %d", len(w.Path), len(w.Text), len(folded))
 			}
 		}
 	})

@@ -335,6 +335,9 @@ func embeddedCommands(lang, code string) (cmds []string, opaque string) {
 		}
 	}
 	cmds = append(cmds, backtickCommands(lang, code)...)
+	if lang == "js" {
+		cmds = append(cmds, templateShells(code)...)
+	}
 	if lang == "awk" {
 		cmds = append(cmds, awkPipes(code)...)
 	}
@@ -564,6 +567,48 @@ func backtickCommands(lang, code string) []string {
 			}
 			off = i + 2
 		}
+	}
+	return out
+}
+
+// templateShells returns the commands of JavaScript's shell templates:
+// Bun's $`…` (Bun.$), zx's and execa's $`…`, a tag named $ that runs its
+// text as a shell line. A placeholder ${expr} stays a parameter
+// expansion; one that is not a plain name becomes $x, a value unknown.
+func templateShells(code string) []string {
+	var out []string
+	for off := 0; off < len(code); {
+		i := strings.Index(code[off:], "$`")
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 2
+		if i > 0 && isIdentByte(code[i-1]) {
+			continue
+		}
+		j := strings.IndexByte(code[i+2:], '`')
+		if j < 0 {
+			break
+		}
+		text := code[i+2 : i+2+j]
+		off = i + 2 + j + 1
+		var b strings.Builder
+		for k := 0; k < len(text); k++ {
+			if strings.HasPrefix(text[k:], "${") {
+				if end := strings.IndexByte(text[k:], '}'); end > 0 {
+					if name := text[k+2 : k+end]; name != "" && strings.IndexFunc(name, func(r rune) bool { return r > 127 || !isIdentByte(byte(r)) }) < 0 {
+						b.WriteString(text[k : k+end+1])
+					} else {
+						b.WriteString("$x")
+					}
+					k += end
+					continue
+				}
+			}
+			b.WriteByte(text[k])
+		}
+		out = append(out, b.String())
 	}
 	return out
 }

@@ -478,7 +478,8 @@ func makeEnvVar(name string) bool {
 }
 
 // GitExecKey reports whether a git configuration key holds a command git
-// runs, and whether a leading "!" marks it (aliases, credential helpers).
+// runs, and whether a leading "!" marks it (aliases, credential helpers,
+// a submodule's update).
 func GitExecKey(key string) bool {
 	k := strings.ToLower(key)
 	switch k {
@@ -498,6 +499,7 @@ func GitExecKey(key string) bool {
 		strings.HasPrefix(k, "mergetool.") && strings.HasSuffix(k, ".cmd"),
 		strings.HasPrefix(k, "difftool.") && strings.HasSuffix(k, ".cmd"),
 		strings.HasPrefix(k, "credential.") && strings.HasSuffix(k, ".helper"),
+		strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update"), // = !command: git submodule update runs it
 		strings.HasPrefix(k, "remote.") && (strings.HasSuffix(k, ".uploadpack") || strings.HasSuffix(k, ".receivepack")):
 		return true
 	}
@@ -608,7 +610,7 @@ func (w *walker) gitExtURL(url string, fr frame) {
 // gitValue parses a configured command ("!cmd" for aliases and helpers).
 func (w *walker) gitValue(key, val string, fr frame) {
 	val = strings.TrimSpace(val)
-	if strings.HasPrefix(strings.ToLower(key), "alias.") || strings.Contains(strings.ToLower(key), "credential") {
+	if lk := strings.ToLower(key); strings.HasPrefix(lk, "alias.") || strings.Contains(lk, "credential") || strings.HasPrefix(lk, "submodule.") {
 		if !strings.HasPrefix(val, "!") {
 			return // a git subcommand, or a credential-helper name
 		}
