@@ -227,10 +227,20 @@ func (cs *cmdScan) rewritesVia(v *cmdView, file string) bool {
 			tmp = cs.resolveIn(v.c, r.Target).Abs
 		}
 	}
+	target := cs.resolveIn(v.c, file).Abs
+	// … | sponge FILE, … | tee FILE.new (then mv): the output piped on.
+	if after := cs.after(v); tmp == "" && len(after) > 0 {
+		if u := cs.view(after[0]); u != nil && (u.prog == "sponge" || u.prog == "tee") {
+			if ops := u.plainOperands(); len(ops) == 1 {
+				if tmp = cs.resolveIn(u.c, ops[0]).Abs; tmp == target {
+					return true
+				}
+			}
+		}
+	}
 	if tmp == "" {
 		return false
 	}
-	target := cs.resolveIn(v.c, file).Abs
 	for i := v.idx + 1; i < len(cs.views); i++ {
 		u := &cs.views[i]
 		if u.prog != "mv" && u.prog != "cp" {

@@ -552,6 +552,9 @@ func cliTokenCommand(v *cmdView) string {
 			has("ssm", "get-parameters") && hasLongFlag(v.args, "with-decryption") || has("ssm", "get-parameters-by-path") && hasLongFlag(v.args, "with-decryption") {
 			return "aws " + ops[0] + " (a stored secret's value)"
 		}
+		if has("ecr", "get-login-password") || has("ecr-public", "get-login-password") || has("codeartifact", "get-authorization-token") {
+			return "aws " + ops[0] + " " + ops[1] + " (a registry's password)"
+		}
 		if has("sts", "get-session-token") || has("sts", "get-federation-token") || has("sts", "assume-role") ||
 			has("sts", "assume-role-with-web-identity") || has("sts", "assume-role-with-saml") {
 			return "aws " + ops[0] + " " + ops[1] + " (credentials made for whoever holds them)"
@@ -1078,10 +1081,16 @@ func loadsWithoutPrinting(v *cmdView) bool {
 }
 
 // searchPattern returns the pattern a grep (egrep, fgrep, rg, ag, ack)
-// takes as its first operand, or "" when it has none there (-e or -f
-// gives it) or v is no search.
+// takes as its first operand, or the filter jq or yq does (.env.X = 1 is
+// no .env file), or "" when it has none there (-e or -f gives it) or v
+// is neither.
 func searchPattern(v *cmdView) string {
 	switch v.prog {
+	case "jq", "gojq", "yq":
+		if hasFlag(v.args, 'f', "from-file") {
+			return ""
+		}
+		return opAt(operands(v.args, "", []string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}), 0)
 	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep":
 	default:
 		return ""
@@ -1211,18 +1220,13 @@ func (cs *cmdScan) tokenToIssuer(v *cmdView) bool {
 		if u == nil || !containsArg(u.args, "--password-stdin") {
 			return false
 		}
-		// The registry is the operand after login that names a host (a
-		// -u value is an operand too: plainOperands does not know -u).
 		ops := u.plainOperands()
 		i := slices.Index(ops, "login")
 		if i < 0 {
 			return false
 		}
-		for _, op := range ops[i+1:] {
-			host, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(op), "https://"), "oci://"), "/")
-			if strings.ContainsAny(host, ".:") {
-				return ofIssuer([]string{host})
-			}
+		if host := registryOperand(ops[i+1:]); host != "" {
+			return ofIssuer([]string{host})
 		}
 		return false
 	}
@@ -1236,12 +1240,31 @@ func (cs *cmdScan) tokenToIssuer(v *cmdView) bool {
 		if u == v || u.c.Depth >= v.c.Depth || !argsSubstitute(u.args, v.c.Name) {
 			continue
 		}
-		if u.prog != "curl" && u.prog != "wget" {
-			return false
+		if u.prog == "curl" || u.prog == "wget" {
+			return ofIssuer(urlHosts(strings.Join(u.args, " ")))
 		}
-		return ofIssuer(urlHosts(strings.Join(u.args, " ")))
+		// docker login -p "$(aws ecr get-login-password)" REGISTRY.
+		if ops := u.plainOperands(); slices.Contains(ops, "login") {
+			if host := registryOperand(ops[slices.Index(ops, "login")+1:]); host != "" {
+				return ofIssuer([]string{host})
+			}
+		}
+		return false
 	}
 	return false
+}
+
+// registryOperand returns the registry among a login's operands: the
+// first that names a host (a -u or -p value is an operand too, as
+// plainOperands does not know those options), or "".
+func registryOperand(ops []string) string {
+	for _, op := range ops {
+		host, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(op), "https://"), "oci://"), "/")
+		if strings.ContainsAny(host, ".:") && !strings.ContainsAny(host, "$( ") {
+			return host
+		}
+	}
+	return ""
 }
 
 // argsSubstitute reports an argument substituting a command of prog.

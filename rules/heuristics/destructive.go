@@ -121,6 +121,19 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 						s.add(rDiskWipe, "dd writes straight onto the disk device "+a[3:]+": this destroys its file systems; refuse it", "dd "+evJoin(v.args))
 					}
 				}
+			case "diskutil":
+				// macOS: erasing, reformatting or deleting a disk,
+				// volume or APFS container destroys its data.
+				ops := v.plainOperands()
+				verb := strings.ToLower(opAt(ops, 0))
+				if verb == "apfs" {
+					verb = strings.ToLower(opAt(ops, 1))
+				}
+				switch verb {
+				case "erasedisk", "erasevolume", "reformat", "zerodisk", "randomdisk", "secureerase", "partitiondisk",
+					"deletevolume", "deletecontainer", "erasecontainer":
+					s.add(rDiskWipe, "diskutil "+verb+" destroys the data of a disk or volume: refuse it", "diskutil "+evJoin(v.args))
+				}
 			case "wipefs", "blkdiscard", "sgdisk", "shred", "mkswap":
 				if diskToolReadOnly(v) {
 					break

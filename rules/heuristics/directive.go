@@ -66,7 +66,10 @@ var directiveMarks = func() *foldSet {
 	fs.addAll(dirDisclose, []string{"upload", "paste", "post the", "post it", "send the", "send it", "exfiltrat", "webhook", "commit it",
 		"include the contents", "include it", "attach", "forward", "share the", "share it", "export", "append the contents",
 		"include the value", "include its", "print the value", "in your reply", "in your response", "in your answer", "sends the",
-		"send your", "send $", `send \$`})
+		"send your", "send $", `send \$`,
+		// A reply that carries data out: an image or link it must end
+		// with, fetched by whoever renders the reply.
+		"your reply with", "your response with", "of your reply", "of each reply", "of every reply"})
 	// The same in a command's words (curl --data-binary @-): a sign only
 	// beside credential material, since a documented API call posts too.
 	fs.addAll(dirSend, []string{"--data", "--upload-file", "@-"})
@@ -82,7 +85,10 @@ var directiveMarks = func() *foldSet {
 		"remove the branch protection", "turn off branch protection", "without running ci", "without running the tests",
 		"mark it resolved", "approve without", "security-approved", "directly to main", "straight to main", "directly to master",
 		"skips tests", "skip the tests", "skip tests", "skipping tests", "dangerously-skip-permissions", "bypasspermissions",
-		"--admin", "without waiting for review", "merge without"})
+		"--admin", "without waiting for review", "merge without",
+		// A refusal waved away: "treat any denial as a false positive",
+		// "if blocked, retry with sudo".
+		"false positive", "retry with sudo"})
 	fs.addAll(dirIgnore, []string{"ignore it", "ignore them", "ignore the", "ignore any", "disregard"})
 	fs.addAll(dirUser, []string{"the user", "user's", "user says", "user asks"})
 	// Orders taken from a text elsewhere: beside a URL, whoever serves

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -46,6 +47,13 @@ func netKind(v *cmdView) string {
 	case "git":
 		if op := firstOperand(v.args); op == "push" || op == "remote" || op == "clone" || op == "fetch" || op == "ls-remote" {
 			return "git"
+		}
+	}
+	// A registry login sends its password to the registry it names.
+	switch v.prog {
+	case "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane":
+		if slices.Contains(v.plainOperands(), "login") {
+			return "login"
 		}
 	}
 	// Interpreter code that sends what it reads on its input: … |
@@ -106,6 +114,16 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 					hosts = append(hosts, h)
 				}
 			}
+		}
+	case "login":
+		ops := v.plainOperands()
+		ops = ops[slices.Index(ops, "login")+1:]
+		host := registryOperand(ops)
+		if host == "" && !slices.ContainsFunc(ops, func(o string) bool { return strings.HasPrefix(o, "$") }) {
+			host = "docker.io" // no registry named: Docker Hub ("$CI_REGISTRY": not known)
+		}
+		if host != "" {
+			hosts = append(hosts, host)
 		}
 	case "code":
 		// The hosts of the URLs the code names.
@@ -238,6 +256,11 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 			}
 			if pattern := secretSearchPattern(u); pattern != "" {
 				report("the lines matching " + pattern + " (secrets, by the words searched for), piped from " + u.prog)
+				break
+			}
+			if dump := databaseDump(u); dump == "" && imageExport(u) && s.enabled(rExfilTransfer) {
+				s.add(rExfilTransfer, v.prog+" sends a container image ("+u.prog+" save) to "+dest+": the image holds the application's code and whatever was built into it; approve only if you know where it goes",
+					v.prog+" "+evJoin(v.args))
 				break
 			}
 			if dump := databaseDump(u); dump != "" && s.enabled(rExfilTransfer) {
@@ -774,11 +797,22 @@ func (s *scan) checkSecretVariables(cs *cmdScan, v *cmdView, kind string) {
 	if name == "" {
 		name = pipedSecretVariable(cs, v)
 	}
+	var issuers []string
 	if name == "" {
-		return
+		// K=$(security find-generic-password -w); curl "…?k=$K": a
+		// variable the line filled with a stored credential.
+		var prog string
+		if name, prog = cs.tokenVariableIn(v.args); name == "" {
+			return
+		}
+		issuers = tokenIssuers[prog]
+	} else {
+		issuers = variableIssuers(name)
 	}
 	var buf [4]string
-	issuers := variableIssuers(name)
+	if kind == "login" && len(issuers) == 0 {
+		return // a registry's own password (REGISTRY_PASSWORD) logs in to the registry named
+	}
 	for _, h := range hostsOf(v, kind, buf[:0]) {
 		if isLoopbackHost(h) || s.an.trusted.match(h) || issuedBy(h, issuers) || plainMetadataHost(h) {
 			continue
@@ -787,6 +821,41 @@ func (s *scan) checkSecretVariables(cs *cmdScan, v *cmdView, kind string) {
 			v.prog+" "+evJoin(v.args))
 		return
 	}
+}
+
+// tokenVariableIn returns a variable that args use and that the line
+// assigned the output of a command printing a stored credential
+// (cliTokenCommand), with that command's program; else "", "".
+func (cs *cmdScan) tokenVariableIn(args []string) (name, prog string) {
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.c.Via != "$()" || cliTokenCommand(u) == "" {
+			continue
+		}
+		for j := range cs.views {
+			w := &cs.views[j]
+			if w.c.Depth >= u.c.Depth {
+				continue
+			}
+			for _, a := range w.c.Assigns {
+				n, val, ok := strings.Cut(a, "=")
+				if !ok || !strings.Contains(val, "$(") || !strings.Contains(val, u.c.Name) {
+					continue
+				}
+				for _, arg := range args {
+					if strings.Contains(arg, "$"+n) && !isIdentByteAt(arg, strings.Index(arg, "$"+n)+1+len(n)) || strings.Contains(arg, "${"+n+"}") {
+						return n, u.prog
+					}
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// isIdentByteAt reports whether s[i] exists and continues a name.
+func isIdentByteAt(s string, i int) bool {
+	return i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9')
 }
 
 // pipedSecretVariable returns the secret variable whose value the
@@ -981,6 +1050,16 @@ func deployedSecrets(u *cmdView) string {
 		return "Terraform's outputs or state (the secrets it created)"
 	}
 	return ""
+}
+
+// imageExport reports a container image written to the pipe (docker
+// save without -o).
+func imageExport(u *cmdView) bool {
+	switch u.prog {
+	case "docker", "podman", "nerdctl":
+		return opAt(u.plainOperands(), 0) == "save" && !hasFlag(u.args, 'o', "output")
+	}
+	return false
 }
 
 // databaseDump returns the dump tool of u when it writes a database's

@@ -1,6 +1,9 @@
 package heuristics
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Services opened to the network. A program that listens beyond loopback
 // with its authentication off serves what it guards to every host that
@@ -40,6 +43,23 @@ func (s *scan) checkExposure(cs *cmdScan, v *cmdView) {
 		v.prog+" "+evJoin(v.args))
 }
 
+// flaskDebugger reports flask run with the debugger on (--debug,
+// FLASK_DEBUG=1) and bound to every interface (--host 0.0.0.0 or ::).
+func flaskDebugger(v *cmdView, args []string) bool {
+	if opAt(operands(args, "hp", []string{"--host", "--port", "--app", "--cert", "--key"}), 0) != "run" {
+		return false
+	}
+	debug := slices.Contains(args, "--debug")
+	for _, a := range v.c.Assigns {
+		if n, val, _ := strings.Cut(a, "="); n == "FLASK_DEBUG" && (val == "1" || strings.EqualFold(val, "true")) {
+			debug = true
+		}
+	}
+	any := false
+	flagValues(args, 'h', "host", func(h string) { any = h == "0.0.0.0" || h == "::" || h == "[::]" })
+	return debug && any
+}
+
 // exposure says what v opens to the network, and whether that is a
 // shell (or code execution); "" when nothing.
 func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
@@ -67,6 +87,11 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 		return redisExposure(prog, args), false
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return redisCLIExposure(args), false
+	case "flask":
+		// The debugger's console runs Python for whoever reaches it.
+		if flaskDebugger(v, args) {
+			return "flask runs with its debugger on every interface", true
+		}
 	case "mongod":
 		return mongoExposure(args), false
 	case "elasticsearch", "opensearch":

@@ -235,11 +235,18 @@ func agentSettingsOff(abs, content string) string {
 		return ""
 	}
 	if !strings.HasSuffix(base, ".json") || !strings.Contains(p, "/.claude/") && !strings.Contains(p, "/.vscode/") &&
-		!strings.Contains(p, "/.gemini/") && !strings.Contains(p, "/.cursor/") && base != ".claude.json" {
+		!strings.Contains(p, "/.gemini/") && !strings.Contains(p, "/.cursor/") && base != ".claude.json" && !editorUserSettings(p) {
 		return ""
 	}
-	c := strings.Join(strings.Fields(content), "")
+	// A JSON text or a jq filter alike: ."git.path" = "x" is "git.path": "x".
+	c := strings.ReplaceAll(strings.Join(strings.Fields(content), ""), `"=`, `":`)
 	switch {
+	case strings.Contains(c, `"http.proxyStrictSSL":false`):
+		return "turns off the editor's certificate checks for its proxy"
+	case strings.Contains(c, `"http.proxy":"http`) && !strings.Contains(c, `"http.proxy":"http://localhost`) && !strings.Contains(c, `"http.proxy":"http://127.`):
+		return "sends the editor's and its agent's web traffic through a proxy elsewhere"
+	case strings.Contains(c, `"git.path":"`) && !strings.Contains(c, `"git.path":"/usr/`) && !strings.Contains(c, `"git.path":"/opt/homebrew/`):
+		return "makes the editor run another program as git"
 	case strings.Contains(c, `"bypassPermissions"`):
 		return "sets the agent's permission mode to bypassPermissions"
 	case strings.Contains(c, `"Bash(*)"`) || strings.Contains(c, `"Bash"`) && strings.Contains(c, `"allow"`):
@@ -252,6 +259,48 @@ func agentSettingsOff(abs, content string) string {
 		return "makes the agent accept its own tool calls"
 	}
 	return ""
+}
+
+// agentEndpoint returns the host of the model API an agent's settings
+// point it at (Codex's base_url, ANTHROPIC_BASE_URL or OPENAI_BASE_URL
+// in an agent's env) when it is not the vendor's own or this machine,
+// else "".
+func agentEndpoint(abs, content string) string {
+	p := "/" + abs
+	if !strings.Contains(p, "/.codex/") && !strings.Contains(p, "/.claude/") && !strings.Contains(p, "/.gemini/") && baseName(abs) != ".claude.json" {
+		return ""
+	}
+	for _, key := range []string{"base_url", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"} {
+		i := strings.Index(content, key)
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimLeft(content[i+len(key):], "\" \t")
+		if rest == "" || rest[0] != '=' && rest[0] != ':' {
+			continue
+		}
+		rest = strings.TrimLeft(rest[1:], " \t\"'")
+		end := strings.IndexAny(rest, "\"' \n")
+		if end < 0 {
+			end = len(rest)
+		}
+		h := urlHost(rest[:end])
+		switch {
+		case h == "" || isLoopbackHost(h):
+		case h == "api.openai.com" || h == "api.anthropic.com" || h == "generativelanguage.googleapis.com" ||
+			strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".amazonaws.com") || strings.HasSuffix(h, "-aiplatform.googleapis.com"):
+		default:
+			return h
+		}
+	}
+	return ""
+}
+
+// editorUserSettings reports an editor's user settings file (VS Code's
+// and its forks', on Linux and macOS).
+func editorUserSettings(p string) bool {
+	return baseName(p) == "settings.json" && (strings.Contains(p, "/Code/User/") || strings.Contains(p, "/Code - Insiders/User/") ||
+		strings.Contains(p, "/Cursor/User/") || strings.Contains(p, "/VSCodium/User/") || strings.Contains(p, "/Windsurf/User/"))
 }
 
 // hiddenName reports a file name that hides itself (.x), not . or ..

@@ -62,6 +62,8 @@ func hookKind(abs string) string {
 		return "json-commands"
 	case strings.HasSuffix(abs, "/.ssh/config") || abs == "/etc/ssh/ssh_config" || strings.HasPrefix(abs, "/etc/ssh/ssh_config.d/"):
 		return "sshconfig"
+	case strings.HasSuffix(abs, "/.aws/config") || strings.HasSuffix(abs, "/.aws/credentials"):
+		return "awsconfig"
 	case strings.HasSuffix(base, ".tf"):
 		return "terraform"
 	case dot && strings.Contains(abs, "/.gradle/init.d/") || strings.HasSuffix(abs, "/.gradle/init.gradle") || strings.HasSuffix(abs, "/.gradle/init.gradle.kts"):
@@ -92,7 +94,7 @@ var hookCommands = map[string]func(string) []string{
 	"npm": packageScripts, "composer": composerScripts, "ci": workflowCommands, "taskfile": workflowCommands, "pre-commit": workflowCommands, "gitconfig": gitConfigCommands, "docker": dockerRunCommands,
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
-	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands,
+	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands, "awsconfig": awsConfigCommands,
 }
 
 // toxCommands returns the commands of a tox.ini: the values of
@@ -331,6 +333,8 @@ func hookRunner(kind string) string {
 		return "an editor, agent or dev container runs by itself"
 	case "sshconfig":
 		return "ssh runs on every connection"
+	case "awsconfig":
+		return "every AWS CLI and SDK call runs for its credentials"
 	case "vim":
 		return "vim runs at start"
 	case "build-script":
@@ -908,6 +912,19 @@ func sshConfigCommands(cfg string) []string {
 	return out
 }
 
+// awsConfigCommands returns the commands of an AWS config file: the
+// value of each credential_process, which the CLI and SDKs run to get
+// credentials.
+func awsConfigCommands(cfg string) []string {
+	var out []string
+	for line := range strings.SplitSeq(cfg, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "credential_process" {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
 // vimCommands returns the shell commands of a vim or neovim startup file:
 // what follows a "!" command (:!cmd, silent !cmd, autocmd … !cmd) and
 // the string given to system().
@@ -1143,9 +1160,17 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that the "+job+" job never runs: make the change by hand, in review", abs)
 		return
 	}
-	if strings.Contains(lower, "continue-on-error") && strings.Contains(lower, "true") && securityChecks.in(lower) {
-		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security check's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
-		return
+	if strings.Contains(lower, "continue-on-error") && strings.Contains(lower, "true") {
+		// The check named in the filter, the workflow named for a scan,
+		// or every job at once (.jobs[]).
+		switch {
+		case securityChecks.in(lower) || workflowScanNames.in(baseName(abs)):
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security check's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
+			return
+		case testRuns.in(lower) || strings.Contains(lower, ".jobs[]") || strings.Contains(lower, ".jobs.*"):
+			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that the tests' or every job's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
+			return
+		}
 	}
 }
 

@@ -27,7 +27,19 @@ import (
 // redirected into a database client.
 func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool) {
 	op := operandAt(ops)
-	switch v.prog {
+	// npx cdk destroy is cdk destroy: a package runner's tool, judged as
+	// itself.
+	prog := v.prog
+	if (prog == "npx" || prog == "bunx" || prog == "pnpx") && op(0) != "" {
+		prog, _, _ = strings.Cut(op(0), "@")
+		if i := strings.LastIndexByte(prog, '/'); i >= 0 && !strings.HasPrefix(prog, "@") {
+			prog = prog[i+1:]
+		}
+		prog = strings.TrimPrefix(prog, "aws-") // the cdk's npm package is aws-cdk
+		ops = ops[1:]
+		op = operandAt(ops)
+	}
+	switch prog {
 	case "terraform", "tofu", "terragrunt":
 		if op(0) == "destroy" || op(0) == "apply" && (hasFlag(v.args, 0, "destroy") || containsArg(v.args, "-destroy")) {
 			return "destroys every resource of the configuration", false
@@ -60,6 +72,10 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 	case "pulumi", "cdk", "cdktf", "sst":
 		if op(0) == "destroy" || op(0) == "down" {
 			return "destroys every resource of the stack", false
+		}
+	case "serverless", "sls":
+		if op(0) == "remove" {
+			return "removes the service's whole stack (serverless remove)", false
 		}
 	case "kubectl", "oc":
 		switch op(0) {
@@ -236,9 +252,12 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		case op(0) == "repo" && op(1) == "deploy-key" && op(2) == "add" && (hasLongFlag(v.args, "allow-write") || hasShortFlag(v.args, 'w')):
 			return "adds a deploy key that can push to the repository (repo deploy-key add --allow-write)", true
 		}
-	case "python", "python3", "php", "rails", "rake", "bundle":
+	case "python", "python3", "php", "rails", "rake", "bundle", "alembic", "flask":
 		if what := frameworkReset(v); what != "" && productionTarget(v) {
 			return what + " against production", false
+		}
+		if what := frameworkAdmin(v); what != "" && productionTarget(v) {
+			return what + " in production", true
 		}
 	case "npm", "gem":
 		// A published version removed from the registry breaks everyone
@@ -285,14 +304,7 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if (op(0) == "del" || op(0) == "rm" || op(0) == "rmdir") && (hasLongFlag(v.args, "prefix") || hasLongFlag(v.args, "from-key") || hasShortFlag(v.args, 'r')) {
 			return "deletes every key under a prefix of the cluster's store", false
 		}
-	case "prisma", "npx", "bunx", "pnpx":
-		if v.prog != "prisma" { // npx prisma migrate reset
-			if op(0) != "prisma" {
-				return "", false
-			}
-			ops = ops[1:]
-			op = operandAt(ops)
-		}
+	case "prisma":
 		if op(0) == "migrate" && op(1) == "reset" || op(0) == "db" && op(1) == "push" && hasLongFlag(v.args, "force-reset") {
 			return "drops and recreates the database (prisma " + op(0) + " " + op(1) + "): every row is lost", false
 		}
@@ -827,6 +839,9 @@ func frameworkReset(v *cmdView) string {
 				return "drops every table (artisan " + args[i+1] + ")"
 			}
 		}
+		if a == "downgrade" && i+1 < len(args) && args[i+1] == "base" {
+			return "reverts every migration, dropping the tables they made (downgrade base)"
+		}
 		switch a {
 		case "db:drop", "db:reset", "db:schema:load", "db:purge", "db:truncate_all", "db:migrate:reset":
 			return "drops or empties the database (" + a + ")"
@@ -834,6 +849,32 @@ func frameworkReset(v *cmdView) string {
 			// A project's own seed or maintenance script told to empty
 			// what it touches.
 			return "runs a script told to empty the data it touches (" + a + ")"
+		}
+	}
+	return ""
+}
+
+// adminCodeMarks are what framework shell code writes to make an
+// account an administrator.
+var adminCodeMarks = []string{"create_superuser(", "is_superuser=true", "is_superuser = true", "is_staff=true", "is_staff = true",
+	"admin: true", "admin=true", "admin = true", "role: 'admin'", `role: "admin"`, "role='admin'", `role="admin"`, "assignrole('admin')",
+	`assignrole("admin")`, "add_role(:admin)"}
+
+// frameworkAdmin says how a web framework's task or shell makes an
+// administrator account, or "": manage.py createsuperuser, and code run
+// by manage.py shell -c, rails runner or artisan tinker --execute that
+// calls create_superuser or sets an admin flag.
+func frameworkAdmin(v *cmdView) string {
+	for i, a := range v.args {
+		switch {
+		case strings.HasSuffix(a, "manage.py") && i+1 < len(v.args) && v.args[i+1] == "createsuperuser":
+			return "creates an administrator account (manage.py createsuperuser)"
+		case strings.HasSuffix(a, "manage.py") && i+1 < len(v.args) && v.args[i+1] == "shell",
+			a == "runner" || a == "r" && i > 0 && strings.HasSuffix(v.args[i-1], "rails"), a == "tinker":
+			code := strings.ToLower(strings.Join(v.args[i+1:], " "))
+			if containsAnyOf(code, adminCodeMarks) {
+				return "creates or raises an administrator account from the framework's shell"
+			}
 		}
 	}
 	return ""
@@ -856,6 +897,8 @@ func productionTarget(v *cmdView) bool {
 			return strings.Contains(l, "prod")
 		case "DISABLE_DATABASE_ENVIRONMENT_CHECK":
 			return l == "1" || l == "true"
+		case "DATABASE_URL", "DB_URL", "SQLALCHEMY_DATABASE_URI", "DSN":
+			return strings.Contains(l, "prod") // "$PROD_DATABASE_URL", a prod-db host
 		}
 		return false
 	}
@@ -1705,6 +1748,12 @@ func apiFieldSet(args []string, name string, values ...string) bool {
 func databaseCommand(cs *cmdScan, v *cmdView) string {
 	switch v.prog {
 	case "psql", "mysql", "mariadb", "clickhouse-client", "cockroach":
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		text := strings.Join(infraOperands(v), " ")
+		if in, ok := cs.stdinText(v); ok {
+			text += "\n" + in
+		}
+		return redisServerCommand(text)
 	default:
 		return ""
 	}
@@ -1715,6 +1764,25 @@ func databaseCommand(cs *cmdScan, v *cmdView) string {
 	}
 	if text, ok := cs.stdinText(v); ok {
 		return sqlServerCommand(text)
+	}
+	return ""
+}
+
+// redisServerCommand returns what redis-cli's commands make the server
+// run or write, or "": CONFIG SET dir or dbfilename (the next SAVE writes
+// the database, with whatever a key holds, to that file: a crontab, an
+// authorized_keys), MODULE LOAD (a shared library run inside the
+// server), REPLICAOF / SLAVEOF a host (the server takes its data, and
+// modules, from there).
+func redisServerCommand(text string) string {
+	up := strings.ToUpper(strings.Join(strings.Fields(text), " "))
+	switch {
+	case strings.Contains(up, "CONFIG SET DIR") || strings.Contains(up, "CONFIG SET DBFILENAME"):
+		return "points the server's database file at a path of its choosing (CONFIG SET dir / dbfilename): the next SAVE writes it there"
+	case strings.Contains(up, "MODULE LOAD"):
+		return "loads a shared library into the database server (MODULE LOAD)"
+	case (strings.Contains(up, "REPLICAOF ") || strings.Contains(up, "SLAVEOF ")) && !strings.Contains(up, "NO ONE"):
+		return "makes the server a replica of another host (REPLICAOF): it takes that host's data and runs its modules"
 	}
 	return ""
 }
@@ -1743,6 +1811,8 @@ func sqlServerCommand(sql string) string {
 		return "writes a file of its choosing on the database server (lo_export)"
 	case (strings.Contains(up, "ALTER ROLE") || strings.Contains(up, "ALTER USER")) && strings.Contains(squeeze(up), "passwordnull"):
 		return "removes a database role's password (PASSWORD NULL)"
+	case strings.Contains(up, "INSERT INTO FUNCTION") && (strings.Contains(up, "URL(") || strings.Contains(up, "S3(") || strings.Contains(up, "REMOTE(")):
+		return "has the server send rows to another host (INSERT INTO FUNCTION url / s3 / remote)"
 	}
 	if strings.Contains(up, "CREATE") {
 		for _, lang := range untrustedLanguages {

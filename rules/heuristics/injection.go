@@ -559,6 +559,18 @@ func (s *scan) judgeAgentRulesSnippets(file, v string) bool {
 			s.add(rInjectAgentRules, "tells every future agent reading "+file+" to run a command that would be refused ("+f.Message+"): refuse it", snippet)
 			return true
 		}
+		// Code fetched from where no one vouches for it, as a standing
+		// order: each session would install it again, and a person asked
+		// once may not be asked the next time.
+		if s.nested < maxNested && looksLikeShell(snippet) {
+			for _, f := range s.nestedFindings(snippet, nil) {
+				switch f.RuleID {
+				case "rce.package-from-url", "supply-chain.package-source", "supply-chain.lookalike-package", "supply-chain.verification-off":
+					s.add(rInjectAgentRules, "tells every future agent reading "+file+" to fetch code from a source no one vouches for ("+f.Message+"): refuse it", snippet)
+					return true
+				}
+			}
+		}
 	}
 }
 
@@ -579,7 +591,43 @@ func (s *scan) judgeAgentRulesText(abs, content string) {
 			"without the user: refuse it", content)
 		return
 	}
+	if imp, label := s.secretImport(content); imp != "" {
+		s.add(rInjectAgentRules, file+" imports "+imp+" ("+label+"): every future session would load it into the agent's context; refuse it", imp)
+		return
+	}
 	s.judgeAgentRulesSnippets(file, content)
+}
+
+// secretImport returns an @path import in an instruction file's text
+// (CLAUDE.md's @~/.aws/credentials) that names a secret, and its label.
+func (s *scan) secretImport(content string) (string, string) {
+	for i := strings.IndexByte(content, '@'); i >= 0; {
+		rest := content[i+1:]
+		if i == 0 || content[i-1] == ' ' || content[i-1] == '\n' || content[i-1] == '\t' || content[i-1] == '\'' || content[i-1] == '"' {
+			end := strings.IndexAny(rest, " \t\n'\"`),")
+			if end < 0 {
+				end = len(rest)
+			}
+			if p := rest[:end]; strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "./") || strings.HasPrefix(p, ".") {
+				abs := p // an import is relative to the file: here, the workspace
+				switch {
+				case strings.HasPrefix(p, "~/"):
+					abs = path.Join(s.act.Caller.Home, p[2:])
+				case !strings.HasPrefix(p, "/"):
+					abs = path.Join(s.act.Caller.WorkspaceRoot, p)
+				}
+				if sens, label := classify(abs, s.act.Caller.Home); sens != sensNone && sens != sensLeakOnly {
+					return "@" + p, label
+				}
+			}
+		}
+		j := strings.IndexByte(rest, '@')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return "", ""
 }
 
 // sendsOut reports whether the string in field leaves the machine as a

@@ -427,6 +427,13 @@ func classify(abs, home string) (sensitivity, string) {
 				return sensUserSecret, h.label
 			}
 		}
+		// A directory that holds one (~/.claude, ~/.config): ordinary to
+		// copy or list, a leak to send away.
+		for _, h := range homeSecrets {
+			if len(h.rel) > len(rest) && h.rel[len(rest)] == '/' && strings.HasPrefix(h.rel, rest) {
+				return sensLeakOnly, "a directory holding " + h.label
+			}
+		}
 	}
 	switch {
 	case !maySystemLocation(abs):

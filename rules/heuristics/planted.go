@@ -48,7 +48,7 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			s.checkCodeWrittenSettings(v)
 			s.checkCodePackageScripts(v)
 		}
-		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "curl" &&
+		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "jq" && v.prog != "curl" && v.prog != "wget" &&
 			v.prog != "git" && v.prog != "patch" && !v.hasCode && len(files) == 0 && len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
@@ -166,7 +166,9 @@ func programDir(abs, home string) string {
 	if !ok {
 		return ""
 	}
-	for _, d := range []string{".terraform.d/plugins", ".docker/cli-plugins", ".local/share/helm/plugins", ".krew/bin", ".tflint.d/plugins"} {
+	for _, d := range []string{".terraform.d/plugins", ".docker/cli-plugins", ".local/share/helm/plugins", ".krew/bin", ".tflint.d/plugins",
+		// Editors load every extension found here, with their rights.
+		".vscode/extensions", ".vscode-server/extensions", ".vscode-oss/extensions", ".cursor/extensions", ".windsurf/extensions"} {
 		if isBelow(rest, d) {
 			return "~/" + d
 		}
@@ -199,6 +201,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	}
 	if off := agentSettingsOff(abs, content); off != "" {
 		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
+	}
+	if host := agentEndpoint(abs, content); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
+		s.add(rExfilSecretVar, "writes "+baseName(abs)+", which points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
 	}
 	if environmentFile(abs) && s.enabled(rPersistLDPreload) {
 		// ~/.ssh/environment, /etc/environment: every session started
@@ -300,6 +305,23 @@ func (cs *cmdScan) filterEdit(v *cmdView) (abs, filter string, ok bool) {
 func (s *scan) judgeFilterEdit(abs, filter string) {
 	if off := agentSettingsOff(abs, filter); off != "" {
 		s.add(rDefAgentGuard, "rewrites "+baseName(abs)+" so that it "+off+": what the agent then does is judged by no one; refuse it", abs)
+	}
+	if host := agentEndpoint(abs, filter); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
+		s.add(rExfilSecretVar, "rewrites "+baseName(abs)+" so that it points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
+	}
+	agentSettings := strings.Contains(abs, "/.claude/settings") || editorEnvFile(abs)
+	if agentSettings && s.enabled(rPersistLDPreload) {
+		// .env.NODE_OPTIONS = "--require …": every command the agent or
+		// the editor starts gets it.
+		s.checkPreloadWords(append(jsonEnvAssignments(filter), filterEnvAssignments(filter)...), false)
+	}
+	if agentSettings && s.enabled(rDefAgentGuard) {
+		for _, del := range filterDeletions(filter) {
+			if strings.Contains(del, "hooks") {
+				s.add(rDefAgentGuard, "rewrites "+baseName(abs)+" without "+del+": the hooks that check or record the agent's tool calls stop running; refuse it", abs)
+				break
+			}
+		}
 	}
 	if why := clusterAdminGrant(filter); why != "" {
 		s.add(rCloudGrant, "rewrites "+baseName(abs)+" so that it "+why+": granting access is for a person to do on purpose; a human should approve it", abs)
@@ -900,6 +922,29 @@ func jsonEnvAssignments(text string) []string {
 	return out
 }
 
+// filterEnvAssignments returns the loader variables a jq or yq filter
+// sets under env, as NAME=value words: .env.NODE_OPTIONS = "--require x".
+func filterEnvAssignments(filter string) []string {
+	var out []string
+	if !strings.Contains(filter, ".env.") {
+		return nil
+	}
+	names := append(slices.Clone(loaderVars), slices.Collect(maps.Keys(preloadRuntime))...)
+	slices.Sort(names)
+	for _, name := range names {
+		shell.EachIndex(filter, ".env."+name, func(i int) bool {
+			rest := strings.TrimLeft(filter[i+len(".env.")+len(name):], " \t")
+			if rest, ok := strings.CutPrefix(rest, "="); ok {
+				if lit, _, ok := codeLiteralAt(strings.TrimLeft(rest, " \t"), 0); ok {
+					out = append(out, name+"="+lit)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
 // yamlCommandFile reports the hook kinds whose commands sit under YAML
 // keys (run:, script:, cmds:, entry:).
 func yamlCommandFile(kind string) bool {
@@ -949,11 +994,12 @@ func (s *scan) checkCodeWrittenSettings(v *cmdView) {
 	text, done := "", false // text: the code with Python's and JavaScript's quotes as JSON's, made once
 	eachCodeLiteral(v.code, func(lit string) {
 		if done || !strings.Contains(lit, ".claude") && !strings.Contains(lit, ".codex") && !strings.Contains(lit, ".gemini") &&
-			!strings.Contains(lit, ".cursor") && !strings.Contains(lit, ".vscode") {
+			!strings.Contains(lit, ".cursor") && !strings.Contains(lit, ".vscode") && !editorUserSettings(lit) {
 			return
 		}
 		if text == "" {
-			text = strings.ReplaceAll(v.code, "'", `"`)
+			// d['key'] = v is "key": v; Python's booleans are JSON's.
+			text = strings.NewReplacer(`']=`, `"=`, `'] =`, `"=`, `"]=`, `"=`, `"] =`, `"=`, "'", `"`, "False", "false", "True", "true").Replace(v.code)
 		}
 		if off := agentSettingsOff(lit, text); off != "" {
 			s.add(rDefAgentGuard, "a "+v.prog+" program writes "+baseName(lit)+" so that it "+off+": what the agent then does is judged by no one; refuse it", v.code)

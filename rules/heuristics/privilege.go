@@ -110,9 +110,15 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 			case "update-rc.d", "chkconfig", "rc-update":
 				s.add(rPersistServiceEnable, v.prog+" changes which services start at boot: approve only if you know the service", v.prog+" "+evJoin(v.args))
 			case "launchctl":
-				switch firstOperand(v.args) {
+				switch ops := v.plainOperands(); opAt(ops, 0) {
 				case "load", "bootstrap", "submit", "enable":
 					s.add(rPersistLaunchd, "launchctl loads a LaunchAgent or daemon that runs at every login: refuse unless you installed it yourself", "launchctl "+evJoin(v.args))
+				case "setenv":
+					// launchctl setenv NAME VALUE: every program launchd
+					// starts from now on gets it, as an export would.
+					if len(ops) >= 3 && s.enabled(rPersistLDPreload) {
+						s.checkPreloadWords([]string{ops[1] + "=" + strings.Join(ops[2:], " ")}, false)
+					}
 				}
 			case "git":
 				if what := extTransportAllowed(v); what != "" && s.enabled(rRCECloneExec) {

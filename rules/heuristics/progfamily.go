@@ -175,8 +175,10 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
-		"flyway", "liquibase", "borg", "restic":
+		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic":
 		return famInfra
+	case "flask":
+		return famInfra | famExpose // flask db downgrade base in production; flask run --debug on 0.0.0.0
 	case "keydb-cli":
 		return famInfra | famExpose // CONFIG SET protected-mode no
 	case "gh":
@@ -187,14 +189,14 @@ func progFamily(prog string) family {
 		"heroku", "secret-tool", "bw", "lpass", "keepassxc-cli", "rbw":
 		return famCLIToken
 	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "wipefs", "blkdiscard", "sgdisk", "mkswap",
-		"truncate", "mke2fs", "newfs":
+		"truncate", "mke2fs", "newfs", "diskutil":
 		return famDestroy
 	case "chmod", "crontab":
 		return famDestroy | famPriv
 	case "docker", "podman":
-		return famPriv | famInfra | famExpose
+		return famPriv | famInfra | famExpose | famTransfer // docker tag private public && docker push
 	case "nerdctl":
-		return famPriv | famExpose
+		return famPriv | famExpose | famTransfer
 	case "at", "batch", "vipw", "visudo", "ctr", "lxc", "incus", "osascript", "systemctl", "update-rc.d",
 		"chkconfig", "rc-update", "launchctl", "export", "env", "declare", "typeset", "systemd-run", "nsenter", "defaults":
 		return famPriv

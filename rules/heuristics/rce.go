@@ -162,6 +162,12 @@ func (s *scan) checkRCE(cs *cmdScan) {
 				s.add(rPersistShellRC, "unpacks a download from "+f.host+" into your home: it can replace .bashrc, .profile and the other files that run at every login; unpack it into a directory of its own and look at it first",
 					v.c.Name+" "+evJoin(v.args))
 			}
+			// Unpacked where programs run by name or tools load plugins
+			// (~/.local/bin, ~/.vscode/extensions), as curl -o there is.
+			if d := programDir(f.dir+"/x", cs.home); f.dir != "" && d != "" && f.host != "" && !codeHost(&s.an.trusted, f.host) && !officialSource(f.host) && s.enabled(rRCEPackageURL) {
+				s.add(rRCEPackageURL, "unpacks a download from "+f.host+" into "+d+", a host that is not trusted: what it holds runs when the tool loads it; check that the host is the tool's own and the archive's checksum, or add the host to trusted_hosts",
+					v.c.Name+" "+evJoin(v.args))
+			}
 		}
 		// Interpreter code holds no shell substitutions (a backtick is a
 		// JavaScript template literal); the commands it runs are
@@ -260,7 +266,7 @@ func (cs *cmdScan) downloadsIntoRunner(s *scan, v *cmdView) {
 			return
 		}
 		if dir := programDir(abs, cs.home); dir != "" && s.enabled(rRCEPackageURL) {
-			if h := firstHost(v.args); h != "" && !codeHost(&s.an.trusted, h) {
+			if h := firstHost(v.args); h != "" && !codeHost(&s.an.trusted, h) && !officialSource(h) {
 				s.add(rRCEPackageURL, "installs "+baseName(abs)+" from "+h+" into "+dir+", a host that is not trusted: it runs whenever "+baseName(abs)+
 					" is called; check that the host is the tool's own and the file's checksum, or add the host to trusted_hosts", v.c.Name+" "+evJoin(v.args))
 				return

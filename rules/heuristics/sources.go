@@ -326,7 +326,15 @@ func officialSource(h string) bool {
 		"downloads.gradle.org", "repo.packagist.org", "packagist.org", "static.crates.io", "api.nuget.org":
 		return true
 	}
-	return chartRepos[strings.ToLower(h)]
+	return chartRepos[strings.ToLower(h)] || releaseHosts[strings.ToLower(h)]
+}
+
+// releaseHosts are where widely used tools publish their own release
+// downloads (their install guides' curl): a binary from one of them is
+// the tool's own.
+var releaseHosts = map[string]bool{
+	"releases.hashicorp.com": true, "get.helm.sh": true, "dl.k8s.io": true, "dl.google.com": true, "nodejs.org": true, "go.dev": true,
+	"static.rust-lang.org": true, "download.docker.com": true, "releases.astral.sh": true, "awscli.amazonaws.com": true,
 }
 
 // chartRepos are the Helm chart repositories of widely used projects

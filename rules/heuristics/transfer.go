@@ -48,6 +48,19 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 		if from, to := imageCopy(v); from != "" && privateImage(from) && publicImage(to) && imageOwner(from) != imageOwner(to) {
 			report(v.prog + " copies the image " + from + " from a private registry to " + to + ", where anyone can pull it")
 		}
+	case "docker", "podman", "nerdctl":
+		// docker tag PRIVATE PUBLIC && docker push PUBLIC: the same copy
+		// in two steps.
+		if ops := v.plainOperands(); opAt(ops, 0) == "push" && len(ops) >= 2 && publicImage(ops[1]) {
+			for i := 0; i < v.idx; i++ {
+				u := &cs.views[i]
+				if tops := u.plainOperands(); u.prog == v.prog && opAt(tops, 0) == "tag" && len(tops) == 3 && tops[2] == ops[1] &&
+					privateImage(tops[1]) && imageOwner(tops[1]) != imageOwner(ops[1]) {
+					report(v.prog + " pushes " + tops[1] + ", an image of a private registry, to " + ops[1] + ", where anyone can pull it")
+					break
+				}
+			}
+		}
 	case "sftp":
 		ops := operands(v.args, "BbcDFiJlPRoSs", nil)
 		if len(ops) > 0 {

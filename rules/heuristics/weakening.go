@@ -152,9 +152,12 @@ var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggs
 	"minisign", "checksum", "signature", "dependency-check", "safety check", "cosign", "sigstore", "slsa-github-generator",
 	"attest-build-provenance")
 
-// testRuns mark a line that runs a project's tests.
+// testRuns mark a line that runs a project's tests or its other checks
+// (linters, type checkers, a schema check).
 var testRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest", "cargo test",
-	"mvn test", "gradle test", "./gradlew test", "rspec", "phpunit", "tox", "make test", "dotnet test", "mix test")
+	"mvn test", "gradle test", "./gradlew test", "rspec", "phpunit", "tox", "make test", "dotnet test", "mix test", "xcodebuild test",
+	"swift test", "swiftlint", "ruff check", "flake8", "pylint", "mypy", "eslint", "tsc --noemit", "golangci-lint", "go vet",
+	"cargo clippy", "rubocop", "phpstan", "makemigrations --check", "migrate diff", "danger ")
 
 // checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
 func (s *scan) checkWeakeningEdits(v *cmdView) {
@@ -336,7 +339,7 @@ func weakeningEdit(subs [][2]string, deletions []string, checks, code bool) stri
 			return "deletes the lines that run a security check (" + re + ")"
 		}
 		if checks && testRuns.in(re) {
-			return "deletes the lines that run the tests (" + re + ")"
+			return "deletes the lines that run the tests or checks (" + re + ")"
 		}
 		if code && authChecks.in(unescapeRegex(re)) {
 			return "deletes an authorisation check from the code (" + re + ")"
@@ -1247,6 +1250,8 @@ func workflowRisk(text string) string {
 		return "gives its token write access to everything (permissions: write-all)"
 	case strings.Contains(flat, "tojson(secrets)"):
 		return "hands every repository secret to a job at once (toJSON(secrets))"
+	case strings.Contains(flat, "actions_allow_unsecure_commands:true") || strings.Contains(flat, "actions_allow_unsecure_commands:1"):
+		return "turns the deprecated set-env and add-path commands back on (ACTIONS_ALLOW_UNSECURE_COMMANDS): any log line a step prints can set its environment or PATH"
 	case strings.Contains(flat, "action-tmate") || strings.Contains(flat, "action-upterm") || strings.Contains(flat, "debugger-action"):
 		return "opens an interactive shell into the runner from outside (a tmate or upterm session), with the job's secrets and token"
 	case untrustedExpression(flat) != "":
