@@ -103,7 +103,49 @@ func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string)
 		cs.root != "" && cs.root != cs.home {
 		return secretFileName(p)
 	}
-	return classify(cs.resolveIn(c, p).Abs, cs.home)
+	abs := cs.resolveIn(c, p).Abs
+	sens, label := classify(abs, cs.home)
+	if sens == sensNone && len(cs.views) > 1 {
+		if what := cs.secretFilled(abs); what != "" {
+			return sensUserSecret, what
+		}
+	}
+	return sens, label
+}
+
+// secretFilled says what secret a command of the line wrote into abs
+// (sops -d secrets.enc.yaml > /tmp/prod.yaml, cat ~/.aws/credentials >
+// /tmp/c): the output of a command that prints a stored credential, or
+// a secret file it read; else "".
+func (cs *cmdScan) secretFilled(abs string) string {
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u.prog == "" {
+			continue
+		}
+		for _, r := range u.c.Redirects {
+			if !isOutputRedirect(r.Op) || r.Target == "" || cs.resolveIn(u.c, r.Target).Abs != abs {
+				continue
+			}
+			if what := cliTokenCommand(u); what != "" {
+				return "the output of " + what + ", written to it"
+			}
+			if what := deployedSecrets(u); what != "" {
+				return what + ", written to it"
+			}
+			if isNonReader(u.prog) {
+				continue
+			}
+			for _, a := range u.args {
+				if p := pathInArg(a); p != "" {
+					if sens, label := classify(cs.resolveIn(u.c, p).Abs, cs.home); sens != sensNone && sens != sensLeakOnly {
+						return label + ", copied into it"
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // sensitiveReads calls fn for each sensitive path v reads.
@@ -283,18 +325,22 @@ func (cs *cmdScan) narrowedToPublicFields(v *cmdView) bool {
 		return false
 	}
 	ops := operands(u.args, "", []string{"--arg", "--argjson", "--indent"})
-	if len(ops) != 1 {
-		return false
-	}
+	return len(ops) == 1 && filterNarrows(ops[0])
+}
+
+// filterNarrows reports a jq or yq filter that keeps only public fields
+// (.host, .metadata.name) or key names (keys, to_entries[].key) of what
+// it reads.
+func filterNarrows(filter string) bool {
 	found, keys := false, false
-	for _, tok := range strings.FieldsFunc(ops[0], func(r rune) bool {
+	for _, tok := range strings.FieldsFunc(filter, func(r rune) bool {
 		return !(r == '.' || r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	}) {
 		switch {
-		case tok == "fromjson" || tok == "length" || tok == "to_entries":
+		case tok == "." || tok == "fromjson" || tok == "length" || tok == "to_entries":
 		case tok == "keys" || tok == "keys_unsorted" || tok == ".key":
 			keys = true // the names, not the values
-		case tok == ".data" || tok == ".stringData" || tok == ".items":
+		case tok == ".data" || tok == ".stringData" || tok == ".items" || tok == ".auths":
 			// A container: what of it is kept decides.
 		case strings.HasPrefix(tok, ".") && len(tok) > 1:
 			if !publicField(tok[strings.LastIndexByte(tok, '.')+1:]) {
@@ -312,7 +358,10 @@ func (s *scan) checkCredentialCommands(cs *cmdScan) {
 	for i := range cs.views {
 		v := &cs.views[i]
 		cs.sensitiveReads(v, func(raw string, sens sensitivity, label string) bool {
-			if sens == sensDotenv && (loadsWithoutPrinting(v) || cs.exportedBySubstitution(v, raw) || printsNoValues(v)) && !cs.printsEnvironment() {
+			if sens == sensDotenv && (loadsWithoutPrinting(v) || cs.exportedBySubstitution(v, raw)) && !cs.printsEnvironment() {
+				return false
+			}
+			if printsNoValues(v) { // grep -c, cut -d= -f1, jq keys: nothing of the secret shows
 				return false
 			}
 			// A rule already reported costs nothing more: a line naming
@@ -620,9 +669,13 @@ func cliTokenCommand(v *cmdView) string {
 		}
 		return v.prog
 	case "vault":
-		if has("read") || has("kv", "get") {
+		if (has("read") || has("kv", "get")) && !has("metadata") { // kv metadata get: versions and dates, no value
 			return "vault read"
 		}
+		if has("token", "create") {
+			return "vault token create (a new token)"
+		}
+
 	case "heroku":
 		if has("auth:token") {
 			return "heroku auth:token"
@@ -972,6 +1025,12 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		if arg == "-s" || arg == "--settings" || arg == "-gs" || arg == "--global-settings" {
 			return 1, true
 		}
+	case "dotenv", "npx", "bunx", "pnpx":
+		// dotenv -e .env.test -- npm test: the file's variables go to the
+		// command's environment, not to the screen.
+		if arg == "-e" {
+			return 1, true
+		}
 	}
 	if !strings.HasPrefix(arg, "--") {
 		return 0, false
@@ -1101,6 +1160,30 @@ func searchPattern(v *cmdView) string {
 	return searchOperand(v.args)
 }
 
+// namesOnly reports a search pattern anchored at a line's start that
+// cannot match past a NAME=value line's name: ^[A-Z_]+, ^[^=]*. With
+// grep -o, only the names print.
+func namesOnly(pattern string) bool {
+	if !strings.HasPrefix(pattern, "^") {
+		return false
+	}
+	rest := pattern[1:]
+	// Negated classes that exclude = cannot reach the value.
+	for {
+		i := strings.Index(rest, "[^")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], ']')
+		if j < 0 || !strings.Contains(rest[i:i+j], "=") {
+			return false
+		}
+		rest = rest[:i] + rest[i+j+1:]
+	}
+	return rest != "" && !strings.ContainsAny(rest, "=.") && !strings.Contains(rest, `\S`) && !strings.Contains(rest, "[:graph:]") &&
+		!strings.Contains(rest, "[:print:]")
+}
+
 // printsNoValues reports a read that shows nothing of a file's values:
 // grep -q, -c, -l or -L (an exit status, a count, file names), cut of
 // the first field of NAME=value lines (the names alone).
@@ -1108,7 +1191,11 @@ func printsNoValues(v *cmdView) bool {
 	switch v.prog {
 	case "grep", "egrep", "fgrep", "rg", "zgrep":
 		return hasFlag(v.args, 'q', "quiet") || hasLongFlag(v.args, "silent") || hasFlag(v.args, 'c', "count") ||
-			hasFlag(v.args, 'l', "files-with-matches") || hasFlag(v.args, 'L', "files-without-match")
+			hasFlag(v.args, 'l', "files-with-matches") || hasFlag(v.args, 'L', "files-without-match") ||
+			hasFlag(v.args, 'o', "only-matching") && namesOnly(searchPattern(v))
+	case "jq", "gojq", "yq":
+		// jq -r '.auths | keys[]' ~/.docker/config.json: the names alone.
+		return filterNarrows(searchPattern(v))
 	case "cut":
 		delim, fields := "", ""
 		flagValues(v.args, 'd', "delimiter", func(d string) { delim = d })

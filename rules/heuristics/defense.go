@@ -320,6 +320,20 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolveIn(v.c, ops[len(ops)-1]).Abs, cs.home) {
 			s.add(rDefHistory, "links the shell history file to /dev/null: history would no longer be kept; refuse it", ev())
 		}
+		if len(ops) >= 2 && s.enabled(rDefWeakeningEdit) {
+			if tool := hollowTool(ops); tool != "" {
+				s.add(rDefWeakeningEdit, "links "+tool+" to a program that does nothing: every check it runs passes; make the change by hand, in review", ev())
+			}
+		}
+	case "mv":
+		// mv .github/workflows/security-scan.yml /tmp: deleted from where
+		// it runs.
+		if ops := v.plainOperands(); len(ops) == 2 && s.enabled(rDefWeakeningEdit) {
+			if src, dst := cs.resolveIn(v.c, ops[0]).Abs, cs.resolveIn(v.c, ops[1]).Abs; securityConfig(src) && !securityConfig(dst) &&
+				!strings.Contains(dst, "/.github/workflows/") {
+				s.add(rDefWeakeningEdit, "mv takes "+ops[0]+", which configures a security check, out of where it runs: the check stops without a word about it; make the change by hand, in review", ev())
+			}
+		}
 	}
 	s.checkHistoryAssigns(v.c.Assigns, ev)
 	// Writes into the kernel's switches and over logs and history.

@@ -96,6 +96,12 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 			switch v.prog {
 			case "rm", "srm", "shred", "wipe", "unlink", "mv":
 				s.checkCredentialDestroy(cs, v)
+			case "gpg", "gpg2":
+				if s.enabled(rDelCredential) && (hasLongFlag(v.args, "delete-secret-keys") || hasLongFlag(v.args, "delete-secret-and-public-keys") ||
+					hasLongFlag(v.args, "delete-secret-key")) {
+					s.add(rDelCredential, v.prog+" deletes secret keys from the keyring: keys cannot be recovered; refuse it unless the user asked for exactly this",
+						v.prog+" "+evJoin(v.args))
+				}
 			}
 			switch v.prog {
 			case "rm", "srm", "unlink", "shred", "wipe", "truncate":
@@ -249,7 +255,21 @@ func (s *scan) checkCredentialDestroy(cs *cmdScan, v *cmdView) {
 	}
 	ops := operands(v.args, "ns", []string{"--iterations", "--size"})
 	if v.prog == "mv" {
-		if len(ops) < 2 || ops[len(ops)-1] != "/dev/null" {
+		if len(ops) < 2 {
+			return
+		}
+		// mv new.txt ~/.config/sops/age/keys.txt: the key it replaces is
+		// gone.
+		if dst := ops[len(ops)-1]; dst != "/dev/null" {
+			switch baseName(dst) { // the names a key of its own is kept under
+			case "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "keys.txt", "credentials", "credentials.json":
+			default:
+				return
+			}
+			if sens, label := cs.classifyArg(v.c, dst); len(ops) == 2 && sens == sensPrivateKey {
+				s.add(rDelCredential, "mv replaces "+label+" ("+dst+"): the key it held cannot be recovered; refuse it unless the user asked for exactly this",
+					v.prog+" "+evJoin(v.args))
+			}
 			return
 		}
 		ops = ops[:len(ops)-1]

@@ -199,6 +199,7 @@ func (s *scan) checkExfilCommands(cs *cmdScan) {
 		}
 		if kind == "http" {
 			s.checkURLData(v)
+			s.checkForgeAPIOverHTTP(v)
 		}
 		if kind != "dns" {
 			s.checkSecretVariables(cs, v, kind)
@@ -1038,7 +1039,8 @@ func secretSearchPattern(u *cmdView) string {
 
 // deployedSecrets says what of a deployment's secrets u prints, or "":
 // a Helm release's values (helm get values, helm get all), Terraform's
-// outputs or state (terraform output, show -json, state pull). Printing
+// outputs or state (terraform output, show -json, state pull), a
+// secrets file decrypted (sops -d). Printing
 // them is everyday debugging; sending them away is not.
 func deployedSecrets(u *cmdView) string {
 	ops := u.plainOperands()
@@ -1048,6 +1050,8 @@ func deployedSecrets(u *cmdView) string {
 	case (u.prog == "terraform" || u.prog == "tofu") && (opAt(ops, 0) == "output" || opAt(ops, 0) == "show" && hasLongFlag(u.args, "json") ||
 		opAt(ops, 0) == "state" && opAt(ops, 1) == "pull"):
 		return "Terraform's outputs or state (the secrets it created)"
+	case u.prog == "sops" && hasFlag(u.args, 'd', "decrypt"):
+		return "a secrets file decrypted (sops --decrypt)"
 	}
 	return ""
 }

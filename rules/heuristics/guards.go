@@ -266,8 +266,7 @@ func agentSettingsOff(abs, content string) string {
 // in an agent's env) when it is not the vendor's own or this machine,
 // else "".
 func agentEndpoint(abs, content string) string {
-	p := "/" + abs
-	if !strings.Contains(p, "/.codex/") && !strings.Contains(p, "/.claude/") && !strings.Contains(p, "/.gemini/") && baseName(abs) != ".claude.json" {
+	if !strings.Contains(abs, ".codex/") && !strings.Contains(abs, ".claude/") && !strings.Contains(abs, ".gemini/") && baseName(abs) != ".claude.json" {
 		return ""
 	}
 	for _, key := range []string{"base_url", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"} {

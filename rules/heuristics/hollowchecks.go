@@ -47,6 +47,9 @@ var checkScriptKeys = []string{"test", "lint", "check", "verify", "typecheck", "
 // hollowScript returns the name of a check script that text sets to a
 // command doing nothing ("test": "echo ok && exit 0", lint: true), or "".
 func hollowScript(text string) string {
+	if !mentionsNoOp(text) {
+		return ""
+	}
 	for line := range strings.Lines(unescapeRegex(text)) {
 		for _, pair := range strings.Split(line, ",") {
 			key, val, ok := strings.Cut(pair, ":")
@@ -55,14 +58,14 @@ func hollowScript(text string) string {
 					continue
 				}
 			}
-			key = strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'{`))
+			key = strings.Trim(strings.TrimSpace(key), `"'{`)
 			name, _, _ := strings.Cut(key, ":") // test:unit
 			val = strings.TrimRight(val, "} \t\r\n")
 			if t := strings.TrimSpace(val); t == "true" || t == "True" {
 				continue // a setting (lint: true), not a script
 			}
 			for _, k := range checkScriptKeys {
-				if name == k && noOpCommand(val) {
+				if strings.EqualFold(name, k) && noOpCommand(val) {
 					return key
 				}
 			}
@@ -75,17 +78,26 @@ func hollowScript(text string) string {
 // or "": the test run replaced by a no-op, a check script set to one,
 // a build told to pass whatever its tests say.
 func hollowRun(pat, repl string) string {
+	if sw := failureSwitch(repl); sw != "" && failureSwitch(pat) != sw {
+		return "tells the build to pass when its tests or checks fail (" + sw + ")"
+	}
+	if !mentionsNoOp(repl) {
+		return "" // both tests below need a command that does nothing
+	}
 	repl = withFirstGroup(pat, repl)
-	if testRuns.in(pat) && noOpCommand(afterKey(unescapeRegex(repl))) {
+	if testRuns.in(pat) && noOpCommand(afterKey(withoutGroupRefs(unescapeRegex(repl)))) {
 		return "replaces the test run with a command that does nothing (" + strings.TrimSpace(repl) + ")"
 	}
 	if key := hollowScript(repl); key != "" && hollowScript(pat) != key {
 		return "sets the " + key + " script to a command that does nothing"
 	}
-	if sw := failureSwitch(repl); sw != "" && failureSwitch(pat) != sw {
-		return "tells the build to pass when its tests or checks fail (" + sw + ")"
-	}
 	return ""
+}
+
+// mentionsNoOp reports text that names a command doing nothing (echo,
+// true, exit, printf): the cheap test before the others.
+func mentionsNoOp(text string) bool {
+	return strings.Contains(text, "echo") || strings.Contains(text, "true") || strings.Contains(text, "exit") || strings.Contains(text, "printf")
 }
 
 // withFirstGroup returns repl with a leading back-reference to pat's
@@ -114,6 +126,15 @@ func withFirstGroup(pat, repl string) string {
 	return unescapeRegex(group) + rest
 }
 
+// withoutGroupRefs drops a replacement's leading back-references (\1,
+// $1): the text they keep (a key, the indentation) runs nothing.
+func withoutGroupRefs(r string) string {
+	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
+		r = r[2:]
+	}
+	return r
+}
+
 // afterKey returns a YAML or JSON line's value ("run: echo ok" → "echo ok").
 func afterKey(s string) string {
 	s = strings.TrimSpace(s)
@@ -132,6 +153,9 @@ var failureSwitches = []string{"ignorefailures=true", "ignorefailures:true", "fa
 
 // failureSwitch returns the failure switch text sets, or "".
 func failureSwitch(text string) string {
+	if !containsAnyOf(text, []string{"ail", "AIL", "bort", "BORT", "gnore", "GNORE"}) {
+		return "" // names no failure switch (flattening costs an allocation)
+	}
 	flat := flatSetting(text)
 	if !strings.Contains(flat, "fail") && !strings.Contains(flat, "abort") {
 		return ""
@@ -152,6 +176,9 @@ var assertionWords = []string{"assert", "expect(", "should", "must.", "require."
 // assertion into a statement that checks nothing: assert → pass, a
 // comment, nothing.
 func assertionsRemoved(pat, repl string) bool {
+	if !containsAnyOf(pat, []string{"ssert", "xpect", "hould", "ust.", "equire."}) {
+		return false // names no assertion (lower-casing costs an allocation)
+	}
 	p, r := strings.ToLower(unescapeRegex(pat)), strings.ToLower(unescapeRegex(repl))
 	if !containsAnyOf(p, assertionWords) {
 		return false
@@ -178,8 +205,14 @@ func assertionsCommented(pat, repl string) bool {
 // hook that marks each item skipped or drops them all, or a catch-all
 // ignore list.
 func skipsEveryTest(base, text string) string {
-	l := strings.ToLower(text)
 	if base == "conftest.py" {
+		l := strings.ToLower(text)
+		// A report hook that overwrites each test's outcome.
+		if i := strings.Index(l, "def pytest_runtest_makereport"); i >= 0 {
+			if body := strings.Join(strings.Fields(l[i:]), ""); strings.Contains(body, `.outcome="passed"`) || strings.Contains(body, `.outcome='passed'`) {
+				return "a report hook that marks every test passed"
+			}
+		}
 		if i := strings.Index(l, "def pytest_collection_modifyitems"); i >= 0 {
 			body := l[i:]
 			if strings.Contains(body, "mark.skip") || strings.Contains(body, "items.clear()") || strings.Contains(body, "items[:] = []") ||
@@ -193,6 +226,27 @@ func skipsEveryTest(base, text string) string {
 				return ig
 			}
 		}
+	}
+	return ""
+}
+
+// checkTools are programs that check a project: linters, type checkers,
+// test runners.
+var checkTools = map[string]bool{"eslint": true, "tsc": true, "jest": true, "vitest": true, "mocha": true, "pytest": true, "ruff": true,
+	"mypy": true, "flake8": true, "pylint": true, "black": true, "prettier": true, "golangci-lint": true, "rubocop": true, "rspec": true,
+	"phpunit": true, "phpstan": true, "swiftlint": true, "gitleaks": true, "semgrep": true, "bandit": true, "trivy": true}
+
+// hollowTool returns the check tool that ln's operands (ln -sf /bin/true
+// node_modules/.bin/eslint) replace with a program that does nothing,
+// or "".
+func hollowTool(ops []string) string {
+	switch baseName(ops[0]) {
+	case "true", ":":
+	default:
+		return ""
+	}
+	if dst := baseName(strings.TrimSuffix(ops[len(ops)-1], "/")); checkTools[dst] {
+		return dst
 	}
 	return ""
 }

@@ -244,7 +244,7 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			// working tree, published under a new name.
 			return "publishes the working tree as a new public repository (repo create --public --source): its code and history become readable by everyone", true
 		case op(0) == "api":
-			if what := forgeAPIGrant(v, op(1)); what != "" {
+			if what := forgeAPIGrant(v, apiMethod(v.args), op(1)); what != "" {
 				return what, true
 			}
 		case (op(0) == "ssh-key" || op(0) == "gpg-key") && op(1) == "add" && !ownKey(cs, v, op(2)):
@@ -268,6 +268,17 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 	case "dropdb", "dropuser":
 		return "drops a database or role", false
 	case "vault":
+		// A policy written that covers every path with every capability.
+		if op(0) == "policy" && op(1) == "write" {
+			text := strings.Join(ops, " ")
+			if in, ok := cs.stdinText(v); ok {
+				text += "\n" + in
+			}
+			if flat := strings.Join(strings.Fields(text), ""); (strings.Contains(flat, `path"*"`) || strings.Contains(flat, `path"+/*"`)) &&
+				(strings.Contains(flat, `"sudo"`) || strings.Contains(flat, `"delete"`) && strings.Contains(flat, `"update"`)) {
+				return "writes a Vault policy that grants every path (path \"*\"): whoever holds it reads and changes every secret", true
+			}
+		}
 		switch {
 		case op(0) == "secrets" && op(1) == "disable":
 			return "unmounts a secrets engine, and every secret stored in it is deleted (secrets disable)", false
@@ -935,13 +946,40 @@ func sdkDestroy(code string) string {
 	return ""
 }
 
-// forgeAPIGrant says how a gh api call hands out access to a hosted
-// repository or organization, or "": a collaborator, member or team
+// checkForgeAPIOverHTTP judges a curl (or wget, xh) call to GitHub's
+// REST API as gh api's is judged: a collaborator, a deploy key or an
+// account key added is access granted however it is sent.
+func (s *scan) checkForgeAPIOverHTTP(v *cmdView) {
+	if !s.enabled(rCloudGrant) {
+		return
+	}
+	for _, a := range v.args {
+		rest, ok := strings.CutPrefix(a, "https://api.github.com/")
+		if !ok {
+			continue
+		}
+		method := ""
+		flagValues(v.args, 'X', "request", func(m string) { method = strings.ToUpper(m) })
+		flagValues(v.args, 0, "method", func(m string) { method = strings.ToUpper(m) })
+		if method == "" && (hasShortFlag(v.args, 'd') || hasLongFlag(v.args, "data") || hasLongFlag(v.args, "data-raw") ||
+			hasLongFlag(v.args, "json") || hasLongFlag(v.args, "post-data")) {
+			method = "POST"
+		}
+		rest, _, _ = strings.Cut(rest, "?")
+		if what := forgeAPIGrant(v, method, rest); what != "" {
+			s.add(rCloudGrant, v.prog+" "+what+": granting access is for a person to do on purpose; a human should approve it", v.prog+" "+evJoin(v.args))
+		}
+		return
+	}
+}
+
+// forgeAPIGrant says how a call to GitHub's REST API (method, path)
+// hands out access to a hosted repository or organization, or "": a
+// collaborator, member or team
 // membership PUT, a webhook or deploy key POSTed (fields given make gh
 // POST), a key added to the signed-in account, workflows allowed to
 // write and approve.
-func forgeAPIGrant(v *cmdView, path string) string {
-	method := apiMethod(v.args)
+func forgeAPIGrant(v *cmdView, method, path string) string {
 	p := strings.Split(strings.Trim(path, "/"), "/")
 	at := func(i int) string {
 		if i < len(p) {

@@ -270,6 +270,8 @@ func privateKeyMaterial(rest string) string {
 		return "GnuPG private keys"
 	case rest == ".aws/credentials" || underOrAt(rest, ".aws/sso/cache") || underOrAt(rest, ".aws/cli/cache"):
 		return "AWS credentials"
+	case rest == ".config/sops/age/keys.txt":
+		return "sops age private keys"
 	case rest == ".config/gcloud/credentials.db" || rest == ".config/gcloud/access_tokens.db" ||
 		rest == ".config/gcloud/application_default_credentials.json" || underOrAt(rest, ".config/gcloud/legacy_credentials"):
 		return "Google Cloud credentials"
@@ -302,6 +304,7 @@ var homeSecrets = []struct{ rel, label string }{
 	{".config/hub", "GitHub token"},
 	{".terraform.d/credentials.tfrc.json", "Terraform Cloud token"},
 	{".vault-token", "Vault token"},
+	{".config/sops/age/keys.txt", "sops age private keys"},
 	{".pgpass", "PostgreSQL passwords"},
 	{".my.cnf", "MySQL credentials"},
 	{".s3cfg", "S3 credentials"},

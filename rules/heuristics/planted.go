@@ -49,7 +49,8 @@ func (s *scan) checkPlantedCode(cs *cmdScan) {
 			s.checkCodePackageScripts(v)
 		}
 		if len(v.c.Redirects) == 0 && v.prog != "tee" && v.prog != "sed" && v.prog != "gsed" && v.prog != "perl" && v.prog != "yq" && v.prog != "jq" && v.prog != "curl" && v.prog != "wget" &&
-			v.prog != "git" && v.prog != "patch" && !v.hasCode && len(files) == 0 && len(s.act.Attachments) == 0 {
+			v.prog != "git" && v.prog != "patch" && !(v.hasCode && hasWriteEffect(v.hostedProgram().effects)) && len(files) == 0 &&
+			len(s.act.Attachments) == 0 {
 			continue // writes nothing the line shows, runs nothing known
 		}
 		if len(v.c.Redirects) > 0 || v.prog == "tee" || v.prog == "curl" || v.prog == "wget" {
@@ -202,6 +203,7 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if off := agentSettingsOff(abs, content); off != "" {
 		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
 	}
+	s.checkShipperConfig(abs, content)
 	if host := agentEndpoint(abs, content); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "writes "+baseName(abs)+", which points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
 	}
@@ -920,6 +922,47 @@ func jsonEnvAssignments(text string) []string {
 		})
 	}
 	return out
+}
+
+// shipperMarks are the sections and keys of log shippers' and
+// collectors' configurations: what they read, where they send it.
+var shipperMarks = newFoldSet("[input]", "[output]", "filebeat.", "receivers:", "exporters:", "[sources.", "[sinks.", "sinks:",
+	"output.elasticsearch", "output.logstash", "<source>", "<match", "[[inputs.", "[[outputs.", "promtail", "scrape_configs:")
+
+// checkShipperConfig judges a configuration that names secret files as
+// its inputs and another host as its output: a log shipper or collector
+// (fluent-bit, filebeat, vector, an OpenTelemetry collector) told to
+// tail ~/.ssh/* and post it elsewhere sends the secrets on and on.
+func (s *scan) checkShipperConfig(abs, content string) {
+	if !s.enabled(rExfilFile) || len(content) > 64<<10 || !strings.Contains(content, "/.") && !strings.Contains(content, "history") ||
+		!shipperMarks.in(content) {
+		return
+	}
+	secret, host := "", ""
+	for _, tok := range strings.FieldsFunc(content, func(r rune) bool { return strings.ContainsRune(" \t\n,[]\"'=", r) }) {
+		switch {
+		case secret == "" && (strings.HasPrefix(tok, "/") || strings.HasPrefix(tok, "~/")):
+			p := tok
+			if strings.HasPrefix(p, "~/") {
+				p = s.act.Caller.Home + p[1:]
+			}
+			if i := strings.IndexAny(p, "*?"); i >= 0 { // a glob: the directory it lists
+				p = parentDir(p[:i] + "x")
+			}
+			if sens, label := classify(p, s.act.Caller.Home); sens != sensNone {
+				secret = label + " (" + tok + ")"
+			}
+		case host == "":
+			if h := urlHost(tok); h != "" && !isLoopbackHost(h) && !s.an.trusted.match(h) {
+				host = h
+			} else if looksLikeHost(tok) && strings.Count(tok, ".") >= 2 && !isLoopbackHost(tok) && !s.an.trusted.match(tok) && !strings.ContainsAny(tok, "/") {
+				host = tok // Host collector.example.net
+			}
+		}
+	}
+	if secret != "" && host != "" {
+		s.add(rExfilFile, "writes "+baseName(abs)+", a configuration that reads "+secret+" and sends to "+host+": whatever runs it ships the secrets on; refuse it", abs)
+	}
 }
 
 // filterEnvAssignments returns the loader variables a jq or yq filter

@@ -71,7 +71,7 @@ func progFamily(prog string) family {
 	switch prog {
 	// Staging (staging.go) and the disk filled (diskfill.go).
 	case "gpg", "gpg2":
-		return famCLIToken | famCrypt | famStaging
+		return famCLIToken | famCrypt | famStaging | famDestroy // gpg --delete-secret-keys
 	case "aws", "gcloud":
 		return famCLIToken | famInfra | famStaging
 	case "age":

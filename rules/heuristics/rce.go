@@ -144,6 +144,7 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		known := len(saved)
 		if isFetcher(v) {
 			cs.downloadsIntoRunner(s, v)
+			s.checkFetchedPatch(cs, v)
 			if runner := cs.stdinRunnerAfter(v); runner != nil {
 				s.add(rRCEPipe, "pipes a download from "+firstHost(v.args)+" into "+runner.prog+
 					": download the script to a file, review it, then run the local file", v.c.Name+" … | "+runner.prog)
@@ -198,6 +199,27 @@ func (s *scan) checkRCE(cs *cmdScan) {
 		if f, u, ok := cs.wiresSaved(s, saved); ok {
 			s.add(rRCESaveExec, "downloads "+f.name+" from "+f.host+" and has "+u.prog+" wire it into what the build or package manager runs by itself: "+
 				"it runs unseen at the next build or install; download it first, review it, then wire it in a separate action", u.c.Name+" "+evJoin(u.args))
+		}
+	}
+}
+
+// checkFetchedPatch judges a download piped into patch, git apply or
+// git am: its hunks change the project's (or a vendored dependency's)
+// code without anyone having read them.
+func (s *scan) checkFetchedPatch(cs *cmdScan, v *cmdView) {
+	h := firstHost(v.args)
+	if h == "" || isLoopbackHost(h) || codeHost(&s.an.trusted, h) || !s.enabled(rSupplyTamper) {
+		return
+	}
+	for _, i := range cs.after(v) {
+		u := cs.view(i)
+		if u == nil {
+			return
+		}
+		if sub, _ := gitSubcommand(u.args); u.prog == "patch" || u.prog == "git" && (sub == "apply" || sub == "am") {
+			s.add(rSupplyTamper, u.prog+" applies a patch downloaded from "+h+": its hunks change code no one has read; download it, review it, then apply it",
+				v.c.Name+" … | "+u.prog)
+			return
 		}
 	}
 }
@@ -542,25 +564,38 @@ func executedText(v *cmdView) (string, bool) {
 	return "", false
 }
 
-// configOptions are, by program, the options that name a settings file
-// or start-up script whose contents decide what the program fetches or
-// runs: Maven's settings (repositories, mirrors), Gradle's init scripts,
-// npm's user config (registry, scripts' shell), ssh's config
-// (ProxyCommand), a shell's or editor's start-up file.
-var configOptions = map[string][]string{
-	"mvn": {"-s", "--settings", "-gs", "--global-settings"}, "mvnw": {"-s", "--settings", "-gs", "--global-settings"},
-	"gradle": {"-I", "--init-script", "-c", "--settings-file", "-b", "--build-file"}, "gradlew": {"-I", "--init-script", "-c", "--settings-file", "-b", "--build-file"},
-	"npm": {"--userconfig", "--globalconfig"}, "pnpm": {"--userconfig", "--globalconfig"},
-	"ssh": {"-F"}, "scp": {"-F"}, "sftp": {"-F"},
-	"bash": {"--rcfile", "--init-file"}, "vim": {"-u", "-S"}, "nvim": {"-u", "-S"}, "tmux": {"-f"},
-	"docker": {"-f", "--file"}, "docker-compose": {"-f", "--file"}, "podman-compose": {"-f", "--file"},
+// configOptions returns, for a program, the options that name a
+// settings file or start-up script whose contents decide what it fetches
+// or runs: Maven's settings (repositories, mirrors), Gradle's init
+// scripts, npm's user config (registry, scripts' shell), ssh's config
+// (ProxyCommand), a shell's or editor's start-up file, a compose file.
+func configOptions(prog string) []string {
+	switch prog {
+	case "mvn", "mvnw":
+		return []string{"-s", "--settings", "-gs", "--global-settings"}
+	case "gradle", "gradlew":
+		return []string{"-I", "--init-script", "-c", "--settings-file", "-b", "--build-file"}
+	case "npm", "pnpm":
+		return []string{"--userconfig", "--globalconfig"}
+	case "ssh", "scp", "sftp":
+		return []string{"-F"}
+	case "bash":
+		return []string{"--rcfile", "--init-file"}
+	case "vim", "nvim":
+		return []string{"-u", "-S"}
+	case "tmux":
+		return []string{"-f"}
+	case "docker", "docker-compose", "podman-compose":
+		return []string{"-f", "--file"}
+	}
+	return nil
 }
 
 // configSubstitution returns an option of v that names a settings file
 // (configOptions) given as a process substitution, and the
 // substitution: mvn -s <(curl …), gradle --init-script=<(wget -O- …).
 func configSubstitution(v *cmdView) (opt, text string, ok bool) {
-	opts := configOptions[v.prog]
+	opts := configOptions(v.prog)
 	if len(opts) == 0 {
 		return "", "", false
 	}

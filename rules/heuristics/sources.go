@@ -319,14 +319,15 @@ func (s *scan) vouchedSource(h string) bool {
 // officialSource reports the public registries and proxies the tools use
 // by default: setting one back is never a new source.
 func officialSource(h string) bool {
-	switch strings.ToLower(h) {
+	h = strings.ToLower(h)
+	switch h {
 	case "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
 		"proxy.golang.org", "sum.golang.org", "rubygems.org", "index.crates.io", "crates.io", "conda.anaconda.org", "repo.anaconda.com",
 		"repo.maven.apache.org", "repo1.maven.org", "center.conan.io", "center2.conan.io", "services.gradle.org", "plugins.gradle.org",
 		"downloads.gradle.org", "repo.packagist.org", "packagist.org", "static.crates.io", "api.nuget.org":
 		return true
 	}
-	return chartRepos[strings.ToLower(h)] || releaseHosts[strings.ToLower(h)]
+	return chartRepos[h] || releaseHosts[h]
 }
 
 // releaseHosts are where widely used tools publish their own release

@@ -86,6 +86,11 @@ func (s *scan) checkTestRemoval(v *cmdView) {
 	if !s.enabled(rDefWeakeningEdit) {
 		return
 	}
+	if what := testSuiteDeleted(v); what != "" {
+		s.add(rDefWeakeningEdit, v.prog+" deletes the project's tests ("+what+"): the suite then passes with nothing in it; keep them, or have a person decide",
+			v.prog+" "+evJoin(v.args))
+		return
+	}
 	named := false // most deletions name no security subject: look no further
 	for _, a := range v.args {
 		named = named || securitySubjects.in(a)
@@ -120,6 +125,55 @@ func (s *scan) checkTestRemoval(v *cmdView) {
 		s.add(rDefWeakeningEdit, v.prog+" deletes the tests of a protection ("+hit+"): with them gone, a change that breaks it passes; keep them, or have a person decide",
 			v.prog+" "+evJoin(v.args))
 	}
+}
+
+// testRoot reports a directory a project keeps its tests in, as an
+// operand names it (tests, ./spec/).
+func testRoot(op string) bool {
+	switch strings.TrimSuffix(strings.TrimPrefix(op, "./"), "/") {
+	case "tests", "test", "spec", "__tests__":
+		return true
+	}
+	return false
+}
+
+// testSuiteDeleted returns what of the whole test suite v deletes: a
+// test directory removed recursively (rm -r tests/, git rm -r spec), or
+// every test file find lists from the top (find . -name 'test_*.py'
+// -delete); else "".
+func testSuiteDeleted(v *cmdView) string {
+	switch v.prog {
+	case "rm", "git":
+		// Most deletions name no test directory: look no further.
+		root := ""
+		for _, a := range v.args {
+			if len(a) >= 4 && len(a) <= 12 && testRoot(a) {
+				root = a
+				break
+			}
+		}
+		if root == "" {
+			return ""
+		}
+		if v.prog == "rm" {
+			if !hasFlag(v.args, 'r', "recursive") && !hasShortFlag(v.args, 'R') {
+				return ""
+			}
+			return root
+		}
+		sub, rest := gitSubcommand(v.args)
+		if sub != "rm" || !hasShortFlag(rest, 'r') || hasLongFlag(rest, "cached") { // --cached keeps the files
+			return ""
+		}
+		return root
+	case "find":
+		for i, a := range v.args {
+			if i > 0 && (v.args[i-1] == "-name" || v.args[i-1] == "-iname") && strings.ContainsAny(a, "*?") && testPath(a) && findRemoves(v.args, "git") {
+				return "every file named " + a
+			}
+		}
+	}
+	return ""
 }
 
 // findNamePattern reports find's tests whose value is a name pattern:

@@ -29,8 +29,8 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	switch v.prog {
 	case "scp", "rsync":
 		ops := copyOperands(v)
-		if len(ops) < 2 {
-			return
+		if len(ops) < 2 || v.prog == "rsync" && (hasShortFlag(v.args, 'n') || hasLongFlag(v.args, "dry-run")) {
+			return // rsync -n lists what it would copy and copies nothing
 		}
 		dst := ops[len(ops)-1]
 		h := remoteHost(dst)

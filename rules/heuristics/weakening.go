@@ -915,10 +915,15 @@ func passesAll(body string) bool {
 // verify-manifests.sh, run-tests.sh) when content, written over it,
 // does nothing (exit 0, true, :, echo); else "".
 func noOpScript(abs, content string) string {
-	base := baseName(abs)
-	if !runsChecks([]string{abs}) {
-		return ""
+	// The text first: most written files do something.
+	for line := range strings.Lines(content) {
+		switch l := strings.TrimSpace(line); {
+		case l == "", strings.HasPrefix(l, "#"), noOpCommand(l), l == "exit":
+		default:
+			return ""
+		}
 	}
+	base := baseName(abs)
 	kind := ""
 	switch {
 	case securityChecks.in(base) || workflowScanNames.in(base):
@@ -928,12 +933,8 @@ func noOpScript(abs, content string) string {
 	default:
 		return ""
 	}
-	for line := range strings.Lines(content) {
-		switch l := strings.TrimSpace(line); {
-		case l == "", strings.HasPrefix(l, "#"), noOpCommand(l), l == "exit":
-		default:
-			return ""
-		}
+	if !runsChecks([]string{abs}) {
+		return ""
 	}
 	return kind
 }

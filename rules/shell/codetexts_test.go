@@ -49,3 +49,30 @@ func TestGitExecKeySubmoduleUpdate(t *testing.T) {
 		t.Error("a submodule's url is no command")
 	}
 }
+
+// TestWhileReadListing: a while read loop fed by a listing reads the
+// listing's names, as a for loop over it would.
+func TestWhileReadListing(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`find src -name '*.go' | while read -r f; do rm "$f"; done`, "src/*.go"},
+		{`find . -print0 | while IFS= read -r -d '' f; do shred -u "$f"; done`, "*"},
+	} {
+		s := Parse(c.src)
+		got := ""
+		for _, cmd := range s.Commands {
+			if cmd.Program == "rm" || cmd.Program == "shred" {
+				got = cmd.Args[len(cmd.Args)-1]
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: the loop's command got %q, want %q", c.src, got, c.want)
+		}
+	}
+	// Not fed by a listing: the variable stays unknown.
+	s := Parse(`cat list.txt | while read -r f; do rm "$f"; done`)
+	for _, cmd := range s.Commands {
+		if cmd.Program == "rm" && cmd.Args[len(cmd.Args)-1] == "*" {
+			t.Errorf("a line of list.txt read as every file")
+		}
+	}
+}

@@ -312,7 +312,7 @@ func listedGlobs(c *Command) (string, bool) {
 
 // findGlobs returns globs that stand for the files find (its arguments
 // args) matches: DIR/P for each starting point DIR and -name pattern P,
-// DIR/* without one (or when a pattern is negated). The -name patterns
+// DIR/* without one (or when a name is negated). The -name patterns
 // narrow it (find's options are single-dash words).
 func findGlobs(args []string) []string {
 	var patterns []string
@@ -322,7 +322,14 @@ func findGlobs(args []string) []string {
 		case (a == "-name" || a == "-iname") && i+1 < len(args) && !strings.ContainsAny(args[i+1], "/ "):
 			patterns = append(patterns, args[i+1])
 		case a == "!" || a == "-not":
-			negated = true
+			// A negated name (! -name '*.go', ! ( … )) widens the list;
+			// a negated -path or -type only narrows it further.
+			if i+1 < len(args) {
+				switch args[i+1] {
+				case "-name", "-iname", "(":
+					negated = true
+				}
+			}
 		}
 	}
 	if len(patterns) == 0 || negated {

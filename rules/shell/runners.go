@@ -703,6 +703,20 @@ func (w *walker) loopVar(loop *syntax.WordIter, items []field) {
 	w.setVar(name, v)
 }
 
+// bindListing gives name the values of a listing's globs (a line each),
+// as loopVar does a for loop's words.
+func (w *walker) bindListing(name, listing string) {
+	vals := strings.Split(listing, "\n")
+	if len(vals) > maxAlternatives {
+		w.assignVar(name, "", false, false, false)
+		w.s.Iterated = append(w.s.Iterated, name)
+		return
+	}
+	v := w.sem.vars[name]
+	v.vals, v.known = vals, true
+	w.setVar(name, v)
+}
+
 // readNames returns the variables read (its arguments args) assigns:
 // its operands, past the options and their values (-p PROMPT, -d, -n,
 // -N, -t, -u), and -a's array.

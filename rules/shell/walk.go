@@ -57,6 +57,9 @@ type walker struct {
 	// targets are unknown.
 	sem       semState
 	cdpathSet bool
+	// listing, while a pipeline element is walked, is listedGlobs of the
+	// command before it (find … | while read f): the names it reads.
+	listing string
 	// pickName / pick: while a word is rendered once per value of a
 	// variable that may hold several, which value.
 	pickName string
@@ -178,11 +181,19 @@ func (w *walker) compound(c syntax.Command, fr frame, subs *[]subst) {
 			w.stmts(clause.Then, fr)
 		}
 	case *syntax.WhileClause:
-		first := len(w.s.Commands)
+		first, listing := len(w.s.Commands), w.listing
+		w.listing = ""
 		w.stmts(cmd.Cond, fr)
 		for i := first; i < len(w.s.Commands); i++ {
 			if c := &w.s.Commands[i]; c.Program == "read" {
-				w.s.Iterated = append(w.s.Iterated, readNames(c.Args)...)
+				names := readNames(c.Args)
+				if listing != "" && len(names) == 1 {
+					// find … | while read f: f is each name the listing
+					// writes, as for f in $(find …) would be.
+					w.bindListing(names[0], listing)
+					continue
+				}
+				w.s.Iterated = append(w.s.Iterated, names...)
 			}
 		}
 		w.stmts(cmd.Do, fr)
@@ -235,13 +246,20 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, fr frame) {
 	members := w.memberRoom(len(elems) + 2)
 	var startBuf [8]int
 	starts := startBuf[:0] // where each element's members begin
-	for _, el := range elems {
+	for k, el := range elems {
 		starts = append(starts, len(members))
 		start := len(w.s.Commands)
+		w.listing = ""
+		if k > 0 && len(members) > starts[k-1] {
+			if g, ok := listedGlobs(&w.s.Commands[members[len(members)-1]]); ok {
+				w.listing = g
+			}
+		}
 		// Every element runs in a subshell of its own.
 		saved := w.sem.save()
 		w.stmt(el, fr)
 		w.sem = saved
+		w.listing = ""
 		members = w.appendMembers(members, start, fr.depth)
 	}
 	w.registerPipeline(members)
