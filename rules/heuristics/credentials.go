@@ -1025,6 +1025,12 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		if arg == "-s" || arg == "--settings" || arg == "-gs" || arg == "--global-settings" {
 			return 1, true
 		}
+	case "keytool", "jarsigner", "apksigner":
+		// keytool -list -keystore KS, apksigner sign --ks KS: the keystore
+		// is used, its keys not printed.
+		if arg == "-keystore" || arg == "--ks" || arg == "-ks" {
+			return 1, true
+		}
 	case "dotenv", "npx", "bunx", "pnpx":
 		// dotenv -e .env.test -- npm test: the file's variables go to the
 		// command's environment, not to the screen.

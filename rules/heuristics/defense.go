@@ -315,6 +315,12 @@ func (s *scan) checkDefense(cs *cmdScan, v *cmdView) {
 					"the check stops without a word about it; make the change by hand, in review", ev())
 			}
 		}
+	case "xhost":
+		// xhost + (or +ALL): any host may open windows on the display,
+		// read its keystrokes and inject its own.
+		if slices.Contains(v.args, "+") || slices.Contains(v.args, "+ALL") {
+			s.add(rDefSecurityOff, "xhost + turns the X display's access control off: any host can read its keystrokes and type into it; refuse it", ev())
+		}
 	case "ln":
 		ops := v.plainOperands()
 		if len(ops) >= 2 && ops[0] == "/dev/null" && isHistoryFile(cs.resolveIn(v.c, ops[len(ops)-1]).Abs, cs.home) {

@@ -184,10 +184,58 @@ func (s *scan) allTrusted(hosts []string) bool {
 	return true
 }
 
+// checkStepSummary flags the environment or a secret written into a CI
+// job's summary ($GITHUB_STEP_SUMMARY): the page shows it to everyone who
+// can read the repository's runs, and no masking applies there.
+func (s *scan) checkStepSummary(cs *cmdScan) {
+	if !s.enabled(rExfilFile) {
+		return
+	}
+	for i := range cs.views {
+		v := &cs.views[i]
+		summary := false
+		for _, r := range v.c.Redirects {
+			if t := strings.Trim(r.Target, `"`); isOutputRedirect(r.Op) && (t == "$GITHUB_STEP_SUMMARY" || t == "${GITHUB_STEP_SUMMARY}") {
+				summary = true
+			}
+		}
+		if !summary {
+			continue
+		}
+		for _, u := range append(cs.viewsOf(cs.before(v)), v) {
+			what := ""
+			if dumpsEnvironment(u) || echoesEnvironment(u) {
+				what = "the environment variables (API keys, tokens)"
+			}
+			cs.sensitiveReads(u, func(raw string, sens sensitivity, label string) bool {
+				what = label + " (" + raw + ")"
+				return true
+			})
+			if what != "" {
+				s.add(rExfilFile, "writes "+what+" into the job summary, which everyone who can read the repository's runs sees, unmasked: refuse it",
+					v.c.Name+" "+evJoin(v.args))
+				return
+			}
+		}
+	}
+}
+
+// viewsOf returns the views at indexes (nil ones left out).
+func (cs *cmdScan) viewsOf(indexes []int) []*cmdView {
+	out := make([]*cmdView, 0, len(indexes))
+	for _, i := range indexes {
+		if u := cs.view(i); u != nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // checkExfilCommands flags sensitive files flowing into a network command:
 // as an upload argument, through its stdin (a pipe or < redirection), or
 // inside a command substitution in its arguments.
 func (s *scan) checkExfilCommands(cs *cmdScan) {
+	s.checkStepSummary(cs)
 	for i := range cs.views {
 		v := &cs.views[i]
 		kind := v.netKind()
@@ -984,7 +1032,9 @@ var secretServices = []struct{ prefixes, issuers []string }{
 
 // secretWords mark a search pattern that looks for credentials, as they
 // read once the pattern keeps only its letters (api[_-]?key → apikey).
-var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "privatekey", "awsaccess", "credential", "bearer", "akia"}
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "privatekey", "awsaccess", "credential", "bearer", "akia",
+	// Tokens' own prefixes: Slack's, GitHub's, GitLab's, Stripe's live keys, npm's.
+	"xox", "ghp", "githubpat", "glpat", "sklive", "npm"}
 
 // searchOperand returns the first operand of a grep-like search (grep,
 // rg, ag, ack, git grep): its pattern, unless -e or -f gives that.

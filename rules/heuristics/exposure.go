@@ -87,6 +87,14 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 		return redisExposure(prog, args), false
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return redisCLIExposure(args), false
+	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
+		// The DevTools protocol drives the browser, its sessions and its
+		// cookies, for whoever reaches the port.
+		addr := ""
+		flagValues(args, 0, "remote-debugging-address", func(a string) { addr = a })
+		if addr == "0.0.0.0" || addr == "::" {
+			return prog + " serves its remote debugging protocol on every interface", true
+		}
 	case "flask":
 		// The debugger's console runs Python for whoever reaches it.
 		if flaskDebugger(v, args) {

@@ -37,6 +37,7 @@ func (s *scan) checkFamilies(cs *cmdScan) {
 		s.checkSystemTamper(cs, v)
 		s.checkAttackTool(v)
 		s.checkInfrastructure(cs, v)
+		s.checkListedDeletes(cs, v)
 		s.checkCollection(cs, v)
 		s.checkStaging(cs, v)
 		s.checkSources(cs, v)

@@ -64,6 +64,11 @@ func hookKind(abs string) string {
 		return "sshconfig"
 	case strings.HasSuffix(abs, "/.aws/config") || strings.HasSuffix(abs, "/.aws/credentials"):
 		return "awsconfig"
+	case strings.HasSuffix(base, ".desktop") && (dot && (strings.Contains(abs, "/.local/share/applications/") || strings.Contains(abs, "/.config/autostart/")) ||
+		strings.Contains(abs, "/Desktop/")):
+		return "desktop"
+	case dot && strings.HasSuffix(abs, "/.forward"):
+		return "forward"
 	case strings.HasSuffix(base, ".tf"):
 		return "terraform"
 	case dot && strings.Contains(abs, "/.gradle/init.d/") || strings.HasSuffix(abs, "/.gradle/init.gradle") || strings.HasSuffix(abs, "/.gradle/init.gradle.kts"):
@@ -95,6 +100,7 @@ var hookCommands = map[string]func(string) []string{
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
 	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands, "awsconfig": awsConfigCommands,
+	"desktop": desktopCommands, "forward": forwardCommands,
 }
 
 // toxCommands returns the commands of a tox.ini: the values of
@@ -335,6 +341,10 @@ func hookRunner(kind string) string {
 		return "ssh runs on every connection"
 	case "awsconfig":
 		return "every AWS CLI and SDK call runs for its credentials"
+	case "desktop":
+		return "the desktop runs when it is opened, or at login from autostart"
+	case "forward":
+		return "the mail system runs for every message delivered"
 	case "vim":
 		return "vim runs at start"
 	case "build-script":
@@ -906,6 +916,36 @@ func sshConfigCommands(cfg string) []string {
 		case "match":
 			if i := strings.Index(strings.ToLower(val), "exec "); i >= 0 {
 				out = append(out, sshTokens.Replace(strings.Trim(strings.TrimSpace(val[i+5:]), `"`)))
+			}
+		}
+	}
+	return out
+}
+
+// desktopCommands returns the command of each Exec= line of a desktop
+// entry (%u, %f and the like left as words).
+func desktopCommands(entry string) []string {
+	var out []string
+	for line := range strings.SplitSeq(entry, "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "Exec="); ok {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// forwardCommands returns the programs a ~/.forward pipes each message
+// to: its "|command" entries, quoted or not.
+func forwardCommands(forward string) []string {
+	var out []string
+	for line := range strings.SplitSeq(forward, "\n") {
+		for _, entry := range strings.Split(line, ",") {
+			entry = strings.TrimSpace(entry)
+			if len(entry) > 1 && entry[0] == '"' && entry[len(entry)-1] == '"' {
+				entry = entry[1 : len(entry)-1] // "|cmd": the quotes hold the entry
+			}
+			if cmd, ok := strings.CutPrefix(entry, "|"); ok {
+				out = append(out, strings.ReplaceAll(cmd, `\"`, `"`))
 			}
 		}
 	}

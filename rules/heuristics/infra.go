@@ -73,6 +73,14 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if op(0) == "destroy" || op(0) == "down" {
 			return "destroys every resource of the stack", false
 		}
+	case "kaggle":
+		if (op(0) == "datasets" || op(0) == "kernels") && (op(1) == "create" || op(1) == "push") && hasLongFlag(v.args, "public") {
+			return "publishes a dataset or notebook for everyone (kaggle " + op(0) + " " + op(1) + " --public)", true
+		}
+	case "fastlane":
+		if op(0) == "match" && op(1) == "nuke" {
+			return "revokes and deletes every certificate and profile of the account (match nuke)", false
+		}
 	case "serverless", "sls":
 		if op(0) == "remove" {
 			return "removes the service's whole stack (serverless remove)", false
@@ -159,7 +167,11 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if what := awsExposure(v, svc, verb); what != "" {
 			return what, true
 		}
+		acl := ""
+		flagValues(v.args, 0, "acl", func(a string) { acl = a })
 		switch {
+		case svc == "s3" && (verb == "cp" || verb == "sync" || verb == "mv") && strings.HasPrefix(acl, "public-read"):
+			return "uploads objects anyone on the internet can read (--acl " + acl + ")", true
 		case svc == "s3" && (verb == "rb" || verb == "rm" && hasLongFlag(v.args, "recursive")):
 			return "deletes a bucket or everything under a prefix", false
 		case svc == "iam" && awsIAMGrant(verb):
@@ -973,6 +985,22 @@ func (s *scan) checkForgeAPIOverHTTP(v *cmdView) {
 	}
 }
 
+// jsonBodySets reports a request body among args (curl -d '{…}') that
+// sets one of settings, written without spaces.
+func jsonBodySets(args []string, settings ...string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(strings.TrimSpace(a), "{") {
+			flat := strings.Join(strings.Fields(a), "")
+			for _, st := range settings {
+				if strings.Contains(flat, st) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // forgeAPIGrant says how a call to GitHub's REST API (method, path)
 // hands out access to a hosted repository or organization, or "": a
 // collaborator, member or team
@@ -980,6 +1008,8 @@ func (s *scan) checkForgeAPIOverHTTP(v *cmdView) {
 // POST), a key added to the signed-in account, workflows allowed to
 // write and approve.
 func forgeAPIGrant(v *cmdView, method, path string) string {
+	// $GITHUB_REPOSITORY is OWNER/REPO: two segments of the path.
+	path = strings.NewReplacer("${GITHUB_REPOSITORY}", "owner/repo", "$GITHUB_REPOSITORY", "owner/repo").Replace(path)
 	p := strings.Split(strings.Trim(path, "/"), "/")
 	at := func(i int) string {
 		if i < len(p) {
@@ -999,7 +1029,7 @@ func forgeAPIGrant(v *cmdView, method, path string) string {
 	case method == "POST" && at(0) == "user" && (at(1) == "keys" || at(1) == "ssh_signing_keys" || at(1) == "gpg_keys"):
 		return "adds a key to the signed-in account through the API (" + path + "): whoever holds it can push or sign as that account"
 	case method == "PATCH" && at(0) == "repos" && at(2) != "" && at(3) == "" &&
-		(apiFieldSet(v.args, "visibility", "public", "internal") || apiFieldSet(v.args, "private", "false")):
+		(apiFieldSet(v.args, "visibility", "public", "internal") || apiFieldSet(v.args, "private", "false") || jsonBodySets(v.args, `"private":false`, `"visibility":"public"`)):
 		return "makes a repository readable by others through the API (" + path + ")"
 	case method == "PUT" && at(0) == "repos" && at(3) == "actions" && at(4) == "permissions":
 		for _, a := range v.args {
@@ -1885,4 +1915,70 @@ func (s *scan) checkMastersGroup(cs *cmdScan) {
 			return
 		}
 	}
+}
+
+// listedDeleteVerbs are a service CLI's subcommands that delete what they
+// are given.
+var listedDeleteVerbs = setOf("delete", "remove", "rm", "destroy", "purge", "secret:delete")
+
+// checkListedDeletes judges a delete fed every item a listing of the same
+// tool names: gh issue list … | xargs gh issue delete, for k in $(jira
+// issue list …); do jira issue delete "$k"; done. One item deleted is
+// routine; the listing's every item, unfiltered, is the whole store. Local
+// housekeeping (git, docker, package managers) is left to its own rules.
+func (s *scan) checkListedDeletes(cs *cmdScan, v *cmdView) {
+	switch v.prog {
+	case "", "git", "docker", "podman", "rm", "kill", "npm", "pip", "pip3", "brew", "apt", "apt-get", "cargo", "go", "find", "xargs":
+		return
+	}
+	verb := ""
+	for _, a := range v.args {
+		if listedDeleteVerbs[a] {
+			verb = a
+			break
+		}
+	}
+	if verb == "" || !s.enabled(rInfraDestroy) {
+		return
+	}
+	fed := v.c.Program == "xargs"
+	for _, a := range v.args {
+		fed = fed || iteratedIn(cs, a)
+	}
+	if !fed {
+		return
+	}
+	for i := range cs.views {
+		u := &cs.views[i]
+		if u == v || u.prog != v.prog {
+			continue
+		}
+		lists := false
+		for j, a := range u.args {
+			switch {
+			case a == "list" || a == "ls" || a == "search" || a == "secret:list":
+				lists = true
+			case a == "-l" || a == "--selector" || a == "--field-selector" || a == "--label" || a == "--filter" || a == "--search" ||
+				a == "--jql" || a == "--status" || a == "--author" || a == "--assignee" ||
+				(a == "--state" || a == "-s") && j+1 < len(u.args) && u.args[j+1] != "all" || strings.HasPrefix(a, "--state=") && a != "--state=all":
+				return // a filtered listing: chosen items, not all
+			}
+		}
+		if lists && !cs.grepsBetween(u, v) {
+			s.add(rInfraDestroy, v.prog+" "+verb+" deletes every item a listing of "+v.prog+" names: nothing brings them back; delete only the ones you mean, or have a human approve",
+				v.prog+" "+evJoin(v.args))
+			return
+		}
+	}
+}
+
+// grepsBetween reports a grep on the way from u's output to v: the
+// listing is filtered.
+func (cs *cmdScan) grepsBetween(u, v *cmdView) bool {
+	for i := u.idx + 1; i < v.idx && i < len(cs.views); i++ {
+		if w := &cs.views[i]; w.prog == "grep" || w.prog == "egrep" || w.prog == "rg" {
+			return true
+		}
+	}
+	return false
 }

@@ -29,7 +29,7 @@ func (s *scan) checkPathHijack(cs *cmdScan) {
 	// command sets PATH, as few do.
 	setsPath := false
 	for i := range cs.views {
-		setsPath = setsPath || len(pathSettings(&cs.views[i])) > 0
+		setsPath = setsPath || len(pathSettings(&cs.views[i])) > 0 || len(cs.ciPathDirs(&cs.views[i])) > 0
 	}
 	var written []string // what the line wrote by name so far
 	for i := range cs.views {
@@ -103,7 +103,7 @@ func (cs *cmdScan) pathAheadOfWritten(v *cmdView, written []string) (string, str
 	if len(written) == 0 {
 		return "", ""
 	}
-	for _, val := range pathSettings(v) {
+	for _, val := range append(pathSettings(v), cs.ciPathDirs(v)...) {
 		first, _, _ := strings.Cut(val, ":")
 		if first == "" || strings.HasPrefix(first, "$") {
 			continue
@@ -118,4 +118,26 @@ func (cs *cmdScan) pathAheadOfWritten(v *cmdView, written []string) (string, str
 		}
 	}
 	return "", ""
+}
+
+// ciPathDirs returns the directories v writes to $GITHUB_PATH (echo DIR
+// >> "$GITHUB_PATH"), which every later step of the job puts first on
+// PATH.
+func (cs *cmdScan) ciPathDirs(v *cmdView) []string {
+	if len(v.c.Redirects) == 0 {
+		return nil
+	}
+	var out []string
+	for _, r := range v.c.Redirects {
+		if t := strings.Trim(r.Target, `"`); isOutputRedirect(r.Op) && (t == "$GITHUB_PATH" || t == "${GITHUB_PATH}") {
+			if text, ok := cs.producedText(v); ok {
+				for line := range strings.Lines(text) {
+					if line = strings.TrimSpace(line); line != "" {
+						out = append(out, line)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

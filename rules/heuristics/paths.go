@@ -520,6 +520,10 @@ func secretFileName(base string) (sensitivity, string) {
 		return sensPrivateKey, "a Kerberos keytab, the keys of a service or host"
 	case strings.HasPrefix(base, "krb5cc"):
 		return sensUserSecret, "a Kerberos ticket cache"
+	case strings.HasSuffix(base, ".jks") || strings.HasSuffix(base, ".keystore") || strings.HasSuffix(base, ".p12") || strings.HasSuffix(base, ".pfx"):
+		return sensPrivateKey, "a signing keystore (an app's or a server's private key)"
+	case base == "key.properties" || base == "keystore.properties":
+		return sensUserSecret, "an Android signing configuration (the keystore's passwords)"
 	}
 	if label := projectSecretFile(base); label != "" {
 		return sensDotenv, label
@@ -617,6 +621,8 @@ func persistTarget(p action.Path, home string) (ruleIndex, string, bool) {
 			return rPersistShellRC, "a PowerShell profile (~/" + rest + "), which every pwsh session runs", true
 		case underOrAt(rest, ".bashrc.d"), underOrAt(rest, ".zshrc.d"), underOrAt(rest, ".oh-my-zsh/custom"):
 			return rPersistShellRC, "a shell startup file (~/" + rest + ")", true
+		case underOrAt(rest, ".config/environment.d"), rest == ".pam_environment":
+			return rPersistShellRC, "a session environment file (~/" + rest + "), read at every login", true
 		case underOrAt(rest, ".config/systemd"), underOrAt(rest, ".local/share/systemd"), underOrAt(rest, ".config/autostart"):
 			return rPersistSystemd, "a user service or autostart entry (~/" + rest + ")", true
 		case underOrAt(rest, "Library/LaunchAgents"):

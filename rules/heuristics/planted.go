@@ -311,6 +311,21 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	if host := agentEndpoint(abs, filter); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "rewrites "+baseName(abs)+" so that it points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
 	}
+	if baseName(abs) == "package.json" && strings.Contains(filter, ".scripts.") {
+		// jq '.scripts.test = "echo ok"': a check's script made a no-op.
+		shell.EachIndex(filter, ".scripts.", func(i int) bool {
+			rest := filter[i+len(".scripts."):]
+			j := 0
+			for j < len(rest) && (isWordByte(rest[j]) || rest[j] == ':') && rest[j] != '.' {
+				j++
+			}
+			after := strings.TrimLeft(rest[j:], " \t")
+			if val, _, ok := codeLiteralAt(strings.TrimLeft(strings.TrimPrefix(after, "="), " \t"), 0); ok && strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") {
+				s.checkHollowScript(rest[:j], val, "a jq or yq filter")
+			}
+			return true
+		})
+	}
 	agentSettings := strings.Contains(abs, "/.claude/settings") || editorEnvFile(abs)
 	if agentSettings && s.enabled(rPersistLDPreload) {
 		// .env.NODE_OPTIONS = "--require …": every command the agent or

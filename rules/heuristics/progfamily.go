@@ -175,8 +175,10 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
-		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic":
+		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane":
 		return famInfra
+	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
+		return famExpose // --remote-debugging-address=0.0.0.0
 	case "flask":
 		return famInfra | famExpose // flask db downgrade base in production; flask run --debug on 0.0.0.0
 	case "keydb-cli":

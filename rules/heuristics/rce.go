@@ -207,20 +207,21 @@ func (s *scan) checkRCE(cs *cmdScan) {
 // git am: its hunks change the project's (or a vendored dependency's)
 // code without anyone having read them.
 func (s *scan) checkFetchedPatch(cs *cmdScan, v *cmdView) {
-	h := firstHost(v.args)
-	if h == "" || isLoopbackHost(h) || codeHost(&s.an.trusted, h) || !s.enabled(rSupplyTamper) {
-		return
-	}
 	for _, i := range cs.after(v) {
 		u := cs.view(i)
-		if u == nil {
+		if u == nil || u.prog != "patch" && u.prog != "git" {
+			continue
+		}
+		if sub, _ := gitSubcommand(u.args); u.prog == "git" && sub != "apply" && sub != "am" {
+			continue
+		}
+		h := firstHost(v.args)
+		if h == "" || isLoopbackHost(h) || codeHost(&s.an.trusted, h) || !s.enabled(rSupplyTamper) {
 			return
 		}
-		if sub, _ := gitSubcommand(u.args); u.prog == "patch" || u.prog == "git" && (sub == "apply" || sub == "am") {
-			s.add(rSupplyTamper, u.prog+" applies a patch downloaded from "+h+": its hunks change code no one has read; download it, review it, then apply it",
-				v.c.Name+" … | "+u.prog)
-			return
-		}
+		s.add(rSupplyTamper, u.prog+" applies a patch downloaded from "+h+": its hunks change code no one has read; download it, review it, then apply it",
+			v.c.Name+" … | "+u.prog)
+		return
 	}
 }
 
@@ -1000,6 +1001,17 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 			return match(v.args[0])
 		}
 		return savedFile{}, false
+	case "jupyter", "papermill":
+		// jupyter nbconvert --execute NB, papermill NB OUT: the notebook's
+		// cells run.
+		if v.prog == "papermill" || slices.Contains(v.args, "--execute") || slices.Contains(v.args, "execute") {
+			for _, op := range operands(v.args, "", []string{"--to", "--output", "--ExecutePreprocessor.timeout"}) {
+				if f, ok := match(op); ok {
+					return f, true
+				}
+			}
+		}
+		return savedFile{}, false
 	case "java":
 		// java -jar FILE, java -cp FILE Main: the JVM runs what it loads.
 		for i, a := range v.args {
@@ -1020,7 +1032,16 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 		}
 		return savedFile{}, false
 	}
-	if _, inline := inlineCode(v); inline {
+	if code, inline := inlineCode(v); inline {
+		// python -c "joblib.load('model.pkl')": unpickling runs the code
+		// the file carries.
+		if unpickles(code) {
+			for _, f := range saved {
+				if f.name != "" && unpickledFile(f.name) && strings.Contains(code, f.name) {
+					return f, true
+				}
+			}
+		}
 		return savedFile{}, false
 	}
 	ops := operands(v.args, "oOWXIM", nil)
@@ -1028,6 +1049,23 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 		return match(ops[0])
 	}
 	return savedFile{}, false
+}
+
+// unpickles reports code that loads a pickle, which runs whatever code
+// the file names: pickle, joblib, dill, cloudpickle, pandas, torch.load
+// (without weights_only=True).
+func unpickles(code string) bool {
+	return strings.Contains(code, "pickle.load") || strings.Contains(code, "joblib.load") || strings.Contains(code, "dill.load") ||
+		strings.Contains(code, "read_pickle") || strings.Contains(code, "torch.load") && !strings.Contains(code, "weights_only=True")
+}
+
+// unpickledFile reports a file name of a serialised Python object.
+func unpickledFile(name string) bool {
+	switch path.Ext(strings.ToLower(name)) {
+	case ".pkl", ".pickle", ".joblib", ".pt", ".pth", ".ckpt", ".bin", ".dill":
+		return true
+	}
+	return false
 }
 
 // copyFromHost returns, for scp or rsync, the path of the first source

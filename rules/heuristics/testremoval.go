@@ -168,7 +168,8 @@ func testSuiteDeleted(v *cmdView) string {
 		return root
 	case "find":
 		for i, a := range v.args {
-			if i > 0 && (v.args[i-1] == "-name" || v.args[i-1] == "-iname") && strings.ContainsAny(a, "*?") && testPath(a) && findRemoves(v.args, "git") {
+			if i > 0 && (v.args[i-1] == "-name" || v.args[i-1] == "-iname") && (strings.Contains(a, "test") || strings.Contains(a, "spec")) &&
+				strings.ContainsAny(a, "*?") && testPath(a) && findRemoves(v.args, "git") {
 				return "every file named " + a
 			}
 		}

@@ -36,6 +36,8 @@ var insecureSettings = []string{"0.0.0.0/0trust", "::/0trust", "verify=false", "
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
 	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
 	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
+	// Electron's renderer guards, and containers' image trust policy.
+	"contextisolation:false", "nodeintegration:true", "websecurity:false", "insecureacceptanything",
 	// Token signatures left unchecked.
 	"verify_signature:false", "verify_signature=false", "algorithms=[none]", "algorithms:[none]",
 	// Certificates accepted whatever they are (Rust's reqwest), every
@@ -759,7 +761,8 @@ func configFile(abs string) bool {
 	}
 	return strings.HasPrefix(base, ".env") || strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".py") ||
 		base == "settings.json" && (strings.Contains(abs, "/Code/User/") || strings.Contains(abs, "/.vscode/") || strings.Contains(abs, "/Cursor/User/")) ||
-		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py"))
+		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py")) ||
+		base == "policy.json" && strings.Contains(abs, "/containers/") // podman's and skopeo's image trust
 }
 
 // checkWeakeningWrite judges text written into a file: a configuration
@@ -915,23 +918,22 @@ func passesAll(body string) bool {
 // verify-manifests.sh, run-tests.sh) when content, written over it,
 // does nothing (exit 0, true, :, echo); else "".
 func noOpScript(abs, content string) string {
-	// The text first: most written files do something.
+	base := baseName(abs)
+	kind := ""
+	switch {
+	case securityChecks.in(base) || workflowScanNames.in(base):
+		kind = "a security check"
+	case containsAnyOf(base, []string{"test", "verify", "check", "lint", "validate"}):
+		kind = "the project's checks"
+	default:
+		return ""
+	}
 	for line := range strings.Lines(content) {
 		switch l := strings.TrimSpace(line); {
 		case l == "", strings.HasPrefix(l, "#"), noOpCommand(l), l == "exit":
 		default:
 			return ""
 		}
-	}
-	base := baseName(abs)
-	kind := ""
-	switch {
-	case securityChecks.in(base) || workflowScanNames.in(base):
-		kind = "a security check"
-	case containsAnyOf(strings.ToLower(base), []string{"test", "verify", "check", "lint", "validate"}):
-		kind = "the project's checks"
-	default:
-		return ""
 	}
 	if !runsChecks([]string{abs}) {
 		return ""
