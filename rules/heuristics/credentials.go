@@ -103,10 +103,16 @@ func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string)
 		cs.root != "" && cs.root != cs.home {
 		return secretFileName(p)
 	}
-	abs := cs.resolveIn(c, p).Abs
-	sens, label := classify(abs, cs.home)
-	if sens == sensNone && len(cs.views) > 1 {
-		if what := cs.secretFilled(abs); what != "" {
+	return classify(cs.resolveIn(c, p).Abs, cs.home)
+}
+
+// classifyRead is classifyArg for a file a command reads, which may be
+// one the line filled with a secret itself (secretFilled): that file's
+// bytes are the secret's. (Deleting such a file destroys nothing.)
+func (cs *cmdScan) classifyRead(c *shell.Command, p string) (sensitivity, string) {
+	sens, label := cs.classifyArg(c, p)
+	if sens == sensNone && len(cs.views) > 1 && strings.IndexByte(cs.act.Command, '>') >= 0 { // filled by a redirection
+		if what := cs.secretFilled(cs.resolveIn(c, p).Abs); what != "" {
 			return sensUserSecret, what
 		}
 	}
@@ -186,7 +192,7 @@ func (cs *cmdScan) sensitiveReads(v *cmdView, fn func(raw string, sens sensitivi
 		if i := strings.IndexByte(p, ':'); i > 0 && (v.prog == "scp" || v.prog == "rsync" || v.prog == "sftp") {
 			continue // a remote path
 		}
-		if sens, label := cs.classifyArg(v.c, p); sens != sensNone {
+		if sens, label := cs.classifyRead(v.c, p); sens != sensNone {
 			if fn(a, sens, label) {
 				return true
 			}
@@ -580,7 +586,8 @@ func cliTokenCommand(v *cmdView) string {
 			}
 		}
 		return ""
-	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2":
+	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2",
+		"npm", "pnpm", "yarn":
 	default:
 		if !strings.HasPrefix(v.prog, "docker-credential-") {
 			return ""
@@ -668,6 +675,11 @@ func cliTokenCommand(v *cmdView) string {
 			return ""
 		}
 		return v.prog
+	case "npm", "pnpm", "yarn":
+		// npm config get //registry.npmjs.org/:_authToken
+		if has("config", "get") && slices.ContainsFunc(ops, func(o string) bool { return strings.Contains(strings.ToLower(o), "authtoken") }) {
+			return v.prog + " config get …_authToken (the registry token)"
+		}
 	case "vault":
 		if (has("read") || has("kv", "get")) && !has("metadata") { // kv metadata get: versions and dates, no value
 			return "vault read"

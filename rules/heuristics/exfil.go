@@ -188,7 +188,7 @@ func (s *scan) allTrusted(hosts []string) bool {
 // job's summary ($GITHUB_STEP_SUMMARY): the page shows it to everyone who
 // can read the repository's runs, and no masking applies there.
 func (s *scan) checkStepSummary(cs *cmdScan) {
-	if !s.enabled(rExfilFile) {
+	if !s.enabled(rExfilFile) || !strings.Contains(cs.act.Command, "STEP_SUMMARY") {
 		return
 	}
 	for i := range cs.views {
@@ -1102,6 +1102,8 @@ func deployedSecrets(u *cmdView) string {
 		return "Terraform's outputs or state (the secrets it created)"
 	case u.prog == "sops" && hasFlag(u.args, 'd', "decrypt"):
 		return "a secrets file decrypted (sops --decrypt)"
+	case u.prog == "ansible-vault" && (opAt(ops, 0) == "view" || opAt(ops, 0) == "decrypt" && slices.Contains(u.args, "--output=-")):
+		return "an Ansible vault decrypted (ansible-vault " + opAt(ops, 0) + ")"
 	}
 	return ""
 }

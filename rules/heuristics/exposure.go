@@ -95,6 +95,17 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 		if addr == "0.0.0.0" || addr == "::" {
 			return prog + " serves its remote debugging protocol on every interface", true
 		}
+	case "java":
+		// Remote JMX without authentication: MBeans that load classes run
+		// code for whoever connects.
+		port, noAuth := false, false
+		for _, a := range args {
+			port = port || strings.HasPrefix(a, "-Dcom.sun.management.jmxremote.port=")
+			noAuth = noAuth || a == "-Dcom.sun.management.jmxremote.authenticate=false"
+		}
+		if port && noAuth {
+			return "java opens remote JMX without authentication", true
+		}
 	case "flask":
 		// The debugger's console runs Python for whoever reaches it.
 		if flaskDebugger(v, args) {

@@ -73,6 +73,18 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		if op(0) == "destroy" || op(0) == "down" {
 			return "destroys every resource of the stack", false
 		}
+	case "velero":
+		if op(1) == "delete" && (hasLongFlag(v.args, "all") || hasLongFlag(v.args, "selector")) {
+			return "deletes the cluster's backups or their schedules (velero " + op(0) + " delete --all)", false
+		}
+	case "netlify":
+		if op(0) == "sites:delete" {
+			return "deletes a deployed site with its deploys and settings (netlify sites:delete)", false
+		}
+	case "vercel":
+		if op(0) == "remove" || op(0) == "rm" {
+			return "removes a deployed project or its deployments (vercel remove)", false
+		}
 	case "kaggle":
 		if (op(0) == "datasets" || op(0) == "kernels") && (op(1) == "create" || op(1) == "push") && hasLongFlag(v.args, "public") {
 			return "publishes a dataset or notebook for everyone (kaggle " + op(0) + " " + op(1) + " --public)", true
@@ -1009,7 +1021,9 @@ func jsonBodySets(args []string, settings ...string) bool {
 // write and approve.
 func forgeAPIGrant(v *cmdView, method, path string) string {
 	// $GITHUB_REPOSITORY is OWNER/REPO: two segments of the path.
-	path = strings.NewReplacer("${GITHUB_REPOSITORY}", "owner/repo", "$GITHUB_REPOSITORY", "owner/repo").Replace(path)
+	if strings.Contains(path, "GITHUB_REPOSITORY") {
+		path = strings.ReplaceAll(strings.ReplaceAll(path, "${GITHUB_REPOSITORY}", "owner/repo"), "$GITHUB_REPOSITORY", "owner/repo")
+	}
 	p := strings.Split(strings.Trim(path, "/"), "/")
 	at := func(i int) string {
 		if i < len(p) {
@@ -1917,10 +1931,6 @@ func (s *scan) checkMastersGroup(cs *cmdScan) {
 	}
 }
 
-// listedDeleteVerbs are a service CLI's subcommands that delete what they
-// are given.
-var listedDeleteVerbs = setOf("delete", "remove", "rm", "destroy", "purge", "secret:delete")
-
 // checkListedDeletes judges a delete fed every item a listing of the same
 // tool names: gh issue list … | xargs gh issue delete, for k in $(jira
 // issue list …); do jira issue delete "$k"; done. One item deleted is
@@ -1933,8 +1943,11 @@ func (s *scan) checkListedDeletes(cs *cmdScan, v *cmdView) {
 	}
 	verb := ""
 	for _, a := range v.args {
-		if listedDeleteVerbs[a] {
+		switch a {
+		case "delete", "remove", "rm", "destroy", "purge", "secret:delete":
 			verb = a
+		}
+		if verb != "" {
 			break
 		}
 	}

@@ -124,7 +124,7 @@ func (cs *cmdScan) pathAheadOfWritten(v *cmdView, written []string) (string, str
 // >> "$GITHUB_PATH"), which every later step of the job puts first on
 // PATH.
 func (cs *cmdScan) ciPathDirs(v *cmdView) []string {
-	if len(v.c.Redirects) == 0 {
+	if len(v.c.Redirects) == 0 || !strings.Contains(cs.act.Command, "GITHUB_PATH") {
 		return nil
 	}
 	var out []string

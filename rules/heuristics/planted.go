@@ -1039,6 +1039,10 @@ func (s *scan) checkCodeWrittenInstructions(cs *cmdScan, v *cmdView) {
 	}
 }
 
+// codeAsJSON reads Python's and JavaScript's dict code as the JSON it
+// writes: d['key'] = v is "key": v, and Python's booleans are JSON's.
+var codeAsJSON = strings.NewReplacer(`']=`, `"=`, `'] =`, `"=`, `"]=`, `"=`, `"] =`, `"=`, "'", `"`, "False", "false", "True", "true")
+
 // checkCodeWrittenSettings judges interpreter code that names an
 // agent's settings file and writes: d['permissions'] = {'allow':
 // ['Bash(*)']}; json.dump(d, open(p, 'w')) is the settings written
@@ -1057,7 +1061,7 @@ func (s *scan) checkCodeWrittenSettings(v *cmdView) {
 		}
 		if text == "" {
 			// d['key'] = v is "key": v; Python's booleans are JSON's.
-			text = strings.NewReplacer(`']=`, `"=`, `'] =`, `"=`, `"]=`, `"=`, `"] =`, `"=`, "'", `"`, "False", "false", "True", "true").Replace(v.code)
+			text = codeAsJSON.Replace(v.code)
 		}
 		if off := agentSettingsOff(lit, text); off != "" {
 			s.add(rDefAgentGuard, "a "+v.prog+" program writes "+baseName(lit)+" so that it "+off+": what the agent then does is judged by no one; refuse it", v.code)

@@ -117,7 +117,7 @@ func progFamily(prog string) family {
 	case "ssh":
 		return famTunnel | famTransfer // cmd | ssh HOST 'cat > F'
 	case "pnpm", "yarn":
-		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps
+		return famTunnel | famPkgScript | famPkgInstall | famExpose | famDeps | famCLIToken
 	case "sftp", "smbclient", "ftp", "lftp", "ncftp", "pftp", "tnftp", "ncftpput", "curlftpfs", "wput", "tftp", "atftp",
 		"wormhole", "croc", "ffsend", "onionshare-cli", "sendme", "mail",
 		"mailx", "mutt", "neomutt", "swaks", "s-nail", "bsd-mailx":
@@ -147,7 +147,7 @@ func progFamily(prog string) family {
 	case "telnet", "mkfifo", "mknod":
 		return famNetcat
 	case "npm":
-		return famPkgScript | famPkgInstall | famInfra | famDeps
+		return famPkgScript | famPkgInstall | famInfra | famDeps | famCLIToken // npm config get …_authToken
 	case "composer":
 		return famPkgScript | famDeps
 	case "gem":
@@ -175,10 +175,12 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
-		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane":
+		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane", "velero", "netlify", "vercel":
 		return famInfra
 	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
 		return famExpose // --remote-debugging-address=0.0.0.0
+	case "java":
+		return famExpose // -Dcom.sun.management.jmxremote.authenticate=false
 	case "flask":
 		return famInfra | famExpose // flask db downgrade base in production; flask run --debug on 0.0.0.0
 	case "keydb-cli":

@@ -1020,6 +1020,13 @@ func (cs *cmdScan) executesSaved(v *cmdView, saved []savedFile) (savedFile, bool
 					return f, true
 				}
 			}
+			// -javaagent:FILE[=options]: loaded into the JVM first.
+			if agent, ok := strings.CutPrefix(a, "-javaagent:"); ok {
+				agent, _, _ = strings.Cut(agent, "=")
+				if f, ok := match(agent); ok {
+					return f, true
+				}
+			}
 		}
 		return savedFile{}, false
 	}

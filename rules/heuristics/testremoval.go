@@ -147,7 +147,7 @@ func testSuiteDeleted(v *cmdView) string {
 		// Most deletions name no test directory: look no further.
 		root := ""
 		for _, a := range v.args {
-			if len(a) >= 4 && len(a) <= 12 && testRoot(a) {
+			if len(a) >= 4 && len(a) <= 12 && (a[0] == 't' || a[0] == 's' || a[0] == '.' || a[0] == '_') && testRoot(a) {
 				root = a
 				break
 			}

@@ -38,6 +38,7 @@ var insecureSettings = []string{"0.0.0.0/0trust", "::/0trust", "verify=false", "
 	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
 	// Electron's renderer guards, and containers' image trust policy.
 	"contextisolation:false", "nodeintegration:true", "websecurity:false", "insecureacceptanything",
+	"verify-signature:false", "verify-signature=false", "allowdangerousemailaccountlinking:true",
 	// Token signatures left unchecked.
 	"verify_signature:false", "verify_signature=false", "algorithms=[none]", "algorithms:[none]",
 	// Certificates accepted whatever they are (Rust's reqwest), every
@@ -361,7 +362,7 @@ func weakeningEdit(subs [][2]string, deletions []string, checks, code bool) stri
 func weakeningSubstitution(subs [][2]string, checks bool) string {
 	for _, sub := range subs {
 		pat, repl := sub[0], sub[1]
-		if setting := insecureSetting(repl); setting != "" && insecureSetting(pat) != setting {
+		if setting := insecureSetting(withFirstGroup(pat, repl)); setting != "" && insecureSetting(pat) != setting {
 			return "turns a protection off (" + setting + ")"
 		}
 		// Emptied, made a constant (if False:) or reworded without a
@@ -386,6 +387,12 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		}
 		if what := hollowRun(pat, repl); what != "" {
 			return what
+		}
+		if h := clientBeacon(repl); h != "" && clientBeacon(pat) == "" {
+			return "puts code into the page that sends what users type or store to " + h
+		}
+		if name := publicSecret(repl); name != "" && publicSecret(pat) != name {
+			return "renames a secret to " + name + ", which the build inlines into the code every browser downloads"
 		}
 		if rule := securityRuleOff(repl); rule != "" && securityRuleOff(pat) != rule {
 			return "turns the security lint rule " + rule + " off"
@@ -789,6 +796,17 @@ func weakeningWrite(abs, content string, marksOf func(string) uint32) string {
 			return "writes " + base + ", a workflow that " + risk
 		}
 	}
+	switch path.Ext(base) {
+	case ".js", ".ts", ".html", ".htm", ".jsx", ".tsx", ".vue", ".svelte", ".mjs":
+		if h := clientBeacon(content); h != "" {
+			return "writes code into " + base + " that sends what users type, store or submit to " + h
+		}
+	}
+	if strings.HasPrefix(base, ".env") {
+		if name := publicSecret(content); name != "" {
+			return "writes " + name + " into " + base + ": the build inlines it into the code every browser downloads"
+		}
+	}
 	if configFile(abs) {
 		if setting := insecureSetting(content); setting != "" {
 			return "writes " + setting + " into " + base + ", which turns a protection off"
@@ -923,7 +941,7 @@ func noOpScript(abs, content string) string {
 	switch {
 	case securityChecks.in(base) || workflowScanNames.in(base):
 		kind = "a security check"
-	case containsAnyOf(base, []string{"test", "verify", "check", "lint", "validate"}):
+	case containsAnyOf(base, []string{"test", "verify", "check", "lint", "validate", "pre-commit", "pre-push", "commit-msg"}):
 		kind = "the project's checks"
 	default:
 		return ""
