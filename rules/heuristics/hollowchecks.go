@@ -85,7 +85,7 @@ func hollowRun(pat, repl string) string {
 		return "" // both tests below need a command that does nothing
 	}
 	repl = withFirstGroup(pat, repl)
-	if testRuns.in(pat) && noOpCommand(afterKey(withoutGroupRefs(unescapeRegex(repl)))) {
+	if checkRuns.in(pat) && noOpCommand(afterKey(withoutGroupRefs(unescapeRegex(repl)))) {
 		return "replaces the test run with a command that does nothing (" + strings.TrimSpace(repl) + ")"
 	}
 	if key := hollowScript(repl); key != "" && hollowScript(pat) != key {

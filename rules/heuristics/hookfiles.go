@@ -1207,7 +1207,7 @@ func (s *scan) judgeFilterWeakening(abs, filter, lower string) {
 		case securityChecks.in(lower) || workflowScanNames.in(baseName(abs)):
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that a security check's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
 			return
-		case testRuns.in(lower) || strings.Contains(lower, ".jobs[]") || strings.Contains(lower, ".jobs.*"):
+		case checkRuns.in(lower) || strings.Contains(lower, ".jobs[]") || strings.Contains(lower, ".jobs.*"):
 			s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+" so that the tests' or every job's failure no longer fails the build (continue-on-error): make the change by hand, in review", abs)
 			return
 		}

@@ -155,9 +155,9 @@ var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggs
 	"minisign", "checksum", "signature", "dependency-check", "safety check", "cosign", "sigstore", "slsa-github-generator",
 	"attest-build-provenance")
 
-// testRuns mark a line that runs a project's tests or its other checks
+// checkRuns mark a line that runs a project's tests or its other checks
 // (linters, type checkers, a schema check).
-var testRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest", "cargo test",
+var checkRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest", "cargo test",
 	"mvn test", "gradle test", "./gradlew test", "rspec", "phpunit", "tox", "make test", "dotnet test", "mix test", "xcodebuild test",
 	"swift test", "swiftlint", "ruff check", "flake8", "pylint", "mypy", "eslint", "tsc --noemit", "golangci-lint", "go vet",
 	"cargo clippy", "rubocop", "phpstan", "makemigrations --check", "migrate diff", "danger ")
@@ -341,7 +341,7 @@ func weakeningEdit(subs [][2]string, deletions []string, checks, code bool) stri
 		if checks && securityChecks.in(re) {
 			return "deletes the lines that run a security check (" + re + ")"
 		}
-		if checks && testRuns.in(re) {
+		if checks && checkRuns.in(re) {
 			return "deletes the lines that run the tests or checks (" + re + ")"
 		}
 		if code && authChecks.in(unescapeRegex(re)) {
@@ -382,7 +382,7 @@ func weakeningSubstitution(subs [][2]string, checks bool) string {
 		if checks && securityChecks.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
 			return "lets a security check fail without failing the build"
 		}
-		if testRuns.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
+		if checkRuns.in(pat) && ignoresFailure(repl) && !ignoresFailure(pat) {
 			return "lets the tests fail without failing the build"
 		}
 		if what := hollowRun(pat, repl); what != "" {
