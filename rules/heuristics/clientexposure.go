@@ -49,18 +49,12 @@ func clientBeacon(text string) string {
 	if !containsAnyOf(text, beaconSinks) || !containsAnyOf(text, userData) {
 		return ""
 	}
-	for rest := text; ; {
-		i := strings.Index(rest, "https://")
-		if i < 0 {
-			return ""
+	host := ""
+	eachURL(text, func(u string) bool {
+		if h := urlHost(u); strings.Contains(u, "https://") && h != "" && !isLoopbackHost(h) {
+			host = h
 		}
-		end := i + len("https://")
-		for end < len(rest) && !strings.ContainsRune(" '\"`/)", rune(rest[end])) {
-			end++
-		}
-		if h := urlHost(rest[i:end]); h != "" && !isLoopbackHost(h) {
-			return h
-		}
-		rest = rest[end:]
-	}
+		return host == ""
+	})
+	return host
 }

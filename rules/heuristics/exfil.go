@@ -127,24 +127,12 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 		}
 	case "code":
 		// The hosts of the URLs the code names.
-		for rest := v.code; len(hosts) < 4; {
-			i := strings.Index(rest, "://")
-			if i < 0 {
-				break
-			}
-			start := i
-			for start > 0 && (rest[start-1] >= 'a' && rest[start-1] <= 'z' || rest[start-1] >= 'A' && rest[start-1] <= 'Z') {
-				start--
-			}
-			end := i + 3
-			for end < len(rest) && !strings.ContainsRune(" \t\n'\"`)", rune(rest[end])) {
-				end++
-			}
-			if h := urlHost(rest[start:end]); h != "" {
+		eachURL(v.code, func(u string) bool {
+			if h := urlHost(u); h != "" {
 				hosts = append(hosts, h)
 			}
-			rest = rest[end:]
-		}
+			return len(hosts) < 4
+		})
 	case "upload":
 		if v.prog == "gh" && len(hosts) == 0 {
 			host := "github.com"
@@ -195,7 +183,7 @@ func (s *scan) checkStepSummary(cs *cmdScan) {
 		v := &cs.views[i]
 		summary := false
 		for _, r := range v.c.Redirects {
-			if t := strings.Trim(r.Target, `"`); isOutputRedirect(r.Op) && (t == "$GITHUB_STEP_SUMMARY" || t == "${GITHUB_STEP_SUMMARY}") {
+			if isOutputRedirect(r.Op) && namesVariable(r.Target, "GITHUB_STEP_SUMMARY") {
 				summary = true
 			}
 		}
@@ -892,7 +880,7 @@ func (cs *cmdScan) tokenVariableIn(args []string) (name, prog string) {
 					continue
 				}
 				for _, arg := range args {
-					if strings.Contains(arg, "$"+n) && !isIdentByteAt(arg, strings.Index(arg, "$"+n)+1+len(n)) || strings.Contains(arg, "${"+n+"}") {
+					if i := strings.Index(arg, "$"+n); i >= 0 && (i+1+len(n) == len(arg) || !identifierBytes[arg[i+1+len(n)]]) || strings.Contains(arg, "${"+n+"}") {
 						return n, u.prog
 					}
 				}
@@ -900,11 +888,6 @@ func (cs *cmdScan) tokenVariableIn(args []string) (name, prog string) {
 		}
 	}
 	return "", ""
-}
-
-// isIdentByteAt reports whether s[i] exists and continues a name.
-func isIdentByteAt(s string, i int) bool {
-	return i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9')
 }
 
 // pipedSecretVariable returns the secret variable whose value the

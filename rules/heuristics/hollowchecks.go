@@ -126,15 +126,6 @@ func withFirstGroup(pat, repl string) string {
 	return unescapeRegex(group) + rest
 }
 
-// withoutGroupRefs drops a replacement's leading back-references (\1,
-// $1): the text they keep (a key, the indentation) runs nothing.
-func withoutGroupRefs(r string) string {
-	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
-		r = r[2:]
-	}
-	return r
-}
-
 // afterKey returns a YAML or JSON line's value ("run: echo ok" → "echo ok").
 func afterKey(s string) string {
 	s = strings.TrimSpace(s)
@@ -185,14 +176,11 @@ func assertionsRemoved(pat, repl string) bool {
 	}
 	if containsAnyOf(r, assertionWords) {
 		// assert True, expect(true).toBe(true): an assertion of a constant.
-		c := strings.TrimSpace(withoutGroupRefs(strings.TrimSpace(r)))
+		c := withoutGroupRefs(r)
 		return assertionsCommented(pat, repl) || c == "assert true" || c == "assert 1" || c == "assert(true)" ||
 			strings.HasPrefix(c, "expect(true)") || c == "asserttrue(true)" || c == "assert.true(true)"
 	}
-	r = strings.TrimSpace(r)
-	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
-		r = strings.TrimSpace(r[2:]) // the kept indentation: $1pass
-	}
+	r = withoutGroupRefs(r) // the kept indentation: $1pass
 	return r == "" || commentsOut(r) || strings.HasPrefix(r, "pass") || strings.HasPrefix(r, "true") || strings.HasPrefix(r, "nil")
 }
 

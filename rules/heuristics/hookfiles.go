@@ -610,12 +610,23 @@ func codeFileLang(abs string) string {
 // ciEnvFile reports a redirect target that is one of the files a CI step
 // writes to set the environment or PATH of every later step.
 func ciEnvFile(target string) bool {
-	t := strings.Trim(target, `"`)
-	switch t {
-	case "$GITHUB_ENV", "${GITHUB_ENV}", "$GITHUB_PATH", "${GITHUB_PATH}", "$BASH_ENV", "${BASH_ENV}":
-		return true
+	return namesVariable(target, "GITHUB_ENV") || namesVariable(target, "GITHUB_PATH") || namesVariable(target, "BASH_ENV")
+}
+
+// namesVariable reports a redirection target that is the file a
+// variable names: "$GITHUB_PATH", ${GITHUB_STEP_SUMMARY}.
+func namesVariable(target, name string) bool {
+	t, ok := strings.CutPrefix(strings.Trim(target, `"`), "$")
+	if !ok {
+		return false
 	}
-	return false
+	if inner, ok := strings.CutPrefix(t, "{"); ok {
+		t, ok = strings.CutSuffix(inner, "}")
+		if !ok {
+			return false
+		}
+	}
+	return t == name
 }
 
 // ciEnvCommands turns NAME=VALUE lines written to $GITHUB_ENV into the
@@ -1227,11 +1238,20 @@ func (s *scan) checkHollowScript(name, val, who string) {
 // fs.writeFileSync("package.json", …)): the script is judged as npm pkg
 // set's would be.
 func (s *scan) checkCodePackageScripts(v *cmdView) {
-	code := v.code
-	if !strings.Contains(code, "package.json") || !v.codeAny(traitWrites) {
+	if !strings.Contains(v.code, "package.json") || !v.codeAny(traitWrites) {
 		return
 	}
-	for rest := code; ; {
+	eachScriptAssignment(v.code, func(name, val string) {
+		s.judgePlanted("shell", val, "package.json", "a "+v.prog+" program sets scripts."+name+" in package.json, a script npm runs by itself,")
+		s.checkHollowScript(name, val, "a "+v.prog+" program")
+	})
+}
+
+// eachScriptAssignment calls fn with each package script that code or a
+// jq filter assigns a literal: p.scripts.test = "…", d['scripts']['x'] =
+// '…', .scripts.lint = "true".
+func eachScriptAssignment(text string, fn func(name, val string)) {
+	for rest := text; ; {
 		i := strings.Index(rest, "scripts")
 		if i < 0 {
 			return
@@ -1263,8 +1283,7 @@ func (s *scan) checkCodePackageScripts(v *cmdView) {
 		}
 		after = strings.TrimLeft(after[1:], " \t")
 		if val, _, ok := codeLiteralAt(after, 0); ok && after[0] != '/' {
-			s.judgePlanted("shell", val, "package.json", "a "+v.prog+" program sets scripts."+name+" in package.json, a script npm runs by itself,")
-			s.checkHollowScript(name, val, "a "+v.prog+" program")
+			fn(name, val)
 		}
 	}
 }

@@ -129,7 +129,7 @@ func (cs *cmdScan) ciPathDirs(v *cmdView) []string {
 	}
 	var out []string
 	for _, r := range v.c.Redirects {
-		if t := strings.Trim(r.Target, `"`); isOutputRedirect(r.Op) && (t == "$GITHUB_PATH" || t == "${GITHUB_PATH}") {
+		if isOutputRedirect(r.Op) && namesVariable(r.Target, "GITHUB_PATH") {
 			if text, ok := cs.producedText(v); ok {
 				for line := range strings.Lines(text) {
 					if line = strings.TrimSpace(line); line != "" {

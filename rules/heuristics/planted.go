@@ -313,18 +313,7 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	}
 	if baseName(abs) == "package.json" && strings.Contains(filter, ".scripts.") {
 		// jq '.scripts.test = "echo ok"': a check's script made a no-op.
-		shell.EachIndex(filter, ".scripts.", func(i int) bool {
-			rest := filter[i+len(".scripts."):]
-			j := 0
-			for j < len(rest) && (isWordByte(rest[j]) || rest[j] == ':') && rest[j] != '.' {
-				j++
-			}
-			after := strings.TrimLeft(rest[j:], " \t")
-			if val, _, ok := codeLiteralAt(strings.TrimLeft(strings.TrimPrefix(after, "="), " \t"), 0); ok && strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") {
-				s.checkHollowScript(rest[:j], val, "a jq or yq filter")
-			}
-			return true
-		})
+		eachScriptAssignment(filter, func(name, val string) { s.checkHollowScript(name, val, "a jq or yq filter") })
 	}
 	agentSettings := strings.Contains(abs, "/.claude/settings") || editorEnvFile(abs)
 	if agentSettings && s.enabled(rPersistLDPreload) {

@@ -313,8 +313,8 @@ func urlHosts(text string) []string {
 }
 
 // eachURL calls fn with each URL of text — its scheme (git+ssh, s3),
-// "://", and the rest up to a blank, a quote, a comma or a # — until fn
-// returns false.
+// "://", and the rest up to a blank, a quote (a backtick too), a comma,
+// a closing parenthesis or a # — until fn returns false.
 func eachURL(text string, fn func(u string) bool) {
 	for rest := text; ; {
 		i := strings.Index(rest, "://")
@@ -325,7 +325,7 @@ func eachURL(text string, fn func(u string) bool) {
 		for start > 0 && (isAlnumByte(rest[start-1]) || rest[start-1] == '+') {
 			start--
 		}
-		end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"',#")
+		end := i + 3 + strings.IndexAny(rest[i+3:]+" ", " \t\n\"'`,#)")
 		if !fn(rest[start:end]) {
 			return
 		}

@@ -624,14 +624,22 @@ func literalOr(repl string) bool {
 // commentsOut reports a replacement that turns the matched line into a
 // comment (# &, # \1, // &, rem).
 func commentsOut(repl string) bool {
-	r := strings.TrimSpace(repl)
 	// A group kept first is the line's indentation: s/^\(\s*\)x/\1# x/
 	// (perl's $1).
+	r := withoutGroupRefs(repl)
+	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ") ||
+		commentedGroup(r)
+}
+
+// withoutGroupRefs drops a replacement's leading back-references (\1,
+// $1) and the blanks around them: the text they keep (a key, the
+// indentation) runs nothing.
+func withoutGroupRefs(r string) string {
+	r = strings.TrimSpace(r)
 	for len(r) > 1 && (r[0] == '\\' || r[0] == '$') && r[1] >= '1' && r[1] <= '9' {
 		r = strings.TrimSpace(r[2:])
 	}
-	return r == "" || strings.HasPrefix(r, "#") || strings.HasPrefix(r, "//") || strings.HasPrefix(strings.ToLower(r), "rem ") ||
-		commentedGroup(r)
+	return r
 }
 
 // commentedGroup reports a replacement that puts a matched group after
