@@ -35,6 +35,7 @@ var analysisCategories = []string{
 	"defense_impairment", "system_disruption", "account_change", "trust_store", "tunnel", "file_transfer",
 	"cloud_secrets", "secret_search", "private_keys", "option_parsing", "system_tamper", "collection", "command_runners", "offensive_tools", "infrastructure",
 	"supply_chain", "lookalike_packages", "review_bypass", "network_exposure", "discovery", "code_tampering", "agent_config", "hollow_checks",
+	"tool_startup",
 }
 
 const (

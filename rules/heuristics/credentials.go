@@ -587,7 +587,7 @@ func cliTokenCommand(v *cmdView) string {
 		}
 		return ""
 	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2",
-		"npm", "pnpm", "yarn":
+		"npm", "pnpm", "yarn", "rclone":
 	default:
 		if !strings.HasPrefix(v.prog, "docker-credential-") {
 			return ""
@@ -691,6 +691,14 @@ func cliTokenCommand(v *cmdView) string {
 	case "heroku":
 		if has("auth:token") {
 			return "heroku auth:token"
+		}
+	case "rclone":
+		// rclone config show / dump print every remote's keys and
+		// tokens; config redacted prints them masked.
+		for _, sub := range []string{"show", "dump"} {
+			if has("config", sub) {
+				return "rclone config " + sub + " (every remote's keys and tokens)"
+			}
 		}
 	case "secret-tool":
 		if has("lookup") {
@@ -1056,7 +1064,9 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 	name, _, attached := strings.Cut(arg[2:], "=")
 	switch name {
 	case "private-key", "private-key-file", "key-file", "keyfile", "identity", "identity-file", "client-key", "client-certificate",
-		"tls-key", "tlskey", "tls-cert", "ssl-key", "sslkey", "ssh-key", "ssh-private-key", "cert-file", "certificate":
+		"tls-key", "tlskey", "tls-cert", "ssl-key", "sslkey", "ssh-key", "ssh-private-key", "cert-file", "certificate",
+		// ansible's --vault-password-file: the vaults are opened with it.
+		"vault-password-file", "vault-pass-file":
 		if attached {
 			return 0, true
 		}

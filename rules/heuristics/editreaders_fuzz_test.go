@@ -17,6 +17,8 @@ func FuzzEditReaders(f *testing.F) {
 	f.Add("g/re/s//new/\n/x/s//y/g\n")
 	f.Add(`verify = True, "secure": false, 'k' => 1, f(true)`)
 	f.Add(`@Roles('a', "b") :sym permit(:x)`)
+	f.Add("generator x {\n  provider = \"sh -c 'id'\"\n}\n\\! date\nshell id\n!ls\n")
+	f.Add("ALTER TABLE IF EXISTS audit_log DISABLE TRIGGER ALL; SET pgaudit.log = 'none'; LOAD DATA LOCAL INFILE '/x'")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, p := range unifiedDiff(text) {
 			for _, line := range strings.Split(strings.TrimSuffix(p.added, "\n"), "\n") {
@@ -52,5 +54,12 @@ func FuzzEditReaders(f *testing.F) {
 		securityFlagFlipped(text, text+" = false")
 		topLevelValue(text)
 		numbersIn(text)
+		for _, c := range append(prismaGenerators(text), toolRCCommands(text)...) {
+			if !strings.Contains(text, strings.TrimSpace(c)) {
+				t.Fatalf("command %q is not in the file", c)
+			}
+		}
+		sqlProtectionOff(text)
+		auditTableTriggersOff(strings.ToUpper(text))
 	})
 }

@@ -137,6 +137,15 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 		return dockerSocketRelay(v), true
 	case "exportfs":
 		return nfsExposure(args), false
+	case "nvim":
+		// Neovim's RPC API runs any command for whoever connects.
+		addr := ""
+		flagValues(args, 0, "listen", func(a string) { addr = a })
+		if strings.Contains(addr, ":") && openBind(addr) {
+			return "nvim serves its RPC API, which runs any command, on " + addr, true
+		}
+	case "rclone":
+		return rcloneServe(cs, v, args), false
 	case "php", "ruby":
 		if dir, ok := servedDirectory(v); ok {
 			bind := "" // ruby -run -e httpd: every interface
@@ -239,6 +248,33 @@ func servedTree(cs *cmdScan, v *cmdView, server, dir, bind string, uploads bool)
 		return ""
 	}
 	return server + " serves " + abs + ", outside the project, on " + bindName(bind)
+}
+
+// rcloneServe judges rclone serve PROTOCOL PATH: it listens on localhost
+// unless --addr says otherwise; a user, password or htpasswd file closes
+// it; its writable protocols take uploads unless --read-only.
+func rcloneServe(cs *cmdScan, v *cmdView, args []string) string {
+	ops := operands(args, "", []string{"--addr", "--user", "--pass", "--htpasswd", "--baseurl", "--config", "--vfs-cache-mode", "--dir-cache-time"})
+	if len(ops) < 3 || ops[0] != "serve" {
+		return ""
+	}
+	for _, a := range []string{"user", "pass", "htpasswd", "authorized-keys"} {
+		if hasLongFlag(args, a) {
+			return ""
+		}
+	}
+	bind := "localhost"
+	flagValues(args, 0, "addr", func(a string) { bind = a })
+	dir := ops[2]
+	if strings.Contains(dir, ":") {
+		return "" // a remote (gdrive:docs): not this machine's files
+	}
+	uploads := false
+	switch ops[1] {
+	case "webdav", "ftp", "sftp", "s3", "nfs":
+		uploads = !hasLongFlag(args, "read-only")
+	}
+	return servedTree(cs, v, "rclone serve "+ops[1], dir, bind, uploads)
 }
 
 // bindName describes a listen address for a message.

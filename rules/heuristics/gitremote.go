@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -243,12 +244,38 @@ func (s *scan) checkSecretCommits(cs *cmdScan) {
 				s.add(rSecretCommit, "git "+sub+" puts "+label+" ("+op+") into the repository: once pushed it stays in the history; keep it out (.gitignore) and use a secret store", "git "+evJoin(v.args))
 				return
 			}
+			if label := committedSecretName(op); label != "" {
+				s.add(rSecretCommit, "git "+sub+" puts "+label+" ("+op+") into the repository: once pushed it stays in the history of every clone; keep it out (.gitignore) and hand it to CI as a secret", "git "+evJoin(v.args))
+				return
+			}
 			if name := cs.secretWrittenInto(v, cs.resolveIn(v.c, op).Abs); name != "" {
 				s.add(rSecretCommit, "git "+sub+" puts "+op+" into the repository, and the line has just written $"+name+" into it: once pushed the secret stays in the history; keep it out (.gitignore) and use a secret store", "git "+evJoin(v.args))
 				return
 			}
 		}
 	}
+}
+
+// committedSecretName names what a file added to a repository holds by
+// its name alone, when that is a secret a repository must not hold
+// though reading it may be everyday: a private key (signing_key.pem,
+// server.key), a browser test's saved session (Playwright's
+// playwright/.auth/user.json, a storageState file), a cookie jar.
+func committedSecretName(op string) string {
+	base := strings.ToLower(baseName(op))
+	switch ext := path.Ext(base); {
+	case strings.Contains(base, "pub"):
+		return "" // public.key, key.pub.pem
+	case ext == ".key" || ext == ".ppk" || ext == ".p8":
+		return "a private key"
+	case ext == ".pem" && (strings.Contains(base, "key") || strings.Contains(base, "priv")):
+		return "a private key"
+	case ext == ".json" && (strings.Contains(op, ".auth/") || strings.HasPrefix(base, "storagestate") || strings.HasPrefix(base, "storage-state")):
+		return "a browser session (its cookies and tokens)"
+	case base == "cookies.txt" || base == "cookies.json" || base == "cookiejar.txt":
+		return "a cookie jar"
+	}
+	return ""
 }
 
 // secretWrittenInto returns the secret variable a command of the line

@@ -46,6 +46,12 @@ func hookKind(abs string) string {
 		return "ci"
 	case base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml" || base == "taskfile.yaml":
 		return "taskfile"
+	case base == ".goreleaser.yml" || base == ".goreleaser.yaml" || base == "goreleaser.yml" || base == "goreleaser.yaml":
+		return "release"
+	case strings.Contains(abs, "/borgmatic") && (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")):
+		return "backup"
+	case base == "schema.prisma" || strings.HasSuffix(base, ".prisma") && strings.Contains(abs, "/prisma/"):
+		return "prisma"
 	case base == ".pre-commit-config.yaml" || base == "lefthook.yml" || base == ".lefthook.yml":
 		return "pre-commit"
 	case strings.HasSuffix(abs, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(abs, "/.config/git/config"):
@@ -84,8 +90,14 @@ func hookKind(abs string) string {
 		return "maven"
 	case base == ".tmux.conf" || base == "tmux.conf" && (strings.HasSuffix(abs, "/tmux/tmux.conf") || abs == "/etc/tmux.conf"):
 		return "tmux"
-	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
+	case base == ".vimrc" || base == ".exrc" || base == ".gvimrc" || base == "_vimrc" || base == ".nvimrc" || strings.HasSuffix(abs, "/nvim/init.vim"):
 		return "vim"
+	case strings.HasSuffix(base, ".lua") && (strings.Contains(abs, "/nvim/") || base == ".nvim.lua"):
+		// Neovim's init.lua and the Lua modules it requires; a project's
+		// .nvim.lua, which 'exrc' runs.
+		return "nvim"
+	case base == ".psqlrc" || base == ".gdbinit" || strings.HasSuffix(abs, "/gdb/gdbinit"):
+		return "tool-rc"
 	case strings.HasSuffix(base, ".vim") && (dot && strings.Contains(abs, "/.vim/") || strings.Contains(abs, "/nvim/") || strings.Contains(abs, "/vimfiles/")):
 		// Plugins, ftplugins and autoload scripts vim sources by itself.
 		return "vim"
@@ -100,7 +112,48 @@ var hookCommands = map[string]func(string) []string{
 	"json-commands": jsonCommands, "sshconfig": sshConfigCommands, "vim": vimCommands, "ci-env": ciEnvCommands,
 	"build-script": buildScriptCommands, "tmux": tmuxCommands, "terraform": terraformCommands,
 	"jenkins": buildScriptCommands, "tox": toxCommands, "maven": mavenCommands, "awsconfig": awsConfigCommands,
-	"desktop": desktopCommands, "forward": forwardCommands,
+	"desktop": desktopCommands, "forward": forwardCommands, "tool-rc": toolRCCommands,
+	"release": workflowCommands, "backup": workflowCommands, "prisma": prismaGenerators,
+}
+
+// prismaGenerators returns the provider of each generator block of a
+// Prisma schema: prisma generate runs one that names no package as a
+// command ("node ./gen.js", or any shell line).
+func prismaGenerators(schema string) []string {
+	var out []string
+	in := false
+	for line := range strings.SplitSeq(schema, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "generator "):
+			in = true
+		case strings.HasPrefix(t, "}"):
+			in = false
+		case in:
+			if k, v, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "provider" {
+				if v = unquoteYAML(strings.TrimSpace(v)); !strings.HasPrefix(v, "prisma-client") {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// toolRCCommands returns the shell commands an interactive tool's start-up
+// file runs: psql's \! lines, gdb's shell and ! lines.
+func toolRCCommands(rc string) []string {
+	var out []string
+	for line := range strings.SplitSeq(rc, "\n") {
+		t := strings.TrimSpace(line)
+		for _, p := range []string{`\!`, "shell ", "!"} {
+			if cmd, ok := strings.CutPrefix(t, p); ok {
+				out = append(out, cmd)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // toxCommands returns the commands of a tox.ini: the values of
@@ -347,6 +400,16 @@ func hookRunner(kind string) string {
 		return "the mail system runs for every message delivered"
 	case "vim":
 		return "vim runs at start"
+	case "nvim":
+		return "Neovim runs at every start"
+	case "tool-rc":
+		return "the tool runs at every start"
+	case "release":
+		return "goreleaser runs at the next release"
+	case "backup":
+		return "borgmatic runs around every backup"
+	case "prisma":
+		return "prisma generate runs"
 	case "build-script":
 		return "the build runs"
 	case "terraform":
@@ -480,7 +543,11 @@ func unquoteYAML(v string) string {
 // value is a shell command or a list of them.
 func commandKey(key string) bool {
 	switch key {
-	case "run", "script", "before_script", "after_script", "command", "cmd", "cmds", "entry":
+	case "run", "script", "before_script", "after_script", "command", "cmd", "cmds", "entry",
+		// goreleaser's hooks (before: hooks:, a build's hooks: pre: /
+		// post:), borgmatic's before_backup and kin.
+		"hooks", "pre", "post", "before_backup", "after_backup", "before_everything", "after_everything", "on_error",
+		"before_prune", "before_check", "before_extract":
 		return true
 	}
 	return false
@@ -996,6 +1063,9 @@ func vimCommands(rc string) []string {
 			shell.CodeLiterals(t[i:], func(lit string) {
 				out = append(out, lit)
 			})
+		}
+		if code, ok := strings.CutPrefix(t, "lua "); ok {
+			out = append(out, shell.CodeCommands("lua", code)...) // lua os.execute("…")
 		}
 	}
 	return out

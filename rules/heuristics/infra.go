@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/parapet-dev/parapet/rules/action"
 )
 
 // Infrastructure: what an agent with cloud, cluster or database
@@ -1078,7 +1080,9 @@ func apiDeletesRepo(v *cmdView, path string) bool {
 // remoteSources calls fn with each URL a command deploys from: kubectl
 // apply / create / replace -f URL or -k URL, helm repo add NAME URL, helm
 // install / upgrade of a chart URL or with --repo URL, helm plugin
-// install URL; and with "-" for manifests read from a pipe.
+// install URL; ansible-pull -U URL, asdf plugin add NAME URL,
+// grafana-cli --pluginUrl URL, arduino-cli's board package indexes; and
+// with "-" for manifests read from a pipe.
 func remoteSources(v *cmdView, ops []string, fn func(src string)) {
 	op := operandAt(ops)
 	each := func(f string) {
@@ -1116,6 +1120,25 @@ func remoteSources(v *cmdView, ops []string, fn func(src string)) {
 		for _, o := range ops[min(from, len(ops)):] {
 			if isURL(o) {
 				fn(o)
+			}
+		}
+	case "ansible-pull":
+		// The playbook repository it clones and runs as the user.
+		flagValues(v.args, 'U', "url", each)
+	case "asdf":
+		// asdf plugin add NAME URL: the plugin's scripts run at every install.
+		if op(0) == "plugin" && (op(1) == "add" || op(1) == "install") && isURL(op(3)) {
+			fn(op(3))
+		}
+	case "grafana-cli":
+		flagValues(v.args, 0, "pluginUrl", each)
+	case "arduino-cli":
+		// Board package indexes: every core installed from them runs its
+		// tools at every build and upload.
+		flagValues(v.args, 0, "additional-urls", each)
+		if op(0) == "config" && (op(1) == "add" || op(1) == "set") && op(2) == "board_manager.additional_urls" {
+			for _, o := range ops[min(3, len(ops)):] {
+				each(o)
 			}
 		}
 	}
@@ -1429,6 +1452,19 @@ func (s *scan) checkInfrastructure(cs *cmdScan, v *cmdView) {
 	if what := cloudAuditOff(v, ops); what != "" {
 		s.add(rDefLogTamper, v.prog+" "+what+": what is done in the account afterwards would go unrecorded; refuse it", ev())
 		return
+	}
+	if what, access := databaseProtectionOff(cs, v); what != "" {
+		if access {
+			s.add(rCloudGrant, v.prog+" "+what+": granting access is for a person to do on purpose; a human should approve it", ev())
+		} else {
+			s.add(rDefLogTamper, v.prog+" "+what+": what is done in the database afterwards would go unrecorded; refuse it", ev())
+		}
+	}
+	if file := localInfile(cs, v); file != "" && s.enabled(rExfilFile) {
+		p, _ := action.ResolvePath(file, cs.root, cs.home)
+		if sens, label := classify(p.Abs, cs.home); sens != sensNone {
+			s.add(rExfilFile, v.prog+" LOAD DATA LOCAL INFILE sends "+label+" ("+file+") to the database server, where anyone who reads the table has it: secrets must not leave the machine", ev())
+		}
 	}
 	if s.enabled(rRCEPackageURL) {
 		s.checkRemoteSources(cs, v, ops)
@@ -1846,6 +1882,116 @@ func databaseCommand(cs *cmdScan, v *cmdView) string {
 	}
 	if text, ok := cs.stdinText(v); ok {
 		return sqlServerCommand(text)
+	}
+	return ""
+}
+
+// databaseProtectionOff says what SQL a client sends (as an argument or
+// on its standard input) turns off of the server's own records or
+// access checks, or "": access is true for access checks.
+func databaseProtectionOff(cs *cmdScan, v *cmdView) (what string, access bool) {
+	switch v.prog {
+	case "psql", "mysql", "mariadb", "cockroach":
+	default:
+		return "", false
+	}
+	for _, a := range v.args {
+		if what, access := sqlProtectionOff(optionValue(a)); what != "" {
+			return what, access
+		}
+	}
+	if text, ok := cs.stdinText(v); ok {
+		return sqlProtectionOff(text)
+	}
+	return "", false
+}
+
+// sqlProtectionOff returns what a SQL text turns off of what the server
+// records (statement logging, pgaudit, MySQL's general log and audit
+// plugin, a table's triggers, which audit tables are filled by) or of
+// the access checks it makes (row-level security), or "".
+func sqlProtectionOff(sql string) (what string, access bool) {
+	if len(sql) < 16 {
+		return "", false
+	}
+	up := strings.ToUpper(sql)
+	if !strings.Contains(up, "SET") && !strings.Contains(up, "DISABLE") && !strings.Contains(up, "PLUGIN") && !strings.Contains(up, "FORCE") {
+		return "", false // most SQL: one pass says no
+	}
+	flat := squeeze(up) // lower case, without spaces or quotes
+	switch {
+	case strings.Contains(flat, "disablerowlevelsecurity") || strings.Contains(flat, "noforcerowlevelsecurity") ||
+		strings.Contains(flat, "row_security=off") || strings.Contains(flat, "row_securitytooff"):
+		return "turns off row-level security: every role that reaches the table reads and changes every row, whoever they belong to", true
+	case strings.Contains(flat, "pgaudit.log=none") || strings.Contains(flat, "pgaudit.logtonone"):
+		return "turns pgaudit's session log off (pgaudit.log = none)", false
+	case strings.Contains(flat, "log_statement=none") || strings.Contains(flat, "log_statementtonone"):
+		return "stops the server logging statements (log_statement = none)", false
+	case strings.Contains(flat, "general_log=off") || strings.Contains(flat, "general_log=0;") || strings.HasSuffix(flat, "general_log=0"):
+		return "turns MySQL's general query log off", false
+	case strings.Contains(flat, "uninstallplugin") && strings.Contains(flat, "audit"):
+		return "uninstalls the server's audit plugin", false
+	case strings.Contains(flat, "disabletrigger"):
+		if table := auditTableTriggersOff(up); table != "" {
+			return "disables the triggers of " + table + ", which guard or fill an audit trail", false
+		}
+	}
+	return "", false
+}
+
+// localInfile returns the client's file a MySQL LOAD DATA LOCAL INFILE
+// statement sends to the server (as an argument or on the standard
+// input), or "".
+func localInfile(cs *cmdScan, v *cmdView) string {
+	if v.prog != "mysql" && v.prog != "mariadb" {
+		return ""
+	}
+	find := func(sql string) string {
+		up := strings.ToUpper(sql)
+		i := strings.Index(up, "LOCAL INFILE")
+		if i < 0 {
+			return ""
+		}
+		rest := strings.TrimLeft(sql[i+len("LOCAL INFILE"):], " \t\n")
+		if rest == "" || rest[0] != '\'' && rest[0] != '"' {
+			return ""
+		}
+		lit, _, _ := strings.Cut(rest[1:], rest[:1])
+		return lit
+	}
+	for _, a := range v.args {
+		if f := find(a); f != "" {
+			return f
+		}
+	}
+	if text, ok := cs.stdinText(v); ok {
+		return find(text)
+	}
+	return ""
+}
+
+// auditTableTriggersOff returns the table, named as an audit trail or a
+// history, whose triggers upper-case SQL disables (ALTER TABLE audit_log
+// DISABLE TRIGGER ALL), or "". Other tables' triggers are turned off
+// for bulk loads every day.
+func auditTableTriggersOff(up string) string {
+	for st := range strings.SplitSeq(up, ";") {
+		_, rest, ok := strings.Cut(st, "ALTER TABLE ")
+		if !ok || !strings.Contains(rest, "DISABLE TRIGGER") {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			if f == "ONLY" || f == "IF" || f == "EXISTS" {
+				continue // ALTER TABLE IF EXISTS ONLY name
+			}
+			name := strings.Trim(f, `"`+"`")
+			for _, mark := range []string{"AUDIT", "HISTORY", "CHANGELOG", "_LOG", "EVENTS"} {
+				if strings.Contains(name, mark) {
+					return strings.ToLower(name)
+				}
+			}
+			break
+		}
 	}
 	return ""
 }

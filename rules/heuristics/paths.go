@@ -301,6 +301,8 @@ var homeSecrets = []struct{ rel, label string }{
 	{".cargo/credentials.toml", "crates.io token"},
 	{".composer/auth.json", "Composer credentials"},
 	{".config/gh/hosts.yml", "GitHub CLI token"},
+	{".config/github-copilot/hosts.json", "GitHub Copilot token"},
+	{".config/github-copilot/apps.json", "GitHub Copilot token"},
 	{".config/hub", "GitHub token"},
 	{".terraform.d/credentials.tfrc.json", "Terraform Cloud token"},
 	{".vault-token", "Vault token"},
@@ -545,6 +547,14 @@ func projectSecretFile(base string) string {
 		if isDotenv(base) {
 			return "a .env file"
 		}
+		if vaultPasswordFile(base) {
+			return "an Ansible Vault password file"
+		}
+		return ""
+	case 'v':
+		if vaultPasswordFile(base) {
+			return "an Ansible Vault password file"
+		}
 		return ""
 	case 's', 'S', 'c', 'C', 'm', 'w':
 	default:
@@ -565,6 +575,17 @@ func projectSecretFile(base string) string {
 		return "a secrets file"
 	}
 	return ""
+}
+
+// vaultPasswordFile reports Ansible Vault's password file by the names
+// it conventionally has (.vault_pass, .vault_pass.txt, vault-password.txt):
+// it opens every vault of the project.
+func vaultPasswordFile(base string) bool {
+	switch strings.TrimSuffix(strings.TrimPrefix(base, "."), ".txt") {
+	case "vault_pass", "vault-pass", "vault_password", "vault-password", "vaultpass", "vault_pass_file":
+		return true
+	}
+	return false
 }
 
 // isSSHPrivate reports whether a path under .ssh may hold a private key:

@@ -477,6 +477,8 @@ func (s *scan) judgePlanted(kind, content, abs, what string) {
 		src = "node -e " + shellQuote(content)
 	case kind == "perl" || kind == "ruby" || kind == "lua":
 		src = kind + " -e " + shellQuote(content)
+	case kind == "nvim":
+		src = "lua -e " + shellQuote(content)
 	case kind == "php":
 		src = "php -r " + shellQuote(content)
 	case compiledLang(kind):

@@ -121,6 +121,9 @@ func (s *scan) checkPrivilege(cs *cmdScan) {
 					}
 				}
 			case "git":
+				if where := credentialHelperCopy(v); where != "" && s.enabled(rCredPasswordPrompt) {
+					s.add(rCredPasswordPrompt, "sets a git credential helper that also copies what git hands it ("+where+"): every username, password and token git uses from now on would be kept there; refuse it", "git "+evJoin(v.args))
+				}
 				if what := extTransportAllowed(v); what != "" && s.enabled(rRCECloneExec) {
 					s.add(rRCECloneExec, "git "+what+": a repository's submodule URL (ext::sh -c …) can then run any command on this machine; refuse it", "git "+evJoin(v.args))
 				}
@@ -905,6 +908,33 @@ func extTransportAllowed(v *cmdView) string {
 		}
 		if (key == "protocol.ext.allow" || key == "protocol.allow") && (val == "always" || val == "user") {
 			return "allows the ext:: transport (" + key + "=" + val + ")"
+		}
+	}
+	return ""
+}
+
+// credentialHelperCopy returns where a git credential helper set by git
+// config (credential.helper or credential.URL.helper = !shell) copies
+// the credentials git writes to its input: a file tee or a redirection
+// names, or a network program; "" for a helper that only answers
+// (!gh auth git-credential, !f() { echo password=$TOKEN; }; f).
+func credentialHelperCopy(v *cmdView) string {
+	for i, a := range v.args {
+		k := strings.ToLower(a)
+		if !strings.HasPrefix(k, "credential.") || !strings.HasSuffix(k, "helper") || i+1 >= len(v.args) {
+			continue
+		}
+		helper, ok := strings.CutPrefix(strings.TrimSpace(v.args[i+1]), "!")
+		if !ok {
+			return ""
+		}
+		for _, f := range strings.Fields(helper) {
+			switch {
+			case f == "tee" || f == "curl" || f == "wget" || f == "nc" || f == "ncat" || f == "socat":
+				return f + " in " + textcut.Cut(helper, maxEvidence)
+			case strings.HasPrefix(f, ">") && !strings.HasPrefix(f, ">&") && f != ">/dev/null" && f != ">>/dev/null":
+				return "a redirection in " + textcut.Cut(helper, maxEvidence)
+			}
 		}
 	}
 	return ""

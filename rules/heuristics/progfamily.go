@@ -93,7 +93,7 @@ func progFamily(prog string) family {
 	case "openssl":
 		return famTransfer | famNetcat | famCrypt | famStaging
 	case "rclone":
-		return famTransfer | famStaging | famInfra // rclone purge remote:
+		return famTransfer | famStaging | famInfra | famCLIToken | famExpose // rclone purge remote:, config show, serve
 	case "rsync", "scp":
 		return famTransfer | famStaging
 	case "newusers", "userdel", "deluser", "chsh", "chfn", "vigr", "groupadd", "addgroup", "groupdel",
@@ -175,7 +175,8 @@ func progFamily(prog string) family {
 		return famInfra | famCLIToken // terraform state pull
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
-		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane", "velero", "netlify", "vercel":
+		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane", "velero", "netlify", "vercel",
+		"ansible-pull", "asdf", "grafana-cli", "arduino-cli":
 		return famInfra
 	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
 		return famExpose // --remote-debugging-address=0.0.0.0
@@ -221,7 +222,8 @@ func progFamily(prog string) family {
 		"valkey-server", "keydb-server", "mongod", "elasticsearch", "opensearch", "dockerd", "code-server", "openvscode-server",
 		"gotty", "ttyd",
 		"telnetd", "in.telnetd", "utelnetd", "x11vnc", "vncserver", "Xvnc", "tigervncserver", "Xtigervnc", "x0vncserver",
-		"x0tigervncserver", "exportfs", "httpd", "caddy", "http-server", "serve", "live-server", "darkhttpd", "miniserve", "dufs", "updog":
+		"x0tigervncserver", "exportfs", "httpd", "caddy", "http-server", "serve", "live-server", "darkhttpd", "miniserve", "dufs", "updog",
+		"nvim":
 		return famExpose
 	}
 	return 0

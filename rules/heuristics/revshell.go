@@ -245,6 +245,7 @@ func remoteDisplay(d string) bool {
 var socketMarkers = []string{
 	"socket", "tcpsocket", "fsockopen", "net.connect", "net.socket", "createconnection", "io::socket", "tcpclient", "stream_socket_client",
 	"net.dial", "tcpstream::connect",
+	"new_tcp", // Neovim's vim.uv.new_tcp()
 }
 
 var shellMarkers = []string{

@@ -369,6 +369,7 @@ func sourceKey(key string) bool {
 			"npm_config_registry", "yarn_registry", "yarn_npm_registry_server", "goproxy", "bundle_mirror__all":
 			return true
 		}
+		return downloadHostVar(k)
 	case "go":
 		return k == "goproxy"
 	case "gem", "conda", "poetry", "cargo", "lock", "maven", "conan", "pre-commit", "cargo-manifest", "gemfile", "helm", "gitlab-ci",
@@ -523,6 +524,9 @@ func verificationOff(st setting) string {
 				return "tells pip to trust " + st.value + " without checking its TLS certificate"
 			}
 		default:
+			if checksumSkipVar(k) && !off && val != "" {
+				return "tells the installer not to check the checksums of what it downloads (" + strings.ToUpper(k) + "=" + st.value + ")"
+			}
 			return goVerificationOff(k, val)
 		}
 	}
@@ -568,7 +572,39 @@ func appendEnvSetting(sets []setting, word string) []setting {
 		"GOSUMDB", "GOINSECURE", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOFLAGS":
 		return append(sets, setting{"env:" + strings.ToLower(name), val})
 	}
+	if downloadHostVar(name) || checksumSkipVar(name) {
+		return append(sets, setting{"env:" + strings.ToLower(name), val})
+	}
 	return sets
+}
+
+// downloadHostSuffixes end the names of the variables through which an
+// installer takes the host it downloads binaries, toolchains or
+// browsers from: PLAYWRIGHT_DOWNLOAD_HOST, PUPPETEER_DOWNLOAD_BASE_URL,
+// PYTHON_BUILD_MIRROR_URL, NVM_NODEJS_ORG_MIRROR, ELECTRON_MIRROR,
+// SASS_BINARY_SITE, CHROMEDRIVER_CDNURL, RUSTUP_DIST_SERVER.
+var downloadHostSuffixes = []string{"_DOWNLOAD_HOST", "_DOWNLOAD_BASE_URL", "_DOWNLOAD_URL", "_DOWNLOAD_MIRROR", "_MIRROR", "_MIRROR_URL",
+	"_CDNURL", "_CDN_URL", "_BINARY_SITE", "_BINARY_HOST", "_BINARY_HOST_MIRROR", "_DIST_SERVER", "_UPDATE_ROOT"}
+
+// downloadHostVar reports a variable named as one of downloadHostSuffixes
+// says, in either case.
+func downloadHostVar(name string) bool {
+	if len(name) < 8 || name[0] == '$' {
+		return false
+	}
+	for _, suf := range downloadHostSuffixes {
+		if len(name) > len(suf) && strings.EqualFold(name[len(name)-len(suf):], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// checksumSkipVar reports a variable that tells an installer to skip
+// checking what it downloaded (PYTHON_BUILD_MIRROR_URL_SKIP_CHECKSUM).
+func checksumSkipVar(name string) bool {
+	const suf = "_SKIP_CHECKSUM"
+	return len(name) > len(suf) && strings.EqualFold(name[len(name)-len(suf):], suf)
 }
 
 // cliSettings adds what a package manager's or git's config command sets:

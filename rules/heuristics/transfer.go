@@ -94,7 +94,7 @@ func (s *scan) checkTransfer(cs *cmdScan, v *cmdView) {
 	case "rclone":
 		// rclone copy|sync|move SRC REMOTE:path uploads; a local
 		// destination (no "name:") is a download or a local copy.
-		if verb, files, ok := rcloneCopy(v); ok {
+		if verb, files, ok := rcloneCopy(v); ok && !dryRun(v.args) && !hasShortFlag(v.args, 'n') { // -n, --dry-run: copies nothing
 			if dst := files[len(files)-1]; remoteStore(dst) {
 				report("rclone " + verb + " uploads files to the remote " + remoteName(dst))
 			}

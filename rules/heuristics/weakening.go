@@ -36,6 +36,11 @@ var insecureSettings = []string{"0.0.0.0/0trust", "::/0trust", "verify=false", "
 	"insecureskipverify:true", "insecureskipverify=true", "check_hostname=false", "cert_reqs=ssl.cert_none",
 	"strict-ssl=false", "strict_ssl=false", "verifypeer=false", "ssl_verifypeer,0", "ssl_verifypeer,false", "tls_verify=false",
 	"tlsverify:false", "skip_tls_verify=true", "skip_tls_verify:true", "insecure:true", "--no-check-certificate",
+	// Signature checks of what a browser, an editor or firmware takes in:
+	// Firefox's add-on signatures and Safe Browsing, Emacs's package
+	// signatures, ESP-IDF's TLS checks.
+	"xpinstall.signatures.required,false", "browser.safebrowsing.malware.enabled,false", "package-check-signaturenil",
+	"config_esp_tls_insecure=y", "config_esp_tls_skip_server_cert_verify=y",
 	// Electron's renderer guards, and containers' image trust policy.
 	"contextisolation:false", "nodeintegration:true", "websecurity:false", "insecureacceptanything",
 	"verify-signature:false", "verify-signature=false", "allowdangerousemailaccountlinking:true",
@@ -153,14 +158,20 @@ var securityChecks = newFoldSet("gitleaks", "trufflehog", "detect-secrets", "ggs
 	"bandit", "codeql", "npm audit", "yarn audit", "pnpm audit", "pip-audit", "cargo audit", "cargo deny", "gosec",
 	"govulncheck", "osv-scanner", "sha256sum", "sha512sum", "shasum", "gpg --verify", "gpg2 --verify", "cosign verify",
 	"minisign", "checksum", "signature", "dependency-check", "safety check", "cosign", "sigstore", "slsa-github-generator",
-	"attest-build-provenance")
+	"attest-build-provenance",
+	// Infrastructure and policy scanners.
+	"tfsec", "checkov", "terrascan", "kics", "conftest", "opa eval", "opa test", "zizmor", "brakeman", "kubesec")
 
 // checkRuns mark a line that runs a project's tests or its other checks
 // (linters, type checkers, a schema check).
 var checkRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest", "cargo test",
 	"mvn test", "gradle test", "./gradlew test", "rspec", "phpunit", "tox", "make test", "dotnet test", "mix test", "xcodebuild test",
 	"swift test", "swiftlint", "ruff check", "flake8", "pylint", "mypy", "eslint", "tsc --noemit", "golangci-lint", "go vet",
-	"cargo clippy", "rubocop", "phpstan", "makemigrations --check", "migrate diff", "danger ")
+	"cargo clippy", "rubocop", "phpstan", "makemigrations --check", "migrate diff", "danger ",
+	// Other ecosystems' runners: embedded (PlatformIO, CTest), Deno, Bun,
+	// Dart and Flutter, browser end-to-end suites, shell and IaC linters.
+	"pio test", "platformio test", "ctest", "deno test", "bun test", "flutter test", "dart test", "playwright test", "cypress run",
+	"bats ", "rake test", "terraform validate", "tflint", "shellcheck", "hadolint")
 
 // checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
 func (s *scan) checkWeakeningEdits(v *cmdView) {
@@ -777,7 +788,10 @@ func configFile(abs string) bool {
 	return strings.HasPrefix(base, ".env") || strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".py") ||
 		base == "settings.json" && (strings.Contains(abs, "/Code/User/") || strings.Contains(abs, "/.vscode/") || strings.Contains(abs, "/Cursor/User/")) ||
 		strings.Contains(abs, "/config/") && (strings.HasSuffix(base, ".rb") || strings.HasSuffix(base, ".py")) ||
-		base == "policy.json" && strings.Contains(abs, "/containers/") // podman's and skopeo's image trust
+		base == "policy.json" && strings.Contains(abs, "/containers/") || // podman's and skopeo's image trust
+		// A browser's preferences, an editor's init, firmware's build settings.
+		base == "user.js" || base == "prefs.js" || base == ".emacs" || base == "init.el" || base == "early-init.el" ||
+		strings.HasPrefix(base, "sdkconfig")
 }
 
 // checkWeakeningWrite judges text written into a file: a configuration

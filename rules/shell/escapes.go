@@ -20,9 +20,15 @@ import (
 func (w *walker) escapes(program string, args []field, redirs []Redirect, fr frame) {
 	switch program {
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
+		if program == "kubectl" || program == "oc" {
+			w.credentialCommand(program, args, fr)
+		}
 		w.containerExec(program, args, redirs, fr)
 		return
 	case "gcloud", "az", "aws", "salt", "salt-ssh":
+		if program == "aws" {
+			w.credentialCommand(program, args, fr)
+		}
 		// Most of their commands run nothing elsewhere: a look for the
 		// one word each needs before the words are copied.
 		if !hasFieldWith(args, remoteVerb(program)) && !(program == "aws" && hasFieldWith(args, "start-session")) {
@@ -708,4 +714,42 @@ func asciiUpper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// credentialCommand follows the command a client is configured to run
+// for its credentials, every time it needs them: kubectl config
+// set-credentials --exec-command C --exec-arg A (an exec plugin, run
+// with no shell between), aws configure set credential_process "C A".
+func (w *walker) credentialCommand(program string, args []field, fr frame) {
+	words := texts(args)
+	if program == "aws" {
+		for i := 0; i+2 < len(words); i++ {
+			if words[i] == "set" && (words[i+1] == "credential_process" || strings.HasSuffix(words[i+1], ".credential_process")) {
+				w.nestedShell(words[i+2], fr, "aws credential_process", "sh", nil)
+				return
+			}
+		}
+		return
+	}
+	if !slices.Contains(words, "set-credentials") {
+		return
+	}
+	var argv []string
+	for i := 0; i < len(words); i++ {
+		name, val, attached := strings.Cut(words[i], "=")
+		if name != "--exec-command" && name != "--exec-arg" {
+			continue
+		}
+		if !attached {
+			if i+1 >= len(words) {
+				break
+			}
+			i++
+			val = words[i]
+		}
+		argv = append(argv, val)
+	}
+	if len(argv) > 0 {
+		w.nestedShell(quoteWords(argv), fr, program+" exec credential plugin", "sh", nil)
+	}
 }

@@ -271,7 +271,11 @@ var execCalls = map[string][]execCall{
 	"java": {{"exec", true, false}, {"ProcessBuilder", true, false}, {"command", false, false}},
 	"php": {{"system", true, false}, {"exec", true, false}, {"shell_exec", true, false}, {"passthru", true, false},
 		{"popen", true, false}, {"proc_open", true, false}, {"pcntl_exec", true, false}},
-	"lua":   {{"execute", true, false}, {"popen", true, false}},
+	// os.execute, io.popen; and Neovim's vim.fn.system, vim.system,
+	// vim.fn.jobstart and termopen, which take a string or an argv table
+	// (and in Lua code that is not Neovim's may be something else).
+	"lua": {{"execute", true, false}, {"popen", true, false}, {"system", false, false}, {"jobstart", false, false},
+		{"termopen", false, false}},
 	"julia": {{"run", false, false}, {"read", false, false}, {"pipeline", false, false}},
 	"awk":   {{"system", true, false}},
 	"r":     {{"system", true, false}, {"system2", true, false}},
@@ -363,9 +367,9 @@ func literalArgs(s string) (words []string, ok bool) {
 			return words, len(words) > 0
 		}
 		s = strings.TrimLeft(s[n:], " \t\n")
-		if strings.HasPrefix(s, "+") {
-			// "curl " + host + " | sh": the literals joined around what
-			// is computed, which stands as $X.
+		if joinOp(s) > 0 {
+			// "curl " + host + " | sh" ("curl " .. host in Lua): the
+			// literals joined around what is computed, which stands as $X.
 			var joined string
 			joined, s = joinAround(lit, s)
 			lit = joined
@@ -395,8 +399,12 @@ func literalArgs(s string) (words []string, ok bool) {
 func joinAround(lit, s string) (string, string) {
 	var b strings.Builder
 	b.WriteString(lit)
-	for n := 0; n < 16 && strings.HasPrefix(s, "+") && !strings.HasPrefix(s, "+="); n++ {
-		s = strings.TrimLeft(s[1:], " \t\n")
+	for n := 0; n < 16; n++ {
+		op := joinOp(s)
+		if op == 0 {
+			break
+		}
+		s = strings.TrimLeft(s[op:], " \t\n")
 		if next, m, ok := readLiteral(s); ok {
 			b.WriteString(next)
 			s = strings.TrimLeft(s[m:], " \t\n")
@@ -417,6 +425,10 @@ func joinAround(lit, s string) (string, string) {
 				if depth == 0 {
 					break scan
 				}
+			case '.':
+				if depth == 0 && joinOp(s[i:]) > 0 {
+					break scan
+				}
 			case '"', '\'', '`':
 				if _, m, ok := readLiteral(s[i:]); ok {
 					i += m - 1
@@ -430,6 +442,18 @@ func joinAround(lit, s string) (string, string) {
 		s = strings.TrimLeft(s[i:], " \t\n")
 	}
 	return b.String(), s
+}
+
+// joinOp returns the length of the string concatenation operator s
+// starts with: "+" (not "+="), or Lua's ".." (not "..."); 0 for none.
+func joinOp(s string) int {
+	switch {
+	case strings.HasPrefix(s, "+") && !strings.HasPrefix(s, "+="):
+		return 1
+	case strings.HasPrefix(s, "..") && !strings.HasPrefix(s, "..."):
+		return 2
+	}
+	return 0
 }
 
 // listOpeners open a list of literals: Python, JavaScript, Ruby and
@@ -461,6 +485,14 @@ func listOpen(s string) (string, bool) {
 		}
 		if r, ok = strings.CutPrefix(strings.TrimLeft(r, " \t"), "["); ok {
 			return strings.TrimLeft(r, " \t"), true
+		}
+	}
+	// A table of literals, as Lua writes argv ({"curl", "-s", url}):
+	// the first element is a literal that a comma or the brace follows,
+	// not a key.
+	if _, n, ok := readLiteral(rest); ok {
+		if after := strings.TrimLeft(rest[n:], " \t\n"); strings.HasPrefix(after, ",") || strings.HasPrefix(after, "}") || joinOp(after) > 0 {
+			return rest, true
 		}
 	}
 	return s, false
