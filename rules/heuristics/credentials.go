@@ -111,7 +111,7 @@ func (cs *cmdScan) classifyArg(c *shell.Command, p string) (sensitivity, string)
 // bytes are the secret's. (Deleting such a file destroys nothing.)
 func (cs *cmdScan) classifyRead(c *shell.Command, p string) (sensitivity, string) {
 	sens, label := cs.classifyArg(c, p)
-	if sens == sensNone && len(cs.views) > 1 && strings.IndexByte(cs.act.Command, '>') >= 0 { // filled by a redirection
+	if sens == sensNone && len(cs.views) > 1 && (strings.IndexByte(cs.act.Command, '>') >= 0 || strings.Contains(cs.act.Command, "report-path")) { // filled by a redirection, or a scanner's report
 		if what := cs.secretFilled(cs.resolveIn(c, p).Abs); what != "" {
 			return sensUserSecret, what
 		}
@@ -128,6 +128,9 @@ func (cs *cmdScan) secretFilled(abs string) string {
 		u := &cs.views[i]
 		if u.prog == "" {
 			continue
+		}
+		if report := scannerReport(u); report != "" && cs.resolveIn(u.c, report).Abs == abs {
+			return "the secrets " + u.prog + " found, written to it unredacted"
 		}
 		for _, r := range u.c.Redirects {
 			if !isOutputRedirect(r.Op) || r.Target == "" || cs.resolveIn(u.c, r.Target).Abs != abs {
@@ -152,6 +155,19 @@ func (cs *cmdScan) secretFilled(abs string) string {
 		}
 	}
 	return ""
+}
+
+// scannerReport returns the report file a secrets scanner writes the
+// secrets it finds into, in clear (gitleaks without --redact, its
+// --report-path; trufflehog's and detect-secrets' output goes to stdout,
+// judged as a redirection), or "".
+func scannerReport(u *cmdView) string {
+	if u.prog != "gitleaks" || hasLongFlag(u.args, "redact") {
+		return ""
+	}
+	report := ""
+	flagValues(u.args, 'r', "report-path", func(p string) { report = p })
+	return report
 }
 
 // sensitiveReads calls fn for each sensitive path v reads.
@@ -587,7 +603,7 @@ func cliTokenCommand(v *cmdView) string {
 		}
 		return ""
 	case "aws", "gcloud", "gh", "security", "az", "kubectl", "op", "pass", "gopass", "vault", "heroku", "secret-tool", "gpg", "gpg2",
-		"npm", "pnpm", "yarn", "rclone":
+		"npm", "pnpm", "yarn", "rclone", "airflow":
 	default:
 		if !strings.HasPrefix(v.prog, "docker-credential-") {
 			return ""
@@ -691,6 +707,12 @@ func cliTokenCommand(v *cmdView) string {
 	case "heroku":
 		if has("auth:token") {
 			return "heroku auth:token"
+		}
+	case "airflow":
+		// airflow connections export / get print every connection's
+		// passwords and keys.
+		if has("connections", "export") || has("connections", "get") {
+			return "airflow connections " + ops[1] + " (the connections' passwords and keys)"
 		}
 	case "rclone":
 		// rclone config show / dump print every remote's keys and
@@ -1051,6 +1073,10 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 		if arg == "-keystore" || arg == "--ks" || arg == "-ks" {
 			return 1, true
 		}
+	case "dotenvx":
+		if arg == "-f" {
+			return 1, true
+		}
 	case "dotenv", "npx", "bunx", "pnpx":
 		// dotenv -e .env.test -- npm test: the file's variables go to the
 		// command's environment, not to the screen.
@@ -1066,7 +1092,10 @@ func keyUseOption(prog, arg string) (skip int, ok bool) {
 	case "private-key", "private-key-file", "key-file", "keyfile", "identity", "identity-file", "client-key", "client-certificate",
 		"tls-key", "tlskey", "tls-cert", "ssl-key", "sslkey", "ssh-key", "ssh-private-key", "cert-file", "certificate",
 		// ansible's --vault-password-file: the vaults are opened with it.
-		"vault-password-file", "vault-pass-file":
+		"vault-password-file", "vault-pass-file",
+		// --env-file (uv run, op run, docker run, compose): its variables
+		// go to the command's environment, not to the screen.
+		"env-file":
 		if attached {
 			return 0, true
 		}

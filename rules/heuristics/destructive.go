@@ -102,6 +102,11 @@ func (s *scan) checkDestructive(cs *cmdScan, src string) {
 					s.add(rDelCredential, v.prog+" deletes secret keys from the keyring: keys cannot be recovered; refuse it unless the user asked for exactly this",
 						v.prog+" "+evJoin(v.args))
 				}
+			case "ssh-keygen":
+				if key := cs.keyOverwritten(v); key != "" && s.enabled(rDelCredential) {
+					s.add(rDelCredential, "ssh-keygen writes a new key over "+key+" and the line answers yes to its question: the key it holds, and every server and account it opens, is lost; refuse it unless the user asked for exactly this",
+						v.prog+" "+evJoin(v.args))
+				}
 			}
 			switch v.prog {
 			case "rm", "srm", "unlink", "shred", "wipe", "truncate":
@@ -245,6 +250,34 @@ func (s *scan) checkGitClean(cs *cmdScan, v *cmdView) {
 		s.add(rDelOutside, "git clean deletes every untracked file of "+p.Abs+", outside the project and the home: a human should approve it",
 			"git "+evJoin(v.args))
 	}
+}
+
+// keyOverwritten returns the private key ssh-keygen -f writes over when
+// the line answers its "Overwrite (y/n)?" for it (yes y |, echo y |,
+// <<< y), or "". Without an answer ssh-keygen asks, and a new key's
+// name is everyday.
+func (cs *cmdScan) keyOverwritten(v *cmdView) string {
+	file := ""
+	flagValues(v.args, 'f', "", func(f string) { file = f })
+	if file == "" || hasShortFlag(v.args, 'y') || hasShortFlag(v.args, 'l') || hasShortFlag(v.args, 'p') || hasShortFlag(v.args, 'R') {
+		return "" // -y prints the public key, -l a fingerprint, -p changes the passphrase, -R edits known_hosts
+	}
+	if sens, _ := cs.classifyArg(v.c, file); sens != sensPrivateKey {
+		return ""
+	}
+	answered := false
+	if text, ok := cs.stdinText(v); ok {
+		answered = strings.HasPrefix(strings.TrimSpace(strings.ToLower(text)), "y")
+	}
+	if b := cs.before(v); len(b) > 0 {
+		if u := cs.view(b[len(b)-1]); u != nil && u.prog == "yes" {
+			answered = true
+		}
+	}
+	if !answered {
+		return ""
+	}
+	return file
 }
 
 // checkCredentialDestroy flags deleting, shredding or moving away keys

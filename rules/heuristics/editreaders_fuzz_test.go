@@ -19,6 +19,7 @@ func FuzzEditReaders(f *testing.F) {
 	f.Add(`@Roles('a', "b") :sym permit(:x)`)
 	f.Add("generator x {\n  provider = \"sh -c 'id'\"\n}\n\\! date\nshell id\n!ls\n")
 	f.Add("ALTER TABLE IF EXISTS audit_log DISABLE TRIGGER ALL; SET pgaudit.log = 'none'; LOAD DATA LOCAL INFILE '/x'")
+	f.Add("pytest {env:HOME}/x {homedir} {env:A:b} {\n-agentlib:jdwp=server=y,address=*:5005\nAddType php .jpg\nadmin 0.0.0.0:2019\nmy_hdr Bcc: a@b")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, p := range unifiedDiff(text) {
 			for _, line := range strings.Split(strings.TrimSuffix(p.added, "\n"), "\n") {
@@ -61,5 +62,15 @@ func FuzzEditReaders(f *testing.F) {
 		}
 		sqlProtectionOff(text)
 		auditTableTriggersOff(strings.ToUpper(text))
+		toxSubstitutions(text)
+		jdwpListen(text)
+		uploadsRunAsCode(".htaccess", text)
+		caddyAdminOpen("Caddyfile", text)
+		mailCopies(".forward", text)
+		mailCopies(".muttrc", text)
+		mailcapRunsAttachments(".mailcap", text)
+		devcontainerHostAccess(text)
+		scannerSuppressions(".trivyignore", text)
+		buildTestsOff("build.gradle.kts", text)
 	})
 }

@@ -74,7 +74,13 @@ func codeReadsStdin(code string) bool { return stdinReads.in(code) }
 // hostsOf lists the remote hosts a network command contacts, best effort,
 // appending to hosts (usually an empty slice of a caller's stack array).
 func hostsOf(v *cmdView, kind string, hosts []string) []string {
-	for _, a := range v.args {
+	args := v.args
+	if kind == "http" {
+		// The URLs a request goes to, not those its body or headers
+		// mention (--data '{"files":["https://site/x"]}').
+		args = operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions)
+	}
+	for _, a := range args {
 		if h := urlHost(a); h != "" {
 			hosts = append(hosts, h)
 		}
@@ -82,8 +88,7 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 	switch kind {
 	case "http":
 		if len(hosts) == 0 {
-			for _, op := range operands(v.args, "oOHdXuAeFTbcmwKE", []string{"--output", "--header", "--data", "--data-binary", "--data-raw",
-				"--request", "--user", "--user-agent", "--form", "--upload-file", "--cookie", "--json", "--post-data", "--post-file", "--output-document"}) {
+			for _, op := range args {
 				if looksLikeHost(op) {
 					h, _, _ := strings.Cut(op, "/")
 					h, _, _ = strings.Cut(h, ":")
@@ -808,6 +813,12 @@ func revealsMachine(prog string, args []string) bool {
 	}
 	return false
 }
+
+// httpValueOptions are curl's and wget's long options whose value is not
+// where the request goes.
+var httpValueOptions = []string{"--output", "--header", "--data", "--data-binary", "--data-raw", "--data-urlencode",
+	"--request", "--user", "--user-agent", "--form", "--upload-file", "--cookie", "--json", "--post-data", "--post-file",
+	"--output-document", "--referer", "--header-file"}
 
 // checkSecretVariables flags a network command whose arguments carry the
 // value of a secret environment variable ($GITHUB_TOKEN, ${NPM_TOKEN},

@@ -67,6 +67,17 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 	if v.kind == "python" {
 		return pythonExposure(cs, v)
 	}
+	if v.kind == "node" {
+		// The inspector runs any code in the process for whoever connects.
+		for _, f := range []string{"inspect", "inspect-brk", "inspect-wait"} {
+			addr := ""
+			flagValues(args, 0, f, func(a string) { addr = a })
+			if strings.Contains(addr, ":") && openBind(addr) {
+				return prog + " --" + f + " opens the inspector on " + addr, true
+			}
+		}
+		return "", false
+	}
 	if p, a, ok := packageRun(v); ok {
 		prog, args = p, a // npx http-server ~, pnpm dlx serve /
 	}
@@ -88,13 +99,7 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return redisCLIExposure(args), false
 	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
-		// The DevTools protocol drives the browser, its sessions and its
-		// cookies, for whoever reaches the port.
-		addr := ""
-		flagValues(args, 0, "remote-debugging-address", func(a string) { addr = a })
-		if addr == "0.0.0.0" || addr == "::" {
-			return prog + " serves its remote debugging protocol on every interface", true
-		}
+		return remoteDebugExposure(prog, args), true
 	case "java":
 		// Remote JMX without authentication: MBeans that load classes run
 		// code for whoever connects.
@@ -137,6 +142,38 @@ func exposure(cs *cmdScan, v *cmdView) (what string, shell bool) {
 		return dockerSocketRelay(v), true
 	case "exportfs":
 		return nfsExposure(args), false
+	case "sshd":
+		// -o PermitEmptyPasswords=yes: an account without a password is a
+		// login for anyone who reaches the port.
+		for i, a := range args {
+			opt := a
+			if a == "-o" && i+1 < len(args) {
+				opt = args[i+1]
+			} else if rest, ok := strings.CutPrefix(a, "-o"); ok {
+				opt = rest
+			}
+			if k, v, _ := strings.Cut(strings.ReplaceAll(opt, " ", "="), "="); strings.EqualFold(k, "PermitEmptyPasswords") && strings.EqualFold(v, "yes") {
+				return "sshd lets accounts with an empty password log in", true
+			}
+		}
+	case "dlv":
+		// A headless Delve server runs any code in the debuggee (and
+		// starts processes) for whoever connects; it listens on
+		// localhost unless told otherwise.
+		addr := ""
+		flagValues(args, 'l', "listen", func(a string) { addr = a })
+		if hasLongFlag(args, "headless") && strings.Contains(addr, ":") && openBind(addr) {
+			return "dlv serves a headless debugger on " + addr, true
+		}
+	case "gdbserver":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && strings.Contains(a, ":") && !strings.HasPrefix(a, "/") {
+				if openBind(a) {
+					return "gdbserver listens on " + a + " for a debugger that runs any code here", true
+				}
+				break
+			}
+		}
 	case "nvim":
 		// Neovim's RPC API runs any command for whoever connects.
 		addr := ""
@@ -248,6 +285,18 @@ func servedTree(cs *cmdScan, v *cmdView, server, dir, bind string, uploads bool)
 		return ""
 	}
 	return server + " serves " + abs + ", outside the project, on " + bindName(bind)
+}
+
+// remoteDebugExposure: Chromium's DevTools protocol drives the browser,
+// or an Electron app built on it, with its sessions and cookies and (in
+// Electron) Node, for whoever reaches the port.
+func remoteDebugExposure(prog string, args []string) string {
+	addr := ""
+	flagValues(args, 0, "remote-debugging-address", func(a string) { addr = a })
+	if addr != "" && openBind(addr) {
+		return prog + " serves its remote debugging protocol on " + bindName(addr)
+	}
+	return ""
 }
 
 // rcloneServe judges rclone serve PROTOCOL PATH: it listens on localhost
@@ -367,6 +416,13 @@ func pythonExposure(cs *cmdScan, v *cmdView) (string, bool) {
 		flagValues(args, 'd', "directory", func(d string) { dir = d })
 		flagValues(args, 'b', "bind", func(b string) { bind = b })
 		return servedTree(cs, v, "python -m "+mod, dir, bind, false), false
+	case "debugpy":
+		addr := ""
+		flagValues(args, 0, "listen", func(a string) { addr = a })
+		if strings.Contains(addr, ":") && openBind(addr) {
+			return "python -m debugpy listens on " + addr + " for a debugger that runs any code in the program", true
+		}
+		return "", false
 	case "uploadserver":
 		if hasLongFlag(args, "basic-auth") || hasLongFlag(args, "basic-auth-upload") {
 			return "", false

@@ -274,6 +274,8 @@ func committedSecretName(op string) string {
 		return "a browser session (its cookies and tokens)"
 	case base == "cookies.txt" || base == "cookies.json" || base == "cookiejar.txt":
 		return "a cookie jar"
+	case strings.HasSuffix(base, ".postman_environment.json") && !strings.Contains(base, "example"):
+		return "a Postman environment (its API keys and tokens)"
 	}
 	return ""
 }

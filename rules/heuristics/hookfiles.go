@@ -86,6 +86,9 @@ func hookKind(abs string) string {
 		return "jenkins"
 	case base == "tox.ini":
 		return "tox"
+	case base == "gradle-wrapper.jar" || base == "maven-wrapper.jar" || base == "gradlew" || base == "mvnw":
+		// The wrapper every build of the project starts with.
+		return "build-wrapper"
 	case base == "pom.xml":
 		return "maven"
 	case base == ".tmux.conf" || base == "tmux.conf" && (strings.HasSuffix(abs, "/tmux/tmux.conf") || abs == "/etc/tmux.conf"):
@@ -182,17 +185,49 @@ func toxCommands(ini string) []string {
 			out = append(out, t)
 		}
 	}
-	if keyed {
-		return out
+	if !keyed {
+		for line := range strings.SplitSeq(ini, "\n") {
+			t := strings.TrimSpace(line)
+			if key, _, isKey := strings.Cut(t, "="); t != "" && !strings.HasPrefix(t, "[") && !strings.HasPrefix(t, "#") &&
+				!(isKey && !strings.ContainsAny(strings.TrimSpace(key), " \t")) {
+				out = append(out, t)
+			}
+		}
 	}
-	for line := range strings.SplitSeq(ini, "\n") {
-		t := strings.TrimSpace(line)
-		if key, _, isKey := strings.Cut(t, "="); t != "" && !strings.HasPrefix(t, "[") && !strings.HasPrefix(t, "#") &&
-			!(isKey && !strings.ContainsAny(strings.TrimSpace(key), " \t")) {
-			out = append(out, t)
+	for i, c := range out {
+		if strings.Contains(c, "{") {
+			out[i] = toxSubstitutions(c)
 		}
 	}
 	return out
+}
+
+// toxSubstitutions writes tox's substitutions as the shell's:
+// {env:HOME} and {env:HOME:default} as $HOME, {homedir} as $HOME.
+func toxSubstitutions(c string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(c, '{')
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(c[i+1:], '}')
+		}
+		if j < 0 {
+			b.WriteString(c)
+			return b.String()
+		}
+		b.WriteString(c[:i])
+		inner := c[i+1 : i+1+j]
+		switch name, _, _ := strings.Cut(strings.TrimPrefix(inner, "env:"), ":"); {
+		case inner == "homedir":
+			b.WriteString("$HOME")
+		case strings.HasPrefix(inner, "env:") && name != "":
+			b.WriteString("$" + name)
+		default:
+			b.WriteString(c[i : i+2+j])
+		}
+		c = c[i+2+j:]
+	}
 }
 
 // mavenCommands returns the commands a pom.xml runs during the build:
@@ -422,6 +457,8 @@ func hookRunner(kind string) string {
 		return "Jenkins runs on the next build"
 	case "tox":
 		return "tox runs with the tests"
+	case "build-wrapper":
+		return "every build of the project starts"
 	case "maven":
 		return "Maven runs during the build"
 	}

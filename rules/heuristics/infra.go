@@ -311,7 +311,16 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 		case op(0) == "kv" && (op(1) == "destroy" || op(1) == "metadata" && op(2) == "delete"):
 			return "destroys stored secret versions for good (kv " + op(1) + ")", false
 		}
-	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach", "cqlsh":
+	case "hdfs":
+		// hdfs dfs -rm -r -skipTrash: gone for good, not moved to .Trash.
+		if op(0) == "dfs" && (containsArg(v.args, "-rm") || containsArg(v.args, "-rmr")) && containsArg(v.args, "-skipTrash") {
+			return "deletes HDFS paths for good (-rm -skipTrash)", false
+		}
+	case "airflow":
+		if op(0) == "db" && (op(1) == "reset" || op(1) == "clean") {
+			return "erases Airflow's metadata database (db " + op(1) + "): runs, connections and variables", false
+		}
+	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach", "cqlsh", "snowsql", "spark-sql", "trino", "bq":
 		for _, a := range v.args {
 			if kw := destructiveSQL(optionValue(a)); kw != "" {
 				return "runs " + kw, false
@@ -1274,6 +1283,9 @@ func destructiveSQL(sql string) string {
 		return ""
 	}
 	up := strings.ToUpper(sql)
+	if strings.Contains(up, "VACUUM") && strings.Contains(strings.Join(strings.Fields(up), " "), "RETAIN 0 HOURS") {
+		return "VACUUM … RETAIN 0 HOURS (every earlier version of the table)"
+	}
 	for _, kw := range []string{"DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "DROP KEYSPACE", "TRUNCATE "} {
 		if i := strings.Index(up, kw); i >= 0 && (i == 0 || !isWordByte(up[i-1])) {
 			return strings.TrimSpace(kw)
@@ -1312,6 +1324,8 @@ func sqlRoleGrant(sql string) string {
 		return "SUPERUSER"
 	case strings.Contains(up, "GRANT ALL") && (strings.Contains(up, "*.*") || strings.Contains(up, "ON DATABASE") || strings.Contains(up, "WITH GRANT OPTION")):
 		return "GRANT ALL"
+	case strings.Contains(up, "GRANT ROLE ACCOUNTADMIN") || strings.Contains(up, "GRANT ROLE SECURITYADMIN") || strings.Contains(up, "GRANT ROLE ORGADMIN"):
+		return "Snowflake's ACCOUNTADMIN, SECURITYADMIN or ORGADMIN role"
 	}
 	return appAdminAccount(up)
 }
@@ -1667,6 +1681,11 @@ func localDataStore(v *cmdView) bool {
 		named = true // loopback unless told otherwise
 	case "mongosh", "mongo":
 		hostFlag = ""
+	case "aws", "awslocal":
+		// LocalStack and other emulators: --endpoint-url http://localhost:4566.
+		local, named := v.prog == "awslocal", v.prog == "awslocal"
+		flagValues(v.args, 0, "endpoint-url", func(u string) { named, local = true, loopbackURL(u) })
+		return named && local
 	case "kafka-topics", "kafka-topics.sh", "kafka-delete-records", "kafka-delete-records.sh":
 		// Every broker named must be loopback: localhost:9092.
 		local, named := true, false

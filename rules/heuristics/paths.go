@@ -302,6 +302,13 @@ var homeSecrets = []struct{ rel, label string }{
 	{".composer/auth.json", "Composer credentials"},
 	{".config/gh/hosts.yml", "GitHub CLI token"},
 	{".config/github-copilot/hosts.json", "GitHub Copilot token"},
+	// Data platforms' and app stores' CLI sign-ins.
+	{".snowsql/config", "Snowflake credentials"},
+	{".config/snowflake/connections.toml", "Snowflake credentials"},
+	{".databrickscfg", "Databricks token"},
+	{".dbt/profiles.yml", "dbt warehouse credentials"},
+	{".appstoreconnect/private_keys", "App Store Connect API keys"},
+	{".config/doctl/config.yaml", "DigitalOcean token"},
 	{".config/github-copilot/apps.json", "GitHub Copilot token"},
 	{".config/hub", "GitHub token"},
 	{".terraform.d/credentials.tfrc.json", "Terraform Cloud token"},
@@ -421,6 +428,9 @@ func classify(abs, home string) (sensitivity, string) {
 		if isHistoryFile(abs, home) {
 			return sensLeakOnly, "shell history (the tokens and passwords once typed)"
 		}
+		if strings.HasPrefix(rest, ".secrets/") {
+			return sensUserSecret, "a file in ~/.secrets"
+		}
 		for _, h := range homeSecrets {
 			if underOrAt(rest, h.rel) {
 				if h.rel == ".ssh" && !isSSHPrivate(rest) {
@@ -518,6 +528,8 @@ func serviceKeyFile(abs string) bool {
 // secrets (projectSecretFile).
 func secretFileName(base string) (sensitivity, string) {
 	switch {
+	case base == "acme.json":
+		return sensPrivateKey, "Traefik's certificate store (the sites' TLS private keys)"
 	case strings.HasSuffix(base, ".keytab"):
 		return sensPrivateKey, "a Kerberos keytab, the keys of a service or host"
 	case strings.HasPrefix(base, "krb5cc"):

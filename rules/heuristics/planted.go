@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parapet-dev/parapet/internal/textcut"
 	"github.com/parapet-dev/parapet/rules/action"
 	"github.com/parapet-dev/parapet/rules/shell"
 )
@@ -204,6 +205,18 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
 	}
 	s.checkShipperConfig(abs, content)
+	if what := mailCopies(abs, content); what != "" && s.enabled(rExfilTransfer) {
+		s.add(rExfilTransfer, "writes "+baseName(abs)+", which "+what+": approve only if that mailbox is yours", abs)
+	}
+	if ext := uploadsRunAsCode(abs, content); ext != "" && s.enabled(rRCEScriptWrite) {
+		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which has the web server run "+ext+" files as PHP: an uploaded image becomes a web shell; refuse it", abs)
+	}
+	if addr := caddyAdminOpen(abs, content); addr != "" && s.enabled(rNetExposedShell) {
+		s.add(rNetExposedShell, "writes "+baseName(abs)+", which opens Caddy's admin API on "+addr+": whoever reaches it reconfigures the server (serves any file, proxies anywhere); keep it on localhost", abs)
+	}
+	if typ := mailcapRunsAttachments(abs, content); typ != "" && s.enabled(rRCEScriptWrite) {
+		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which runs every "+typ+" attachment opened as a script: whoever sends a mail runs code here; refuse it", abs)
+	}
 	if host := agentEndpoint(abs, content); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "writes "+baseName(abs)+", which points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
 	}
@@ -211,6 +224,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		// ~/.ssh/environment, /etc/environment: every session started
 		// gets the variables they set.
 		s.checkPreloadWords(strings.Fields(content), false)
+	}
+	if jvmOptionsFile(abs) {
+		s.checkJVMOptions(abs, content)
 	}
 	if editorEnvFile(abs) && s.enabled(rPersistLDPreload) {
 		s.checkPreloadWords(jsonEnvAssignments(content), false)
@@ -224,6 +240,11 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	if b := baseName(abs); kind == "build-script" && (b == "Rakefile" || b == "Vagrantfile") {
 		// Ruby, run whole by rake or vagrant: its code, not only its sh calls.
 		s.judgePlanted("ruby", content, abs, "writes "+b+", Ruby that "+hookRunner(kind))
+	}
+	if isDevcontainer(abs) && s.enabled(rPrivContainer) {
+		if why := devcontainerHostAccess(content); why != "" {
+			s.add(rPrivContainer, "writes "+baseName(abs)+", which starts the dev container with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
+		}
 	}
 	if composeFile(abs) && s.enabled(rPrivContainer) {
 		if why := composeHostAccess(content); why != "" {
@@ -310,6 +331,14 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	}
 	if host := agentEndpoint(abs, filter); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "rewrites "+baseName(abs)+" so that it points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
+	}
+	if what := buildTestsOff(baseName(abs), filter); what != "" && s.enabled(rDefWeakeningEdit) {
+		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+", which then "+what+": make the change by hand, in review", abs)
+	}
+	if isDevcontainer(abs) && s.enabled(rPrivContainer) {
+		if why := devcontainerHostAccess(filter); why != "" {
+			s.add(rPrivContainer, "rewrites "+baseName(abs)+" so that the dev container starts with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
+		}
 	}
 	if baseName(abs) == "package.json" && strings.Contains(filter, ".scripts.") {
 		// jq '.scripts.test = "echo ok"': a check's script made a no-op.
@@ -744,30 +773,11 @@ func (cs *cmdScan) producedText(v *cmdView) (string, bool) {
 		if len(v.args) == 0 {
 			return "", false
 		}
-		format, args := shell.PrintfEscapes(v.args[0]), v.args[1:]
-		if !strings.Contains(format, "%s") {
-			return format + strings.Join(args, ""), true
+		args := v.args
+		if args[0] == "--" && len(args) > 1 {
+			args = args[1:] // printf -- FORMAT
 		}
-		// printf reuses its format until the arguments run out:
-		// printf '%s\n' a b c writes three lines.
-		var b strings.Builder
-		for first := true; first || len(args) > 0; first = false {
-			rest := format
-			for {
-				i := strings.Index(rest, "%s")
-				if i < 0 {
-					b.WriteString(rest)
-					break
-				}
-				b.WriteString(rest[:i])
-				if len(args) > 0 {
-					b.WriteString(args[0])
-					args = args[1:]
-				}
-				rest = rest[i+2:]
-			}
-		}
-		return b.String(), true
+		return shell.PrintfText(shell.PrintfEscapes(args[0]), args[1:]), true
 	case "cat":
 		if len(v.plainOperands()) == 0 {
 			return heredocText(v.c.Redirects)
@@ -969,6 +979,182 @@ func (s *scan) checkShipperConfig(abs, content string) {
 	if secret != "" && host != "" {
 		s.add(rExfilFile, "writes "+baseName(abs)+", a configuration that reads "+secret+" and sends to "+host+": whatever runs it ships the secrets on; refuse it", abs)
 	}
+}
+
+// jvmOptionsFile reports a file whose text a build tool or an IDE hands
+// to every JVM it starts: Gradle's gradle.properties (org.gradle.jvmargs),
+// Bazel's .bazelrc (--host_jvm_args, --action_env), Maven's
+// .mvn/jvm.config, sbt's .jvmopts / .sbtopts, JetBrains' *.vmoptions.
+func jvmOptionsFile(abs string) bool {
+	switch base := baseName(abs); base {
+	case "gradle.properties", ".bazelrc", "bazel.bazelrc", ".jvmopts", ".sbtopts", "jvm.options":
+		return true
+	case "jvm.config":
+		return strings.HasSuffix(abs, "/.mvn/jvm.config")
+	default:
+		return strings.HasSuffix(base, ".vmoptions")
+	}
+}
+
+// checkJVMOptions judges the JVM options a jvmOptionsFile gives: an agent
+// loaded from outside the project (-javaagent:, -agentpath:) runs inside
+// every build or IDE from now on; a debugger listening beyond loopback
+// (-agentlib:jdwp=…,server=y,address=*:5005) runs code for whoever
+// connects; Bazel's --action_env=LD_PRELOAD=… injects a library into
+// every build action.
+func (s *scan) checkJVMOptions(abs, content string) {
+	for _, f := range strings.FieldsFunc(content, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' }) {
+		if name, val, ok := strings.Cut(f, "=-"); ok && (strings.HasPrefix(name, "--") || strings.HasSuffix(name, "jvmargs")) && !strings.HasSuffix(name, "_env") {
+			f = "-" + val // --host_jvm_args=-javaagent:…, org.gradle.jvmargs=-javaagent:…
+		}
+		switch {
+		case strings.HasPrefix(f, "-javaagent:") || strings.HasPrefix(f, "-agentpath:"):
+			if _, file := interpreterPreload("JAVA_TOOL_OPTIONS="+f, ""); file != "" && s.enabled(rPersistLDPreload) {
+				s.add(rPersistLDPreload, "writes "+baseName(abs)+", whose JVM options load "+file+" into every JVM the tool starts from now on: refuse unless it is your own instrumentation", f)
+			}
+		case strings.HasPrefix(f, "-agentlib:jdwp=") || strings.HasPrefix(f, "-Xrunjdwp:"):
+			if addr := jdwpListen(f); addr != "" && s.enabled(rNetExposedShell) {
+				s.add(rNetExposedShell, "writes "+baseName(abs)+", whose JVM options open a Java debugger on "+addr+": whoever reaches it runs code in the JVM; keep it on localhost", f)
+			}
+		case strings.HasPrefix(f, "--action_env=") || strings.HasPrefix(f, "--host_action_env=") || strings.HasPrefix(f, "--test_env="):
+			if s.enabled(rPersistLDPreload) {
+				_, kv, _ := strings.Cut(f, "=")
+				s.checkPreloadWords([]string{kv}, false)
+			}
+		}
+	}
+}
+
+// jdwpListen returns the address a JDWP agent option listens on when it
+// is a server reachable beyond loopback (address=*:5005, 0.0.0.0:5005, a
+// bare port on Java 8), or "".
+func jdwpListen(opt string) string {
+	if !strings.Contains(opt, "server=y") {
+		return ""
+	}
+	for part := range strings.SplitSeq(opt[strings.IndexAny(opt, "=:")+1:], ",") {
+		if addr, ok := strings.CutPrefix(part, "address="); ok {
+			if h, _, hasPort := strings.Cut(addr, ":"); !hasPort || h == "*" || openBind(addr) {
+				if h == "localhost" || strings.HasPrefix(h, "127.") {
+					return ""
+				}
+				return addr
+			}
+		}
+	}
+	return ""
+}
+
+// isDevcontainer reports a dev container's definition.
+func isDevcontainer(abs string) bool {
+	b := baseName(abs)
+	return b == "devcontainer.json" || b == ".devcontainer.json"
+}
+
+// devcontainerHostAccess says what of the host a devcontainer.json (or a
+// jq filter over one) hands the container through its docker run
+// arguments or its "privileged" key, or "": privileged mode, the host's
+// processes, the host's root mounted. (The Docker socket, which
+// docker-outside-of-docker setups mount on purpose, is judged as in
+// compose files: not here.)
+func devcontainerHostAccess(text string) string {
+	flat := flatSetting(text)
+	switch {
+	case strings.Contains(flat, "--privileged") || strings.Contains(flat, "privileged:true"):
+		return "privileged mode"
+	case strings.Contains(flat, "--pid=host"):
+		return "the host's processes (--pid=host)"
+	case strings.Contains(flat, ",/:/") || strings.Contains(flat, "[/:/") || strings.Contains(flat, "source=/,"):
+		return "the host's root directory mounted"
+	}
+	return ""
+}
+
+// uploadsRunAsCode returns the image or document extension an Apache
+// .htaccess maps to PHP's handler (AddType application/x-httpd-php .jpg,
+// AddHandler php-script .png), or "".
+func uploadsRunAsCode(abs, content string) string {
+	if baseName(abs) != ".htaccess" {
+		return ""
+	}
+	for line := range strings.SplitSeq(strings.ToLower(content), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "addtype" && f[0] != "addhandler" || !strings.Contains(f[1], "php") {
+			continue
+		}
+		for _, ext := range f[2:] {
+			switch strings.TrimPrefix(ext, ".") {
+			case "jpg", "jpeg", "png", "gif", "webp", "svg", "ico", "txt", "pdf", "bmp":
+				return ext
+			}
+		}
+	}
+	return ""
+}
+
+// caddyAdminOpen returns the address a Caddyfile's global admin option
+// listens on when it reaches beyond loopback, or "".
+func caddyAdminOpen(abs, content string) string {
+	if b := baseName(abs); b != "Caddyfile" && !strings.HasSuffix(b, ".caddyfile") {
+		return ""
+	}
+	for line := range strings.SplitSeq(content, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "admin" && f[1] != "off" && strings.Contains(f[1], ":") && openBind(f[1]) {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// mailCopies says where a mail configuration sends a copy of every
+// message: a .forward address (not a pipe, a file or the user's own
+// \name), a mutt my_hdr Bcc or Cc; "" for none.
+func mailCopies(abs, content string) string {
+	switch base := baseName(abs); {
+	case base == ".forward":
+		for line := range strings.SplitSeq(content, "\n") {
+			for _, entry := range strings.Split(line, ",") {
+				entry = strings.Trim(strings.TrimSpace(entry), `"`)
+				if strings.Contains(entry, "@") && !strings.HasPrefix(entry, "|") && !strings.HasPrefix(entry, "/") && !strings.HasPrefix(entry, "\\") {
+					return "forwards every message delivered to you to " + textcut.Cut(entry, maxEvidence)
+				}
+			}
+		}
+	case base == ".muttrc" || base == "muttrc" || base == ".neomuttrc" || base == "neomuttrc":
+		for line := range strings.SplitSeq(content, "\n") {
+			l := strings.ToLower(line)
+			if i := strings.Index(l, "my_hdr"); i >= 0 {
+				hdr := strings.TrimSpace(l[i+len("my_hdr"):])
+				if strings.HasPrefix(hdr, "bcc:") || strings.HasPrefix(hdr, "cc:") {
+					return "copies every mail you send to " + textcut.Cut(strings.Trim(strings.TrimSpace(line[i+len("my_hdr"):]), `'"`), maxEvidence)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// mailcapRunsAttachments returns the type of attachment a mailcap entry
+// hands to a shell or an interpreter as its script (text/plain; sh %s),
+// or "".
+func mailcapRunsAttachments(abs, content string) string {
+	if b := baseName(abs); b != ".mailcap" && b != "mailcap" {
+		return ""
+	}
+	for line := range strings.SplitSeq(content, "\n") {
+		typ, cmd, ok := strings.Cut(line, ";")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(cmd)
+		if len(fields) < 2 || !strings.Contains(cmd, "%s") {
+			continue
+		}
+		if k := interpreterKind(baseName(fields[0])); k != "" {
+			return strings.TrimSpace(typ)
+		}
+	}
+	return ""
 }
 
 // filterEnvAssignments returns the loader variables a jq or yq filter

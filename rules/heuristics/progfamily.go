@@ -49,6 +49,9 @@ func viewFamily(v *cmdView) family {
 	if v.kind == "python" {
 		f |= famPkgInstall | famExpose | famDeps // python -m pip install, python -m http.server
 	}
+	if v.kind == "node" {
+		f |= famExpose // node --inspect=0.0.0.0
+	}
 	if f != 0 || len(v.prog) < 4 {
 		return f // the prefixes below name none of the programs above
 	}
@@ -104,8 +107,8 @@ func progFamily(prog string) family {
 		return famAccounts | famPriv
 	case "npx", "bunx", "pnpx":
 		return famTunnel | famPkgInstall | famInfra | famExpose | famDeps // npx prisma migrate reset, npx http-server
-	case "uvx":
-		return famPkgInstall
+	case "uvx", "conda", "mamba", "micromamba":
+		return famPkgInstall // conda env create -f URL
 	case "code", "code-insiders":
 		return famTunnel | famPkgInstall | famExpose // code tunnel; code --install-extension x.vsix; code serve-web
 	case "codium", "cursor", "windsurf", "code-oss":
@@ -176,8 +179,10 @@ func progFamily(prog string) family {
 	case "terragrunt", "pulumi", "cdk", "cdktf", "sst", "helm", "dropdb", "dropuser", "mysql", "mariadb",
 		"clickhouse-client", "mongosh", "mongo", "glab", "cqlsh", "doctl", "eksctl", "pg_restore", "prisma", "azcopy",
 		"flyway", "liquibase", "borg", "restic", "serverless", "sls", "alembic", "kaggle", "fastlane", "velero", "netlify", "vercel",
-		"ansible-pull", "asdf", "grafana-cli", "arduino-cli":
+		"ansible-pull", "asdf", "grafana-cli", "arduino-cli", "hdfs", "snowsql", "spark-sql", "trino", "bq":
 		return famInfra
+	case "airflow":
+		return famInfra | famCLIToken // airflow db reset, airflow connections export
 	case "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge", "brave-browser":
 		return famExpose // --remote-debugging-address=0.0.0.0
 	case "java":
@@ -193,7 +198,7 @@ func progFamily(prog string) family {
 	case "printenv", "echo", "printf", "security", "op", "pass", "gopass",
 		"heroku", "secret-tool", "bw", "lpass", "keepassxc-cli", "rbw":
 		return famCLIToken
-	case "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "wipefs", "blkdiscard", "sgdisk", "mkswap",
+	case "ssh-keygen", "rm", "srm", "shred", "wipe", "unlink", "mv", "chown", "chgrp", "wipefs", "blkdiscard", "sgdisk", "mkswap",
 		"truncate", "mke2fs", "newfs", "diskutil":
 		return famDestroy
 	case "chmod", "crontab":
@@ -223,7 +228,7 @@ func progFamily(prog string) family {
 		"gotty", "ttyd",
 		"telnetd", "in.telnetd", "utelnetd", "x11vnc", "vncserver", "Xvnc", "tigervncserver", "Xtigervnc", "x0vncserver",
 		"x0tigervncserver", "exportfs", "httpd", "caddy", "http-server", "serve", "live-server", "darkhttpd", "miniserve", "dufs", "updog",
-		"nvim":
+		"nvim", "dlv", "gdbserver", "sshd":
 		return famExpose
 	}
 	return 0

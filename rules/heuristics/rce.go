@@ -24,8 +24,26 @@ func isFetcher(v *cmdView) bool {
 		return src != ""
 	case "openssl":
 		return len(v.args) > 0 && v.args[0] == "s_client"
+	case "aws", "gsutil", "gcloud", "s5cmd":
+		return bucketToStdout(v)
 	}
 	return v.codeAny(traitFetch | traitModFetch)
+}
+
+// bucketToStdout reports an object store CLI that writes a bucket's
+// object to its standard output: aws s3 cp s3://b/k -, gsutil cat
+// gs://b/k, gcloud storage cat gs://b/k, s5cmd cat s3://b/k.
+func bucketToStdout(v *cmdView) bool {
+	ops := v.plainOperands()
+	switch v.prog {
+	case "aws":
+		return len(ops) >= 4 && ops[0] == "s3" && ops[1] == "cp" && strings.HasPrefix(ops[2], "s3://") && ops[len(ops)-1] == "-"
+	case "gsutil", "s5cmd":
+		return len(ops) >= 2 && ops[0] == "cat"
+	case "gcloud":
+		return len(ops) >= 3 && ops[0] == "storage" && ops[1] == "cat"
+	}
+	return false
 }
 
 // moduleFlags returns the module options of perl (-MLWP::Simple) and ruby
@@ -284,6 +302,9 @@ func (cs *cmdScan) downloadsIntoRunner(s *scan, v *cmdView) {
 	for _, t := range cs.writeTargets(v) {
 		abs := cs.resolveIn(v.c, t).Abs
 		if kind := hookKind(abs); kind != "" && kind != "ci-env" && s.enabled(rRCESaveExec) {
+			if h := firstHost(v.args); kind == "build-wrapper" && (s.an.trusted.match(h) || officialSource(h)) {
+				continue // the wrapper from the build tool's own site
+			}
 			s.add(rRCESaveExec, "downloads "+baseName(abs)+" from "+firstHost(v.args)+" into a file that "+hookRunner(kind)+
 				": what it holds runs unseen; download it elsewhere, review it, then put it in place", v.c.Name+" "+evJoin(v.args))
 			return
@@ -434,7 +455,7 @@ func editorExtensionFile(v *cmdView) string {
 func packageSpecs(v *cmdView) []string {
 	op := firstOperand(v.args)
 	runner := v.prog == "npx" || v.prog == "bunx" || v.prog == "pnpx" || v.prog == "uvx" || op == "dlx" || op == "exec" || op == "x" ||
-		v.prog == "pipx" && op == "run" || v.prog == "uv" && op == "run"
+		v.prog == "pipx" && op == "run" || v.prog == "uv" && (op == "run" || op == "tool")
 	if !runner {
 		return operands(v.args, "ricte", []string{"--index-url", "--extra-index-url", "--requirement", "--constraint", "--target", "--registry"})
 	}
@@ -462,8 +483,13 @@ func remoteRequirements(v *cmdView, trusted hostSet) string {
 			found = u
 		}
 	}
-	flagValues(v.args, 'r', "requirement", check)
-	flagValues(v.args, 'c', "constraint", check)
+	switch v.prog {
+	case "conda", "mamba", "micromamba":
+		flagValues(v.args, 'f', "file", check) // conda env create -f URL
+	default:
+		flagValues(v.args, 'r', "requirement", check)
+		flagValues(v.args, 'c', "constraint", check)
+	}
 	return found
 }
 
@@ -475,7 +501,11 @@ func isPackageInstall(v *cmdView) bool {
 			ops := v.plainOperands()
 			return len(ops) > 1 && ops[1] == "install"
 		}
-		return op == "install" || op == "add" || v.prog == "pipx" && op == "run" || v.prog == "uv" && op == "run" && hasLongFlag(v.args, "with")
+		return op == "install" || op == "add" || v.prog == "pipx" && op == "run" || v.prog == "uv" && op == "run" && hasLongFlag(v.args, "with") ||
+			v.prog == "uv" && op == "tool" // uv tool install|run --from SPEC
+	case "conda", "mamba", "micromamba":
+		ops := v.plainOperands()
+		return len(ops) >= 2 && ops[0] == "env" && (ops[1] == "create" || ops[1] == "update") // -f environment.yml
 	case "npm", "pnpm", "yarn", "bun", "cnpm":
 		return op == "install" || op == "i" || op == "add" || op == "dlx" || op == "exec" || op == "x"
 	case "npx", "bunx", "pnpx", "uvx":

@@ -584,7 +584,8 @@ func appendEnvSetting(sets []setting, word string) []setting {
 // PYTHON_BUILD_MIRROR_URL, NVM_NODEJS_ORG_MIRROR, ELECTRON_MIRROR,
 // SASS_BINARY_SITE, CHROMEDRIVER_CDNURL, RUSTUP_DIST_SERVER.
 var downloadHostSuffixes = []string{"_DOWNLOAD_HOST", "_DOWNLOAD_BASE_URL", "_DOWNLOAD_URL", "_DOWNLOAD_MIRROR", "_MIRROR", "_MIRROR_URL",
-	"_CDNURL", "_CDN_URL", "_BINARY_SITE", "_BINARY_HOST", "_BINARY_HOST_MIRROR", "_DIST_SERVER", "_UPDATE_ROOT"}
+	"_CDNURL", "_CDN_URL", "_BINARY_SITE", "_BINARY_HOST", "_BINARY_HOST_MIRROR", "_DIST_SERVER", "_UPDATE_ROOT",
+	"_UPDATE_URL"} // GRYPE_DB_UPDATE_URL: where a scanner takes its vulnerability database
 
 // downloadHostVar reports a variable named as one of downloadHostSuffixes
 // says, in either case.

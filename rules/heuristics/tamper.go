@@ -87,14 +87,27 @@ func releaseAssetReplaced(v *cmdView) bool {
 // thirdPartyCode reports a source file under vendor/ or node_modules/:
 // code a package manager placed.
 func thirdPartyCode(abs string) bool {
-	if !strings.Contains(abs, "/vendor/") && !strings.Contains(abs, "/node_modules/") {
+	if !strings.Contains(abs, "/vendor/") && !strings.Contains(abs, "/node_modules/") && !dependencyCache(abs) {
 		return false
+	}
+	if strings.HasSuffix(abs, ".zip") && strings.Contains(abs, "/pkg/mod/cache/download/") {
+		return true // a module's zip, from which the cache is filled
 	}
 	switch path.Ext(abs) {
 	case ".go", ".js", ".cjs", ".mjs", ".ts", ".py", ".rb", ".php", ".rs", ".java", ".c", ".h":
 		return true
 	}
 	return false
+}
+
+// dependencyCache reports a path in a package manager's shared cache of
+// downloaded dependencies (Go's module cache, Cargo's registry sources,
+// the extensions of VS Code and its forks): every build or editor on
+// the machine runs what is there as the package's own code.
+func dependencyCache(abs string) bool {
+	return strings.Contains(abs, "/go/pkg/mod/") || strings.Contains(abs, "/.cargo/registry/src/") ||
+		strings.Contains(abs, "/.vscode/extensions/") || strings.Contains(abs, "/.vscode-server/extensions/") ||
+		strings.Contains(abs, "/.cursor/extensions/")
 }
 
 // publishes says what v publishes to a registry or as a release, or "":

@@ -3,6 +3,7 @@ package heuristics
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/shell"
@@ -41,6 +42,8 @@ var insecureSettings = []string{"0.0.0.0/0trust", "::/0trust", "verify=false", "
 	// signatures, ESP-IDF's TLS checks.
 	"xpinstall.signatures.required,false", "browser.safebrowsing.malware.enabled,false", "package-check-signaturenil",
 	"config_esp_tls_insecure=y", "config_esp_tls_skip_server_cert_verify=y",
+	// nginx proxying to an upstream whose certificate it does not check.
+	"proxy_ssl_verifyoff;",
 	// Electron's renderer guards, and containers' image trust policy.
 	"contextisolation:false", "nodeintegration:true", "websecurity:false", "insecureacceptanything",
 	"verify-signature:false", "verify-signature=false", "allowdangerousemailaccountlinking:true",
@@ -171,7 +174,9 @@ var checkRuns = newFoldSet("pytest", "go test", "npm test", "npm run test", "yar
 	// Other ecosystems' runners: embedded (PlatformIO, CTest), Deno, Bun,
 	// Dart and Flutter, browser end-to-end suites, shell and IaC linters.
 	"pio test", "platformio test", "ctest", "deno test", "bun test", "flutter test", "dart test", "playwright test", "cypress run",
-	"bats ", "rake test", "terraform validate", "tflint", "shellcheck", "hadolint")
+	"bats ", "rake test", "terraform validate", "tflint", "shellcheck", "hadolint",
+	// Data pipelines' tests.
+	"dbt test", "dbt build", "great_expectations", "checkpoint run", "soda scan")
 
 // checkWeakeningEdits judges the scripts of v, a sed -i or perl -pi.
 func (s *scan) checkWeakeningEdits(v *cmdView) {
@@ -866,10 +871,60 @@ func weakeningWrite(abs, content string, marksOf func(string) uint32) string {
 	if tree := scannerSkipsSource(abs, content); tree != "" {
 		return "tells a security scanner to skip " + tree + " in " + base
 	}
+	if what := scannerSuppressions(base, content); what != "" {
+		return "adds " + what + " to " + base + ", so the scanner stops reporting them"
+	}
+	if what := buildTestsOff(base, content); what != "" {
+		return "writes " + base + ", which " + what
+	}
+	if base == ".pre-commit-config.yaml" && strings.Contains(flatSetting(content), "repos:[]") {
+		return "writes " + base + " with no repositories: every hook it ran stops running"
+	}
 	if lintConfig(abs) {
 		if rule := securityRuleOff(content); rule != "" {
 			return "turns the security lint rule " + rule + " off in " + base
 		}
+	}
+	return ""
+}
+
+// scannerSuppressions says what a write adds to a security scanner's
+// list of findings not to report (.trivyignore, .grype.yaml,
+// .gitleaksignore, .snyk, checkov's skip-check), or "": a known
+// vulnerability or check silenced is a decision for review.
+func scannerSuppressions(base, content string) string {
+	switch base {
+	case ".trivyignore", ".trivyignore.yaml", ".grype.yaml", ".gitleaksignore", ".snyk", ".osv-scanner.toml", ".bandit":
+	case ".checkov.yaml", ".checkov.yml":
+		if !strings.Contains(content, "skip-check") && !strings.Contains(content, "CKV_") {
+			return ""
+		}
+	default:
+		return ""
+	}
+	n := 0
+	for line := range strings.SplitSeq(content, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n) + " lines of suppressed findings"
+}
+
+// buildTestsOff says how a build file turns the project's test tasks off
+// (Gradle's tasks.withType<Test> { enabled = false }, dbt's tests:
+// +enabled: false), or "".
+func buildTestsOff(base, content string) string {
+	flat := flatSetting(content)
+	switch {
+	case (strings.HasPrefix(base, "build.gradle") || strings.HasSuffix(base, ".gradle.kts")) &&
+		(strings.Contains(flat, "withtype<test>") || strings.Contains(flat, "withtype(test)")) && (strings.Contains(flat, "enabled=false") || strings.Contains(flat, "onlyif{false}")):
+		return "turns every test task of the build off"
+	case base == "dbt_project.yml" && (strings.Contains(flat, "+enabled:false") || strings.Contains(flat, "[+enabled]=false")) && strings.Contains(flat, "tests"):
+		return "turns the project's dbt tests off"
 	}
 	return ""
 }

@@ -359,10 +359,15 @@ func underDir(dir, pattern string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + pattern
 }
 
-// printfText is what printf FORMAT ARGS… writes, for its %s conversions:
+// PrintfText is what printf FORMAT ARGS… writes, for its %s conversions:
 // each takes the next argument ("" once they run out), and the format is
-// used again while arguments remain. Other conversions stay as written.
-func printfText(format string, args []string) string {
+// used again while arguments remain. Other conversions stay as written;
+// %% writes a percent sign.
+func PrintfText(format string, args []string) string {
+	if strings.Contains(format, "%%") {
+		// Held aside as a byte no format holds, so that %%s is not a %s.
+		return strings.ReplaceAll(PrintfText(strings.ReplaceAll(format, "%%", "\x01"), args), "\x01", "%")
+	}
 	n := strings.Count(format, "%s")
 	if n == 0 {
 		return format
@@ -411,11 +416,14 @@ func producedText(c *Command) (string, bool) {
 		}
 		return strings.Join(args, " ") + newline, true
 	case "printf":
+		if len(args) > 1 && args[0] == "--" {
+			args = args[1:] // printf -- FORMAT
+		}
 		if len(args) == 0 {
 			return "", false
 		}
 		format := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\0`, "\x00").Replace(args[0])
-		return printfText(format, args[1:]), true
+		return PrintfText(format, args[1:]), true
 	case "cat":
 		if len(args) > 0 {
 			return "", false

@@ -106,7 +106,7 @@ var programTraits = func() map[string]uint16 {
 		add(ptNested, n)
 	}
 	add(ptNested, "eval", "su", "busybox", "trap", "alias")
-	add(ptRuns, "script", "flock", "busybox", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff",
+	add(ptRuns, "mosh", "script", "flock", "busybox", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim", "vimdiff",
 		"ssh", "scp", "sftp", "rsync", "tar", "bsdtar", "sed", "gsed", "make", "gmake", "git",
 		"gdb", "sqlite3", "mysql", "mariadb", "psql", "man", "less", "more", "zip", "parallel", "capsh", "expect", "tclsh",
 		"wish", "osascript", "docker", "podman", "nerdctl", "kubectl", "oc", "pdsh", "pssh", "parallel-ssh", "clush", "ansible",

@@ -38,6 +38,17 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		if c, ok := flagValue(texts(args), "e", "rsh"); ok {
 			w.nestedShell(c, fr, "rsync -e", "sh", nil)
 		}
+	case "mosh":
+		// --ssh is the ssh command mosh connects with; --server the
+		// command it has the remote run (judged where it runs: not here).
+		if c, ok := flagValue(texts(args), "", "ssh"); ok {
+			w.nestedShell(c, fr, "mosh --ssh", "sh", nil)
+		}
+		if c, ok := flagValue(texts(args), "", "server"); ok {
+			remote := fr
+			remote.chdir = UnknownDir
+			w.nestedShell(c, remote, "mosh --server", "sh", nil)
+		}
 	case "tar", "bsdtar":
 		w.tarCommands(args, fr)
 	case "sed", "gsed":

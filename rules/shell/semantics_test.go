@@ -191,11 +191,11 @@ func TestPrintfText(t *testing.T) {
 		{"%s=%s;", "a=b;"},
 		{"[%s|%s|%s]", "[a|b|]"},
 	} {
-		if got := printfText(tt.format, []string{"a", "b"}); got != tt.want {
-			t.Errorf("printfText(%q, a b) = %q, want %q", tt.format, got, tt.want)
+		if got := PrintfText(tt.format, []string{"a", "b"}); got != tt.want {
+			t.Errorf("PrintfText(%q, a b) = %q, want %q", tt.format, got, tt.want)
 		}
 	}
-	if got := printfText("%s\n", nil); got != "\n" {
+	if got := PrintfText("%s\n", nil); got != "\n" {
 		t.Errorf("printfText with no arguments = %q", got)
 	}
 }

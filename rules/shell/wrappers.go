@@ -27,6 +27,10 @@ type wrapper struct {
 	// keepsStdio: the program inherits the wrapper's redirections, so a
 	// heredoc given to "sudo bash <<EOF" reaches bash.
 	keepsStdio bool
+	// sub: the wrapper runs a program only under one of these
+	// subcommands (uv run, poetry run, bundle exec, conda run); the
+	// options above are the subcommand's.
+	sub []string
 }
 
 var wrappers = map[string]wrapper{
@@ -70,6 +74,36 @@ var wrappers = map[string]wrapper{
 	"unshare":     {valueShort: "SGRw", valueLong: []string{"setuid", "setgroups", "root", "wd"}, keepsStdio: true},
 	"nsenter":     {valueShort: "tSGw", valueLong: []string{"target", "setuid", "setgid", "wd"}, keepsStdio: true},
 	"sshpass":     {valueShort: "pfde", keepsStdio: true},
+	// A project's or a toolchain's environment around a command: uv run,
+	// poetry run, conda run -n ENV, bundle exec, direnv exec DIR,
+	// aws-vault exec PROFILE --, a secrets manager's run -- (op, doppler).
+	"uv": {sub: []string{"run"}, valueShort: "p", valueLong: []string{"with", "with-editable", "with-requirements", "python", "package",
+		"directory", "project", "env-file", "extra", "group", "only-group", "no-group", "index", "index-url", "extra-index-url",
+		"find-links", "config-file"}, keepsStdio: true},
+	"uvx":        {valueShort: "p", valueLong: []string{"from", "with", "with-editable", "with-requirements", "python", "index-url"}, keepsStdio: true},
+	"pipx":       {sub: []string{"run"}, valueLong: []string{"spec", "python", "index-url", "pip-args"}, keepsStdio: true},
+	"poetry":     {sub: []string{"run"}, valueShort: "CP", valueLong: []string{"directory", "project"}, keepsStdio: true},
+	"pipenv":     {sub: []string{"run"}, keepsStdio: true},
+	"pdm":        {sub: []string{"run"}, valueShort: "p", valueLong: []string{"project"}, keepsStdio: true},
+	"hatch":      {sub: []string{"run"}, keepsStdio: true},
+	"rye":        {sub: []string{"run"}, keepsStdio: true},
+	"pixi":       {sub: []string{"run", "exec"}, valueShort: "e", valueLong: []string{"environment", "manifest-path"}, keepsStdio: true},
+	"conda":      {sub: []string{"run"}, valueShort: "np", valueLong: []string{"name", "prefix", "cwd"}, keepsStdio: true},
+	"mamba":      {sub: []string{"run"}, valueShort: "np", valueLong: []string{"name", "prefix", "cwd"}, keepsStdio: true},
+	"micromamba": {sub: []string{"run"}, valueShort: "np", valueLong: []string{"name", "prefix", "cwd"}, keepsStdio: true},
+	"bundle":     {sub: []string{"exec"}, valueLong: []string{"gemfile"}, keepsStdio: true},
+	"direnv":     {sub: []string{"exec"}, operands: 1, keepsStdio: true},
+	"asdf":       {sub: []string{"exec"}, keepsStdio: true},
+	"rbenv":      {sub: []string{"exec"}, keepsStdio: true},
+	"pyenv":      {sub: []string{"exec"}, keepsStdio: true},
+	"nodenv":     {sub: []string{"exec"}, keepsStdio: true},
+	"opam":       {sub: []string{"exec"}, keepsStdio: true},
+	"devbox":     {sub: []string{"run"}, keepsStdio: true},
+	"aws-vault":  {sub: []string{"exec"}, operands: 1, valueShort: "d", valueLong: []string{"duration", "region", "mfa-token"}, keepsStdio: true},
+	"op":         {sub: []string{"run"}, valueLong: []string{"env-file"}, keepsStdio: true},
+	"doppler":    {sub: []string{"run"}, valueShort: "pc", valueLong: []string{"project", "config"}, keepsStdio: true},
+	"dotenvx":    {sub: []string{"run"}, valueShort: "f", valueLong: []string{"env-file"}, keepsStdio: true},
+	"infisical":  {sub: []string{"run"}, valueLong: []string{"env", "path", "projectId"}, keepsStdio: true},
 	"systemd-run": {
 		valueShort: "pEuMH",
 		valueLong: []string{"property", "setenv", "unit", "uid", "gid", "nice", "working-directory", "description", "slice", "machine",
@@ -99,6 +133,18 @@ func (w *walker) unwrap(program string, args []field, redirs []Redirect, fr fram
 			w.sameDepthScript(script, inner)
 			return
 		}
+	}
+	if len(spec.sub) > 0 {
+		// The subcommand is the first word that is no option (program
+		// options before it, such as poetry -C DIR run, are skipped).
+		i := 0
+		for i < len(args) && strings.HasPrefix(args[i].text, "-") {
+			i++
+		}
+		if i == len(args) || !slices.Contains(spec.sub, args[i].text) {
+			return // uv pip install, poetry add, bundle install: nothing wrapped
+		}
+		args = args[i+1:]
 	}
 	start, assigns, ok := spec.commandStart(args)
 	if !ok {
