@@ -74,21 +74,27 @@ func codeReadsStdin(code string) bool { return stdinReads.in(code) }
 // hostsOf lists the remote hosts a network command contacts, best effort,
 // appending to hosts (usually an empty slice of a caller's stack array).
 func hostsOf(v *cmdView, kind string, hosts []string) []string {
-	args := v.args
-	if kind == "http" {
-		// The URLs a request goes to, not those its body or headers
-		// mention (--data '{"files":["https://site/x"]}').
-		args = operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions)
-	}
-	for _, a := range args {
+	start := len(hosts)
+	for _, a := range v.args {
 		if h := urlHost(a); h != "" {
 			hosts = append(hosts, h)
 		}
 	}
 	switch kind {
 	case "http":
-		if len(hosts) == 0 {
-			for _, op := range args {
+		if len(hosts)-start > 1 {
+			// The URLs a request goes to, not those its body or headers
+			// mention (--data '{"files":["https://site/x"]}'); looked for
+			// only when there is more than one.
+			hosts = hosts[:start]
+			for _, a := range operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions) {
+				if h := urlHost(a); h != "" {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+		if len(hosts) == start {
+			for _, op := range operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions) {
 				if looksLikeHost(op) {
 					h, _, _ := strings.Cut(op, "/")
 					h, _, _ = strings.Cut(h, ":")

@@ -48,7 +48,7 @@ func hookKind(abs string) string {
 		return "taskfile"
 	case base == ".goreleaser.yml" || base == ".goreleaser.yaml" || base == "goreleaser.yml" || base == "goreleaser.yaml":
 		return "release"
-	case strings.Contains(abs, "/borgmatic") && (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")):
+	case (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")) && strings.Contains(abs, "/borgmatic"):
 		return "backup"
 	case base == "schema.prisma" || strings.HasSuffix(base, ".prisma") && strings.Contains(abs, "/prisma/"):
 		return "prisma"

@@ -197,7 +197,7 @@ func isCommandDir(dir, home string) bool {
 // Dockerfile's base images, a service's configuration opening it to the
 // network, a miner's configuration or an in-browser miner.
 func (s *scan) judgeWrittenFile(abs, content string) {
-	kind := hookKind(abs)
+	kind, base := hookKind(abs), baseName(abs)
 	if kind != "" {
 		s.judgePlanted(kind, content, abs, "writes "+baseName(abs)+", which "+hookRunner(kind))
 	}
@@ -205,16 +205,16 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		s.add(rDefAgentGuard, "writes "+baseName(abs)+", which "+off+": what the agent then does is judged by no one; refuse it", abs)
 	}
 	s.checkShipperConfig(abs, content)
-	if what := mailCopies(abs, content); what != "" && s.enabled(rExfilTransfer) {
+	if what := mailCopies(base, content); what != "" && s.enabled(rExfilTransfer) {
 		s.add(rExfilTransfer, "writes "+baseName(abs)+", which "+what+": approve only if that mailbox is yours", abs)
 	}
-	if ext := uploadsRunAsCode(abs, content); ext != "" && s.enabled(rRCEScriptWrite) {
+	if ext := uploadsRunAsCode(base, content); ext != "" && s.enabled(rRCEScriptWrite) {
 		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which has the web server run "+ext+" files as PHP: an uploaded image becomes a web shell; refuse it", abs)
 	}
-	if addr := caddyAdminOpen(abs, content); addr != "" && s.enabled(rNetExposedShell) {
+	if addr := caddyAdminOpen(base, content); addr != "" && s.enabled(rNetExposedShell) {
 		s.add(rNetExposedShell, "writes "+baseName(abs)+", which opens Caddy's admin API on "+addr+": whoever reaches it reconfigures the server (serves any file, proxies anywhere); keep it on localhost", abs)
 	}
-	if typ := mailcapRunsAttachments(abs, content); typ != "" && s.enabled(rRCEScriptWrite) {
+	if typ := mailcapRunsAttachments(base, content); typ != "" && s.enabled(rRCEScriptWrite) {
 		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which runs every "+typ+" attachment opened as a script: whoever sends a mail runs code here; refuse it", abs)
 	}
 	if host := agentEndpoint(abs, content); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
@@ -225,7 +225,7 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		// gets the variables they set.
 		s.checkPreloadWords(strings.Fields(content), false)
 	}
-	if jvmOptionsFile(abs) {
+	if jvmOptionsFile(abs, base) {
 		s.checkJVMOptions(abs, content)
 	}
 	if editorEnvFile(abs) && s.enabled(rPersistLDPreload) {
@@ -985,8 +985,8 @@ func (s *scan) checkShipperConfig(abs, content string) {
 // to every JVM it starts: Gradle's gradle.properties (org.gradle.jvmargs),
 // Bazel's .bazelrc (--host_jvm_args, --action_env), Maven's
 // .mvn/jvm.config, sbt's .jvmopts / .sbtopts, JetBrains' *.vmoptions.
-func jvmOptionsFile(abs string) bool {
-	switch base := baseName(abs); base {
+func jvmOptionsFile(abs, base string) bool {
+	switch base {
 	case "gradle.properties", ".bazelrc", "bazel.bazelrc", ".jvmopts", ".sbtopts", "jvm.options":
 		return true
 	case "jvm.config":
@@ -1073,8 +1073,8 @@ func devcontainerHostAccess(text string) string {
 // uploadsRunAsCode returns the image or document extension an Apache
 // .htaccess maps to PHP's handler (AddType application/x-httpd-php .jpg,
 // AddHandler php-script .png), or "".
-func uploadsRunAsCode(abs, content string) string {
-	if baseName(abs) != ".htaccess" {
+func uploadsRunAsCode(base, content string) string {
+	if base != ".htaccess" {
 		return ""
 	}
 	for line := range strings.SplitSeq(strings.ToLower(content), "\n") {
@@ -1094,8 +1094,8 @@ func uploadsRunAsCode(abs, content string) string {
 
 // caddyAdminOpen returns the address a Caddyfile's global admin option
 // listens on when it reaches beyond loopback, or "".
-func caddyAdminOpen(abs, content string) string {
-	if b := baseName(abs); b != "Caddyfile" && !strings.HasSuffix(b, ".caddyfile") {
+func caddyAdminOpen(base, content string) string {
+	if base != "Caddyfile" && !strings.HasSuffix(base, ".caddyfile") {
 		return ""
 	}
 	for line := range strings.SplitSeq(content, "\n") {
@@ -1109,8 +1109,8 @@ func caddyAdminOpen(abs, content string) string {
 // mailCopies says where a mail configuration sends a copy of every
 // message: a .forward address (not a pipe, a file or the user's own
 // \name), a mutt my_hdr Bcc or Cc; "" for none.
-func mailCopies(abs, content string) string {
-	switch base := baseName(abs); {
+func mailCopies(base, content string) string {
+	switch {
 	case base == ".forward":
 		for line := range strings.SplitSeq(content, "\n") {
 			for _, entry := range strings.Split(line, ",") {
@@ -1137,8 +1137,8 @@ func mailCopies(abs, content string) string {
 // mailcapRunsAttachments returns the type of attachment a mailcap entry
 // hands to a shell or an interpreter as its script (text/plain; sh %s),
 // or "".
-func mailcapRunsAttachments(abs, content string) string {
-	if b := baseName(abs); b != ".mailcap" && b != "mailcap" {
+func mailcapRunsAttachments(base, content string) string {
+	if base != ".mailcap" && base != "mailcap" {
 		return ""
 	}
 	for line := range strings.SplitSeq(content, "\n") {

@@ -920,8 +920,11 @@ func extTransportAllowed(v *cmdView) string {
 // (!gh auth git-credential, !f() { echo password=$TOKEN; }; f).
 func credentialHelperCopy(v *cmdView) string {
 	for i, a := range v.args {
+		if len(a) < len("credential.helper") || a[0] != 'c' && a[0] != 'C' || i+1 >= len(v.args) {
+			continue // most words: one look
+		}
 		k := strings.ToLower(a)
-		if !strings.HasPrefix(k, "credential.") || !strings.HasSuffix(k, "helper") || i+1 >= len(v.args) {
+		if !strings.HasPrefix(k, "credential.") || !strings.HasSuffix(k, "helper") {
 			continue
 		}
 		helper, ok := strings.CutPrefix(strings.TrimSpace(v.args[i+1]), "!")

@@ -918,12 +918,16 @@ func scannerSuppressions(base, content string) string {
 // (Gradle's tasks.withType<Test> { enabled = false }, dbt's tests:
 // +enabled: false), or "".
 func buildTestsOff(base, content string) string {
+	gradle := strings.HasPrefix(base, "build.gradle") || strings.HasSuffix(base, ".gradle.kts")
+	if !gradle && base != "dbt_project.yml" {
+		return "" // one look at the name for most files
+	}
 	flat := flatSetting(content)
 	switch {
-	case (strings.HasPrefix(base, "build.gradle") || strings.HasSuffix(base, ".gradle.kts")) &&
-		(strings.Contains(flat, "withtype<test>") || strings.Contains(flat, "withtype(test)")) && (strings.Contains(flat, "enabled=false") || strings.Contains(flat, "onlyif{false}")):
+	case gradle && (strings.Contains(flat, "withtype<test>") || strings.Contains(flat, "withtype(test)")) &&
+		(strings.Contains(flat, "enabled=false") || strings.Contains(flat, "onlyif{false}")):
 		return "turns every test task of the build off"
-	case base == "dbt_project.yml" && (strings.Contains(flat, "+enabled:false") || strings.Contains(flat, "[+enabled]=false")) && strings.Contains(flat, "tests"):
+	case !gradle && (strings.Contains(flat, "+enabled:false") || strings.Contains(flat, "[+enabled]=false")) && strings.Contains(flat, "tests"):
 		return "turns the project's dbt tests off"
 	}
 	return ""
