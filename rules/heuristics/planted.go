@@ -206,16 +206,16 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 	}
 	s.checkShipperConfig(abs, content)
 	if what := mailCopies(base, content); what != "" && s.enabled(rExfilTransfer) {
-		s.add(rExfilTransfer, "writes "+baseName(abs)+", which "+what+": approve only if that mailbox is yours", abs)
+		s.add(rExfilTransfer, "writes "+base+", which "+what+": approve only if that mailbox is yours", abs)
 	}
 	if ext := uploadsRunAsCode(base, content); ext != "" && s.enabled(rRCEScriptWrite) {
-		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which has the web server run "+ext+" files as PHP: an uploaded image becomes a web shell; refuse it", abs)
+		s.add(rRCEScriptWrite, "writes "+base+", which has the web server run "+ext+" files as PHP: an uploaded image becomes a web shell; refuse it", abs)
 	}
 	if addr := caddyAdminOpen(base, content); addr != "" && s.enabled(rNetExposedShell) {
-		s.add(rNetExposedShell, "writes "+baseName(abs)+", which opens Caddy's admin API on "+addr+": whoever reaches it reconfigures the server (serves any file, proxies anywhere); keep it on localhost", abs)
+		s.add(rNetExposedShell, "writes "+base+", which opens Caddy's admin API on "+addr+": whoever reaches it reconfigures the server (serves any file, proxies anywhere); keep it on localhost", abs)
 	}
 	if typ := mailcapRunsAttachments(base, content); typ != "" && s.enabled(rRCEScriptWrite) {
-		s.add(rRCEScriptWrite, "writes "+baseName(abs)+", which runs every "+typ+" attachment opened as a script: whoever sends a mail runs code here; refuse it", abs)
+		s.add(rRCEScriptWrite, "writes "+base+", which runs every "+typ+" attachment opened as a script: whoever sends a mail runs code here; refuse it", abs)
 	}
 	if host := agentEndpoint(abs, content); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "writes "+baseName(abs)+", which points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
@@ -241,9 +241,9 @@ func (s *scan) judgeWrittenFile(abs, content string) {
 		// Ruby, run whole by rake or vagrant: its code, not only its sh calls.
 		s.judgePlanted("ruby", content, abs, "writes "+b+", Ruby that "+hookRunner(kind))
 	}
-	if isDevcontainer(abs) && s.enabled(rPrivContainer) {
+	if isDevcontainer(base) && s.enabled(rPrivContainer) {
 		if why := devcontainerHostAccess(content); why != "" {
-			s.add(rPrivContainer, "writes "+baseName(abs)+", which starts the dev container with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
+			s.add(rPrivContainer, "writes "+base+", which starts the dev container with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
 		}
 	}
 	if composeFile(abs) && s.enabled(rPrivContainer) {
@@ -332,12 +332,13 @@ func (s *scan) judgeFilterEdit(abs, filter string) {
 	if host := agentEndpoint(abs, filter); host != "" && !s.an.trusted.match(host) && s.enabled(rExfilSecretVar) {
 		s.add(rExfilSecretVar, "rewrites "+baseName(abs)+" so that it points the agent at "+host+": every prompt, the code it reads and its API key would go there; refuse it unless it is your own gateway", abs)
 	}
-	if what := buildTestsOff(baseName(abs), filter); what != "" && s.enabled(rDefWeakeningEdit) {
-		s.add(rDefWeakeningEdit, "rewrites "+baseName(abs)+", which then "+what+": make the change by hand, in review", abs)
+	base := baseName(abs)
+	if what := buildTestsOff(base, filter); what != "" && s.enabled(rDefWeakeningEdit) {
+		s.add(rDefWeakeningEdit, "rewrites "+base+", which then "+what+": make the change by hand, in review", abs)
 	}
-	if isDevcontainer(abs) && s.enabled(rPrivContainer) {
+	if isDevcontainer(base) && s.enabled(rPrivContainer) {
 		if why := devcontainerHostAccess(filter); why != "" {
-			s.add(rPrivContainer, "rewrites "+baseName(abs)+" so that the dev container starts with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
+			s.add(rPrivContainer, "rewrites "+base+" so that the dev container starts with "+why+": that is root on the host once it is opened; keep containers unprivileged and mount only the project", abs)
 		}
 	}
 	if baseName(abs) == "package.json" && strings.Contains(filter, ".scripts.") {
@@ -1026,15 +1027,15 @@ func (s *scan) checkJVMOptions(abs, content string) {
 }
 
 // jdwpListen returns the address a JDWP agent option listens on when it
-// is a server reachable beyond loopback (address=*:5005, 0.0.0.0:5005, a
-// bare port on Java 8), or "".
+// is a server reachable beyond loopback (address=*:5005, 0.0.0.0:5005),
+// or "". A bare port is loopback since Java 9.
 func jdwpListen(opt string) string {
 	if !strings.Contains(opt, "server=y") {
 		return ""
 	}
 	for part := range strings.SplitSeq(opt[strings.IndexAny(opt, "=:")+1:], ",") {
 		if addr, ok := strings.CutPrefix(part, "address="); ok {
-			if h, _, hasPort := strings.Cut(addr, ":"); !hasPort || h == "*" || openBind(addr) {
+			if h, _, hasPort := strings.Cut(addr, ":"); hasPort && (h == "*" || openBind(addr)) {
 				if h == "localhost" || strings.HasPrefix(h, "127.") {
 					return ""
 				}
@@ -1045,10 +1046,9 @@ func jdwpListen(opt string) string {
 	return ""
 }
 
-// isDevcontainer reports a dev container's definition.
-func isDevcontainer(abs string) bool {
-	b := baseName(abs)
-	return b == "devcontainer.json" || b == ".devcontainer.json"
+// isDevcontainer reports a dev container's definition by its file name.
+func isDevcontainer(base string) bool {
+	return base == "devcontainer.json" || base == ".devcontainer.json"
 }
 
 // devcontainerHostAccess says what of the host a devcontainer.json (or a
@@ -1122,11 +1122,10 @@ func mailCopies(base, content string) string {
 		}
 	case base == ".muttrc" || base == "muttrc" || base == ".neomuttrc" || base == "neomuttrc":
 		for line := range strings.SplitSeq(content, "\n") {
-			l := strings.ToLower(line)
-			if i := strings.Index(l, "my_hdr"); i >= 0 {
-				hdr := strings.TrimSpace(l[i+len("my_hdr"):])
-				if strings.HasPrefix(hdr, "bcc:") || strings.HasPrefix(hdr, "cc:") {
-					return "copies every mail you send to " + textcut.Cut(strings.Trim(strings.TrimSpace(line[i+len("my_hdr"):]), `'"`), maxEvidence)
+			if _, hdr, ok := strings.Cut(line, "my_hdr"); ok {
+				hdr = strings.Trim(strings.TrimSpace(hdr), `'"`)
+				if len(hdr) > 4 && (strings.EqualFold(hdr[:4], "bcc:") || strings.EqualFold(hdr[:3], "cc:")) {
+					return "copies every mail you send to " + textcut.Cut(hdr, maxEvidence)
 				}
 			}
 		}

@@ -40,7 +40,8 @@ func (w *walker) runsCode(program string, args []field, redirs []Redirect, fr fr
 		}
 	case "mosh":
 		// --ssh is the ssh command mosh connects with; --server the
-		// command it has the remote run (judged where it runs: not here).
+		// command it has the remote host run (judged in an unknown
+		// directory, as ssh HOST CMD is).
 		if c, ok := flagValue(texts(args), "", "ssh"); ok {
 			w.nestedShell(c, fr, "mosh --ssh", "sh", nil)
 		}

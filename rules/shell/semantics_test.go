@@ -190,13 +190,14 @@ func TestPrintfText(t *testing.T) {
 		{"%s-%s\n", "a-b\n"},
 		{"%s=%s;", "a=b;"},
 		{"[%s|%s|%s]", "[a|b|]"},
+		{"%%s=%s;", "%s=a;%s=b;"}, // %% is a percent sign, not the start of %s
 	} {
 		if got := PrintfText(tt.format, []string{"a", "b"}); got != tt.want {
 			t.Errorf("PrintfText(%q, a b) = %q, want %q", tt.format, got, tt.want)
 		}
 	}
 	if got := PrintfText("%s\n", nil); got != "\n" {
-		t.Errorf("printfText with no arguments = %q", got)
+		t.Errorf("PrintfText with no arguments = %q", got)
 	}
 }
 
