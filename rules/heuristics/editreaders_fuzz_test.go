@@ -72,5 +72,8 @@ func FuzzEditReaders(f *testing.F) {
 		devcontainerHostAccess(text)
 		scannerSuppressions(".trivyignore", text)
 		buildTestsOff("build.gradle.kts", text)
+		if d := lifecycleExpiryDays(text); d < -1 {
+			t.Fatalf("lifecycleExpiryDays = %d", d)
+		}
 	})
 }

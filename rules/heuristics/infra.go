@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parapet-dev/parapet/rules/action"
@@ -188,6 +189,11 @@ func infraChange(cs *cmdScan, v *cmdView, ops []string) (what string, grant bool
 			return "uploads objects anyone on the internet can read (--acl " + acl + ")", true
 		case svc == "s3" && (verb == "rb" || verb == "rm" && hasLongFlag(v.args, "recursive")):
 			return "deletes a bucket or everything under a prefix", false
+		case svc == "s3api" && (verb == "put-bucket-acl" || verb == "put-object-acl") &&
+			(hasLongFlag(v.args, "grant-full-control") || hasLongFlag(v.args, "grant-write") || hasLongFlag(v.args, "grant-write-acp") ||
+				hasLongFlag(v.args, "grant-read") || hasLongFlag(v.args, "grant-read-acp")):
+			// --grant-* id=… or uri=…/AllUsers: another account, or everyone.
+			return "grants access to a bucket or object to the grantee its --grant option names (" + verb + ")", true
 		case svc == "iam" && awsIAMGrant(verb):
 			return "changes who can act in the account (iam " + verb + ")", true
 		case svc == "kms" && (verb == "schedule-key-deletion" || verb == "disable-key"):
@@ -1201,6 +1207,16 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 	switch v.prog {
 	case "aws":
 		switch svc, verb := op(0), op(1); svc {
+		case "s3api":
+			// A lifecycle rule that expires a log or audit bucket's objects
+			// within days erases the record as surely as a delete.
+			bucket := ""
+			flagValues(v.args, 0, "bucket", func(b string) { bucket = b })
+			if verb == "put-bucket-lifecycle-configuration" && recordBucket(bucket) {
+				if days := lifecycleExpiryDays(strings.Join(v.args, " ")); days >= 0 && days <= 30 {
+					return "s3api put-bucket-lifecycle-configuration expires the objects of " + bucket + ", a bucket of logs or audit records, after " + strconv.Itoa(days) + " days"
+				}
+			}
 		case "cloudtrail":
 			switch verb {
 			case "stop-logging", "delete-trail":
@@ -1237,6 +1253,12 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 			}
 		}
 	case "gcloud":
+		// gcloud storage buckets update gs://audit-… --clear-retention-period:
+		// what the bucket keeps for the audit can then be deleted.
+		if op(0) == "storage" && op(1) == "buckets" && op(2) == "update" && recordBucket(op(3)) &&
+			(hasLongFlag(v.args, "clear-retention-period") || hasLongFlag(v.args, "clear-soft-delete")) {
+			return "storage buckets update takes the retention off " + op(3) + ", a bucket of logs or audit records"
+		}
 		if !has("logging") {
 			return ""
 		}
@@ -1258,6 +1280,37 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 		}
 	}
 	return ""
+}
+
+// recordBucket reports a bucket named as one of logs, audit records or
+// trails (s3://acme-audit-logs, gs://org-cloudtrail).
+func recordBucket(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "log") || strings.Contains(n, "audit") || strings.Contains(n, "trail")
+}
+
+// lifecycleExpiryDays returns the smallest "Days" an S3 lifecycle
+// configuration's Expiration (or NoncurrentVersionExpiration) gives, or -1.
+func lifecycleExpiryDays(text string) int {
+	flat := strings.ToLower(strings.Join(strings.Fields(text), ""))
+	least := -1
+	for _, key := range []string{`"expiration":{"days":`, `"noncurrentversionexpiration":{"noncurrentdays":`} {
+		for rest := flat; ; {
+			i := strings.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(key):]
+			j := 0
+			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+				j++
+			}
+			if d, err := strconv.Atoi(rest[:j]); err == nil && (least < 0 || d < least) {
+				least = d
+			}
+		}
+	}
+	return least
 }
 
 // optionValue returns the value glued to an option (--execute=SQL gives

@@ -36,7 +36,8 @@ func (s *scan) checkSources(cs *cmdScan, v *cmdView) {
 			sets = appendEnvSetting(sets, a)
 		}
 	case "npm", "pnpm", "yarn", "pip", "pip3", "git", "go", "gem", "conda", "mamba", "poetry", "apt", "apt-get",
-		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant", "helm", "bundle", "dotnet", "composer", "mvn":
+		"aptitude", "dnf", "yum", "microdnf", "zypper", "rpm", "conan", "vagrant", "helm", "bundle", "dotnet", "composer", "mvn",
+		"flatpak", "gradle", "gradlew", "./gradlew":
 		if mayConfigure(v) || v.prog == "mvn" {
 			sets = cliSettings(v, sets)
 		}
@@ -203,7 +204,8 @@ func mayConfigure(v *cmdView) bool {
 		case strings.HasPrefix(a, "--plugin-source"):
 			return true
 		case strings.HasPrefix(a, "--") && (strings.HasPrefix(a, "--registry") || strings.HasPrefix(a, "--trusted-host") ||
-			strings.HasPrefix(a, "--allow-") || strings.HasPrefix(a, "--no") || strings.HasPrefix(a, "--setopt")):
+			strings.HasPrefix(a, "--allow-") || strings.HasPrefix(a, "--no") || strings.HasPrefix(a, "--setopt") ||
+			strings.HasPrefix(a, "--dependency-verification")):
 			return true
 		case strings.HasPrefix(a, "-o") && strings.Contains(a, "::"), a == "-o":
 			return true // apt -o Acquire::…
@@ -766,6 +768,18 @@ func cliSettings(v *cmdView, sets []setting) []setting {
 				sets = append(sets, setting{"pkg:" + a, ""})
 			}
 		}
+	case "flatpak":
+		if (op(0) == "remote-add" || op(0) == "remote-modify" || op(0) == "install") && hasLongFlag(v.args, "no-gpg-verify") {
+			sets = append(sets, setting{"pkg:--no-gpg-verify", ""})
+		}
+	case "gradle", "gradlew", "./gradlew":
+		// Gradle's dependency verification (verification-metadata.xml)
+		// switched off or to lenient for the build.
+		flagValues(v.args, 0, "dependency-verification", func(m string) {
+			if m == "off" || m == "lenient" {
+				sets = append(sets, setting{"pkg:--dependency-verification=" + m, ""})
+			}
+		})
 	}
 	return sets
 }
