@@ -1283,10 +1283,16 @@ func cloudAuditOff(v *cmdView, ops []string) string {
 }
 
 // recordBucket reports a bucket named as one of logs, audit records or
-// trails (s3://acme-audit-logs, gs://org-cloudtrail).
+// trails (s3://acme-audit-logs, gs://org-cloudtrail, access_logs), by the
+// words of its name: a blog's or a catalog's bucket is not one.
 func recordBucket(name string) bool {
-	n := strings.ToLower(name)
-	return strings.Contains(n, "log") || strings.Contains(n, "audit") || strings.Contains(n, "trail")
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if w == "log" || w == "logs" || strings.HasSuffix(w, "logs") && !strings.HasSuffix(w, "blogs") && !strings.HasSuffix(w, "catalogs") ||
+			strings.HasPrefix(w, "audit") || strings.Contains(w, "trail") {
+			return true
+		}
+	}
+	return false
 }
 
 // lifecycleExpiryDays returns the smallest "Days" an S3 lifecycle
