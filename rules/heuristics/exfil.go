@@ -82,19 +82,23 @@ func hostsOf(v *cmdView, kind string, hosts []string) []string {
 	}
 	switch kind {
 	case "http":
-		if len(hosts)-start > 1 {
+		n := len(hosts) - start
+		if n == 1 {
+			break // one URL: where the request goes
+		}
+		ops := operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions)
+		if n > 1 {
 			// The URLs a request goes to, not those its body or headers
-			// mention (--data '{"files":["https://site/x"]}'); looked for
-			// only when there is more than one.
+			// mention (--data '{"files":["https://site/x"]}').
 			hosts = hosts[:start]
-			for _, a := range operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions) {
+			for _, a := range ops {
 				if h := urlHost(a); h != "" {
 					hosts = append(hosts, h)
 				}
 			}
 		}
 		if len(hosts) == start {
-			for _, op := range operands(v.args, "oOHdXuAeFTbcmwKE", httpValueOptions) {
+			for _, op := range ops {
 				if looksLikeHost(op) {
 					h, _, _ := strings.Cut(op, "/")
 					h, _, _ = strings.Cut(h, ":")

@@ -720,17 +720,8 @@ func ciEnvFile(target string) bool {
 // namesVariable reports a redirection target that is the file a
 // variable names: "$GITHUB_PATH", ${GITHUB_STEP_SUMMARY}.
 func namesVariable(target, name string) bool {
-	t, ok := strings.CutPrefix(strings.Trim(target, `"`), "$")
-	if !ok {
-		return false
-	}
-	if inner, ok := strings.CutPrefix(t, "{"); ok {
-		t, ok = strings.CutSuffix(inner, "}")
-		if !ok {
-			return false
-		}
-	}
-	return t == name
+	t, ok := variableRefName(strings.Trim(target, `"`))
+	return ok && t == name
 }
 
 // ciEnvCommands turns NAME=VALUE lines written to $GITHUB_ENV into the

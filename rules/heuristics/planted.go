@@ -918,7 +918,7 @@ func editorEnvFile(abs string) bool {
 	}
 	base := baseName(abs)
 	return strings.Contains(abs, "/.vscode/") && strings.HasSuffix(base, ".json") || strings.HasSuffix(base, ".code-workspace") ||
-		base == "devcontainer.json" || base == ".devcontainer.json"
+		isDevcontainer(base)
 }
 
 // jsonEnvAssignments returns the loader variables a JSON text sets, as

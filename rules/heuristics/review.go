@@ -200,19 +200,24 @@ func (s *scan) checkCISettingChange(v *cmdView, ops []string) {
 // isVariableRef reports a word that is one variable's value and nothing
 // else ($NAME, ${NAME}).
 func isVariableRef(w string) bool {
-	name, ok := strings.CutPrefix(w, "$")
-	if !ok {
-		return false
-	}
-	if inner, ok := strings.CutPrefix(name, "{"); ok {
-		name, ok = strings.CutSuffix(inner, "}")
-		if !ok {
-			return false
-		}
-	}
-	return name != "" && strings.IndexFunc(name, func(r rune) bool {
+	name, ok := variableRefName(w)
+	return ok && name != "" && strings.IndexFunc(name, func(r rune) bool {
 		return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) < 0
+}
+
+// variableRefName returns what follows the $ of a word written as one
+// variable's value ($NAME gives NAME, ${NAME} gives NAME); ok is false
+// for any other word.
+func variableRefName(w string) (string, bool) {
+	name, ok := strings.CutPrefix(w, "$")
+	if !ok {
+		return "", false
+	}
+	if inner, ok := strings.CutPrefix(name, "{"); ok {
+		return strings.CutSuffix(inner, "}")
+	}
+	return name, true
 }
 
 // pointsSomewhere reports a value that says where something goes or who
