@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -122,7 +123,12 @@ func TestExecuteCommandCancel(t *testing.T) {
 	go func() {
 		done <- r.Execute(ctx, "execute_command", []byte(`{"command":"echo $$ > pgid; `+lateWriter+` sleep 300"}`))
 	}()
-	proctest.Until(t, "the command to start", 20*time.Second, func() bool { return exists(filepath.Join(ws, "pgid")) })
+	// The redirection creates pgid before echo writes to it: wait for
+	// its content, not its existence.
+	proctest.Until(t, "the command to start", 20*time.Second, func() bool {
+		b, err := os.ReadFile(filepath.Join(ws, "pgid"))
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	})
 	cancel()
 	res := <-done
 	wantErr(t, res, "cancelled")
